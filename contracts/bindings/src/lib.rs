@@ -1,0 +1,18 @@
+//! Rust side of agentindex's Solidity contracts.
+//!
+//! [`bindings`] binds every contract with alloy's `sol!` from the ABI and bytecode artifacts
+//! committed under `contracts/artifacts/` (so building Rust never needs forge), [`artifacts`] keeps
+//! those files equal to a fresh `forge build`, [`tools`] finds the pinned anvil and forge binaries,
+//! and [`devnet`] starts anvil with every contract deployed for tests, benchmarks and
+//! `agentindex dev`.
+
+pub mod artifacts;
+pub mod bindings;
+pub mod demo;
+mod deploy;
+pub mod devnet;
+pub mod tools;
+
+pub use bindings::*;
+pub use deploy::Deployment;
+pub use devnet::{Devnet, DevnetError, DevnetOptions, confirm};

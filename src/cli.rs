@@ -1,0 +1,87 @@
+//! The command line: every subcommand of DESIGN.md's interface contract and its flags.
+//!
+//! Subcommands whose issue has not landed say so and exit with status 2, so a script can tell
+//! "not built yet" from "failed".
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Off-chain indexer for on-chain AI-agent registries.
+#[derive(Debug, Parser)]
+#[command(name = "agentindex", version, about, long_about = None)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The `--config FILE` every subcommand takes.
+#[derive(Debug, Args)]
+pub(crate) struct ConfigArg {
+    /// TOML configuration file (keys may be overridden by AGENTINDEX_* environment variables).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Index every configured chain and serve the API.
+    Run(ConfigArg),
+    /// Index every configured chain without serving the API.
+    Index {
+        #[command(flatten)]
+        config: ConfigArg,
+        /// Stop after indexing this block.
+        #[arg(long, value_name = "N")]
+        until_block: Option<u64>,
+        /// Exit 0 once every chain reached its head and every document found was fetched once.
+        #[arg(long)]
+        exit_when_synced: bool,
+    },
+    /// Serve the API over an existing database without indexing.
+    Serve(ConfigArg),
+    /// Start a local chain, deploy the contracts, register demo agents, then index and serve.
+    Dev {
+        /// Configuration to start from; the local chain and its contracts are added to it.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+    /// Create the database if missing and apply pending migrations.
+    Migrate(ConfigArg),
+    /// Work with Agent Cards and registration files.
+    #[command(subcommand)]
+    Card(CardCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum CardCommand {
+    /// Fetch, validate and lint one Agent Card or registration file.
+    Check {
+        /// Where the document is (https://, ipfs://, data:, ...).
+        url: String,
+        /// Configuration for gateways and address rules.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+}
+
+impl Command {
+    /// Runs the subcommand; the exit code is the command's verdict.
+    pub(crate) async fn run(self) -> anyhow::Result<ExitCode> {
+        match self {
+            Command::Dev { config } => crate::dev::run(config).await,
+            Command::Run(_) => not_yet("run", "the chain follower (#3) and the API"),
+            Command::Index { .. } => not_yet("index", "the chain follower (#3)"),
+            Command::Serve(_) => not_yet("serve", "the GraphQL API"),
+            Command::Migrate(_) => not_yet("migrate", "the store schema (#3)"),
+            Command::Card(CardCommand::Check { .. }) => {
+                not_yet("card check", "the documents pipeline (#4)")
+            }
+        }
+    }
+}
+
+fn not_yet(command: &str, waits_for: &str) -> anyhow::Result<ExitCode> {
+    eprintln!("agentindex {command}: not yet implemented; it arrives with {waits_for}.");
+    Ok(ExitCode::from(2))
+}
