@@ -254,11 +254,8 @@ impl Devnet {
     }
 }
 
-/// Sends a transaction and waits for its successful receipt; `what` names it in errors.
-///
-/// ```ignore
-/// confirm("minting USDC", usdc.mint(to, amount).send()).await?;
-/// ```
+/// Sends a transaction and waits for its successful receipt; `what` names it in errors, as in
+/// `confirm("minting USDC", usdc.mint(to, amount).send())`.
 pub async fn confirm<F>(what: &str, send: F) -> Result<TransactionReceipt, DevnetError>
 where
     F: Future<Output = Result<PendingTransactionBuilder<Ethereum>, alloy::contract::Error>>,
