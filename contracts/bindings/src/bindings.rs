@@ -4,7 +4,8 @@
 //! bytecode) a `deploy` function. Structs are scoped per contract: `AgentFactory::CardData` and
 //! `AgentCard::CardData` are distinct Rust types with the same ABI shape.
 
-#![allow(missing_docs)]
+// Generated code: the contracts' NatSpec is the documentation, and argument counts follow the ABI.
+#![allow(missing_docs, clippy::too_many_arguments)]
 
 use alloy::sol;
 

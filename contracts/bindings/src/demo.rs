@@ -76,7 +76,7 @@ pub async fn via_registry(
         .await
         .map_err(|source| DevnetError::Deploy {
             contract: "AgentCard",
-            source,
+            source: Box::new(source),
         })?;
     confirm(
         "enrolling an agent in the registry",

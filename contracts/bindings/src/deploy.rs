@@ -41,7 +41,12 @@ pub(crate) async fn deploy_all(
     accounts: &[Address],
     options: &DevnetOptions,
 ) -> Result<Deployment, DevnetError> {
-    let failed = |contract| move |source| DevnetError::Deploy { contract, source };
+    let failed = |contract| {
+        move |source| DevnetError::Deploy {
+            contract,
+            source: Box::new(source),
+        }
+    };
     let start_block = provider
         .get_block_number()
         .await

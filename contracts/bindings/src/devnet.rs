@@ -58,7 +58,7 @@ pub enum DevnetError {
         /// The anvil binary tried.
         path: String,
         /// What alloy reported.
-        source: NodeError,
+        source: Box<NodeError>,
     },
     /// A contract could not be deployed.
     #[error("deploying {contract}: {source}")]
@@ -66,7 +66,7 @@ pub enum DevnetError {
         /// Which contract.
         contract: &'static str,
         /// The RPC or revert error.
-        source: alloy::contract::Error,
+        source: Box<alloy::contract::Error>,
     },
     /// A transaction could not be sent.
     #[error("{what}: {source}")]
@@ -74,7 +74,7 @@ pub enum DevnetError {
         /// What the transaction was for.
         what: String,
         /// The RPC or revert error.
-        source: alloy::contract::Error,
+        source: Box<alloy::contract::Error>,
     },
     /// A sent transaction never produced a receipt.
     #[error("{what}: waiting for the receipt: {source}")]
@@ -82,7 +82,7 @@ pub enum DevnetError {
         /// What the transaction was for.
         what: String,
         /// The RPC error.
-        source: alloy::providers::PendingTransactionError,
+        source: Box<alloy::providers::PendingTransactionError>,
     },
     /// A mined transaction lacks the event it should have emitted.
     #[error("transaction {tx} emitted no {event}")]
@@ -132,7 +132,7 @@ impl Devnet {
         }
         let anvil = anvil.try_spawn().map_err(|source| DevnetError::Anvil {
             path: path.display().to_string(),
-            source,
+            source: Box::new(source),
         })?;
 
         let signers: Vec<PrivateKeySigner> = anvil
@@ -249,7 +249,7 @@ impl Devnet {
             .await
             .map_err(|e| DevnetError::Send {
                 what: "reading the block number".into(),
-                source: e.into(),
+                source: Box::new(e.into()),
             })
     }
 }
@@ -262,14 +262,14 @@ where
 {
     let pending = send.await.map_err(|source| DevnetError::Send {
         what: what.to_string(),
-        source,
+        source: Box::new(source),
     })?;
     let receipt = pending
         .get_receipt()
         .await
         .map_err(|source| DevnetError::Receipt {
             what: what.to_string(),
-            source,
+            source: Box::new(source),
         })?;
     if !receipt.status() {
         return Err(DevnetError::Reverted {

@@ -32,7 +32,7 @@ fn listed_topics() -> Vec<Listed> {
         .filter_map(|line| {
             let (hash, rest) = line.trim().split_once(' ')?;
             let topic0: B256 = hash.parse().ok()?;
-            let signature = rest.trim().split_whitespace().next()?.to_string();
+            let signature = rest.split_whitespace().next()?.to_string();
             Some(Listed { topic0, signature })
         })
         .collect()
