@@ -4,6 +4,7 @@
 //! use it to drive the real contracts.
 
 use crate::devnet::{Devnet, DevnetError, confirm};
+use crate::signing;
 use crate::{AgentCard, AgentFactory, IdentityRegistry};
 use alloy::primitives::{Address, B256, U256};
 use alloy::rpc::types::TransactionReceipt;
@@ -123,4 +124,73 @@ pub fn first_event<E: SolEvent>(
             event: name.to_string(),
             tx: receipt.transaction_hash.to_string(),
         })
+}
+
+/// Pays `value` test USDC from account `payer_index` to `to` the way an x402 facilitator settles:
+/// the payer signs an EIP-3009 authorisation off-chain and `submitter` sends it.
+pub async fn pay_with_authorization(
+    devnet: &Devnet,
+    payer_index: usize,
+    submitter: Address,
+    to: Address,
+    value: U256,
+    nonce: B256,
+) -> Result<TransactionReceipt, DevnetError> {
+    let payer = devnet.signer(payer_index);
+    let authorization = signing::TransferWithAuthorization {
+        from: payer.address(),
+        to,
+        value,
+        validAfter: U256::ZERO,
+        validBefore: U256::from(u64::MAX),
+        nonce,
+    };
+    let domain = signing::usdc_domain(devnet.chain_id(), devnet.deployment().usdc);
+    let signature = signing::sign_transfer_authorization(payer, &domain, &authorization);
+    confirm(
+        "settling an EIP-3009 authorisation",
+        devnet
+            .usdc()
+            .transferWithAuthorization_0(
+                authorization.from,
+                authorization.to,
+                authorization.value,
+                authorization.validAfter,
+                authorization.validBefore,
+                authorization.nonce,
+                signature.as_bytes().into(),
+            )
+            .from(submitter)
+            .send(),
+    )
+    .await
+}
+
+/// Binds account `wallet_index` as the agentWallet of ERC-8004 agent `agent_id`, owned by `owner`,
+/// with a consent valid for one minute from the latest block.
+pub async fn set_agent_wallet(
+    devnet: &Devnet,
+    owner: Address,
+    agent_id: U256,
+    wallet_index: usize,
+) -> Result<TransactionReceipt, DevnetError> {
+    let wallet = devnet.signer(wallet_index);
+    let now = devnet.latest_timestamp().await?;
+    let deadline = U256::from(now + 60);
+    let domain = signing::identity_domain(devnet.chain_id(), devnet.deployment().identity);
+    let signature = signing::sign_agent_wallet(wallet, &domain, agent_id, owner, deadline);
+    confirm(
+        "setting an agentWallet",
+        devnet
+            .identity()
+            .setAgentWallet(
+                agent_id,
+                wallet.address(),
+                deadline,
+                signature.as_bytes().into(),
+            )
+            .from(owner)
+            .send(),
+    )
+    .await
 }

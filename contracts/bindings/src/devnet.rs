@@ -242,6 +242,19 @@ impl Devnet {
         AgentCard::new(address, self.provider.clone())
     }
 
+    /// The timestamp of the latest block, in seconds.
+    pub async fn latest_timestamp(&self) -> Result<u64, DevnetError> {
+        let block = self
+            .provider
+            .get_block_by_number(alloy::eips::BlockNumberOrTag::Latest)
+            .await
+            .map_err(|e| DevnetError::Send {
+                what: "reading the latest block".into(),
+                source: Box::new(e.into()),
+            })?;
+        Ok(block.map_or(0, |b| b.header.timestamp))
+    }
+
     /// The latest block number.
     pub async fn block_number(&self) -> Result<u64, DevnetError> {
         self.provider
