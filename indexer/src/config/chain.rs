@@ -1,0 +1,164 @@
+//! `[[chains]]`: one EVM chain to follow and the contracts on it.
+
+use super::{ConfigError, ConfigResult, defaults};
+use alloy::primitives::Address;
+use serde::Deserialize;
+
+/// One chain and what to index on it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainConfig {
+    /// Name used in logs and status (`base-sepolia`).
+    pub name: String,
+    /// EIP-155 chain id; checked against every endpoint.
+    pub chain_id: u64,
+    /// JSON-RPC endpoints, tried in order with failover.
+    pub rpc: Vec<String>,
+    /// Which blocks count as final.
+    #[serde(default)]
+    pub finality: Finality,
+    /// First block to index.
+    #[serde(default)]
+    pub start_block: u64,
+    /// The ERC-8004 registries, when the chain has them.
+    #[serde(default)]
+    pub erc8004: Option<Erc8004Addresses>,
+    /// Agent factories whose children are followed.
+    #[serde(default)]
+    pub factories: Vec<WatchedContract>,
+    /// Agent registries whose enrolments are followed.
+    #[serde(default)]
+    pub registries: Vec<WatchedContract>,
+    /// ERC-20 tokens whose transfers into agents count as payments.
+    #[serde(default)]
+    pub payment_tokens: Vec<PaymentToken>,
+    /// Requests per second allowed on each endpoint.
+    #[serde(default = "defaults::requests_per_second")]
+    pub requests_per_second: u32,
+    /// Timeout of one RPC request, in seconds.
+    #[serde(default = "defaults::request_timeout_secs")]
+    pub request_timeout_secs: u64,
+    /// Widest `eth_getLogs` block range asked for; the follower adapts below it.
+    #[serde(default = "defaults::max_block_range")]
+    pub max_block_range: u64,
+    /// How many unfinalized blocks are kept to detect reorgs.
+    #[serde(default = "defaults::reorg_window")]
+    pub reorg_window: u64,
+    /// What a reorg deeper than the window does.
+    #[serde(default)]
+    pub on_deep_reorg: DeepReorg,
+    /// How often the head is polled when following the tip, in milliseconds.
+    #[serde(default = "defaults::poll_interval_ms")]
+    pub poll_interval_ms: u64,
+    /// Payment addresses per `eth_getLogs` request (in `topics[2]`).
+    #[serde(default = "defaults::payment_address_chunk")]
+    pub payment_address_chunk: usize,
+}
+
+/// `[chains.erc8004]`: any of the three registries.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Erc8004Addresses {
+    /// Identity Registry.
+    pub identity: Option<Address>,
+    /// Reputation Registry.
+    pub reputation: Option<Address>,
+    /// Validation Registry.
+    pub validation: Option<Address>,
+}
+
+/// `[[chains.factories]]` or `[[chains.registries]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WatchedContract {
+    /// The contract.
+    pub address: Address,
+    /// First block to look at; the chain's `start_block` when absent.
+    pub start_block: Option<u64>,
+}
+
+/// `[[chains.payment_tokens]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaymentToken {
+    /// The ERC-20 (with EIP-3009 for x402 settlements).
+    pub address: Address,
+    /// Display symbol.
+    pub symbol: String,
+    /// Decimals of its amounts.
+    pub decimals: u8,
+}
+
+/// Which blocks are final: the node's `finalized` tag, or a fixed depth below the head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Finality {
+    /// Ask the node for the `finalized` block (falls back to 64 blocks when the node lacks it).
+    #[default]
+    Tag,
+    /// Blocks at least this deep below the head are final.
+    Depth(u64),
+}
+
+/// What a reorg deeper than the kept window does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeepReorg {
+    /// Stop the chain's follower with an error.
+    #[default]
+    Stop,
+    /// Undo everything above the last finalized block and index again from there.
+    Rewind,
+}
+
+impl<'de> Deserialize<'de> for Finality {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Depth(u64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Depth(depth) => Ok(Finality::Depth(depth)),
+            Raw::Text(text) if text == "finalized" => Ok(Finality::Tag),
+            Raw::Text(text) => text.parse().map(Finality::Depth).map_err(|_| {
+                serde::de::Error::custom(format!(
+                    "expected \"finalized\" or a depth in blocks, found {text:?}"
+                ))
+            }),
+        }
+    }
+}
+
+impl ChainConfig {
+    pub(super) fn validate(&self, key: &str) -> ConfigResult<()> {
+        let bad = |field: &str, message: String| ConfigError::Key {
+            key: format!("{key}.{field}"),
+            message,
+        };
+        if self.rpc.is_empty() {
+            return Err(bad("rpc", "at least one endpoint is required".into()));
+        }
+        for (i, url) in self.rpc.iter().enumerate() {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(bad(
+                    &format!("rpc[{i}]"),
+                    format!("{url:?} is not an http(s) URL"),
+                ));
+            }
+        }
+        if self.requests_per_second == 0 {
+            return Err(bad("requests_per_second", "must be at least 1".into()));
+        }
+        if self.max_block_range == 0 {
+            return Err(bad("max_block_range", "must be at least 1".into()));
+        }
+        if self.reorg_window == 0 {
+            return Err(bad("reorg_window", "must be at least 1".into()));
+        }
+        if self.payment_address_chunk == 0 {
+            return Err(bad("payment_address_chunk", "must be at least 1".into()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,213 @@
+//! The typed configuration: the TOML file of DESIGN.md, overridden key by key from the
+//! environment, with every default in one place and errors that name the offending key.
+//!
+//! Loading is three steps: parse the file into a TOML tree, apply `AGENTINDEX_*` overrides to
+//! the tree ([`env`]), then deserialise the tree into [`Config`] while tracking the path, so a bad
+//! value is reported as, say, `chains[0].finality`.
+
+mod chain;
+mod env;
+
+pub use chain::{
+    ChainConfig, DeepReorg, Erc8004Addresses, Finality, PaymentToken, WatchedContract,
+};
+
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+/// Why the configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("reading config {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not TOML.
+    #[error("config {path} is not valid TOML: {message}")]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message, with line and column.
+        message: String,
+    },
+    /// An environment override names something that cannot be set.
+    #[error("environment variable {var}: {reason}")]
+    Env {
+        /// The variable.
+        var: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A key has a value of the wrong shape, is unknown, or is missing.
+    #[error("config key `{key}`: {message}")]
+    Key {
+        /// Dotted path of the key, with array indexes (`chains[0].rpc`).
+        key: String,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+/// Result of loading configuration.
+pub type ConfigResult<T> = Result<T, ConfigError>;
+
+/// Everything agentindex can be configured with.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Where the SQLite database lives.
+    #[serde(default)]
+    pub database: DatabaseConfig,
+    /// The HTTP API.
+    #[serde(default)]
+    pub api: ApiConfig,
+    /// Fetching documents (Agent Cards, registration files).
+    #[serde(default)]
+    pub documents: DocumentsConfig,
+    /// The chains to follow.
+    #[serde(default)]
+    pub chains: Vec<ChainConfig>,
+}
+
+/// `[database]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatabaseConfig {
+    /// `sqlite://relative/path.db` or `sqlite:///absolute/path.db`.
+    #[serde(default = "defaults::database_url")]
+    pub url: String,
+}
+
+/// `[api]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApiConfig {
+    /// Address the HTTP server binds.
+    #[serde(default = "defaults::listen")]
+    pub listen: SocketAddr,
+}
+
+/// `[documents]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DocumentsConfig {
+    /// IPFS gateways tried in order, each ending in `/ipfs/`.
+    #[serde(default = "defaults::ipfs_gateways")]
+    pub ipfs_gateways: Vec<String>,
+    /// Opens loopback and private ranges to document fetches (never link-local or metadata).
+    #[serde(default)]
+    pub allow_private_addresses: bool,
+}
+
+impl Default for DatabaseConfig {
+    fn default() -> Self {
+        Self {
+            url: defaults::database_url(),
+        }
+    }
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        Self {
+            listen: defaults::listen(),
+        }
+    }
+}
+
+impl Default for DocumentsConfig {
+    fn default() -> Self {
+        Self {
+            ipfs_gateways: defaults::ipfs_gateways(),
+            allow_private_addresses: false,
+        }
+    }
+}
+
+/// Every default value, in one place.
+pub(crate) mod defaults {
+    use std::net::SocketAddr;
+
+    pub(crate) fn database_url() -> String {
+        "sqlite://data/agentindex.db".into()
+    }
+    pub(crate) fn listen() -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], 8080))
+    }
+    pub(crate) fn ipfs_gateways() -> Vec<String> {
+        vec!["https://ipfs.io/ipfs/".into()]
+    }
+    pub(crate) const fn requests_per_second() -> u32 {
+        25
+    }
+    pub(crate) const fn request_timeout_secs() -> u64 {
+        20
+    }
+    pub(crate) const fn max_block_range() -> u64 {
+        2_000
+    }
+    pub(crate) const fn reorg_window() -> u64 {
+        128
+    }
+    pub(crate) const fn poll_interval_ms() -> u64 {
+        2_000
+    }
+    pub(crate) const fn payment_address_chunk() -> usize {
+        200
+    }
+}
+
+impl Config {
+    /// Reads `path`, applies the process environment's `AGENTINDEX_*` overrides and validates.
+    pub fn load(path: &Path) -> ConfigResult<Self> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_toml_and_env(&text, path, std::env::vars())
+    }
+
+    /// Parses `text` (named `origin` in errors) with the given environment applied.
+    pub fn from_toml_and_env(
+        text: &str,
+        origin: &Path,
+        vars: impl IntoIterator<Item = (String, String)>,
+    ) -> ConfigResult<Self> {
+        let mut tree: toml::Table = toml::from_str(text).map_err(|e| ConfigError::Syntax {
+            path: origin.to_owned(),
+            message: e.to_string(),
+        })?;
+        env::apply_overrides(&mut tree, vars)?;
+        let config: Config =
+            serde_path_to_error::deserialize(toml::Value::Table(tree)).map_err(|e| {
+                ConfigError::Key {
+                    key: e.path().to_string(),
+                    message: e.inner().to_string(),
+                }
+            })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> ConfigResult<()> {
+        let mut seen = std::collections::HashSet::new();
+        for (i, chain) in self.chains.iter().enumerate() {
+            chain.validate(&format!("chains[{i}]"))?;
+            if !seen.insert(chain.chain_id) {
+                return Err(ConfigError::Key {
+                    key: format!("chains[{i}].chain_id"),
+                    message: format!("chain id {} is configured twice", chain.chain_id),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,166 @@
+use super::*;
+
+const SAMPLE: &str = r#"
+[database]
+url = "sqlite://data/test.db"
+
+[[chains]]
+name = "base-sepolia"
+chain_id = 84532
+rpc = ["https://rpc-1.example", "https://rpc-2.example"]
+finality = "finalized"
+start_block = 37174254
+
+[chains.erc8004]
+identity = "0x8004A818BFB912233c491871b3d84c89A494BD9e"
+reputation = "0x8004B663056A597Dffe9eCcC1965A193B7388713"
+
+[[chains.factories]]
+address = "0x5FC8d32690cc91D4c39d9d3abcBD16989F875707"
+
+[[chains.payment_tokens]]
+address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+symbol = "USDC"
+decimals = 6
+"#;
+
+fn load(text: &str, vars: &[(&str, &str)]) -> ConfigResult<Config> {
+    Config::from_toml_and_env(
+        text,
+        Path::new("test.toml"),
+        vars.iter().map(|(k, v)| (k.to_string(), v.to_string())),
+    )
+}
+
+fn key_error(result: ConfigResult<Config>) -> (String, String) {
+    match result {
+        Err(ConfigError::Key { key, message }) => (key, message),
+        other => panic!("expected a key error, got {other:?}"),
+    }
+}
+
+#[test]
+fn design_example_loads_with_defaults_filled_in() {
+    let config = load(SAMPLE, &[]).unwrap();
+    assert_eq!(config.database.url, "sqlite://data/test.db");
+    assert_eq!(config.api.listen.to_string(), "127.0.0.1:8080");
+    assert!(!config.documents.allow_private_addresses);
+    let chain = &config.chains[0];
+    assert_eq!(chain.finality, Finality::Tag);
+    assert_eq!(chain.rpc.len(), 2);
+    assert_eq!(chain.erc8004.as_ref().unwrap().validation, None);
+    assert_eq!(chain.factories[0].start_block, None);
+    assert_eq!(chain.payment_tokens[0].decimals, 6);
+    assert_eq!(chain.on_deep_reorg, DeepReorg::Stop);
+    assert_eq!(chain.max_block_range, defaults::max_block_range());
+}
+
+#[test]
+fn environment_overrides_scalars_nested_keys_and_array_entries() {
+    let config = load(
+        SAMPLE,
+        &[
+            ("AGENTINDEX_DATABASE__URL", "sqlite:///tmp/x.db"),
+            ("AGENTINDEX_DOCUMENTS__ALLOW_PRIVATE_ADDRESSES", "true"),
+            ("AGENTINDEX_CHAINS__0__FINALITY", "12"),
+            ("AGENTINDEX_CHAINS__0__RPC", r#"["http://127.0.0.1:8545"]"#),
+            (
+                "AGENTINDEX_CHAINS__0__ERC8004__VALIDATION",
+                "0x8004Cb1BF31DAf7788923b405b754f57acEB4272",
+            ),
+            ("AGENTINDEX_CHAINS__0__ON_DEEP_REORG", "rewind"),
+            ("AGENTINDEX_ANVIL", "/not/a/config/key"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(config.database.url, "sqlite:///tmp/x.db");
+    assert!(config.documents.allow_private_addresses);
+    let chain = &config.chains[0];
+    assert_eq!(chain.finality, Finality::Depth(12));
+    assert_eq!(chain.rpc, vec!["http://127.0.0.1:8545".to_string()]);
+    assert!(chain.erc8004.as_ref().unwrap().validation.is_some());
+    assert_eq!(chain.on_deep_reorg, DeepReorg::Rewind);
+}
+
+#[test]
+fn environment_can_add_a_whole_chain() {
+    let config = load(
+        "",
+        &[
+            ("AGENTINDEX_CHAINS__0__NAME", "local"),
+            ("AGENTINDEX_CHAINS__0__CHAIN_ID", "31337"),
+            ("AGENTINDEX_CHAINS__0__RPC", r#"["http://127.0.0.1:8545"]"#),
+        ],
+    )
+    .unwrap();
+    assert_eq!(config.chains[0].chain_id, 31337);
+}
+
+#[test]
+fn errors_name_the_bad_key() {
+    let (key, message) = key_error(load(&SAMPLE.replace("\"finalized\"", "\"soon\""), &[]));
+    assert_eq!(key, "chains[0].finality");
+    assert!(message.contains("soon"), "{message}");
+
+    let (key, _) = key_error(load(
+        &SAMPLE.replace("0x5FC8d32690cc91D4c39d9d3abcBD16989F875707", "0x12"),
+        &[],
+    ));
+    assert_eq!(key, "chains[0].factories[0].address");
+
+    let (key, message) = key_error(load(
+        &SAMPLE.replace("start_block = 37174254", "strat_block = 1"),
+        &[],
+    ));
+    assert_eq!(key, "chains[0].strat_block");
+    assert!(message.contains("unknown field"), "{message}");
+
+    let (key, _) = key_error(load(SAMPLE, &[("AGENTINDEX_CHAINS__0__CHAIN_ID", "\"x\"")]));
+    assert_eq!(key, "chains[0].chain_id");
+
+    let (key, _) = key_error(load(
+        &SAMPLE.replace(
+            "rpc = [\"https://rpc-1.example\", \"https://rpc-2.example\"]",
+            "rpc = []",
+        ),
+        &[],
+    ));
+    assert_eq!(key, "chains[0].rpc");
+
+    let (key, message) = key_error(load(
+        &SAMPLE.replace("https://rpc-2.example", "ws://x"),
+        &[],
+    ));
+    assert_eq!(key, "chains[0].rpc[1]");
+    assert!(message.contains("ws://x"));
+}
+
+#[test]
+fn duplicate_chain_ids_are_rejected() {
+    let twice = format!(
+        "{SAMPLE}\n[[chains]]\nname = \"again\"\nchain_id = 84532\nrpc = [\"http://127.0.0.1:1\"]\n"
+    );
+    let (key, _) = key_error(load(&twice, &[]));
+    assert_eq!(key, "chains[1].chain_id");
+}
+
+#[test]
+fn bad_environment_paths_name_the_variable() {
+    let err = load(SAMPLE, &[("AGENTINDEX_CHAINS__5__NAME", "x")]).unwrap_err();
+    assert!(
+        matches!(&err, ConfigError::Env { var, .. } if var == "AGENTINDEX_CHAINS__5__NAME"),
+        "{err}"
+    );
+    let err = load(SAMPLE, &[("AGENTINDEX_DATABASE__URL__DEEPER", "x")]).unwrap_err();
+    assert!(matches!(err, ConfigError::Env { .. }), "{err}");
+}
+
+#[test]
+fn syntax_errors_name_the_file() {
+    let err = load("[database\nurl=", &[]).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("config test.toml is not valid TOML"),
+        "{err}"
+    );
+}
