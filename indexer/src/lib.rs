@@ -6,3 +6,4 @@
 //! decodes and the devnet it is tested on live in `agentindex-contracts`.
 
 pub mod config;
+pub mod sources;
