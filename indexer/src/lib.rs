@@ -7,3 +7,4 @@
 
 pub mod config;
 pub mod sources;
+pub mod store;

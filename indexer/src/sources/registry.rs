@@ -36,7 +36,7 @@ pub(super) fn decode(topic0: B256, log: &Log) -> Option<Result<Decoded, DecodeEr
             // Only the owner can update, but the event does not name them.
             Decoded::Registry {
                 agent: e.agent,
-                actor: log.inner.address,
+                actor: alloy::primitives::Address::ZERO,
                 action: RegistryAction::Updated {
                     metadata_uri: e.metadataURI,
                 },

@@ -1,0 +1,79 @@
+//! What the follower hands the writer: a contiguous run of blocks and every relevant log in it.
+
+use crate::sources::{DecodeError, Decoded, Role};
+use alloy::primitives::{Address, B256, Bytes};
+use std::sync::Arc;
+
+/// The chain a batch belongs to.
+#[derive(Debug, Clone)]
+pub struct ChainContext {
+    /// EIP-155 chain id.
+    pub chain_id: u64,
+    /// Name for status.
+    pub name: String,
+    /// The ERC-8004 Identity Registry that reputation and validation token ids refer to.
+    pub identity: Option<Address>,
+}
+
+/// One log with its position and decoding.
+#[derive(Debug, Clone)]
+pub struct EventRecord {
+    /// Block number.
+    pub block_number: u64,
+    /// Index of the log in its block.
+    pub log_index: u64,
+    /// Hash of its block.
+    pub block_hash: B256,
+    /// Timestamp of its block.
+    pub block_timestamp: u64,
+    /// Transaction hash.
+    pub tx_hash: B256,
+    /// Emitting contract.
+    pub address: Address,
+    /// What the emitting contract is.
+    pub role: Role,
+    /// topic0, when the log has one.
+    pub topic0: Option<B256>,
+    /// topics after topic0.
+    pub topics: Vec<B256>,
+    /// Unindexed data.
+    pub data: Bytes,
+    /// The decoded event, or why decoding failed.
+    pub decoded: Result<Decoded, DecodeError>,
+    /// For a token Transfer that settles an EIP-3009 authorisation: its nonce.
+    pub settlement_nonce: Option<B256>,
+}
+
+/// A block kept in the reorg window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockRef {
+    /// Block number.
+    pub number: u64,
+    /// Its hash.
+    pub hash: B256,
+    /// Its parent's hash.
+    pub parent_hash: B256,
+    /// Its timestamp.
+    pub timestamp: u64,
+}
+
+/// Blocks `from_block..=to_block` of one chain, applied atomically.
+#[derive(Debug, Clone)]
+pub struct Batch {
+    /// The chain.
+    pub chain: Arc<ChainContext>,
+    /// First block covered; must be the cursor plus one.
+    pub from_block: u64,
+    /// Last block covered; becomes the cursor.
+    pub to_block: u64,
+    /// Hash of `to_block`, when known.
+    pub to_hash: Option<B256>,
+    /// Every relevant log, in chain order.
+    pub events: Vec<EventRecord>,
+    /// Unfinalized blocks of this run to remember for reorg detection.
+    pub window: Vec<BlockRef>,
+    /// The chain's finalized block when the batch was fetched.
+    pub finalized: u64,
+    /// The chain's head when the batch was fetched.
+    pub head: u64,
+}

@@ -1,0 +1,49 @@
+//! A canonical text dump of everything derived from the chain, for comparing two databases:
+//! one line per row, tables and rows in a fixed order. Progress bookkeeping (cursor heads, the
+//! reorg window) is left out because it depends on when the chain was watched, not on the chain.
+
+use super::rewind::FACT_TABLES;
+use super::{QueryContext, StoreResult};
+use sqlx::{Column, Row, SqlitePool, TypeInfo, ValueRef};
+
+/// Every fact table and the agents table, rendered as text.
+pub async fn canonical(pool: &SqlitePool) -> StoreResult<String> {
+    let mut out = String::new();
+    let tables = FACT_TABLES.iter().copied().chain(["agents"]);
+    for table in tables {
+        out.push_str(&format!("== {table}\n"));
+        let order = if table == "agents" {
+            "agent_key"
+        } else {
+            "chain_id, block_number, log_index"
+        };
+        let rows = sqlx::query(&format!("SELECT * FROM {table} ORDER BY {order}, 1"))
+            .fetch_all(pool)
+            .await
+            .context("dumping a table")?;
+        for row in rows {
+            let cells: Vec<String> = (0..row.columns().len()).map(|i| cell(&row, i)).collect();
+            out.push_str(&cells.join(" | "));
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+fn cell(row: &sqlx::sqlite::SqliteRow, index: usize) -> String {
+    let name = row.columns()[index].name();
+    let raw = row.try_get_raw(index).expect("column index in range");
+    if raw.is_null() {
+        return format!("{name}=NULL");
+    }
+    let value = match raw.type_info().name() {
+        "INTEGER" | "BOOLEAN" => row.get::<i64, _>(index).to_string(),
+        "BLOB" => format!(
+            "0x{}",
+            alloy::primitives::hex::encode(row.get::<Vec<u8>, _>(index))
+        ),
+        "REAL" => row.get::<f64, _>(index).to_string(),
+        _ => row.get::<String, _>(index),
+    };
+    format!("{name}={value}")
+}

@@ -1,0 +1,198 @@
+//! The SQLite store: every SQL statement of the indexer lives under this module.
+//!
+//! One writer ([`writer`]) applies batches — raw events, the facts decoded from them, the agents
+//! they touch, the new cursor and reorg window — in one transaction each; readers use a separate
+//! read-only pool. The database runs in WAL mode so readers never block the writer.
+
+mod agents;
+mod batch;
+mod cursor;
+pub mod dump;
+mod facts;
+mod keys;
+mod rewind;
+mod writer;
+
+pub use batch::{Batch, BlockRef, ChainContext, EventRecord};
+pub use cursor::{ChainProgress, WatchedSets};
+pub use keys::{contract_agent_key, erc8004_agent_key};
+pub use writer::{ApplySummary, Writer};
+
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use std::str::FromStr;
+use std::time::Duration;
+
+/// What went wrong in the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database URL is not `sqlite://…`.
+    #[error("database url {url:?}: {reason}")]
+    Url {
+        /// The URL given.
+        url: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// Opening or migrating the database failed.
+    #[error("opening {url}: {source}")]
+    Open {
+        /// The URL.
+        url: String,
+        /// The driver's error.
+        source: sqlx::Error,
+    },
+    /// Migrations failed.
+    #[error("migrating {url}: {source}")]
+    Migrate {
+        /// The URL.
+        url: String,
+        /// The migrator's error.
+        source: sqlx::migrate::MigrateError,
+    },
+    /// A statement failed.
+    #[error("{context}: {source}")]
+    Query {
+        /// What the statement was for.
+        context: &'static str,
+        /// The driver's error.
+        source: sqlx::Error,
+    },
+    /// The writer task is gone (it stopped on an earlier error or at shutdown).
+    #[error("the store writer has stopped")]
+    WriterGone,
+    /// A batch does not continue the chain's cursor.
+    #[error("chain {chain_id}: batch starts after block {expected}, but the cursor is at {actual}")]
+    OutOfOrder {
+        /// The chain.
+        chain_id: u64,
+        /// Where the batch expected the cursor.
+        expected: u64,
+        /// Where it is.
+        actual: u64,
+    },
+}
+
+/// Result of a store operation.
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Attaches a description to a driver error.
+pub(crate) trait QueryContext<T> {
+    fn context(self, what: &'static str) -> StoreResult<T>;
+}
+
+impl<T> QueryContext<T> for Result<T, sqlx::Error> {
+    fn context(self, context: &'static str) -> StoreResult<T> {
+        self.map_err(|source| StoreError::Query { context, source })
+    }
+}
+
+/// The embedded migrations (`migrations/` at the repository root).
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+
+/// An open, migrated database: a one-connection pool for the writer and a read-only pool.
+#[derive(Debug, Clone)]
+pub struct Store {
+    write: SqlitePool,
+    read: SqlitePool,
+}
+
+impl Store {
+    /// Opens (creating if missing) and migrates the database at `url`.
+    pub async fn open(url: &str) -> StoreResult<Self> {
+        let options = connect_options(url)?;
+        if let Some(parent) = options.get_filename().parent() {
+            if !parent.as_os_str().is_empty() {
+                std::fs::create_dir_all(parent).map_err(|e| StoreError::Url {
+                    url: url.into(),
+                    reason: format!("creating {}: {e}", parent.display()),
+                })?;
+            }
+        }
+        let open_error = |source| StoreError::Open {
+            url: url.into(),
+            source,
+        };
+        let write = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone().create_if_missing(true))
+            .await
+            .map_err(open_error)?;
+        MIGRATOR
+            .run(&write)
+            .await
+            .map_err(|source| StoreError::Migrate {
+                url: url.into(),
+                source,
+            })?;
+        let read = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options.read_only(true))
+            .await
+            .map_err(open_error)?;
+        Ok(Self { write, read })
+    }
+
+    /// The read-only pool, for queries that never write.
+    pub fn reader(&self) -> &SqlitePool {
+        &self.read
+    }
+
+    /// Starts the single writer task; `capacity` bounds the queue of pending batches.
+    pub fn writer(&self, capacity: usize) -> Writer {
+        Writer::spawn(self.write.clone(), capacity)
+    }
+
+    /// Where `chain_id`'s index stands, if it was ever started.
+    pub async fn progress(&self, chain_id: u64) -> StoreResult<Option<ChainProgress>> {
+        cursor::progress(&self.read, chain_id).await
+    }
+
+    /// The remembered unfinalized blocks of `chain_id`, oldest first.
+    pub async fn window(&self, chain_id: u64) -> StoreResult<Vec<BlockRef>> {
+        cursor::window(&self.read, chain_id).await
+    }
+
+    /// Agent contracts and payment addresses discovered on `chain_id`.
+    pub async fn watched(&self, chain_id: u64) -> StoreResult<WatchedSets> {
+        cursor::watched(&self.read, chain_id).await
+    }
+
+    /// The canonical dump of everything derived from the chains (see [`dump`]).
+    pub async fn canonical_dump(&self) -> StoreResult<String> {
+        dump::canonical(&self.read).await
+    }
+
+    /// Closes both pools, flushing the WAL.
+    pub async fn close(&self) {
+        self.read.close().await;
+        self.write.close().await;
+    }
+}
+
+fn connect_options(url: &str) -> StoreResult<SqliteConnectOptions> {
+    let path = url
+        .strip_prefix("sqlite://")
+        .ok_or_else(|| StoreError::Url {
+            url: url.into(),
+            reason: "expected sqlite://relative/path.db or sqlite:///absolute/path.db".into(),
+        })?;
+    if path.is_empty() {
+        return Err(StoreError::Url {
+            url: url.into(),
+            reason: "no file path".into(),
+        });
+    }
+    let options = SqliteConnectOptions::from_str(&format!("sqlite://{path}")).map_err(|e| {
+        StoreError::Url {
+            url: url.into(),
+            reason: e.to_string(),
+        }
+    })?;
+    Ok(options
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(Duration::from_secs(30))
+        .pragma("cache_size", "-65536"))
+}

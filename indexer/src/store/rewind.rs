@@ -1,0 +1,170 @@
+//! Undoing blocks: every fact above the common ancestor goes, and every agent those facts
+//! touched is recomputed from what remains. This is the only place a reorg changes the database.
+
+use super::agents;
+use super::facts::Touched;
+use super::{QueryContext, StoreResult};
+use alloy::primitives::{Address, U256};
+use sqlx::{Row, SqliteConnection};
+
+/// Every table whose rows are facts keyed by (chain_id, block_number, …).
+pub(crate) const FACT_TABLES: [&str; 18] = [
+    "events",
+    "watched_agents",
+    "payment_bindings",
+    "identity_registrations",
+    "identity_transfers",
+    "identity_uri_updates",
+    "identity_metadata",
+    "identity_approvals",
+    "feedback",
+    "feedback_revocations",
+    "feedback_responses",
+    "validation_requests",
+    "validation_responses",
+    "agent_contract_events",
+    "registry_events",
+    "ratings",
+    "withdrawals",
+    "payments",
+];
+
+/// Agents with facts above `ancestor`, gathered before those facts are deleted.
+pub(super) async fn touched_above(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    ancestor: u64,
+) -> StoreResult<Touched> {
+    let mut touched = Touched::default();
+    let (chain, above) = (chain_id as i64, ancestor as i64);
+    for table in [
+        "identity_registrations",
+        "identity_transfers",
+        "identity_uri_updates",
+        "identity_metadata",
+    ] {
+        let rows = sqlx::query(&format!(
+            "SELECT DISTINCT registry, token_id FROM {table} WHERE chain_id = ? AND block_number > ?"
+        ))
+        .bind(chain)
+        .bind(above)
+        .fetch_all(&mut *conn)
+        .await
+        .context("finding ERC-8004 agents above a reorg")?;
+        for row in rows {
+            if let (Ok(registry), Ok(token)) = (
+                row.get::<String, _>("registry").parse::<Address>(),
+                row.get::<String, _>("token_id").parse::<U256>(),
+            ) {
+                touched.erc8004.insert((registry, token));
+            }
+        }
+    }
+    let approvals = sqlx::query(
+        "SELECT DISTINCT registry, owner, token_id FROM identity_approvals WHERE chain_id = ? AND block_number > ?",
+    )
+    .bind(chain)
+    .bind(above)
+    .fetch_all(&mut *conn)
+    .await
+    .context("finding approvals above a reorg")?;
+    for row in approvals {
+        let Ok(registry) = row.get::<String, _>("registry").parse::<Address>() else {
+            continue;
+        };
+        match row
+            .get::<Option<String>, _>("token_id")
+            .map(|t| t.parse::<U256>())
+        {
+            Some(Ok(token)) => {
+                touched.erc8004.insert((registry, token));
+            }
+            _ => {
+                if let Ok(owner) = row.get::<String, _>("owner").parse::<Address>() {
+                    touched.owners.insert((registry, owner));
+                }
+            }
+        }
+    }
+    for (table, column) in [
+        ("agent_contract_events", "agent"),
+        ("registry_events", "agent"),
+        ("watched_agents", "address"),
+    ] {
+        let rows: Vec<String> = sqlx::query_scalar(&format!(
+            "SELECT DISTINCT {column} FROM {table} WHERE chain_id = ? AND block_number > ?"
+        ))
+        .bind(chain)
+        .bind(above)
+        .fetch_all(&mut *conn)
+        .await
+        .context("finding agent contracts above a reorg")?;
+        touched
+            .contracts
+            .extend(rows.iter().filter_map(|a| a.parse::<Address>().ok()));
+    }
+    Ok(touched)
+}
+
+/// Deletes every fact of `chain_id` above `ancestor` and recomputes the agents they touched.
+pub(super) async fn rewind(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    ancestor: u64,
+) -> StoreResult<u64> {
+    let touched = touched_above(conn, chain_id, ancestor).await?;
+    let mut removed = 0;
+    for table in FACT_TABLES {
+        removed += sqlx::query(&format!(
+            "DELETE FROM {table} WHERE chain_id = ? AND block_number > ?"
+        ))
+        .bind(chain_id as i64)
+        .bind(ancestor as i64)
+        .execute(&mut *conn)
+        .await
+        .context("deleting facts above a reorg")?
+        .rows_affected();
+    }
+    refresh(conn, chain_id, touched).await?;
+    sqlx::query("DELETE FROM block_window WHERE chain_id = ? AND number > ?")
+        .bind(chain_id as i64)
+        .bind(ancestor as i64)
+        .execute(&mut *conn)
+        .await
+        .context("trimming the reorg window")?;
+    let hash: Option<String> =
+        sqlx::query_scalar("SELECT hash FROM block_window WHERE chain_id = ? AND number = ?")
+            .bind(chain_id as i64)
+            .bind(ancestor as i64)
+            .fetch_optional(&mut *conn)
+            .await
+            .context("reading the ancestor's hash")?;
+    sqlx::query("UPDATE chain_cursor SET indexed_block = min(indexed_block, ?), indexed_hash = ? WHERE chain_id = ?")
+        .bind(ancestor as i64)
+        .bind(hash)
+        .bind(chain_id as i64)
+        .execute(&mut *conn)
+        .await
+        .context("moving a chain cursor back")?;
+    Ok(removed)
+}
+
+/// Recomputes every agent in `touched`.
+pub(super) async fn refresh(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    mut touched: Touched,
+) -> StoreResult<()> {
+    for (registry, owner) in std::mem::take(&mut touched.owners) {
+        for token in agents::tokens_of_owner(conn, chain_id, &registry, &owner).await? {
+            touched.erc8004.insert((registry, token));
+        }
+    }
+    for (registry, token) in &touched.erc8004 {
+        agents::refresh_erc8004(conn, chain_id, registry, token).await?;
+    }
+    for agent in &touched.contracts {
+        agents::refresh_contract(conn, chain_id, agent).await?;
+    }
+    Ok(())
+}

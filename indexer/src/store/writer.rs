@@ -1,0 +1,224 @@
+//! The single writer: a task that owns the write connection and applies commands in order,
+//! each in its own transaction. The follower sends batches through a bounded queue, so a slow
+//! disk slows the follower instead of growing memory.
+
+use super::batch::Batch;
+use super::facts::{self, Touched};
+use super::{QueryContext, StoreError, StoreResult, cursor, rewind};
+use sqlx::SqlitePool;
+use tokio::sync::{mpsc, oneshot};
+
+/// What applying a batch did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ApplySummary {
+    /// Raw events stored.
+    pub events: u64,
+    /// Agents recomputed.
+    pub agents_refreshed: u64,
+}
+
+enum Command {
+    Init {
+        chain_id: u64,
+        name: String,
+        start_block: u64,
+        reply: oneshot::Sender<StoreResult<()>>,
+    },
+    Apply {
+        batch: Box<Batch>,
+        reply: oneshot::Sender<StoreResult<ApplySummary>>,
+    },
+    Rewind {
+        chain_id: u64,
+        ancestor: u64,
+        reply: oneshot::Sender<StoreResult<u64>>,
+    },
+    Heads {
+        chain_id: u64,
+        head: u64,
+        finalized: u64,
+        reply: oneshot::Sender<StoreResult<()>>,
+    },
+}
+
+/// A handle to the writer task; clone it freely. The task ends when every handle is dropped.
+#[derive(Debug, Clone)]
+pub struct Writer {
+    queue: mpsc::Sender<Command>,
+}
+
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Command::Init { .. } => "Init",
+            Command::Apply { .. } => "Apply",
+            Command::Rewind { .. } => "Rewind",
+            Command::Heads { .. } => "Heads",
+        })
+    }
+}
+
+impl Writer {
+    pub(super) fn spawn(pool: SqlitePool, capacity: usize) -> Self {
+        let (queue, commands) = mpsc::channel(capacity.max(1));
+        tokio::spawn(run(pool, commands));
+        Self { queue }
+    }
+
+    async fn call<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<StoreResult<T>>) -> Command,
+    ) -> StoreResult<T> {
+        let (reply, answer) = oneshot::channel();
+        self.queue
+            .send(make(reply))
+            .await
+            .map_err(|_| StoreError::WriterGone)?;
+        answer.await.map_err(|_| StoreError::WriterGone)?
+    }
+
+    /// Creates the chain's cursor (at `start_block - 1`) unless it exists.
+    pub async fn init_chain(&self, chain_id: u64, name: &str, start_block: u64) -> StoreResult<()> {
+        let name = name.to_string();
+        self.call(|reply| Command::Init {
+            chain_id,
+            name,
+            start_block,
+            reply,
+        })
+        .await
+    }
+
+    /// Applies a batch atomically: events, facts, agents, window and cursor.
+    pub async fn apply(&self, batch: Batch) -> StoreResult<ApplySummary> {
+        self.call(|reply| Command::Apply {
+            batch: Box::new(batch),
+            reply,
+        })
+        .await
+    }
+
+    /// Undoes every block of `chain_id` above `ancestor`; returns the rows removed.
+    pub async fn rewind(&self, chain_id: u64, ancestor: u64) -> StoreResult<u64> {
+        self.call(|reply| Command::Rewind {
+            chain_id,
+            ancestor,
+            reply,
+        })
+        .await
+    }
+
+    /// Records the chain's head and finalized block for status.
+    pub async fn record_heads(&self, chain_id: u64, head: u64, finalized: u64) -> StoreResult<()> {
+        self.call(|reply| Command::Heads {
+            chain_id,
+            head,
+            finalized,
+            reply,
+        })
+        .await
+    }
+}
+
+async fn run(pool: SqlitePool, mut commands: mpsc::Receiver<Command>) {
+    while let Some(command) = commands.recv().await {
+        match command {
+            Command::Init {
+                chain_id,
+                name,
+                start_block,
+                reply,
+            } => {
+                let result = init(&pool, chain_id, &name, start_block).await;
+                let _ = reply.send(result);
+            }
+            Command::Apply { batch, reply } => {
+                let _ = reply.send(apply(&pool, &batch).await);
+            }
+            Command::Rewind {
+                chain_id,
+                ancestor,
+                reply,
+            } => {
+                let _ = reply.send(rewind_chain(&pool, chain_id, ancestor).await);
+            }
+            Command::Heads {
+                chain_id,
+                head,
+                finalized,
+                reply,
+            } => {
+                let _ = reply.send(heads(&pool, chain_id, head, finalized).await);
+            }
+        }
+    }
+}
+
+async fn init(pool: &SqlitePool, chain_id: u64, name: &str, start_block: u64) -> StoreResult<()> {
+    let mut conn = pool
+        .acquire()
+        .await
+        .context("acquiring the write connection")?;
+    cursor::init(&mut conn, chain_id, name, start_block).await
+}
+
+async fn apply(pool: &SqlitePool, batch: &Batch) -> StoreResult<ApplySummary> {
+    let chain_id = batch.chain.chain_id;
+    let mut tx = pool.begin().await.context("starting a batch transaction")?;
+    let indexed = cursor::indexed_block(&mut tx, chain_id).await?;
+    if indexed + 1 != batch.from_block as i64 {
+        return Err(StoreError::OutOfOrder {
+            chain_id,
+            expected: batch.from_block.saturating_sub(1),
+            actual: indexed.max(0) as u64,
+        });
+    }
+    let mut touched = Touched::default();
+    let mut summary = ApplySummary::default();
+    for event in &batch.events {
+        if facts::apply(&mut tx, &batch.chain, event, &mut touched).await? {
+            summary.events += 1;
+        }
+    }
+    summary.agents_refreshed = (touched.erc8004.len() + touched.contracts.len()) as u64;
+    rewind::refresh(&mut tx, chain_id, touched).await?;
+    if !batch.window.is_empty() {
+        let keep_from = batch.finalized.min(batch.window[0].number);
+        cursor::remember_blocks(&mut tx, chain_id, &batch.window, keep_from).await?;
+    }
+    cursor::advance(
+        &mut tx,
+        chain_id,
+        batch.to_block,
+        batch.to_hash.as_ref(),
+        batch.finalized,
+        batch.head,
+    )
+    .await?;
+    tx.commit().await.context("committing a batch")?;
+    Ok(summary)
+}
+
+async fn rewind_chain(pool: &SqlitePool, chain_id: u64, ancestor: u64) -> StoreResult<u64> {
+    let mut tx = pool
+        .begin()
+        .await
+        .context("starting a rewind transaction")?;
+    let removed = rewind::rewind(&mut tx, chain_id, ancestor).await?;
+    tx.commit().await.context("committing a rewind")?;
+    Ok(removed)
+}
+
+async fn heads(pool: &SqlitePool, chain_id: u64, head: u64, finalized: u64) -> StoreResult<()> {
+    sqlx::query(
+        "UPDATE chain_cursor SET head_block = max(head_block, ?), finalized_block = max(finalized_block, ?)
+         WHERE chain_id = ?",
+    )
+    .bind(head as i64)
+    .bind(finalized as i64)
+    .bind(chain_id as i64)
+    .execute(pool)
+    .await
+    .context("recording chain heads")?;
+    Ok(())
+}
