@@ -6,5 +6,6 @@
 //! decodes and the devnet it is tested on live in `agentindex-contracts`.
 
 pub mod config;
+pub mod rpc;
 pub mod sources;
 pub mod store;

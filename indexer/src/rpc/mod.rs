@@ -1,0 +1,190 @@
+//! The RPC layer of one chain: several endpoints with failover, retries with exponential backoff
+//! and jitter on transient errors, a rate limit per endpoint, and a timeout per request.
+//!
+//! Callers ask for what they need ([`ChainRpc::logs`], [`ChainRpc::header`], …) and get either
+//! the answer or a classified [`RpcError`]; errors that mean "narrow the range" come back at once
+//! so the follower can split, everything else transient is retried here first.
+
+mod error;
+
+pub use error::{RpcError, RpcErrorKind};
+
+use crate::config::ChainConfig;
+use crate::store::BlockRef;
+use alloy::eips::BlockNumberOrTag;
+use alloy::providers::{Provider, ProviderBuilder, RootProvider};
+use alloy::rpc::types::{Filter, Log};
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use rand::Rng;
+use std::future::Future;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// How hard to try before giving up on a request.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Attempts over all endpoints before the error is returned.
+    pub attempts: u32,
+    /// First backoff.
+    pub base_delay: Duration,
+    /// Longest backoff.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            attempts: 10,
+            base_delay: Duration::from_millis(100),
+            max_delay: Duration::from_secs(10),
+        }
+    }
+}
+
+struct Endpoint {
+    url: String,
+    provider: RootProvider,
+    limiter: DefaultDirectRateLimiter,
+}
+
+/// RPC access to one chain through its configured endpoints.
+#[derive(Clone)]
+pub struct ChainRpc {
+    endpoints: Arc<Vec<Endpoint>>,
+    /// The endpoint that answered last; requests start there.
+    preferred: Arc<AtomicUsize>,
+    timeout: Duration,
+    retry: RetryPolicy,
+}
+
+impl std::fmt::Debug for ChainRpc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let urls: Vec<&str> = self.endpoints.iter().map(|e| e.url.as_str()).collect();
+        f.debug_struct("ChainRpc")
+            .field("endpoints", &urls)
+            .finish()
+    }
+}
+
+impl ChainRpc {
+    /// Connects (lazily) to every endpoint of `chain`.
+    pub fn new(chain: &ChainConfig, retry: RetryPolicy) -> Result<Self, RpcError> {
+        let rate = NonZeroU32::new(chain.requests_per_second).unwrap_or(NonZeroU32::MIN);
+        let mut endpoints = Vec::new();
+        for url in &chain.rpc {
+            let parsed = url.parse().map_err(|e| RpcError {
+                method: "connect",
+                endpoint: url.clone(),
+                kind: RpcErrorKind::Permanent(format!("not a URL: {e}")),
+            })?;
+            endpoints.push(Endpoint {
+                url: url.clone(),
+                provider: ProviderBuilder::new()
+                    .disable_recommended_fillers()
+                    .connect_http(parsed),
+                limiter: RateLimiter::direct(Quota::per_second(rate)),
+            });
+        }
+        Ok(Self {
+            endpoints: Arc::new(endpoints),
+            preferred: Arc::new(AtomicUsize::new(0)),
+            timeout: Duration::from_secs(chain.request_timeout_secs.max(1)),
+            retry,
+        })
+    }
+
+    /// Runs `request` against the endpoints: rate-limited, timed out, retried with backoff on
+    /// transient errors, moving to the next endpoint after each failure.
+    async fn call<T, F, Fut>(&self, method: &'static str, request: F) -> Result<T, RpcError>
+    where
+        F: Fn(RootProvider) -> Fut,
+        Fut: Future<
+            Output = Result<T, alloy::transports::RpcError<alloy::transports::TransportErrorKind>>,
+        >,
+    {
+        let count = self.endpoints.len();
+        let mut index = self.preferred.load(Ordering::Relaxed) % count;
+        let mut attempt = 0;
+        loop {
+            let endpoint = &self.endpoints[index];
+            endpoint.limiter.until_ready().await;
+            let outcome =
+                tokio::time::timeout(self.timeout, request(endpoint.provider.clone())).await;
+            let kind = match outcome {
+                Ok(Ok(value)) => {
+                    self.preferred.store(index, Ordering::Relaxed);
+                    return Ok(value);
+                }
+                Ok(Err(error)) => error::classify(&error),
+                Err(_) => RpcErrorKind::Transient(format!("no answer within {:?}", self.timeout)),
+            };
+            attempt += 1;
+            let error = RpcError {
+                method,
+                endpoint: endpoint.url.clone(),
+                kind,
+            };
+            if !error.kind.is_retryable() || attempt >= self.retry.attempts {
+                return Err(error);
+            }
+            tracing::debug!(target: "agentindex::rpc", %error, attempt, "retrying");
+            index = (index + 1) % count;
+            // Back off once per round over all endpoints, so a dead first endpoint costs nothing.
+            if attempt as usize % count == 0 || count == 1 {
+                tokio::time::sleep(self.backoff(attempt)).await;
+            }
+        }
+    }
+
+    fn backoff(&self, attempt: u32) -> Duration {
+        let exp = self
+            .retry
+            .base_delay
+            .saturating_mul(1 << attempt.min(16))
+            .min(self.retry.max_delay);
+        // Full jitter keeps many followers from retrying in step.
+        let millis = rand::rng().random_range(exp.as_millis() as u64 / 2..=exp.as_millis() as u64);
+        Duration::from_millis(millis.max(1))
+    }
+
+    /// `eth_chainId`.
+    pub async fn chain_id(&self) -> Result<u64, RpcError> {
+        self.call("eth_chainId", |p| async move { p.get_chain_id().await })
+            .await
+    }
+
+    /// `eth_blockNumber`.
+    pub async fn head(&self) -> Result<u64, RpcError> {
+        self.call(
+            "eth_blockNumber",
+            |p| async move { p.get_block_number().await },
+        )
+        .await
+    }
+
+    /// The block at `tag` as a [`BlockRef`], `None` when the node has no such block.
+    pub async fn header(&self, tag: BlockNumberOrTag) -> Result<Option<BlockRef>, RpcError> {
+        let block = self
+            .call("eth_getBlockByNumber", |p| async move {
+                p.get_block_by_number(tag).await
+            })
+            .await?;
+        Ok(block.map(|b| BlockRef {
+            number: b.header.number,
+            hash: b.header.hash,
+            parent_hash: b.header.parent_hash,
+            timestamp: b.header.timestamp,
+        }))
+    }
+
+    /// `eth_getLogs` for `filter`; range-limit errors come back unretried.
+    pub async fn logs(&self, filter: &Filter) -> Result<Vec<Log>, RpcError> {
+        self.call("eth_getLogs", |p| {
+            let filter = filter.clone();
+            async move { p.get_logs(&filter).await }
+        })
+        .await
+    }
+}
