@@ -70,10 +70,14 @@ impl Command {
     pub(crate) async fn run(self) -> anyhow::Result<ExitCode> {
         match self {
             Command::Dev { config } => crate::dev::run(config).await,
-            Command::Run(_) => not_yet("run", "the chain follower (#3) and the API"),
-            Command::Index { .. } => not_yet("index", "the chain follower (#3)"),
-            Command::Serve(_) => not_yet("serve", "the GraphQL API"),
-            Command::Migrate(_) => not_yet("migrate", "the store schema (#3)"),
+            Command::Run(_) => not_yet("run", "the GraphQL API (#6)"),
+            Command::Index {
+                config,
+                until_block,
+                exit_when_synced,
+            } => crate::index::run(&config.config, until_block, exit_when_synced).await,
+            Command::Serve(_) => not_yet("serve", "the GraphQL API (#6)"),
+            Command::Migrate(config) => crate::migrate::run(&config.config).await,
             Command::Card(CardCommand::Check { .. }) => {
                 not_yet("card check", "the documents pipeline (#4)")
             }

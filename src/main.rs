@@ -2,7 +2,9 @@
 
 mod cli;
 mod dev;
+mod index;
 mod logging;
+mod migrate;
 
 use clap::Parser;
 use std::process::ExitCode;

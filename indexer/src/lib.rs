@@ -6,6 +6,8 @@
 //! decodes and the devnet it is tested on live in `agentindex-contracts`.
 
 pub mod config;
+pub mod engine;
+pub mod follower;
 pub mod rpc;
 pub mod sources;
 pub mod store;

@@ -132,7 +132,7 @@ impl ChainRpc {
             tracing::debug!(target: "agentindex::rpc", %error, attempt, "retrying");
             index = (index + 1) % count;
             // Back off once per round over all endpoints, so a dead first endpoint costs nothing.
-            if attempt as usize % count == 0 || count == 1 {
+            if (attempt as usize).is_multiple_of(count) {
                 tokio::time::sleep(self.backoff(attempt)).await;
             }
         }

@@ -2,7 +2,7 @@
 //! upgradeable deployments. Each shape sits in its own interface so its Rust type has a name
 //! while its Solidity name (and so its topic0) stays the original.
 
-#![allow(missing_docs)]
+#![allow(missing_docs, clippy::too_many_arguments)]
 
 use alloy::sol;
 

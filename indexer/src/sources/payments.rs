@@ -11,12 +11,20 @@ use std::collections::HashMap;
 /// Where a log sits: (block number, log index).
 pub type LogPosition = (u64, u64);
 
+/// An `AuthorizationUsed` as pairing needs it: token, transaction, authorizer, nonce.
+struct Used {
+    token: Address,
+    tx: Option<B256>,
+    authorizer: Address,
+    nonce: B256,
+}
+
 /// The EIP-3009 nonce of every `Transfer` in `logs` that settles an authorisation, by position.
 ///
 /// `logs` may hold any mix of token logs; only `AuthorizationUsed` followed directly by a
 /// `Transfer` of the same token, transaction and payer pairs up.
 pub fn settlements(logs: &[Log]) -> HashMap<LogPosition, B256> {
-    let mut used: HashMap<(u64, u64), (Address, Option<B256>, Address, B256)> = HashMap::new();
+    let mut used: HashMap<LogPosition, Used> = HashMap::new();
     for log in logs {
         if log.topic0() != Some(&T::AuthorizationUsed::SIGNATURE_HASH) {
             continue;
@@ -27,12 +35,12 @@ pub fn settlements(logs: &[Log]) -> HashMap<LogPosition, B256> {
         if let Ok(event) = T::AuthorizationUsed::decode_log(&log.inner) {
             used.insert(
                 (block, index),
-                (
-                    log.inner.address,
-                    log.transaction_hash,
-                    event.authorizer,
-                    event.nonce,
-                ),
+                Used {
+                    token: log.inner.address,
+                    tx: log.transaction_hash,
+                    authorizer: event.authorizer,
+                    nonce: event.nonce,
+                },
             );
         }
     }
@@ -47,7 +55,13 @@ pub fn settlements(logs: &[Log]) -> HashMap<LogPosition, B256> {
         let Some(previous) = index.checked_sub(1) else {
             continue;
         };
-        let Some((token, tx, authorizer, nonce)) = used.get(&(block, previous)) else {
+        let Some(Used {
+            token,
+            tx,
+            authorizer,
+            nonce,
+        }) = used.get(&(block, previous))
+        else {
             continue;
         };
         let Ok(transfer) = T::Transfer::decode_log(&log.inner) else {

@@ -12,7 +12,7 @@ use sqlx::{Row, SqliteConnection};
 use std::collections::BTreeMap;
 
 /// The agentWallet in a metadata value: 20 raw bytes or a 32-byte ABI-encoded address.
-pub(crate) fn wallet_from_metadata(value: &[u8]) -> Option<Address> {
+pub fn wallet_from_metadata(value: &[u8]) -> Option<Address> {
     match value.len() {
         20 => Some(Address::from_slice(value)),
         32 if value[..12].iter().all(|b| *b == 0) => Some(Address::from_slice(&value[12..])),

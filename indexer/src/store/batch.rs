@@ -70,8 +70,10 @@ pub struct Batch {
     pub to_hash: Option<B256>,
     /// Every relevant log, in chain order.
     pub events: Vec<EventRecord>,
-    /// Unfinalized blocks of this run to remember for reorg detection.
+    /// Blocks of this run to remember for reorg detection.
     pub window: Vec<BlockRef>,
+    /// Remembered blocks below this number are forgotten.
+    pub window_from: u64,
     /// The chain's finalized block when the batch was fetched.
     pub finalized: u64,
     /// The chain's head when the batch was fetched.

@@ -13,6 +13,7 @@ mod keys;
 mod rewind;
 mod writer;
 
+pub use agents::wallet_from_metadata;
 pub use batch::{Batch, BlockRef, ChainContext, EventRecord};
 pub use cursor::{ChainProgress, WatchedSets};
 pub use keys::{contract_agent_key, erc8004_agent_key};
@@ -102,13 +103,13 @@ impl Store {
     /// Opens (creating if missing) and migrates the database at `url`.
     pub async fn open(url: &str) -> StoreResult<Self> {
         let options = connect_options(url)?;
-        if let Some(parent) = options.get_filename().parent() {
-            if !parent.as_os_str().is_empty() {
-                std::fs::create_dir_all(parent).map_err(|e| StoreError::Url {
-                    url: url.into(),
-                    reason: format!("creating {}: {e}", parent.display()),
-                })?;
-            }
+        if let Some(parent) = options.get_filename().parent()
+            && !parent.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(parent).map_err(|e| StoreError::Url {
+                url: url.into(),
+                reason: format!("creating {}: {e}", parent.display()),
+            })?;
         }
         let open_error = |source| StoreError::Open {
             url: url.into(),

@@ -183,8 +183,7 @@ async fn apply(pool: &SqlitePool, batch: &Batch) -> StoreResult<ApplySummary> {
     summary.agents_refreshed = (touched.erc8004.len() + touched.contracts.len()) as u64;
     rewind::refresh(&mut tx, chain_id, touched).await?;
     if !batch.window.is_empty() {
-        let keep_from = batch.finalized.min(batch.window[0].number);
-        cursor::remember_blocks(&mut tx, chain_id, &batch.window, keep_from).await?;
+        cursor::remember_blocks(&mut tx, chain_id, &batch.window, batch.window_from).await?;
     }
     cursor::advance(
         &mut tx,

@@ -1,0 +1,88 @@
+//! Runs the followers of every configured chain against one store, until they are done, one
+//! fails for good, or shutdown is asked for.
+
+use crate::config::Config;
+use crate::follower::{Follower, FollowerError, Outcome};
+use crate::rpc::RetryPolicy;
+use crate::store::{Store, StoreError};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+/// Pending batches the writer may queue before followers wait.
+const WRITER_QUEUE: usize = 4;
+
+/// How `index` runs.
+#[derive(Debug, Clone, Default)]
+pub struct IndexOptions {
+    /// Stop each chain after this block.
+    pub until_block: Option<u64>,
+    /// Return once every chain reached its head.
+    pub exit_when_synced: bool,
+    /// RPC retry policy.
+    pub retry: RetryPolicy,
+}
+
+/// Why indexing stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The database could not be opened.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A chain's follower failed for good.
+    #[error(transparent)]
+    Follower(#[from] FollowerError),
+    /// No chains are configured.
+    #[error("no [[chains]] configured: nothing to index")]
+    NoChains,
+}
+
+/// Indexes every chain of `config` into the store at `config.database.url`.
+///
+/// `progress` sees every step's outcome, by chain name.
+pub async fn index(
+    config: &Config,
+    options: IndexOptions,
+    shutdown: watch::Receiver<bool>,
+    progress: impl Fn(&str, &Outcome) + Clone + Send + 'static,
+) -> Result<(), EngineError> {
+    if config.chains.is_empty() {
+        return Err(EngineError::NoChains);
+    }
+    let store = Store::open(&config.database.url).await?;
+    let writer = store.writer(WRITER_QUEUE);
+    let mut followers = JoinSet::new();
+    for chain in &config.chains {
+        let follower = Follower::new(
+            chain.clone(),
+            store.clone(),
+            writer.clone(),
+            options.retry,
+            options.until_block,
+        )
+        .await?;
+        let shutdown = shutdown.clone();
+        let progress = progress.clone();
+        let exit = options.exit_when_synced;
+        followers.spawn(async move {
+            follower
+                .run(exit, shutdown, move |name, outcome| progress(name, outcome))
+                .await
+        });
+    }
+    let mut result = Ok(());
+    while let Some(joined) = followers.join_next().await {
+        match joined {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => {
+                tracing::error!(target: "agentindex::engine", %error, "chain follower stopped");
+                if result.is_ok() {
+                    result = Err(error.into());
+                }
+            }
+            Err(panic) => std::panic::resume_unwind(panic.into_panic()),
+        }
+    }
+    drop(writer);
+    store.close().await;
+    result
+}

@@ -1,0 +1,97 @@
+//! Turns fetched logs into the writer's [`EventRecord`]s: role, decoding, settlement pairing and
+//! block timestamps (from the logs when the node gives them, else from block headers).
+
+use super::fetch::FetchedRange;
+use super::sources::SourceMap;
+use crate::rpc::{ChainRpc, RpcError};
+use crate::store::EventRecord;
+use alloy::eips::BlockNumberOrTag;
+use alloy::rpc::types::Log;
+use std::collections::BTreeMap;
+
+/// Why a fetched log could not be placed on the chain.
+#[derive(Debug, thiserror::Error)]
+pub enum AssembleError {
+    /// The node returned a log without block number, index, hashes (a pending log).
+    #[error("log from {address} lacks its {missing}")]
+    Incomplete {
+        /// Emitter.
+        address: String,
+        /// Which field.
+        missing: &'static str,
+    },
+    /// A header needed for a timestamp could not be fetched.
+    #[error(transparent)]
+    Rpc(#[from] RpcError),
+    /// The header of a block the logs name is gone: the chain moved under us.
+    #[error("block {0} disappeared while fetching its timestamp")]
+    BlockGone(u64),
+}
+
+/// Builds the records of `fetched`, in chain order.
+pub(super) async fn records(
+    rpc: &ChainRpc,
+    sources: &SourceMap,
+    fetched: FetchedRange,
+) -> Result<Vec<EventRecord>, AssembleError> {
+    let mut timestamps: BTreeMap<u64, u64> = BTreeMap::new();
+    for log in fetched.logs.iter().chain(&fetched.payments) {
+        if let (Some(block), Some(ts)) = (log.block_number, log.block_timestamp) {
+            timestamps.insert(block, ts);
+        }
+    }
+    let missing: Vec<u64> = fetched
+        .logs
+        .iter()
+        .chain(&fetched.payments)
+        .filter_map(|l| l.block_number)
+        .filter(|b| !timestamps.contains_key(b))
+        .collect();
+    for block in missing {
+        if timestamps.contains_key(&block) {
+            continue;
+        }
+        let header = rpc
+            .header(BlockNumberOrTag::Number(block))
+            .await?
+            .ok_or(AssembleError::BlockGone(block))?;
+        timestamps.insert(block, header.timestamp);
+    }
+
+    let mut records = Vec::with_capacity(fetched.logs.len() + fetched.payments.len());
+    for (log, is_token) in fetched
+        .logs
+        .into_iter()
+        .map(|l| (l, false))
+        .chain(fetched.payments.into_iter().map(|l| (l, true)))
+    {
+        let (role, decoded) = sources.decode(&log, is_token);
+        let block_number = need(&log, log.block_number, "block number")?;
+        let log_index = need(&log, log.log_index, "log index")?;
+        let topics = log.inner.data.topics();
+        records.push(EventRecord {
+            block_number,
+            log_index,
+            block_hash: need(&log, log.block_hash, "block hash")?,
+            block_timestamp: timestamps[&block_number],
+            tx_hash: need(&log, log.transaction_hash, "transaction hash")?,
+            address: log.inner.address,
+            role,
+            topic0: topics.first().copied(),
+            topics: topics.iter().skip(1).copied().collect(),
+            data: log.inner.data.data.clone(),
+            decoded,
+            settlement_nonce: fetched.settlements.get(&(block_number, log_index)).copied(),
+        });
+    }
+    records.sort_by_key(|r| (r.block_number, r.log_index));
+    records.dedup_by_key(|r| (r.block_number, r.log_index));
+    Ok(records)
+}
+
+fn need<T>(log: &Log, value: Option<T>, missing: &'static str) -> Result<T, AssembleError> {
+    value.ok_or_else(|| AssembleError::Incomplete {
+        address: format!("{:#x}", log.inner.address),
+        missing,
+    })
+}

@@ -1,0 +1,262 @@
+//! Fetching every relevant log of a block range, exactly once whatever the range boundaries.
+//!
+//! 1. One `eth_getLogs` per chunk of addresses for the configured contracts and the agent
+//!    contracts already known, and one per chunk of payment addresses for token `Transfer`s into
+//!    them (`topics[2]` = the chunk), never every transfer of the token.
+//! 2. Agents and payment addresses discovered inside the range (factory children, enrolments,
+//!    agentWallet changes) are fetched again from their discovery block to the range's end, until
+//!    nothing new turns up.
+//! 3. When payments were found, the token's `AuthorizationUsed` logs over those blocks, to pair
+//!    EIP-3009 settlements.
+//!
+//! Logs of an agent contract count from the block it became known; what is stored is decided
+//! by position on the chain alone, so any cut of the ranges yields the same rows.
+
+use super::sources::SourceMap;
+use crate::rpc::{ChainRpc, RpcError};
+use crate::sources::{Decoded, RegistryAction, Role, payments};
+use crate::store::WatchedSets;
+use agentindex_contracts::TestUSDC as Token;
+use alloy::primitives::{Address, B256};
+use alloy::rpc::types::{Filter, Log};
+use alloy::sol_types::SolEvent;
+use std::collections::{BTreeMap, HashMap};
+
+/// Addresses per `eth_getLogs` address list.
+const ADDRESS_CHUNK: usize = 500;
+
+/// Everything fetched for one range.
+#[derive(Debug, Default)]
+pub(super) struct FetchedRange {
+    /// Logs of configured contracts and agent contracts, in chain order, deduplicated.
+    pub logs: Vec<Log>,
+    /// Token `Transfer`s into payment addresses, in chain order.
+    pub payments: Vec<Log>,
+    /// EIP-3009 nonce of each payment that settles an authorisation, by (block, log index).
+    pub settlements: HashMap<(u64, u64), B256>,
+    /// Agent contracts first seen in this range, with their first block.
+    pub new_agents: BTreeMap<Address, u64>,
+    /// Payment addresses first bound in this range, with their first block.
+    pub new_payment_addresses: BTreeMap<Address, u64>,
+}
+
+/// Fetches `[from, to]`.
+pub(super) async fn fetch_range(
+    rpc: &ChainRpc,
+    sources: &SourceMap,
+    watched: &WatchedSets,
+    payment_chunk: usize,
+    from: u64,
+    to: u64,
+) -> Result<FetchedRange, RpcError> {
+    let mut out = FetchedRange::default();
+    let mut by_position: BTreeMap<(u64, u64), Log> = BTreeMap::new();
+    let mut payments: BTreeMap<(u64, u64), Log> = BTreeMap::new();
+
+    let mut addresses = sources.contracts_active_by(to);
+    addresses.extend(
+        watched
+            .agents
+            .iter()
+            .filter(|(_, f)| **f <= to)
+            .map(|(a, _)| *a),
+    );
+    for log in logs_of(rpc, &addresses, from, to).await? {
+        keep_log(&mut by_position, log, watched, &out.new_agents, sources);
+    }
+    let payees: Vec<Address> = watched
+        .payment_addresses
+        .iter()
+        .filter(|(_, f)| **f <= to)
+        .map(|(a, _)| *a)
+        .collect();
+    for log in transfers_into(rpc, &sources.tokens, &payees, payment_chunk, from, to).await? {
+        insert(&mut payments, log);
+    }
+
+    // Discoveries inside the range, fetched from their block on, until none are new.
+    let mut scanned = 0;
+    loop {
+        let found = discoveries(by_position.values(), sources);
+        let mut agents: BTreeMap<Address, u64> = BTreeMap::new();
+        let mut payees: BTreeMap<Address, u64> = BTreeMap::new();
+        for (address, block, kind) in found {
+            match kind {
+                Discovery::Agent => {
+                    if watched.agents.get(&address).is_none_or(|f| *f > block)
+                        && out.new_agents.get(&address).is_none_or(|f| *f > block)
+                    {
+                        agents.insert(address, block);
+                    }
+                    consider_payee(&mut payees, watched, &out, address, block);
+                }
+                Discovery::Payee => consider_payee(&mut payees, watched, &out, address, block),
+            }
+        }
+        if agents.is_empty() && payees.is_empty() {
+            break;
+        }
+        scanned += 1;
+        for (agent, block) in &agents {
+            out.new_agents.insert(*agent, *block);
+            for log in logs_of(rpc, &[*agent], *block, to).await? {
+                keep_log(&mut by_position, log, watched, &out.new_agents, sources);
+            }
+        }
+        for (payee, block) in &payees {
+            out.new_payment_addresses.insert(*payee, *block);
+            for log in
+                transfers_into(rpc, &sources.tokens, &[*payee], payment_chunk, *block, to).await?
+            {
+                insert(&mut payments, log);
+            }
+        }
+        if scanned > 8 {
+            break;
+        }
+    }
+
+    if let (Some(first), Some(last)) = (payments.keys().next(), payments.keys().next_back()) {
+        let filter = Filter::new()
+            .address(sources.tokens.clone())
+            .event_signature(Token::AuthorizationUsed::SIGNATURE_HASH)
+            .from_block(first.0)
+            .to_block(last.0);
+        let mut pairing: Vec<Log> = rpc.logs(&filter).await?;
+        pairing.extend(payments.values().cloned());
+        out.settlements = payments::settlements(&pairing);
+    }
+    out.logs = by_position.into_values().collect();
+    out.payments = payments.into_values().collect();
+    Ok(out)
+}
+
+enum Discovery {
+    Agent,
+    Payee,
+}
+
+/// Agent contracts and payment addresses that logs bring into view, with the block they do.
+fn discoveries<'a>(
+    logs: impl Iterator<Item = &'a Log>,
+    sources: &SourceMap,
+) -> Vec<(Address, u64, Discovery)> {
+    let mut found = Vec::new();
+    for log in logs {
+        let Some(block) = log.block_number else {
+            continue;
+        };
+        let (role, decoded) = sources.decode(log, false);
+        match (role, decoded) {
+            (Role::Factory, Ok(Decoded::AgentCreated { agent, .. })) => {
+                found.push((agent, block, Discovery::Agent))
+            }
+            (
+                Role::Registry,
+                Ok(Decoded::Registry {
+                    agent,
+                    action: RegistryAction::Registered { .. },
+                    ..
+                }),
+            ) => found.push((agent, block, Discovery::Agent)),
+            (Role::Identity, Ok(Decoded::MetadataSet { key, value, .. }))
+                if key == "agentWallet" =>
+            {
+                if let Some(wallet) = crate::store::wallet_from_metadata(&value) {
+                    found.push((wallet, block, Discovery::Payee));
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+fn consider_payee(
+    payees: &mut BTreeMap<Address, u64>,
+    watched: &WatchedSets,
+    out: &FetchedRange,
+    address: Address,
+    block: u64,
+) {
+    let covered = watched
+        .payment_addresses
+        .get(&address)
+        .is_some_and(|f| *f <= block)
+        || out
+            .new_payment_addresses
+            .get(&address)
+            .is_some_and(|f| *f <= block);
+    if !covered {
+        let entry = payees.entry(address).or_insert(block);
+        *entry = (*entry).min(block);
+    }
+}
+
+/// Keeps a log unless it is an agent contract's from before the block the agent became known.
+fn keep_log(
+    kept: &mut BTreeMap<(u64, u64), Log>,
+    log: Log,
+    watched: &WatchedSets,
+    new_agents: &BTreeMap<Address, u64>,
+    sources: &SourceMap,
+) {
+    let address = log.inner.address;
+    if sources.roles(&address).is_none() {
+        let from = match (watched.agents.get(&address), new_agents.get(&address)) {
+            (Some(a), Some(b)) => Some(*a.min(b)),
+            (a, b) => a.or(b).copied(),
+        };
+        if from.is_none_or(|f| log.block_number.unwrap_or(0) < f) {
+            return;
+        }
+    }
+    insert(kept, log);
+}
+
+fn insert(kept: &mut BTreeMap<(u64, u64), Log>, log: Log) {
+    if let (Some(block), Some(index)) = (log.block_number, log.log_index) {
+        kept.insert((block, index), log);
+    }
+}
+
+async fn logs_of(
+    rpc: &ChainRpc,
+    addresses: &[Address],
+    from: u64,
+    to: u64,
+) -> Result<Vec<Log>, RpcError> {
+    let mut logs = Vec::new();
+    for chunk in addresses.chunks(ADDRESS_CHUNK) {
+        let filter = Filter::new()
+            .address(chunk.to_vec())
+            .from_block(from)
+            .to_block(to);
+        logs.extend(rpc.logs(&filter).await?);
+    }
+    Ok(logs)
+}
+
+async fn transfers_into(
+    rpc: &ChainRpc,
+    tokens: &[Address],
+    payees: &[Address],
+    chunk: usize,
+    from: u64,
+    to: u64,
+) -> Result<Vec<Log>, RpcError> {
+    let mut logs = Vec::new();
+    if tokens.is_empty() {
+        return Ok(logs);
+    }
+    for group in payees.chunks(chunk.max(1)) {
+        let filter = Filter::new()
+            .address(tokens.to_vec())
+            .event_signature(Token::Transfer::SIGNATURE_HASH)
+            .topic2(group.iter().map(|a| a.into_word()).collect::<Vec<B256>>())
+            .from_block(from)
+            .to_block(to);
+        logs.extend(rpc.logs(&filter).await?);
+    }
+    Ok(logs)
+}

@@ -1,0 +1,544 @@
+//! The follower of one chain: backfill up to the finalized block, then follow the tip with a
+//! window of remembered block hashes, undoing what a reorg replaced.
+//!
+//! [`Follower::step`] does one unit of work and says what it did ([`Outcome`]); [`Follower::run`]
+//! is the loop around it that adds waiting, backoff and shutdown.
+
+mod assemble;
+mod fetch;
+mod range;
+mod sources;
+
+pub use assemble::AssembleError;
+pub use range::AdaptiveRange;
+pub use sources::SourceMap;
+
+use crate::config::{ChainConfig, DeepReorg, Finality};
+use crate::rpc::{ChainRpc, RetryPolicy, RpcError};
+use crate::store::{Batch, BlockRef, ChainContext, Store, StoreError, WatchedSets, Writer};
+use alloy::eips::BlockNumberOrTag;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Blocks the node's `finalized` tag is assumed to trail the head by when it has no such tag.
+const FALLBACK_FINALITY_DEPTH: u64 = 64;
+/// Most blocks one tip step covers (each needs its header).
+const TIP_SPAN: u64 = 64;
+
+/// What one step did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Applied blocks `from..=to`.
+    Indexed {
+        /// First block.
+        from: u64,
+        /// Last block.
+        to: u64,
+        /// Events stored.
+        events: u64,
+        /// The chain head seen.
+        head: u64,
+    },
+    /// Undid every block above `ancestor` after a reorg.
+    Rewound {
+        /// The last block both branches share.
+        ancestor: u64,
+        /// Rows removed.
+        removed: u64,
+    },
+    /// Nothing new: the index is at the head.
+    Synced {
+        /// The chain head seen.
+        head: u64,
+    },
+    /// The range was narrowed or the chain moved while fetching; nothing applied.
+    Retry,
+    /// `until_block` is indexed.
+    Done,
+}
+
+/// Why a step failed.
+#[derive(Debug, thiserror::Error)]
+pub enum FollowerError {
+    /// An RPC request failed after its retries.
+    #[error("chain {chain}: {source}")]
+    Rpc {
+        /// Chain name.
+        chain: String,
+        /// The failure.
+        source: RpcError,
+    },
+    /// The store failed.
+    #[error("chain {chain}: {source}")]
+    Store {
+        /// Chain name.
+        chain: String,
+        /// The failure.
+        source: StoreError,
+    },
+    /// A log could not be placed on the chain.
+    #[error("chain {chain}: {source}")]
+    Assemble {
+        /// Chain name.
+        chain: String,
+        /// The failure.
+        source: AssembleError,
+    },
+    /// The endpoint serves another chain.
+    #[error(
+        "chain {chain}: the RPC endpoint reports chain id {actual}, the config says {expected}"
+    )]
+    WrongChain {
+        /// Chain name.
+        chain: String,
+        /// Configured id.
+        expected: u64,
+        /// Reported id.
+        actual: u64,
+    },
+    /// A reorg replaced every block the window remembers.
+    #[error(
+        "chain {chain}: reorg deeper than the {window}-block window (no remembered block from {oldest} to {newest} is still canonical); set on_deep_reorg = \"rewind\" to re-index from the last finalized block"
+    )]
+    DeepReorg {
+        /// Chain name.
+        chain: String,
+        /// Window size.
+        window: u64,
+        /// Oldest remembered block.
+        oldest: u64,
+        /// Newest remembered block.
+        newest: u64,
+    },
+    /// Even a one-block range is refused.
+    #[error("chain {chain}: the provider refuses even a single block at {block}: {source}")]
+    RangeFloor {
+        /// Chain name.
+        chain: String,
+        /// The block.
+        block: u64,
+        /// The refusal.
+        source: RpcError,
+    },
+}
+
+impl FollowerError {
+    /// Whether retrying the step cannot help.
+    pub fn is_fatal(&self) -> bool {
+        match self {
+            FollowerError::WrongChain { .. }
+            | FollowerError::DeepReorg { .. }
+            | FollowerError::RangeFloor { .. } => true,
+            FollowerError::Store { source, .. } => !matches!(source, StoreError::Query { .. }),
+            FollowerError::Rpc { source, .. } => {
+                !source.kind.is_retryable() && !source.kind.wants_smaller_range()
+            }
+            FollowerError::Assemble { .. } => false,
+        }
+    }
+}
+
+/// Follows one chain into the store.
+pub struct Follower {
+    config: ChainConfig,
+    context: Arc<ChainContext>,
+    rpc: ChainRpc,
+    sources: SourceMap,
+    store: Store,
+    writer: Writer,
+    range: AdaptiveRange,
+    watched: WatchedSets,
+    until_block: Option<u64>,
+    chain_checked: bool,
+}
+
+impl Follower {
+    /// Prepares the follower of `config`, creating its cursor if this is the first run.
+    pub async fn new(
+        config: ChainConfig,
+        store: Store,
+        writer: Writer,
+        retry: RetryPolicy,
+        until_block: Option<u64>,
+    ) -> Result<Self, FollowerError> {
+        let chain = config.name.clone();
+        let rpc = ChainRpc::new(&config, retry).map_err(|source| FollowerError::Rpc {
+            chain: chain.clone(),
+            source,
+        })?;
+        let store_error = |source| FollowerError::Store {
+            chain: chain.clone(),
+            source,
+        };
+        writer
+            .init_chain(config.chain_id, &config.name, config.start_block)
+            .await
+            .map_err(store_error)?;
+        let watched = store.watched(config.chain_id).await.map_err(store_error)?;
+        Ok(Self {
+            context: Arc::new(ChainContext {
+                chain_id: config.chain_id,
+                name: config.name.clone(),
+                identity: config.erc8004.as_ref().and_then(|e| e.identity),
+            }),
+            sources: SourceMap::from_config(&config),
+            range: AdaptiveRange::new(config.max_block_range),
+            rpc,
+            store,
+            writer,
+            watched,
+            until_block,
+            chain_checked: false,
+            config,
+        })
+    }
+
+    /// The chain's name.
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    /// Runs steps until `until_block` (or, with `exit_when_synced`, the head) is indexed, a fatal
+    /// error, or `shutdown` turns true. Transient errors are logged and retried with backoff.
+    pub async fn run(
+        mut self,
+        exit_when_synced: bool,
+        mut shutdown: watch::Receiver<bool>,
+        mut progress: impl FnMut(&str, &Outcome),
+    ) -> Result<(), FollowerError> {
+        let poll = Duration::from_millis(self.config.poll_interval_ms);
+        let mut failures = 0u32;
+        loop {
+            if *shutdown.borrow() {
+                return Ok(());
+            }
+            let pause = match self.step().await {
+                Ok(outcome) => {
+                    failures = 0;
+                    progress(&self.config.name, &outcome);
+                    match outcome {
+                        Outcome::Done => return Ok(()),
+                        Outcome::Synced { .. } if exit_when_synced => return Ok(()),
+                        Outcome::Synced { .. } => Some(poll),
+                        Outcome::Rewound { ancestor, removed } => {
+                            tracing::warn!(target: "agentindex::follower", chain = %self.config.name, ancestor, removed, "reorg undone");
+                            None
+                        }
+                        Outcome::Indexed { .. } | Outcome::Retry => None,
+                    }
+                }
+                Err(error) if error.is_fatal() => return Err(error),
+                Err(error) => {
+                    failures += 1;
+                    let wait = Duration::from_millis((250u64 << failures.min(7)).min(30_000));
+                    tracing::warn!(target: "agentindex::follower", %error, retry_in = ?wait, "step failed");
+                    Some(wait)
+                }
+            };
+            if let Some(pause) = pause {
+                tokio::select! {
+                    _ = tokio::time::sleep(pause) => {}
+                    _ = shutdown.changed() => {}
+                }
+            }
+        }
+    }
+
+    /// One unit of work: a backfill range, a tip run, or a reorg undone.
+    pub async fn step(&mut self) -> Result<Outcome, FollowerError> {
+        if !self.chain_checked {
+            let actual = self.rpc.chain_id().await.map_err(|e| self.rpc_error(e))?;
+            if actual != self.config.chain_id {
+                return Err(FollowerError::WrongChain {
+                    chain: self.config.name.clone(),
+                    expected: self.config.chain_id,
+                    actual,
+                });
+            }
+            self.chain_checked = true;
+        }
+        let progress = self
+            .store
+            .progress(self.config.chain_id)
+            .await
+            .map_err(|e| self.store_error(e))?
+            .expect("init_chain created the cursor");
+        let next = progress.next_block;
+        let limit = self.until_block.unwrap_or(u64::MAX);
+        if next > limit {
+            return Ok(Outcome::Done);
+        }
+        let head = self.rpc.head().await.map_err(|e| self.rpc_error(e))?;
+        let finalized = self.finalized(head).await?;
+        if next > head {
+            self.writer
+                .record_heads(self.config.chain_id, head, finalized)
+                .await
+                .map_err(|e| self.store_error(e))?;
+            return Ok(Outcome::Synced { head });
+        }
+        // A cursor left inside the unfinalized window may have been replaced since.
+        if let Some(expected) = progress.indexed_hash
+            && next > 0
+            && next <= finalized
+            && self
+                .header(next - 1)
+                .await?
+                .is_none_or(|b| b.hash != expected)
+        {
+            return self.undo_reorg(finalized).await;
+        }
+        if next <= finalized {
+            self.backfill(next, finalized.min(limit), finalized, head)
+                .await
+        } else {
+            self.follow_tip(
+                next,
+                head.min(limit),
+                progress.indexed_hash,
+                finalized,
+                head,
+            )
+            .await
+        }
+    }
+
+    async fn backfill(
+        &mut self,
+        next: u64,
+        limit: u64,
+        finalized: u64,
+        head: u64,
+    ) -> Result<Outcome, FollowerError> {
+        let (from, to) = self.range.next(next, limit);
+        let Some(fetched) = self.fetch(from, to).await? else {
+            return Ok(Outcome::Retry);
+        };
+        let Some(anchor) = self.header(to).await? else {
+            return Ok(Outcome::Retry);
+        };
+        self.apply(from, to, fetched, vec![anchor], finalized, head)
+            .await
+    }
+
+    async fn follow_tip(
+        &mut self,
+        next: u64,
+        limit: u64,
+        indexed_hash: Option<alloy::primitives::B256>,
+        finalized: u64,
+        head: u64,
+    ) -> Result<Outcome, FollowerError> {
+        let (from, to) = (next, limit.min(next + self.range.size().min(TIP_SPAN) - 1));
+        let mut headers = Vec::new();
+        for number in from..=to {
+            match self.header(number).await? {
+                Some(block) => headers.push(block),
+                None => break,
+            }
+        }
+        let Some(first) = headers.first() else {
+            return Ok(Outcome::Retry);
+        };
+        if indexed_hash.is_some_and(|h| h != first.parent_hash) {
+            return self.undo_reorg(finalized).await;
+        }
+        if headers.windows(2).any(|w| w[1].parent_hash != w[0].hash) {
+            // The head moved while we read it; read again.
+            return Ok(Outcome::Retry);
+        }
+        let to = headers.last().map_or(from, |b| b.number);
+        let Some(fetched) = self.fetch(from, to).await? else {
+            return Ok(Outcome::Retry);
+        };
+        let consistent = fetched.logs.iter().chain(&fetched.payments).all(|log| {
+            let (Some(number), Some(hash)) = (log.block_number, log.block_hash) else {
+                return false;
+            };
+            headers
+                .get((number - from) as usize)
+                .is_some_and(|b| b.hash == hash)
+        });
+        if !consistent {
+            return Ok(Outcome::Retry);
+        }
+        self.apply(from, to, fetched, headers, finalized, head)
+            .await
+    }
+
+    async fn apply(
+        &mut self,
+        from: u64,
+        to: u64,
+        fetched: fetch::FetchedRange,
+        window: Vec<BlockRef>,
+        finalized: u64,
+        head: u64,
+    ) -> Result<Outcome, FollowerError> {
+        let new_agents = fetched.new_agents.clone();
+        let new_payees = fetched.new_payment_addresses.clone();
+        let events = assemble::records(&self.rpc, &self.sources, fetched)
+            .await
+            .map_err(|source| FollowerError::Assemble {
+                chain: self.config.name.clone(),
+                source,
+            })?;
+        let batch = Batch {
+            chain: self.context.clone(),
+            from_block: from,
+            to_block: to,
+            to_hash: window.last().filter(|b| b.number == to).map(|b| b.hash),
+            events,
+            window,
+            window_from: (to + 1).saturating_sub(self.config.reorg_window),
+            finalized,
+            head,
+        };
+        let summary = self
+            .writer
+            .apply(batch)
+            .await
+            .map_err(|e| self.store_error(e))?;
+        for (agent, block) in new_agents {
+            let entry = self.watched.agents.entry(agent).or_insert(block);
+            *entry = (*entry).min(block);
+        }
+        for (payee, block) in new_payees {
+            let entry = self.watched.payment_addresses.entry(payee).or_insert(block);
+            *entry = (*entry).min(block);
+        }
+        self.range.succeeded();
+        tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, events = summary.events, "applied");
+        Ok(Outcome::Indexed {
+            from,
+            to,
+            events: summary.events,
+            head,
+        })
+    }
+
+    /// Fetches a range; `None` when the provider wanted a smaller one (the range is now smaller).
+    async fn fetch(
+        &mut self,
+        from: u64,
+        to: u64,
+    ) -> Result<Option<fetch::FetchedRange>, FollowerError> {
+        match fetch::fetch_range(
+            &self.rpc,
+            &self.sources,
+            &self.watched,
+            self.config.payment_address_chunk,
+            from,
+            to,
+        )
+        .await
+        {
+            Ok(fetched) => Ok(Some(fetched)),
+            Err(error) if error.kind.wants_smaller_range() => {
+                let tried = to - from + 1;
+                if self.range.shrink(tried, &error.kind) {
+                    tracing::info!(target: "agentindex::follower", chain = %self.config.name, tried, next = self.range.size(), "narrowing the log range");
+                    Ok(None)
+                } else {
+                    Err(FollowerError::RangeFloor {
+                        chain: self.config.name.clone(),
+                        block: from,
+                        source: error,
+                    })
+                }
+            }
+            Err(error) => Err(self.rpc_error(error)),
+        }
+    }
+
+    /// Finds the newest remembered block that is still canonical and undoes everything above it.
+    async fn undo_reorg(&mut self, finalized: u64) -> Result<Outcome, FollowerError> {
+        let window = self
+            .store
+            .window(self.config.chain_id)
+            .await
+            .map_err(|e| self.store_error(e))?;
+        let mut ancestor = None;
+        for block in window.iter().rev() {
+            if self
+                .header(block.number)
+                .await?
+                .is_some_and(|b| b.hash == block.hash)
+            {
+                ancestor = Some(block.number);
+                break;
+            }
+        }
+        let ancestor = match (ancestor, self.config.on_deep_reorg) {
+            (Some(number), _) => number,
+            (None, DeepReorg::Rewind) => {
+                let progress = self
+                    .store
+                    .progress(self.config.chain_id)
+                    .await
+                    .map_err(|e| self.store_error(e))?;
+                let indexed = progress.map_or(0, |p| p.next_block.saturating_sub(1));
+                finalized.min(indexed).min(
+                    window
+                        .first()
+                        .map_or(u64::MAX, |b| b.number.saturating_sub(1)),
+                )
+            }
+            (None, DeepReorg::Stop) => {
+                return Err(FollowerError::DeepReorg {
+                    chain: self.config.name.clone(),
+                    window: self.config.reorg_window,
+                    oldest: window.first().map_or(0, |b| b.number),
+                    newest: window.last().map_or(0, |b| b.number),
+                });
+            }
+        };
+        let removed = self
+            .writer
+            .rewind(self.config.chain_id, ancestor)
+            .await
+            .map_err(|e| self.store_error(e))?;
+        self.watched = self
+            .store
+            .watched(self.config.chain_id)
+            .await
+            .map_err(|e| self.store_error(e))?;
+        Ok(Outcome::Rewound { ancestor, removed })
+    }
+
+    async fn finalized(&self, head: u64) -> Result<u64, FollowerError> {
+        Ok(match self.config.finality {
+            Finality::Depth(depth) => head.saturating_sub(depth),
+            Finality::Tag => match self.rpc.header(BlockNumberOrTag::Finalized).await {
+                Ok(Some(block)) => block.number.min(head),
+                Ok(None) => head.saturating_sub(FALLBACK_FINALITY_DEPTH),
+                Err(error) if !error.kind.is_retryable() => {
+                    head.saturating_sub(FALLBACK_FINALITY_DEPTH)
+                }
+                Err(error) => return Err(self.rpc_error(error)),
+            },
+        })
+    }
+
+    async fn header(&self, number: u64) -> Result<Option<BlockRef>, FollowerError> {
+        self.rpc
+            .header(BlockNumberOrTag::Number(number))
+            .await
+            .map_err(|e| self.rpc_error(e))
+    }
+
+    fn rpc_error(&self, source: RpcError) -> FollowerError {
+        FollowerError::Rpc {
+            chain: self.config.name.clone(),
+            source,
+        }
+    }
+
+    fn store_error(&self, source: StoreError) -> FollowerError {
+        FollowerError::Store {
+            chain: self.config.name.clone(),
+            source,
+        }
+    }
+}

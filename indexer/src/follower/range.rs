@@ -1,0 +1,131 @@
+//! How many blocks one `eth_getLogs` range spans: it shrinks when a provider complains (to the
+//! range the provider suggests, else by half) and grows back after a run of successes.
+
+use crate::rpc::RpcErrorKind;
+
+/// Successes in a row before the range doubles again.
+const GROW_AFTER: u32 = 3;
+
+/// The adaptive range size of one chain.
+#[derive(Debug, Clone)]
+pub struct AdaptiveRange {
+    size: u64,
+    max: u64,
+    successes: u32,
+}
+
+impl AdaptiveRange {
+    /// Starts at `max` blocks.
+    pub fn new(max: u64) -> Self {
+        Self {
+            size: max.max(1),
+            max: max.max(1),
+            successes: 0,
+        }
+    }
+
+    /// Blocks the next range may span.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The range `[from, to]` to ask for next, never past `limit`.
+    pub fn next(&self, from: u64, limit: u64) -> (u64, u64) {
+        (from, limit.min(from.saturating_add(self.size - 1)))
+    }
+
+    /// A range went through.
+    pub fn succeeded(&mut self) {
+        self.successes += 1;
+        if self.successes >= GROW_AFTER && self.size < self.max {
+            self.size = (self.size * 2).min(self.max);
+            self.successes = 0;
+        }
+    }
+
+    /// The provider refused a range of `tried` blocks; returns false when it cannot shrink.
+    pub fn shrink(&mut self, tried: u64, error: &RpcErrorKind) -> bool {
+        self.successes = 0;
+        let hinted = match error {
+            RpcErrorKind::RangeTooLarge {
+                suggested: Some((from, to)),
+                ..
+            }
+            | RpcErrorKind::TooManyResults {
+                suggested: Some((from, to)),
+                ..
+            } => Some(to - from + 1),
+            RpcErrorKind::RangeTooLarge {
+                max_range: Some(max),
+                ..
+            } => Some(*max),
+            _ => None,
+        };
+        let next = hinted.filter(|h| *h < tried).unwrap_or(tried / 2).max(1);
+        self.size = next;
+        next < tried
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn too_large(max: Option<u64>, suggested: Option<(u64, u64)>) -> RpcErrorKind {
+        RpcErrorKind::RangeTooLarge {
+            message: String::new(),
+            max_range: max,
+            suggested,
+        }
+    }
+
+    #[test]
+    fn halves_without_a_hint_and_stops_at_one() {
+        let mut range = AdaptiveRange::new(1000);
+        assert!(range.shrink(1000, &too_large(None, None)));
+        assert_eq!(range.size(), 500);
+        let mut tiny = AdaptiveRange::new(1);
+        assert!(
+            !tiny.shrink(1, &too_large(None, None)),
+            "one block cannot shrink"
+        );
+        assert_eq!(tiny.size(), 1);
+    }
+
+    #[test]
+    fn follows_the_providers_hint() {
+        let mut range = AdaptiveRange::new(2000);
+        range.shrink(2000, &too_large(None, Some((100, 149))));
+        assert_eq!(range.size(), 50);
+        let mut range = AdaptiveRange::new(2000);
+        range.shrink(2000, &too_large(Some(1000), None));
+        assert_eq!(range.size(), 1000);
+        // A hint no smaller than what failed is ignored.
+        let mut range = AdaptiveRange::new(2000);
+        range.shrink(800, &too_large(Some(5000), None));
+        assert_eq!(range.size(), 400);
+    }
+
+    #[test]
+    fn grows_back_after_successes_but_not_past_max() {
+        let mut range = AdaptiveRange::new(1000);
+        range.shrink(1000, &too_large(None, None));
+        range.shrink(500, &too_large(None, None));
+        assert_eq!(range.size(), 250);
+        for _ in 0..GROW_AFTER {
+            range.succeeded();
+        }
+        assert_eq!(range.size(), 500);
+        for _ in 0..10 * GROW_AFTER {
+            range.succeeded();
+        }
+        assert_eq!(range.size(), 1000);
+    }
+
+    #[test]
+    fn next_range_stops_at_the_limit() {
+        let range = AdaptiveRange::new(100);
+        assert_eq!(range.next(10, 1000), (10, 109));
+        assert_eq!(range.next(10, 50), (10, 50));
+    }
+}

@@ -1,0 +1,14 @@
+//! `agentindex migrate`: create the database if missing and apply pending migrations.
+
+use agentindex_indexer::config::Config;
+use agentindex_indexer::store::Store;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub(crate) async fn run(config_path: &Path) -> anyhow::Result<ExitCode> {
+    let config = Config::load(config_path)?;
+    let store = Store::open(&config.database.url).await?;
+    store.close().await;
+    println!("{} is migrated", config.database.url);
+    Ok(ExitCode::SUCCESS)
+}

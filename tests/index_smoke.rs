@@ -1,0 +1,68 @@
+//! The indexer picks up an agent registered through each path.
+
+mod support;
+
+use agentindex_contracts::{Devnet, demo};
+use sqlx::Row;
+
+#[tokio::test]
+async fn agents_from_every_path_land_in_the_database() {
+    let devnet = Devnet::start().await.unwrap();
+    let accounts = devnet.accounts();
+    let child = demo::via_factory(
+        &devnet,
+        accounts[1],
+        demo::sample_card(&devnet, "Factory", None),
+    )
+    .await
+    .unwrap();
+    let enrolled = demo::via_registry(
+        &devnet,
+        accounts[2],
+        demo::sample_card(&devnet, "Registry", None),
+        "ipfs://meta",
+    )
+    .await
+    .unwrap();
+    let id = demo::via_erc8004(&devnet, accounts[3], "ipfs://reg")
+        .await
+        .unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    support::index_until_synced(&support::config(&devnet, &db, 0)).await;
+
+    let store = support::open(&db).await;
+    let rows = sqlx::query("SELECT agent_key, source, owner, name FROM agents ORDER BY agent_key")
+        .fetch_all(store.reader())
+        .await
+        .unwrap();
+    let got: Vec<(String, String, String, Option<String>)> = rows
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+        .collect();
+    let chain = devnet.chain_id();
+    let hex = |a: alloy::primitives::Address| format!("{a:#x}");
+    let mut expected = vec![
+        (
+            format!("{chain}:{}", hex(child)),
+            "factory".to_string(),
+            hex(accounts[1]),
+            Some("Factory".to_string()),
+        ),
+        (
+            format!("{chain}:{}", hex(enrolled)),
+            "registry".to_string(),
+            hex(accounts[2]),
+            None,
+        ),
+        (
+            format!("{chain}:{}:{id}", hex(devnet.deployment().identity)),
+            "erc8004".to_string(),
+            hex(accounts[3]),
+            None,
+        ),
+    ];
+    expected.sort();
+    assert_eq!(got, expected);
+}

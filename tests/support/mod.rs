@@ -1,0 +1,115 @@
+//! Shared set-up of the end-to-end tests: a config that points the indexer at a devnet, and
+//! helpers to index it and read the result.
+
+#![allow(dead_code)]
+
+use agentindex_contracts::Devnet;
+use agentindex_indexer::config::Config;
+use agentindex_indexer::engine::{self, IndexOptions};
+use agentindex_indexer::rpc::RetryPolicy;
+use agentindex_indexer::store::Store;
+use std::path::Path;
+use std::time::Duration;
+
+/// TOML config for indexing `devnet` into `db` with a finality `depth` and extra chain keys.
+pub(crate) fn config_toml(
+    devnet: &Devnet,
+    rpc: &[String],
+    db: &Path,
+    depth: u64,
+    extra: &str,
+) -> String {
+    let d = devnet.deployment();
+    let rpc: Vec<String> = rpc.iter().map(|u| format!("{u:?}")).collect();
+    format!(
+        r#"
+[database]
+url = "sqlite://{db}"
+
+[[chains]]
+name = "devnet"
+chain_id = {chain_id}
+rpc = [{rpc}]
+finality = {depth}
+start_block = {start}
+poll_interval_ms = 100
+{extra}
+
+[chains.erc8004]
+identity = "{identity}"
+reputation = "{reputation}"
+validation = "{validation}"
+
+[[chains.factories]]
+address = "{factory}"
+
+[[chains.registries]]
+address = "{registry}"
+
+[[chains.registries]]
+address = "{curated}"
+
+[[chains.payment_tokens]]
+address = "{usdc}"
+symbol = "USDC"
+decimals = 6
+"#,
+        db = db.display(),
+        chain_id = devnet.chain_id(),
+        rpc = rpc.join(", "),
+        start = d.start_block,
+        identity = d.identity,
+        reputation = d.reputation,
+        validation = d.validation,
+        factory = d.factory,
+        registry = d.registry,
+        curated = d.curated_registry,
+        usdc = d.usdc,
+    )
+}
+
+/// The parsed config of [`config_toml`].
+pub(crate) fn config(devnet: &Devnet, db: &Path, depth: u64) -> Config {
+    let text = config_toml(devnet, &[devnet.endpoint()], db, depth, "");
+    Config::from_toml_and_env(&text, Path::new("test.toml"), Vec::new())
+        .expect("test config parses")
+}
+
+/// Fast retries, so fault tests do not wait for production backoffs.
+pub(crate) fn quick_retry() -> RetryPolicy {
+    RetryPolicy {
+        attempts: 12,
+        base_delay: Duration::from_millis(5),
+        max_delay: Duration::from_millis(100),
+    }
+}
+
+/// Indexes `config` until every chain is at its head.
+pub(crate) async fn index_until_synced(config: &Config) {
+    let (_stop, shutdown) = tokio::sync::watch::channel(false);
+    let options = IndexOptions {
+        exit_when_synced: true,
+        retry: quick_retry(),
+        ..IndexOptions::default()
+    };
+    engine::index(config, options, shutdown, |_, _| {})
+        .await
+        .expect("indexing succeeds");
+}
+
+/// The canonical dump of the database at `db`.
+pub(crate) async fn dump(db: &Path) -> String {
+    let store = Store::open(&format!("sqlite://{}", db.display()))
+        .await
+        .unwrap();
+    let text = store.canonical_dump().await.unwrap();
+    store.close().await;
+    text
+}
+
+/// A read-only pool on the database at `db`, for field-by-field checks.
+pub(crate) async fn open(db: &Path) -> Store {
+    Store::open(&format!("sqlite://{}", db.display()))
+        .await
+        .unwrap()
+}
