@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub(crate) mod scenario;
+
 use agentindex_contracts::Devnet;
 use agentindex_indexer::config::Config;
 use agentindex_indexer::engine::{self, IndexOptions};

@@ -42,6 +42,11 @@ pub fn sample_card(devnet: &Devnet, name: &str, pay_to: Option<Address>) -> Agen
     }
 }
 
+/// The factory's `CardData` as the agent contract's: the same ABI type under two Rust names.
+pub fn agent_card_data(card: &AgentFactory::CardData) -> AgentCard::CardData {
+    AgentCard::CardData::abi_decode(&card.abi_encode()).expect("identical ABI shape")
+}
+
 /// Creates an agent contract through the factory for `owner`; returns its address.
 pub async fn via_factory(
     devnet: &Devnet,
@@ -69,8 +74,7 @@ pub async fn via_registry(
     card: AgentFactory::CardData,
     metadata_uri: &str,
 ) -> Result<Address, DevnetError> {
-    // The factory's and the agent's CardData are the same ABI type under two Rust names.
-    let card = AgentCard::CardData::abi_decode(&card.abi_encode()).expect("identical ABI shape");
+    let card = agent_card_data(&card);
     let agent = AgentCard::deploy_builder(devnet.provider().clone(), owner, card, 3600)
         .from(owner)
         .deploy()

@@ -1,0 +1,272 @@
+//! A scripted scenario drives every event kind through every source; the index must hold what the
+//! transactions imply, field by field, and be the same however the block ranges were cut.
+
+mod support;
+
+use agentindex_contracts::Devnet;
+use alloy::primitives::Address;
+use sqlx::{Row, SqlitePool};
+use support::scenario;
+
+fn hex(a: Address) -> String {
+    format!("{a:#x}")
+}
+
+async fn strings(pool: &SqlitePool, sql: &str, bind: &str) -> Vec<String> {
+    sqlx::query_scalar(sql)
+        .bind(bind)
+        .fetch_all(pool)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn scenario_is_indexed_field_by_field_and_independent_of_range_size() {
+    let devnet = Devnet::start().await.unwrap();
+    let s = scenario::run(&devnet).await;
+    let dir = tempfile::tempdir().unwrap();
+    let chain = devnet.chain_id();
+
+    let db = dir.path().join("wide.db");
+    support::index_until_synced(&support::config(&devnet, &db, 0)).await;
+    let store = support::open(&db).await;
+    let pool = store.reader();
+
+    // No log failed to decode.
+    let failures: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM events WHERE decode_error IS NOT NULL")
+            .fetch_one(pool)
+            .await
+            .unwrap();
+    assert_eq!(failures, 0);
+
+    // --- the factory agent
+    let key = format!("{chain}:{}", hex(s.factory_agent));
+    let row = sqlx::query("SELECT * FROM agents WHERE agent_key = ?")
+        .bind(&key)
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(row.get::<String, _>("source"), "factory");
+    assert_eq!(
+        row.get::<String, _>("owner"),
+        hex(s.bob),
+        "ownership moved to bob"
+    );
+    assert_eq!(
+        row.get::<Option<String>, _>("name").as_deref(),
+        Some("Renamed Agent")
+    );
+    assert_eq!(
+        row.get::<Option<String>, _>("card_uri").as_deref(),
+        Some("https://agents.example/card.json")
+    );
+    assert_eq!(
+        row.get::<Option<String>, _>("card_hash"),
+        Some(format!("0x{}", "07".repeat(32)))
+    );
+    assert!(row.get::<bool, _>("active"));
+    assert_eq!(row.get::<Option<i64>, _>("heartbeat_interval"), Some(120));
+    assert!(
+        row.get::<Option<i64>, _>("last_heartbeat").unwrap() >= row.get::<i64, _>("registered_at")
+    );
+    assert_eq!(
+        row.get::<Option<String>, _>("payment_address"),
+        Some(hex(s.factory_agent))
+    );
+    let card: serde_json::Value = serde_json::from_str(&row.get::<String, _>("card")).unwrap();
+    assert_eq!(
+        card["skills"][0]["tags"],
+        serde_json::json!(["translation", "language", "fast"])
+    );
+    assert_eq!(card["payment"]["payTo"], hex(s.factory_agent));
+
+    let payments = sqlx::query("SELECT payer, token, amount, eip3009 FROM payments WHERE agent_key = ? ORDER BY block_number, log_index")
+        .bind(&key)
+        .fetch_all(pool)
+        .await
+        .unwrap();
+    let got: Vec<(String, String, String, bool)> = payments
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+        .collect();
+    let usdc = hex(devnet.deployment().usdc);
+    let native = hex(Address::ZERO);
+    assert_eq!(
+        got,
+        vec![
+            (hex(s.carol), native.clone(), "1000".into(), false),
+            (hex(s.carol), usdc.clone(), "500".into(), false),
+            (hex(s.dave), usdc.clone(), "70".into(), false),
+            (hex(s.erin), usdc.clone(), "9".into(), true),
+            (hex(s.dave), native.clone(), "5".into(), false),
+        ],
+        "pay() in USDC counts once (its Transfer), native pay() and plain sends count, EIP-3009 is marked"
+    );
+    let rating: (String, i64) = sqlx::query_as("SELECT rater, score FROM ratings WHERE agent = ?")
+        .bind(hex(s.factory_agent))
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(rating, (hex(s.carol), 88));
+    let withdrawal: (String, String, String) =
+        sqlx::query_as("SELECT token, to_address, amount FROM withdrawals WHERE agent = ?")
+            .bind(hex(s.factory_agent))
+            .fetch_one(pool)
+            .await
+            .unwrap();
+    assert_eq!(withdrawal, (usdc.clone(), hex(s.bob), "100".into()));
+
+    // --- the registry agent
+    let key = format!("{chain}:{}", hex(s.registry_agent));
+    let row = sqlx::query("SELECT * FROM agents WHERE agent_key = ?")
+        .bind(&key)
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(row.get::<String, _>("source"), "registry");
+    assert_eq!(row.get::<String, _>("owner"), hex(s.bob));
+    assert_eq!(
+        row.get::<Option<String>, _>("uri").as_deref(),
+        Some("ipfs://meta-2")
+    );
+    let statuses: serde_json::Value =
+        serde_json::from_str(&row.get::<String, _>("registry_status")).unwrap();
+    assert_eq!(statuses[hex(devnet.deployment().registry)], "deregistered");
+    assert_eq!(
+        statuses[hex(devnet.deployment().curated_registry)],
+        "active"
+    );
+    assert_eq!(
+        strings(
+            pool,
+            "SELECT amount FROM payments WHERE agent_key = ?",
+            &key
+        )
+        .await,
+        vec!["11".to_string()]
+    );
+
+    // --- the ERC-8004 agent
+    let key = format!(
+        "{chain}:{}:{}",
+        hex(devnet.deployment().identity),
+        s.erc8004_id
+    );
+    let row = sqlx::query("SELECT * FROM agents WHERE agent_key = ?")
+        .bind(&key)
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(row.get::<String, _>("source"), "erc8004");
+    assert_eq!(
+        row.get::<String, _>("owner"),
+        hex(s.dave),
+        "the token was transferred"
+    );
+    assert_eq!(
+        row.get::<Option<String>, _>("uri").as_deref(),
+        Some("ipfs://reg-2")
+    );
+    assert_eq!(
+        row.get::<Option<String>, _>("agent_wallet"),
+        None,
+        "a transfer clears the wallet"
+    );
+    assert_eq!(
+        row.get::<String, _>("operators"),
+        "[]",
+        "approvals of the previous owner do not carry over"
+    );
+    let wallets: Vec<Vec<u8>> = sqlx::query_scalar(
+        "SELECT value FROM identity_metadata WHERE key = 'agentWallet' ORDER BY block_number, log_index",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        wallets,
+        vec![s.carol.to_vec(), s.frank.to_vec(), vec![]],
+        "the whole wallet history"
+    );
+    let paid = sqlx::query("SELECT payer, payee, amount, eip3009 FROM payments WHERE agent_key = ? ORDER BY block_number, log_index")
+        .bind(&key)
+        .fetch_all(pool)
+        .await
+        .unwrap();
+    let paid: Vec<(String, String, String, bool)> = paid
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+        .collect();
+    assert_eq!(
+        paid,
+        vec![
+            (hex(s.dave), hex(s.carol), "3".into(), false),
+            (hex(s.dave), hex(s.frank), "40".into(), true),
+            (hex(s.erin), hex(s.frank), "4".into(), false),
+        ],
+        "only payments into the wallet bound at the time count"
+    );
+
+    let feedback = sqlx::query(
+        "SELECT client, feedback_index, value, value_decimals, tag1,
+            EXISTS (SELECT 1 FROM feedback_revocations r WHERE r.client = f.client AND r.feedback_index = f.feedback_index) AS revoked,
+            (SELECT count(*) FROM feedback_responses p WHERE p.client = f.client AND p.feedback_index = f.feedback_index) AS responses
+         FROM feedback f ORDER BY block_number",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    let feedback: Vec<(String, i64, String, i64, String, bool, i64)> = feedback
+        .iter()
+        .map(|r| {
+            (
+                r.get(0),
+                r.get(1),
+                r.get(2),
+                r.get(3),
+                r.get(4),
+                r.get(5),
+                r.get(6),
+            )
+        })
+        .collect();
+    assert_eq!(
+        feedback,
+        vec![
+            (hex(s.dave), 1, "90".into(), 0, "quality".into(), true, 0),
+            (hex(s.dave), 2, "-250".into(), 2, "speed".into(), false, 2),
+            (hex(s.frank), 1, "70".into(), 0, "quality".into(), false, 0),
+        ]
+    );
+    let responses: Vec<i64> =
+        sqlx::query_scalar("SELECT response FROM validation_responses ORDER BY block_number")
+            .fetch_all(pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        responses,
+        vec![0, 100],
+        "every validation response is kept, a zero included"
+    );
+    let requests: i64 = sqlx::query_scalar("SELECT count(*) FROM validation_requests")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(requests, 1);
+    let wide = store.canonical_dump().await.unwrap();
+    store.close().await;
+
+    // The same chain cut into 1-block and 3-block ranges gives the same database.
+    for range in [1, 3] {
+        let db = dir.path().join(format!("narrow-{range}.db"));
+        let mut config = support::config(&devnet, &db, 0);
+        config.chains[0].max_block_range = range;
+        support::index_until_synced(&config).await;
+        assert_eq!(
+            support::dump(&db).await,
+            wide,
+            "range size {range} changed the index"
+        );
+    }
+}
