@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub(crate) mod chain;
 pub(crate) mod scenario;
 
 use agentindex_contracts::Devnet;
@@ -86,17 +87,32 @@ pub(crate) fn quick_retry() -> RetryPolicy {
     }
 }
 
+/// Logs to the test output when `AGENTINDEX_TEST_LOG` names a filter (e.g. `debug`).
+pub(crate) fn logs() {
+    if let Ok(filter) = std::env::var("AGENTINDEX_TEST_LOG") {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_test_writer()
+            .try_init();
+    }
+}
+
 /// Indexes `config` until every chain is at its head.
 pub(crate) async fn index_until_synced(config: &Config) {
+    logs();
     let (_stop, shutdown) = tokio::sync::watch::channel(false);
     let options = IndexOptions {
         exit_when_synced: true,
         retry: quick_retry(),
         ..IndexOptions::default()
     };
-    engine::index(config, options, shutdown, |_, _| {})
-        .await
-        .expect("indexing succeeds");
+    tokio::time::timeout(
+        Duration::from_secs(120),
+        engine::index(config, options, shutdown, |_, _| {}),
+    )
+    .await
+    .expect("indexing reaches the head within two minutes")
+    .expect("indexing succeeds");
 }
 
 /// The canonical dump of the database at `db`.

@@ -146,7 +146,13 @@ impl Devnet {
             wallet.register_signer(signer.clone());
         }
         let endpoint = format!("http://127.0.0.1:{}", anvil.port());
+        // Nonces are read from the node each time: tests reorg the chain, which drops
+        // transactions and would leave a cached nonce ahead of the account's real one.
         let provider = ProviderBuilder::new()
+            .disable_recommended_fillers()
+            .with_gas_estimation()
+            .with_simple_nonce_management()
+            .fetch_chain_id()
             .wallet(wallet)
             .connect_http(endpoint.parse().expect("a loopback URL parses"))
             .erased();

@@ -269,9 +269,26 @@ impl Follower {
         if next > limit {
             return Ok(Outcome::Done);
         }
-        let head = self.rpc.head().await.map_err(|e| self.rpc_error(e))?;
+        let Some(head_block) = self
+            .rpc
+            .header(BlockNumberOrTag::Latest)
+            .await
+            .map_err(|e| self.rpc_error(e))?
+        else {
+            return Ok(Outcome::Retry);
+        };
+        let head = head_block.number;
         let finalized = self.finalized(head).await?;
         if next > head {
+            // Nothing new, unless the blocks we hold were replaced (a reorg at equal or lower
+            // height brings no new block to notice it by).
+            let replaced = next > head + 1
+                || progress
+                    .indexed_hash
+                    .is_some_and(|hash| hash != head_block.hash);
+            if replaced {
+                return self.undo_reorg(finalized).await;
+            }
             self.writer
                 .record_heads(self.config.chain_id, head, finalized)
                 .await
