@@ -10,6 +10,18 @@ use alloy::primitives::{Address, B256, I256, U256};
 use sqlx::Row;
 use std::path::Path;
 
+/// shape, index, value, decimals, tag1, tag2, endpoint, uri
+type FeedbackRow = (
+    String,
+    Option<i64>,
+    String,
+    i64,
+    String,
+    String,
+    String,
+    String,
+);
+
 fn bytes32(text: &str) -> B256 {
     let mut raw = [0u8; 32];
     raw[..text.len()].copy_from_slice(text.as_bytes());
@@ -193,16 +205,7 @@ async fn legacy_shapes_decode_to_the_normalised_model() {
     .fetch_all(pool)
     .await
     .unwrap();
-    let got: Vec<(
-        String,
-        Option<i64>,
-        String,
-        i64,
-        String,
-        String,
-        String,
-        String,
-    )> = rows
+    let got: Vec<FeedbackRow> = rows
         .iter()
         .map(|r| {
             (
