@@ -13,6 +13,7 @@ mod deploy;
 pub mod devnet;
 pub mod signing;
 pub mod tools;
+pub mod workload;
 
 pub use bindings::*;
 pub use deploy::Deployment;

@@ -1,0 +1,99 @@
+//! `kill -9` at random moments during a backfill loses nothing and applies nothing twice: after
+//! twenty kills and restarts of the real binary, the database equals a clean run's.
+
+mod support;
+
+use agentindex_contracts::workload::{self, Workload};
+use agentindex_contracts::{Devnet, DevnetOptions};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn write_config(
+    devnet: &Devnet,
+    dir: &Path,
+    name: &str,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let db = dir.join(format!("{name}.db"));
+    let text = support::config_toml(devnet, &[devnet.endpoint()], &db, 0, "max_block_range = 1");
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    (path, db)
+}
+
+fn index_command(config: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agentindex"));
+    command
+        .args(["index", "--config"])
+        .arg(config)
+        .arg("--exit-when-synced")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    command
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
+    let devnet = Devnet::start_with(DevnetOptions {
+        gas_limit: Some(100_000_000),
+        ..DevnetOptions::default()
+    })
+    .await
+    .unwrap();
+    workload::seed(&devnet, Workload::small(12)).await.unwrap();
+    let head = devnet.block_number().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+
+    let (clean_config, clean_db) = write_config(&devnet, dir.path(), "clean");
+    let started = std::time::Instant::now();
+    assert!(index_command(&clean_config).status().unwrap().success());
+    let clean_run = started.elapsed();
+    let clean = support::dump(&clean_db).await;
+    let events = clean.lines().filter(|l| l.starts_with("chain_id=")).count();
+    assert!(
+        events > 2_000,
+        "the workload is big enough to be interrupted ({events} rows)"
+    );
+
+    let (config, db) = write_config(&devnet, dir.path(), "killed");
+    let mut rng = StdRng::seed_from_u64(0xdead);
+    let store = support::open(&db).await;
+    let chain = devnet.chain_id();
+    let cursor = async || {
+        store
+            .progress(chain)
+            .await
+            .unwrap()
+            .map_or(0, |p| p.next_block)
+    };
+    for kill in 0..20 {
+        let before = cursor().await;
+        let mut child = index_command(&config).spawn().unwrap();
+        // Let it commit at least one batch, then kill it at a random moment after.
+        while cursor().await == before {
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "run {kill} exited before committing anything"
+            );
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(rng.random_range(0..40))).await;
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the backfill (a clean run takes {clean_run:?}) finished after {kill} kills; make the workload bigger"
+        );
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+    }
+    assert!(cursor().await <= head, "the last kill landed mid-backfill");
+    store.close().await;
+
+    assert!(index_command(&config).status().unwrap().success());
+    assert!(
+        support::dump(&db).await == clean,
+        "the killed-and-restarted index differs from a clean run"
+    );
+}
