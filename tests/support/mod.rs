@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub(crate) mod chain;
+pub(crate) mod faulty_rpc;
 pub(crate) mod scenario;
 
 use agentindex_contracts::Devnet;
