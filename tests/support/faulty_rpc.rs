@@ -77,28 +77,29 @@ async fn serve(
             v.as_str()
                 .and_then(|s| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok())
         };
-        if let (Some(from), Some(to)) = (number(&filter["fromBlock"]), number(&filter["toBlock"])) {
-            if to - from + 1 > 4 {
-                let message = match roll % 3 {
-                    0 => {
-                        counts.range_with_hint.fetch_add(1, Ordering::Relaxed);
-                        format!(
-                            "query exceeds max block range, try this block range [{from:#x}, {:#x}]",
-                            from + 2
-                        )
-                    }
-                    1 => {
-                        counts.range_without_hint.fetch_add(1, Ordering::Relaxed);
-                        "block range too large".to_string()
-                    }
-                    _ => {
-                        counts.too_many.fetch_add(1, Ordering::Relaxed);
-                        "query returned more than 10000 results".to_string()
-                    }
-                };
-                let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32005, "message": message}});
-                return respond(&mut socket, 200, &error.to_string()).await;
-            }
+        if let (Some(from), Some(to)) = (number(&filter["fromBlock"]), number(&filter["toBlock"]))
+            && to - from + 1 > 4
+        {
+            let message = match roll % 3 {
+                0 => {
+                    counts.range_with_hint.fetch_add(1, Ordering::Relaxed);
+                    format!(
+                        "query exceeds max block range, try this block range [{from:#x}, {:#x}]",
+                        from + 2
+                    )
+                }
+                1 => {
+                    counts.range_without_hint.fetch_add(1, Ordering::Relaxed);
+                    "block range too large".to_string()
+                }
+                _ => {
+                    counts.too_many.fetch_add(1, Ordering::Relaxed);
+                    "query returned more than 10000 results".to_string()
+                }
+            };
+            let error =
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32005, "message": message}});
+            return respond(&mut socket, 200, &error.to_string()).await;
         }
     }
     match roll {
