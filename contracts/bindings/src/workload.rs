@@ -38,6 +38,21 @@ impl Workload {
     }
 }
 
+impl Workload {
+    /// The benchmark mix: about 5,600 events per round, in seven large transactions.
+    pub fn bench(rounds: u64) -> Self {
+        Self {
+            rounds,
+            agents: 400,
+            feedback_per_agent: 4,
+            responses_per_agent: 2,
+            factory_agents: 50,
+            card_updates: 2,
+            payments_per_agent: 8,
+        }
+    }
+}
+
 /// Runs `workload` through the Seeder; returns the factory agents created.
 pub async fn seed(devnet: &Devnet, workload: Workload) -> Result<Vec<Address>, DevnetError> {
     let seeder = devnet.seeder();
