@@ -15,8 +15,12 @@ const RANGE: u64 = 2_000;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let rounds: u64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(38);
-    let binary = std::env::var("AGENTINDEX_BIN").unwrap_or_else(|_| "target/release/agentindex".into());
+    let rounds: u64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(38);
+    let binary =
+        std::env::var("AGENTINDEX_BIN").unwrap_or_else(|_| "target/release/agentindex".into());
 
     let devnet = Devnet::start_with(DevnetOptions {
         gas_limit: Some(2_000_000_000),
@@ -26,7 +30,10 @@ async fn main() -> anyhow::Result<()> {
     let seeding = Instant::now();
     workload::seed(&devnet, Workload::bench(rounds)).await?;
     let head = devnet.block_number().await?;
-    eprintln!("seeded {rounds} rounds into {head} blocks in {:.1?}", seeding.elapsed());
+    eprintln!(
+        "seeded {rounds} rounds into {head} blocks in {:.1?}",
+        seeding.elapsed()
+    );
 
     // Baseline: every log of every range, no filter, straight from the node.
     let start = devnet.deployment().start_block;
@@ -35,7 +42,11 @@ async fn main() -> anyhow::Result<()> {
     let mut from = start;
     while from <= head {
         let to = head.min(from + RANGE - 1);
-        logs += devnet.provider().get_logs(&Filter::new().from_block(from).to_block(to)).await?.len();
+        logs += devnet
+            .provider()
+            .get_logs(&Filter::new().from_block(from).to_block(to))
+            .await?
+            .len();
         from = to + 1;
     }
     let bare = bare.elapsed();
@@ -95,17 +106,31 @@ decimals = 6
     let indexing = indexing.elapsed();
     anyhow::ensure!(status.success(), "{binary} failed: {status}");
 
-    let store = agentindex_indexer::store::Store::open(&format!("sqlite://{}", db.display())).await?;
-    let events: i64 = sqlx::query_scalar("SELECT count(*) FROM events").fetch_one(store.reader()).await?;
+    let store =
+        agentindex_indexer::store::Store::open(&format!("sqlite://{}", db.display())).await?;
+    let events: i64 = sqlx::query_scalar("SELECT count(*) FROM events")
+        .fetch_one(store.reader())
+        .await?;
     store.close().await;
 
     let bare_rate = logs as f64 / bare.as_secs_f64();
     let index_rate = events as f64 / indexing.as_secs_f64();
     println!("blocks            {}", head - start + 1);
     println!("logs on chain     {logs}");
-    println!("bare eth_getLogs  {:>8.2} s  {:>10.0} logs/s", bare.as_secs_f64(), bare_rate);
-    println!("agentindex index  {:>8.2} s  {:>10.0} events/s  ({events} events stored)", indexing.as_secs_f64(), index_rate);
-    println!("ratio             {:.2} of the bare fetch rate", index_rate / bare_rate);
+    println!(
+        "bare eth_getLogs  {:>8.2} s  {:>10.0} logs/s",
+        bare.as_secs_f64(),
+        bare_rate
+    );
+    println!(
+        "agentindex index  {:>8.2} s  {:>10.0} events/s  ({events} events stored)",
+        indexing.as_secs_f64(),
+        index_rate
+    );
+    println!(
+        "ratio             {:.2} of the bare fetch rate",
+        index_rate / bare_rate
+    );
     println!("peak memory       {:.1} MiB", peak_kib as f64 / 1024.0);
     Ok(())
 }

@@ -1,9 +1,9 @@
-//! `agentindex index`: follow every configured chain into the database, reporting progress as
-//! structured log lines (one per applied range).
+//! `agentindex index`: follow every configured chain into the database, reporting progress (see
+//! [`crate::progress`]).
 
+use crate::progress::Reporter;
 use agentindex_indexer::config::Config;
 use agentindex_indexer::engine::{self, IndexOptions};
-use agentindex_indexer::follower::Outcome;
 use anyhow::Context;
 use std::path::Path;
 use std::process::ExitCode;
@@ -27,34 +27,11 @@ pub(crate) async fn run(
         exit_when_synced,
         ..IndexOptions::default()
     };
-    engine::index(&config, options, shutdown, report)
-        .await
-        .context("indexing")?;
+    let reporter = Reporter::for_config(&config);
+    engine::index(&config, options, shutdown, move |chain, outcome| {
+        reporter.report(chain, outcome)
+    })
+    .await
+    .context("indexing")?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn report(chain: &str, outcome: &Outcome) {
-    match outcome {
-        Outcome::Indexed {
-            from,
-            to,
-            events,
-            head,
-        } => tracing::info!(
-            target: "agentindex::index",
-            chain,
-            from,
-            to,
-            events,
-            lag = head.saturating_sub(*to),
-            "indexed"
-        ),
-        Outcome::Synced { head } => {
-            tracing::debug!(target: "agentindex::index", chain, head, "at head")
-        }
-        Outcome::Rewound { ancestor, removed } => {
-            tracing::warn!(target: "agentindex::index", chain, ancestor, removed, "reorg undone")
-        }
-        Outcome::Retry | Outcome::Done => {}
-    }
 }

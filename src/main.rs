@@ -5,6 +5,7 @@ mod dev;
 mod index;
 mod logging;
 mod migrate;
+mod progress;
 
 use clap::Parser;
 use std::process::ExitCode;

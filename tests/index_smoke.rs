@@ -65,4 +65,21 @@ async fn agents_from_every_path_land_in_the_database() {
     ];
     expected.sort();
     assert_eq!(got, expected);
+
+    // Status data per chain, as /status will serve it.
+    let head = devnet.block_number().await.unwrap();
+    let statuses = store.statuses().await.unwrap();
+    assert_eq!(statuses.len(), 1);
+    assert_eq!(
+        (statuses[0].chain_id, statuses[0].name.as_str()),
+        (chain, "devnet")
+    );
+    assert_eq!(
+        (
+            statuses[0].head_block,
+            statuses[0].indexed_block,
+            statuses[0].lag
+        ),
+        (head, Some(head), 0)
+    );
 }

@@ -21,6 +21,23 @@ pub struct ChainProgress {
     pub head_block: u64,
 }
 
+/// A chain's status as `/status` and `indexerStatus` show it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ChainStatus {
+    /// EIP-155 chain id.
+    pub chain_id: u64,
+    /// Configured name.
+    pub name: String,
+    /// Latest head seen.
+    pub head_block: u64,
+    /// Latest finalized block seen.
+    pub finalized_block: u64,
+    /// Last block fully indexed (`None` before the first).
+    pub indexed_block: Option<u64>,
+    /// Blocks between the head and the index.
+    pub lag: u64,
+}
+
 /// Addresses the follower fetches logs for beyond the configured contracts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WatchedSets {
@@ -185,4 +202,30 @@ pub(super) async fn watched(pool: &SqlitePool, chain_id: u64) -> StoreResult<Wat
         }
     }
     Ok(sets)
+}
+
+/// Status of every chain ever indexed, by chain id.
+pub(super) async fn statuses(pool: &SqlitePool) -> StoreResult<Vec<ChainStatus>> {
+    let rows = sqlx::query(
+        "SELECT chain_id, name, indexed_block, finalized_block, head_block FROM chain_cursor ORDER BY chain_id",
+    )
+    .fetch_all(pool)
+    .await
+    .context("reading chain statuses")?;
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let indexed: i64 = row.get("indexed_block");
+            let head = row.get::<i64, _>("head_block") as u64;
+            let indexed = (indexed >= 0).then_some(indexed as u64);
+            ChainStatus {
+                chain_id: row.get::<i64, _>("chain_id") as u64,
+                name: row.get("name"),
+                head_block: head,
+                finalized_block: row.get::<i64, _>("finalized_block") as u64,
+                indexed_block: indexed,
+                lag: head.saturating_sub(indexed.unwrap_or(0)),
+            }
+        })
+        .collect())
 }

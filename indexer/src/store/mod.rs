@@ -15,7 +15,7 @@ mod writer;
 
 pub use agents::wallet_from_metadata;
 pub use batch::{Batch, BlockRef, ChainContext, EventRecord};
-pub use cursor::{ChainProgress, WatchedSets};
+pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use keys::{contract_agent_key, erc8004_agent_key};
 pub use writer::{ApplySummary, Writer};
 
@@ -158,6 +158,11 @@ impl Store {
     /// Agent contracts and payment addresses discovered on `chain_id`.
     pub async fn watched(&self, chain_id: u64) -> StoreResult<WatchedSets> {
         cursor::watched(&self.read, chain_id).await
+    }
+
+    /// Head, finalized and indexed block of every chain, for `/status`.
+    pub async fn statuses(&self) -> StoreResult<Vec<ChainStatus>> {
+        cursor::statuses(&self.read).await
     }
 
     /// The canonical dump of everything derived from the chains (see [`dump`]).
