@@ -5,15 +5,18 @@
 //! is the loop around it that adds waiting, backoff and shutdown.
 
 mod assemble;
+mod error;
 mod fetch;
 mod range;
+mod reorg;
 mod sources;
 
 pub use assemble::AssembleError;
+pub use error::FollowerError;
 pub use range::AdaptiveRange;
 pub use sources::SourceMap;
 
-use crate::config::{ChainConfig, DeepReorg, Finality};
+use crate::config::{ChainConfig, Finality};
 use crate::rpc::{ChainRpc, RetryPolicy, RpcError};
 use crate::store::{Batch, BlockRef, ChainContext, Store, StoreError, WatchedSets, Writer};
 use alloy::eips::BlockNumberOrTag;
@@ -56,87 +59,6 @@ pub enum Outcome {
     Retry,
     /// `until_block` is indexed.
     Done,
-}
-
-/// Why a step failed.
-#[derive(Debug, thiserror::Error)]
-pub enum FollowerError {
-    /// An RPC request failed after its retries.
-    #[error("chain {chain}: {source}")]
-    Rpc {
-        /// Chain name.
-        chain: String,
-        /// The failure.
-        source: RpcError,
-    },
-    /// The store failed.
-    #[error("chain {chain}: {source}")]
-    Store {
-        /// Chain name.
-        chain: String,
-        /// The failure.
-        source: StoreError,
-    },
-    /// A log could not be placed on the chain.
-    #[error("chain {chain}: {source}")]
-    Assemble {
-        /// Chain name.
-        chain: String,
-        /// The failure.
-        source: AssembleError,
-    },
-    /// The endpoint serves another chain.
-    #[error(
-        "chain {chain}: the RPC endpoint reports chain id {actual}, the config says {expected}"
-    )]
-    WrongChain {
-        /// Chain name.
-        chain: String,
-        /// Configured id.
-        expected: u64,
-        /// Reported id.
-        actual: u64,
-    },
-    /// A reorg replaced every block the window remembers.
-    #[error(
-        "chain {chain}: reorg deeper than the {window}-block window (no remembered block from {oldest} to {newest} is still canonical); set on_deep_reorg = \"rewind\" to re-index from the last finalized block"
-    )]
-    DeepReorg {
-        /// Chain name.
-        chain: String,
-        /// Window size.
-        window: u64,
-        /// Oldest remembered block.
-        oldest: u64,
-        /// Newest remembered block.
-        newest: u64,
-    },
-    /// Even a one-block range is refused.
-    #[error("chain {chain}: the provider refuses even a single block at {block}: {source}")]
-    RangeFloor {
-        /// Chain name.
-        chain: String,
-        /// The block.
-        block: u64,
-        /// The refusal.
-        source: RpcError,
-    },
-}
-
-impl FollowerError {
-    /// Whether retrying the step cannot help.
-    pub fn is_fatal(&self) -> bool {
-        match self {
-            FollowerError::WrongChain { .. }
-            | FollowerError::DeepReorg { .. }
-            | FollowerError::RangeFloor { .. } => true,
-            FollowerError::Store { source, .. } => !matches!(source, StoreError::Query { .. }),
-            FollowerError::Rpc { source, .. } => {
-                !source.kind.is_retryable() && !source.kind.wants_smaller_range()
-            }
-            FollowerError::Assemble { .. } => false,
-        }
-    }
 }
 
 /// Follows one chain into the store.
@@ -467,61 +389,6 @@ impl Follower {
             }
             Err(error) => Err(self.rpc_error(error)),
         }
-    }
-
-    /// Finds the newest remembered block that is still canonical and undoes everything above it.
-    async fn undo_reorg(&mut self, finalized: u64) -> Result<Outcome, FollowerError> {
-        let window = self
-            .store
-            .window(self.config.chain_id)
-            .await
-            .map_err(|e| self.store_error(e))?;
-        let mut ancestor = None;
-        for block in window.iter().rev() {
-            if self
-                .header(block.number)
-                .await?
-                .is_some_and(|b| b.hash == block.hash)
-            {
-                ancestor = Some(block.number);
-                break;
-            }
-        }
-        let ancestor = match (ancestor, self.config.on_deep_reorg) {
-            (Some(number), _) => number,
-            (None, DeepReorg::Rewind) => {
-                let progress = self
-                    .store
-                    .progress(self.config.chain_id)
-                    .await
-                    .map_err(|e| self.store_error(e))?;
-                let indexed = progress.map_or(0, |p| p.next_block.saturating_sub(1));
-                finalized.min(indexed).min(
-                    window
-                        .first()
-                        .map_or(u64::MAX, |b| b.number.saturating_sub(1)),
-                )
-            }
-            (None, DeepReorg::Stop) => {
-                return Err(FollowerError::DeepReorg {
-                    chain: self.config.name.clone(),
-                    window: self.config.reorg_window,
-                    oldest: window.first().map_or(0, |b| b.number),
-                    newest: window.last().map_or(0, |b| b.number),
-                });
-            }
-        };
-        let removed = self
-            .writer
-            .rewind(self.config.chain_id, ancestor)
-            .await
-            .map_err(|e| self.store_error(e))?;
-        self.watched = self
-            .store
-            .watched(self.config.chain_id)
-            .await
-            .map_err(|e| self.store_error(e))?;
-        Ok(Outcome::Rewound { ancestor, removed })
     }
 
     async fn finalized(&self, head: u64) -> Result<u64, FollowerError> {

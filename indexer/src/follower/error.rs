@@ -1,0 +1,86 @@
+//! Why a step of the follower failed, and whether trying again can help.
+
+use super::AssembleError;
+use crate::rpc::RpcError;
+use crate::store::StoreError;
+
+/// Why a step failed.
+#[derive(Debug, thiserror::Error)]
+pub enum FollowerError {
+    /// An RPC request failed after its retries.
+    #[error("chain {chain}: {source}")]
+    Rpc {
+        /// Chain name.
+        chain: String,
+        /// The failure.
+        source: RpcError,
+    },
+    /// The store failed.
+    #[error("chain {chain}: {source}")]
+    Store {
+        /// Chain name.
+        chain: String,
+        /// The failure.
+        source: StoreError,
+    },
+    /// A log could not be placed on the chain.
+    #[error("chain {chain}: {source}")]
+    Assemble {
+        /// Chain name.
+        chain: String,
+        /// The failure.
+        source: AssembleError,
+    },
+    /// The endpoint serves another chain.
+    #[error(
+        "chain {chain}: the RPC endpoint reports chain id {actual}, the config says {expected}"
+    )]
+    WrongChain {
+        /// Chain name.
+        chain: String,
+        /// Configured id.
+        expected: u64,
+        /// Reported id.
+        actual: u64,
+    },
+    /// A reorg replaced every block the window remembers.
+    #[error(
+        "chain {chain}: reorg deeper than the {window}-block window (no remembered block from {oldest} to {newest} is still canonical); set on_deep_reorg = \"rewind\" to re-index from the last finalized block"
+    )]
+    DeepReorg {
+        /// Chain name.
+        chain: String,
+        /// Window size.
+        window: u64,
+        /// Oldest remembered block.
+        oldest: u64,
+        /// Newest remembered block.
+        newest: u64,
+    },
+    /// Even a one-block range is refused.
+    #[error("chain {chain}: the provider refuses even a single block at {block}: {source}")]
+    RangeFloor {
+        /// Chain name.
+        chain: String,
+        /// The block.
+        block: u64,
+        /// The refusal.
+        source: RpcError,
+    },
+}
+
+impl FollowerError {
+    /// Whether retrying the step cannot help.
+    pub fn is_fatal(&self) -> bool {
+        match self {
+            FollowerError::WrongChain { .. }
+            | FollowerError::DeepReorg { .. }
+            | FollowerError::RangeFloor { .. } => true,
+            FollowerError::Store { source, .. } => !matches!(source, StoreError::Query { .. }),
+            FollowerError::Rpc { source, .. } => {
+                !source.kind.is_retryable() && !source.kind.wants_smaller_range()
+            }
+            FollowerError::Assemble { .. } => false,
+        }
+    }
+}

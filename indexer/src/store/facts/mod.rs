@@ -1,0 +1,106 @@
+//! Writes one event: its raw row and the facts decoded from it, and notes which agents it
+//! touched so their current state can be recomputed once per batch. One submodule per event
+//! family.
+
+mod contracts;
+mod identity;
+mod payments;
+mod reputation;
+
+use super::batch::{ChainContext, EventRecord};
+use super::{QueryContext, StoreResult};
+use crate::sources::{Decoded, Role, hex_address, hex_b256};
+use alloy::primitives::{Address, U256};
+use sqlx::SqliteConnection;
+use std::collections::BTreeSet;
+
+/// Agents whose current state a batch may have changed.
+#[derive(Debug, Default)]
+pub(super) struct Touched {
+    /// ERC-8004 agents: (identity registry, token id).
+    pub(super) erc8004: BTreeSet<(Address, U256)>,
+    /// Agent contracts.
+    pub(super) contracts: BTreeSet<Address>,
+    /// (registry, owner) pairs whose every agent's operators may have changed.
+    pub(super) owners: BTreeSet<(Address, Address)>,
+}
+
+fn i(value: u64) -> i64 {
+    value as i64
+}
+
+/// Applies `ev`; returns whether it was stored (token transfers are kept only when credited).
+pub(super) async fn apply(
+    conn: &mut SqliteConnection,
+    chain: &ChainContext,
+    ev: &EventRecord,
+    touched: &mut Touched,
+) -> StoreResult<bool> {
+    if ev.role == Role::Token {
+        return payments::apply_token(conn, chain, ev).await;
+    }
+    insert_raw(conn, chain.chain_id, ev).await?;
+    let Ok(decoded) = &ev.decoded else {
+        return Ok(true);
+    };
+    match decoded {
+        Decoded::AgentCreated { .. }
+        | Decoded::Registry { .. }
+        | Decoded::CardUpdated(_)
+        | Decoded::AgentOwnerChanged { .. }
+        | Decoded::ActiveChanged(_)
+        | Decoded::HeartbeatIntervalChanged(_)
+        | Decoded::Heartbeat(_)
+        | Decoded::PaymentReceived { .. }
+        | Decoded::Withdrawn { .. }
+        | Decoded::Rated { .. } => contracts::apply(conn, chain, ev, decoded, touched).await?,
+        Decoded::Registered { .. }
+        | Decoded::IdentityTransfer { .. }
+        | Decoded::Approval { .. }
+        | Decoded::ApprovalForAll { .. }
+        | Decoded::UriUpdated { .. }
+        | Decoded::MetadataSet { .. } => identity::apply(conn, chain, ev, decoded, touched).await?,
+        Decoded::NewFeedback { .. }
+        | Decoded::FeedbackRevoked { .. }
+        | Decoded::ResponseAppended { .. }
+        | Decoded::ValidationRequest { .. }
+        | Decoded::ValidationResponse { .. } => reputation::apply(conn, chain, ev, decoded).await?,
+        Decoded::TokenTransfer { .. } | Decoded::AuthorizationUsed { .. } | Decoded::Ignored(_) => {
+        }
+    }
+    Ok(true)
+}
+
+async fn insert_raw(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    ev: &EventRecord,
+) -> StoreResult<()> {
+    let topics: Vec<String> = ev.topics.iter().map(hex_b256).collect();
+    let (kind, error) = match &ev.decoded {
+        Ok(decoded) => (Some(decoded.kind()), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    sqlx::query(
+        "INSERT INTO events (chain_id, block_number, log_index, block_hash, block_timestamp, tx_hash, address, source,
+            topic0, topics, data, kind, decode_error)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(i(chain_id))
+    .bind(i(ev.block_number))
+    .bind(i(ev.log_index))
+    .bind(hex_b256(&ev.block_hash))
+    .bind(i(ev.block_timestamp))
+    .bind(hex_b256(&ev.tx_hash))
+    .bind(hex_address(&ev.address))
+    .bind(ev.role.as_str())
+    .bind(ev.topic0.as_ref().map(hex_b256))
+    .bind(serde_json::to_string(&topics).expect("strings serialise"))
+    .bind(ev.data.as_ref())
+    .bind(kind)
+    .bind(error)
+    .execute(&mut *conn)
+    .await
+    .context("inserting a raw event")?;
+    Ok(())
+}

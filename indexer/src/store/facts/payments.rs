@@ -1,0 +1,112 @@
+//! Payment facts: which addresses are bound to which agent from when, and the payments credited
+//! through those bindings.
+
+use super::{i, insert_raw};
+use crate::sources::{Decoded, hex_address, hex_b256};
+use crate::store::batch::{ChainContext, EventRecord};
+use crate::store::{QueryContext, StoreResult};
+use alloy::primitives::{Address, U256};
+use sqlx::SqliteConnection;
+
+/// A token Transfer counts when its recipient is bound to an agent at that point of the chain;
+/// only then is it stored (so what is stored never depends on how ranges were cut).
+pub(super) async fn apply_token(
+    conn: &mut SqliteConnection,
+    chain: &ChainContext,
+    ev: &EventRecord,
+) -> StoreResult<bool> {
+    let Ok(Decoded::TokenTransfer { from, to, value }) = &ev.decoded else {
+        return Ok(false);
+    };
+    let agents: Vec<String> = sqlx::query_scalar(
+        "SELECT DISTINCT b.agent_key FROM payment_bindings b
+         WHERE b.chain_id = ?1 AND b.address = ?2 AND (b.block_number, b.log_index) <= (?3, ?4)
+           AND NOT EXISTS (
+             SELECT 1 FROM payment_bindings n
+             WHERE n.agent_key = b.agent_key
+               AND (n.block_number, n.log_index) > (b.block_number, b.log_index)
+               AND (n.block_number, n.log_index) <= (?3, ?4))",
+    )
+    .bind(i(chain.chain_id))
+    .bind(hex_address(to))
+    .bind(i(ev.block_number))
+    .bind(i(ev.log_index))
+    .fetch_all(&mut *conn)
+    .await
+    .context("finding the agents a payment address is bound to")?;
+    if agents.is_empty() {
+        return Ok(false);
+    }
+    insert_raw(conn, chain.chain_id, ev).await?;
+    for agent_key in &agents {
+        insert_payment(
+            conn,
+            chain.chain_id,
+            ev,
+            agent_key,
+            &ev.address,
+            from,
+            to,
+            value,
+            ev.settlement_nonce.as_ref(),
+        )
+        .await?;
+    }
+    Ok(true)
+}
+
+pub(super) async fn bind_payments(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    agent_key: &str,
+    address: &str,
+    ev: &EventRecord,
+) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO payment_bindings (chain_id, agent_key, address, block_number, log_index) VALUES (?, ?, ?, ?, ?)",
+    )
+    .bind(i(chain_id))
+    .bind(agent_key)
+    .bind(address)
+    .bind(i(ev.block_number))
+    .bind(i(ev.log_index))
+    .execute(&mut *conn)
+    .await
+    .context("binding a payment address")?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn insert_payment(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    ev: &EventRecord,
+    agent_key: &str,
+    token: &Address,
+    payer: &Address,
+    payee: &Address,
+    amount: &U256,
+    nonce: Option<&alloy::primitives::B256>,
+) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO payments (chain_id, block_number, log_index, agent_key, tx_hash, token, payer, payee, amount,
+            eip3009, nonce, timestamp)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(i(chain_id))
+    .bind(i(ev.block_number))
+    .bind(i(ev.log_index))
+    .bind(agent_key)
+    .bind(hex_b256(&ev.tx_hash))
+    .bind(hex_address(token))
+    .bind(hex_address(payer))
+    .bind(hex_address(payee))
+    .bind(amount.to_string())
+    .bind(nonce.is_some())
+    .bind(nonce.map(hex_b256))
+    .bind(i(ev.block_timestamp))
+    .execute(&mut *conn)
+    .await
+    .context("inserting a payment")?;
+    Ok(())
+}
