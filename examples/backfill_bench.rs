@@ -92,7 +92,10 @@ decimals = 6
     let mut child = Command::new(&binary)
         .args(["index", "--exit-when-synced", "--config"])
         .arg(&config_path)
-        .env("RUST_LOG", "warn")
+        .env(
+            "RUST_LOG",
+            std::env::var("BENCH_LOG").unwrap_or_else(|_| "warn".into()),
+        )
         .spawn()?;
     // VmHWM is the process's peak resident set so far; the last reading before exit is its peak.
     let mut peak_kib = 0u64;

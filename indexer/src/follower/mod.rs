@@ -28,6 +28,9 @@ use tokio::sync::watch;
 const FALLBACK_FINALITY_DEPTH: u64 = 64;
 /// Most blocks one tip step covers (each needs its header).
 const TIP_SPAN: u64 = 64;
+/// Logs one batch may hold; a range that returns more is narrowed, so memory stays flat however
+/// dense the chain is.
+const MAX_BATCH_LOGS: usize = 10_000;
 
 /// What one step did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -317,6 +320,7 @@ impl Follower {
     ) -> Result<Outcome, FollowerError> {
         let new_agents = fetched.new_agents.clone();
         let new_payees = fetched.new_payment_addresses.clone();
+        let started = std::time::Instant::now();
         let events = assemble::records(&self.rpc, &self.sources, fetched)
             .await
             .map_err(|source| FollowerError::Assemble {
@@ -334,11 +338,13 @@ impl Follower {
             finalized,
             head,
         };
+        let assembled = started.elapsed();
         let summary = self
             .writer
             .apply(batch)
             .await
             .map_err(|e| self.store_error(e))?;
+        let written = started.elapsed() - assembled;
         for (agent, block) in new_agents {
             let entry = self.watched.agents.entry(agent).or_insert(block);
             *entry = (*entry).min(block);
@@ -348,7 +354,7 @@ impl Follower {
             *entry = (*entry).min(block);
         }
         self.range.succeeded();
-        tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, events = summary.events, "applied");
+        tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, events = summary.events, agents = summary.agents_refreshed, ?assembled, ?written, "applied");
         Ok(Outcome::Indexed {
             from,
             to,
@@ -363,7 +369,8 @@ impl Follower {
         from: u64,
         to: u64,
     ) -> Result<Option<fetch::FetchedRange>, FollowerError> {
-        match fetch::fetch_range(
+        let started = std::time::Instant::now();
+        let fetched = fetch::fetch_range(
             &self.rpc,
             &self.sources,
             &self.watched,
@@ -371,8 +378,19 @@ impl Follower {
             from,
             to,
         )
-        .await
-        {
+        .await;
+        tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, elapsed = ?started.elapsed(), "fetched");
+        match fetched {
+            Ok(fetched)
+                if fetched.logs.len() + fetched.payments.len() > MAX_BATCH_LOGS && to > from =>
+            {
+                let count = fetched.logs.len() + fetched.payments.len();
+                let tried = to - from + 1;
+                let fits = (tried as usize * MAX_BATCH_LOGS / count).max(1) as u64;
+                self.range.limit_to(fits.min(tried - 1));
+                tracing::debug!(target: "agentindex::follower", chain = %self.config.name, tried, logs = count, next = self.range.size(), "range too dense, narrowing");
+                Ok(None)
+            }
             Ok(fetched) => Ok(Some(fetched)),
             Err(error) if error.kind.wants_smaller_range() => {
                 let tried = to - from + 1;

@@ -43,6 +43,12 @@ impl AdaptiveRange {
         }
     }
 
+    /// Caps the next range at `blocks` (at least one), as when a range held too many logs.
+    pub fn limit_to(&mut self, blocks: u64) {
+        self.successes = 0;
+        self.size = self.size.min(blocks.max(1));
+    }
+
     /// The provider refused a range of `tried` blocks; returns false when it cannot shrink.
     pub fn shrink(&mut self, tried: u64, error: &RpcErrorKind) -> bool {
         self.successes = 0;
