@@ -353,7 +353,8 @@ impl Follower {
             let entry = self.watched.payment_addresses.entry(payee).or_insert(block);
             *entry = (*entry).min(block);
         }
-        self.range.succeeded();
+        self.range
+            .succeeded(summary.events as usize > MAX_BATCH_LOGS / 2);
         tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, events = summary.events, agents = summary.agents_refreshed, ?assembled, ?written, "applied");
         Ok(Outcome::Indexed {
             from,

@@ -34,8 +34,13 @@ impl AdaptiveRange {
         (from, limit.min(from.saturating_add(self.size - 1)))
     }
 
-    /// A range went through.
-    pub fn succeeded(&mut self) {
+    /// A range went through; `dense` when it came close to the most logs a batch may hold, in
+    /// which case it does not count towards growing.
+    pub fn succeeded(&mut self, dense: bool) {
+        if dense {
+            self.successes = 0;
+            return;
+        }
         self.successes += 1;
         if self.successes >= GROW_AFTER && self.size < self.max {
             self.size = (self.size * 2).min(self.max);
@@ -119,11 +124,11 @@ mod tests {
         range.shrink(500, &too_large(None, None));
         assert_eq!(range.size(), 250);
         for _ in 0..GROW_AFTER {
-            range.succeeded();
+            range.succeeded(false);
         }
         assert_eq!(range.size(), 500);
         for _ in 0..10 * GROW_AFTER {
-            range.succeeded();
+            range.succeeded(false);
         }
         assert_eq!(range.size(), 1000);
     }

@@ -175,13 +175,20 @@ async fn apply(pool: &SqlitePool, batch: &Batch) -> StoreResult<ApplySummary> {
     }
     let mut touched = Touched::default();
     let mut summary = ApplySummary::default();
+    let started = std::time::Instant::now();
+    let mut stored = Vec::with_capacity(batch.events.len());
     for event in &batch.events {
         if facts::apply(&mut tx, &batch.chain, event, &mut touched).await? {
-            summary.events += 1;
+            stored.push(event);
         }
     }
+    let facts_done = started.elapsed();
+    facts::insert_raw_events(&mut tx, chain_id, &stored).await?;
+    let raw_done = started.elapsed();
+    summary.events = stored.len() as u64;
     summary.agents_refreshed = (touched.erc8004.len() + touched.contracts.len()) as u64;
     rewind::refresh(&mut tx, chain_id, touched).await?;
+    tracing::debug!(target: "agentindex::store", chain_id, ?facts_done, ?raw_done, refreshed = ?started.elapsed(), "batch written");
     if !batch.window.is_empty() {
         cursor::remember_blocks(&mut tx, chain_id, &batch.window, batch.window_from).await?;
     }

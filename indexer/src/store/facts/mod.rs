@@ -29,7 +29,8 @@ fn i(value: u64) -> i64 {
     value as i64
 }
 
-/// Applies `ev`; returns whether it was stored (token transfers are kept only when credited).
+/// Applies the facts of `ev`; returns whether its raw row should be stored (token transfers are
+/// kept only when credited). Raw rows are written in bulk by [`insert_raw_events`].
 pub(super) async fn apply(
     conn: &mut SqliteConnection,
     chain: &ChainContext,
@@ -39,7 +40,6 @@ pub(super) async fn apply(
     if ev.role == Role::Token {
         return payments::apply_token(conn, chain, ev).await;
     }
-    insert_raw(conn, chain.chain_id, ev).await?;
     let Ok(decoded) = &ev.decoded else {
         return Ok(true);
     };
@@ -71,36 +71,45 @@ pub(super) async fn apply(
     Ok(true)
 }
 
-async fn insert_raw(
+/// Raw events per multi-row INSERT (13 parameters each, well under SQLite's 32,766).
+const RAW_ROWS_PER_STATEMENT: usize = 500;
+
+/// Stores the raw rows of `events` with a few multi-row INSERTs instead of one per event.
+pub(super) async fn insert_raw_events(
     conn: &mut SqliteConnection,
     chain_id: u64,
-    ev: &EventRecord,
+    events: &[&EventRecord],
 ) -> StoreResult<()> {
-    let topics: Vec<String> = ev.topics.iter().map(hex_b256).collect();
-    let (kind, error) = match &ev.decoded {
-        Ok(decoded) => (Some(decoded.kind()), None),
-        Err(e) => (None, Some(e.to_string())),
-    };
-    sqlx::query(
-        "INSERT INTO events (chain_id, block_number, log_index, block_hash, block_timestamp, tx_hash, address, source,
-            topic0, topics, data, kind, decode_error)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(i(chain_id))
-    .bind(i(ev.block_number))
-    .bind(i(ev.log_index))
-    .bind(hex_b256(&ev.block_hash))
-    .bind(i(ev.block_timestamp))
-    .bind(hex_b256(&ev.tx_hash))
-    .bind(hex_address(&ev.address))
-    .bind(ev.role.as_str())
-    .bind(ev.topic0.as_ref().map(hex_b256))
-    .bind(serde_json::to_string(&topics).expect("strings serialise"))
-    .bind(ev.data.as_ref())
-    .bind(kind)
-    .bind(error)
-    .execute(&mut *conn)
-    .await
-    .context("inserting a raw event")?;
+    for chunk in events.chunks(RAW_ROWS_PER_STATEMENT) {
+        let mut insert = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "INSERT INTO events (chain_id, block_number, log_index, block_hash, block_timestamp, tx_hash, address,
+                source, topic0, topics, data, kind, decode_error) ",
+        );
+        insert.push_values(chunk, |mut row, ev| {
+            let topics: Vec<String> = ev.topics.iter().map(hex_b256).collect();
+            let (kind, error) = match &ev.decoded {
+                Ok(decoded) => (Some(decoded.kind()), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            row.push_bind(i(chain_id))
+                .push_bind(i(ev.block_number))
+                .push_bind(i(ev.log_index))
+                .push_bind(hex_b256(&ev.block_hash))
+                .push_bind(i(ev.block_timestamp))
+                .push_bind(hex_b256(&ev.tx_hash))
+                .push_bind(hex_address(&ev.address))
+                .push_bind(ev.role.as_str())
+                .push_bind(ev.topic0.as_ref().map(hex_b256))
+                .push_bind(serde_json::to_string(&topics).expect("strings serialise"))
+                .push_bind(ev.data.to_vec())
+                .push_bind(kind)
+                .push_bind(error);
+        });
+        insert
+            .build()
+            .execute(&mut *conn)
+            .await
+            .context("inserting raw events")?;
+    }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Payment facts: which addresses are bound to which agent from when, and the payments credited
 //! through those bindings.
 
-use super::{i, insert_raw};
+use super::i;
 use crate::sources::{Decoded, hex_address, hex_b256};
 use crate::store::batch::{ChainContext, EventRecord};
 use crate::store::{QueryContext, StoreResult};
@@ -37,7 +37,6 @@ pub(super) async fn apply_token(
     if agents.is_empty() {
         return Ok(false);
     }
-    insert_raw(conn, chain.chain_id, ev).await?;
     for agent_key in &agents {
         insert_payment(
             conn,
