@@ -43,7 +43,7 @@ async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
     })
     .await
     .unwrap();
-    workload::seed(&devnet, Workload::small(12)).await.unwrap();
+    workload::seed(&devnet, Workload::small(16)).await.unwrap();
     let head = devnet.block_number().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
 
@@ -80,7 +80,7 @@ async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
             );
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
-        tokio::time::sleep(Duration::from_millis(rng.random_range(0..40))).await;
+        tokio::time::sleep(Duration::from_millis(rng.random_range(0..25))).await;
         assert!(
             child.try_wait().unwrap().is_none(),
             "the backfill (a clean run takes {clean_run:?}) finished after {kill} kills; make the workload bigger"
