@@ -11,6 +11,7 @@ pub mod dump;
 mod facts;
 mod keys;
 mod rewind;
+mod rows;
 mod writer;
 
 pub use agents::wallet_from_metadata;

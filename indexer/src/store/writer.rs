@@ -4,6 +4,7 @@
 
 use super::batch::Batch;
 use super::facts::{self, Touched};
+use super::rows::Rows;
 use super::{QueryContext, StoreError, StoreResult, cursor, rewind};
 use sqlx::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
@@ -177,11 +178,13 @@ async fn apply(pool: &SqlitePool, batch: &Batch) -> StoreResult<ApplySummary> {
     let mut summary = ApplySummary::default();
     let started = std::time::Instant::now();
     let mut stored = Vec::with_capacity(batch.events.len());
+    let mut rows = Rows::default();
     for event in &batch.events {
-        if facts::apply(&mut tx, &batch.chain, event, &mut touched).await? {
+        if facts::apply(&mut tx, &mut rows, &batch.chain, event, &mut touched).await? {
             stored.push(event);
         }
     }
+    rows.flush(&mut tx).await?;
     let facts_done = started.elapsed();
     facts::insert_raw_events(&mut tx, chain_id, &stored).await?;
     let raw_done = started.elapsed();

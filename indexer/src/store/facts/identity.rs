@@ -3,14 +3,14 @@
 use super::payments::bind_payments;
 use super::{Touched, i};
 use crate::sources::{Decoded, hex_address, hex_b256};
+use crate::store::StoreResult;
 use crate::store::batch::{ChainContext, EventRecord};
 use crate::store::keys::erc8004_agent_key;
-use crate::store::{QueryContext, StoreResult};
+use crate::store::rows::Rows;
 use alloy::primitives::{Address, U256};
-use sqlx::SqliteConnection;
 
 pub(super) async fn apply(
-    conn: &mut SqliteConnection,
+    rows: &mut Rows,
     chain: &ChainContext,
     ev: &EventRecord,
     decoded: &Decoded,
@@ -25,39 +25,27 @@ pub(super) async fn apply(
             uri,
             owner,
         } => {
-            sqlx::query(
-                "INSERT INTO identity_registrations (chain_id, registry, token_id, owner, uri, block_number, log_index, tx_hash, timestamp)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(i(chain_id))
-            .bind(&emitter)
-            .bind(token_id.to_string())
-            .bind(hex_address(owner))
-            .bind(uri)
-            .bind(block)
-            .bind(log)
-            .bind(hex_b256(&ev.tx_hash))
-            .bind(i(ev.block_timestamp))
-            .execute(&mut *conn)
-            .await
-            .context("inserting a registration")?;
+            rows.push(
+"identity_registrations",
+"chain_id, registry, token_id, owner, uri, block_number, log_index, tx_hash, timestamp",
+vec![i(chain_id).into(), (&emitter).into(), token_id.to_string().into(), hex_address(owner).into(), uri.into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into(), i(ev.block_timestamp).into()],
+);
             touched.erc8004.insert((ev.address, *token_id));
         }
         Decoded::IdentityTransfer { from, to, token_id } => {
-            sqlx::query(
-                "INSERT INTO identity_transfers (chain_id, registry, token_id, from_address, to_address, block_number, log_index)
-                 VALUES (?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(i(chain_id))
-            .bind(&emitter)
-            .bind(token_id.to_string())
-            .bind(hex_address(from))
-            .bind(hex_address(to))
-            .bind(block)
-            .bind(log)
-            .execute(&mut *conn)
-            .await
-            .context("inserting an identity transfer")?;
+            rows.push(
+                "identity_transfers",
+                "chain_id, registry, token_id, from_address, to_address, block_number, log_index",
+                vec![
+                    i(chain_id).into(),
+                    (&emitter).into(),
+                    token_id.to_string().into(),
+                    hex_address(from).into(),
+                    hex_address(to).into(),
+                    block.into(),
+                    log.into(),
+                ],
+            );
             touched.erc8004.insert((ev.address, *token_id));
         }
         Decoded::Approval {
@@ -66,7 +54,7 @@ pub(super) async fn apply(
             token_id,
         } => {
             approval(
-                conn,
+                rows,
                 chain_id,
                 &emitter,
                 owner,
@@ -84,7 +72,7 @@ pub(super) async fn apply(
             approved,
         } => {
             approval(
-                conn, chain_id, &emitter, owner, operator, None, *approved, ev,
+                rows, chain_id, &emitter, owner, operator, None, *approved, ev,
             )
             .await?;
             touched.owners.insert((ev.address, *owner));
@@ -94,20 +82,19 @@ pub(super) async fn apply(
             uri,
             updated_by,
         } => {
-            sqlx::query(
-                "INSERT INTO identity_uri_updates (chain_id, registry, token_id, uri, updated_by, block_number, log_index)
-                 VALUES (?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(i(chain_id))
-            .bind(&emitter)
-            .bind(token_id.to_string())
-            .bind(uri)
-            .bind(hex_address(updated_by))
-            .bind(block)
-            .bind(log)
-            .execute(&mut *conn)
-            .await
-            .context("inserting a URI update")?;
+            rows.push(
+                "identity_uri_updates",
+                "chain_id, registry, token_id, uri, updated_by, block_number, log_index",
+                vec![
+                    i(chain_id).into(),
+                    (&emitter).into(),
+                    token_id.to_string().into(),
+                    uri.into(),
+                    hex_address(updated_by).into(),
+                    block.into(),
+                    log.into(),
+                ],
+            );
             touched.erc8004.insert((ev.address, *token_id));
         }
         Decoded::MetadataSet {
@@ -115,26 +102,25 @@ pub(super) async fn apply(
             key,
             value,
         } => {
-            sqlx::query(
-                "INSERT INTO identity_metadata (chain_id, registry, token_id, key, value, block_number, log_index)
-                 VALUES (?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(i(chain_id))
-            .bind(&emitter)
-            .bind(token_id.to_string())
-            .bind(key)
-            .bind(value.as_ref())
-            .bind(block)
-            .bind(log)
-            .execute(&mut *conn)
-            .await
-            .context("inserting metadata")?;
+            rows.push(
+                "identity_metadata",
+                "chain_id, registry, token_id, key, value, block_number, log_index",
+                vec![
+                    i(chain_id).into(),
+                    (&emitter).into(),
+                    token_id.to_string().into(),
+                    key.into(),
+                    value.as_ref().into(),
+                    block.into(),
+                    log.into(),
+                ],
+            );
             if key == "agentWallet" {
                 let agent_key = erc8004_agent_key(chain_id, &ev.address, token_id);
                 let wallet = crate::store::wallet_from_metadata(value)
                     .map(|w| hex_address(&w))
                     .unwrap_or_default();
-                bind_payments(conn, chain_id, &agent_key, &wallet, ev).await?;
+                bind_payments(rows, chain_id, &agent_key, &wallet, ev).await?;
             }
             touched.erc8004.insert((ev.address, *token_id));
         }
@@ -145,7 +131,7 @@ pub(super) async fn apply(
 
 #[allow(clippy::too_many_arguments)]
 async fn approval(
-    conn: &mut SqliteConnection,
+    rows: &mut Rows,
     chain_id: u64,
     registry: &str,
     owner: &Address,
@@ -154,20 +140,19 @@ async fn approval(
     approved: bool,
     ev: &EventRecord,
 ) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO identity_approvals (chain_id, registry, owner, operator, token_id, approved, block_number, log_index)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(i(chain_id))
-    .bind(registry)
-    .bind(hex_address(owner))
-    .bind(hex_address(operator))
-    .bind(token_id.map(U256::to_string))
-    .bind(approved)
-    .bind(i(ev.block_number))
-    .bind(i(ev.log_index))
-    .execute(&mut *conn)
-    .await
-    .context("inserting an approval")?;
+    rows.push(
+        "identity_approvals",
+        "chain_id, registry, owner, operator, token_id, approved, block_number, log_index",
+        vec![
+            i(chain_id).into(),
+            registry.into(),
+            hex_address(owner).into(),
+            hex_address(operator).into(),
+            token_id.map(U256::to_string).into(),
+            approved.into(),
+            i(ev.block_number).into(),
+            i(ev.log_index).into(),
+        ],
+    );
     Ok(())
 }

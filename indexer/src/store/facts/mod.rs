@@ -8,6 +8,7 @@ mod payments;
 mod reputation;
 
 use super::batch::{ChainContext, EventRecord};
+use super::rows::Rows;
 use super::{QueryContext, StoreResult};
 use crate::sources::{Decoded, Role, hex_address, hex_b256};
 use alloy::primitives::{Address, U256};
@@ -33,12 +34,13 @@ fn i(value: u64) -> i64 {
 /// kept only when credited). Raw rows are written in bulk by [`insert_raw_events`].
 pub(super) async fn apply(
     conn: &mut SqliteConnection,
+    rows: &mut Rows,
     chain: &ChainContext,
     ev: &EventRecord,
     touched: &mut Touched,
 ) -> StoreResult<bool> {
     if ev.role == Role::Token {
-        return payments::apply_token(conn, chain, ev).await;
+        return payments::apply_token(conn, rows, chain, ev).await;
     }
     let Ok(decoded) = &ev.decoded else {
         return Ok(true);
@@ -53,18 +55,18 @@ pub(super) async fn apply(
         | Decoded::Heartbeat(_)
         | Decoded::PaymentReceived { .. }
         | Decoded::Withdrawn { .. }
-        | Decoded::Rated { .. } => contracts::apply(conn, chain, ev, decoded, touched).await?,
+        | Decoded::Rated { .. } => contracts::apply(rows, chain, ev, decoded, touched).await?,
         Decoded::Registered { .. }
         | Decoded::IdentityTransfer { .. }
         | Decoded::Approval { .. }
         | Decoded::ApprovalForAll { .. }
         | Decoded::UriUpdated { .. }
-        | Decoded::MetadataSet { .. } => identity::apply(conn, chain, ev, decoded, touched).await?,
+        | Decoded::MetadataSet { .. } => identity::apply(rows, chain, ev, decoded, touched).await?,
         Decoded::NewFeedback { .. }
         | Decoded::FeedbackRevoked { .. }
         | Decoded::ResponseAppended { .. }
         | Decoded::ValidationRequest { .. }
-        | Decoded::ValidationResponse { .. } => reputation::apply(conn, chain, ev, decoded).await?,
+        | Decoded::ValidationResponse { .. } => reputation::apply(rows, chain, ev, decoded).await?,
         Decoded::TokenTransfer { .. } | Decoded::AuthorizationUsed { .. } | Decoded::Ignored(_) => {
         }
     }

@@ -4,6 +4,7 @@
 use super::i;
 use crate::sources::{Decoded, hex_address, hex_b256};
 use crate::store::batch::{ChainContext, EventRecord};
+use crate::store::rows::Rows;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::{Address, U256};
 use sqlx::SqliteConnection;
@@ -12,12 +13,15 @@ use sqlx::SqliteConnection;
 /// only then is it stored (so what is stored never depends on how ranges were cut).
 pub(super) async fn apply_token(
     conn: &mut SqliteConnection,
+    rows: &mut Rows,
     chain: &ChainContext,
     ev: &EventRecord,
 ) -> StoreResult<bool> {
     let Ok(Decoded::TokenTransfer { from, to, value }) = &ev.decoded else {
         return Ok(false);
     };
+    // Bindings made earlier in this batch must be visible to the lookup.
+    rows.flush_table(conn, "payment_bindings").await?;
     let agents: Vec<String> = sqlx::query_scalar(
         "SELECT DISTINCT b.agent_key FROM payment_bindings b
          WHERE b.chain_id = ?1 AND b.address = ?2 AND (b.block_number, b.log_index) <= (?3, ?4)
@@ -39,7 +43,7 @@ pub(super) async fn apply_token(
     }
     for agent_key in &agents {
         insert_payment(
-            conn,
+            rows,
             chain.chain_id,
             ev,
             agent_key,
@@ -55,29 +59,29 @@ pub(super) async fn apply_token(
 }
 
 pub(super) async fn bind_payments(
-    conn: &mut SqliteConnection,
+    rows: &mut Rows,
     chain_id: u64,
     agent_key: &str,
     address: &str,
     ev: &EventRecord,
 ) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO payment_bindings (chain_id, agent_key, address, block_number, log_index) VALUES (?, ?, ?, ?, ?)",
-    )
-    .bind(i(chain_id))
-    .bind(agent_key)
-    .bind(address)
-    .bind(i(ev.block_number))
-    .bind(i(ev.log_index))
-    .execute(&mut *conn)
-    .await
-    .context("binding a payment address")?;
+    rows.push(
+        "payment_bindings",
+        "chain_id, agent_key, address, block_number, log_index",
+        vec![
+            i(chain_id).into(),
+            agent_key.into(),
+            address.into(),
+            i(ev.block_number).into(),
+            i(ev.log_index).into(),
+        ],
+    );
     Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn insert_payment(
-    conn: &mut SqliteConnection,
+    rows: &mut Rows,
     chain_id: u64,
     ev: &EventRecord,
     agent_key: &str,
@@ -87,25 +91,10 @@ pub(super) async fn insert_payment(
     amount: &U256,
     nonce: Option<&alloy::primitives::B256>,
 ) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO payments (chain_id, block_number, log_index, agent_key, tx_hash, token, payer, payee, amount,
-            eip3009, nonce, timestamp)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(i(chain_id))
-    .bind(i(ev.block_number))
-    .bind(i(ev.log_index))
-    .bind(agent_key)
-    .bind(hex_b256(&ev.tx_hash))
-    .bind(hex_address(token))
-    .bind(hex_address(payer))
-    .bind(hex_address(payee))
-    .bind(amount.to_string())
-    .bind(nonce.is_some())
-    .bind(nonce.map(hex_b256))
-    .bind(i(ev.block_timestamp))
-    .execute(&mut *conn)
-    .await
-    .context("inserting a payment")?;
+    rows.push(
+"payments",
+"chain_id, block_number, log_index, agent_key, tx_hash, token, payer, payee, amount, eip3009, nonce, timestamp",
+vec![i(chain_id).into(), i(ev.block_number).into(), i(ev.log_index).into(), agent_key.into(), hex_b256(&ev.tx_hash).into(), hex_address(token).into(), hex_address(payer).into(), hex_address(payee).into(), amount.to_string().into(), nonce.is_some().into(), nonce.map(hex_b256).into(), i(ev.block_timestamp).into()],
+);
     Ok(())
 }

@@ -3,12 +3,12 @@
 
 use super::i;
 use crate::sources::{Decoded, hex_address, hex_b256};
+use crate::store::StoreResult;
 use crate::store::batch::{ChainContext, EventRecord};
-use crate::store::{QueryContext, StoreResult};
-use sqlx::SqliteConnection;
+use crate::store::rows::Rows;
 
 pub(super) async fn apply(
-    conn: &mut SqliteConnection,
+    rows: &mut Rows,
     chain: &ChainContext,
     ev: &EventRecord,
     decoded: &Decoded,
@@ -31,51 +31,30 @@ pub(super) async fn apply(
             hash,
             shape,
         } => {
-            sqlx::query(
-                "INSERT INTO feedback (chain_id, registry, token_id, client, feedback_index, value, value_decimals, tag1, tag2,
-                    endpoint, feedback_uri, feedback_hash, shape, block_number, log_index, tx_hash, timestamp)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(i(chain_id))
-            .bind(&identity_hex)
-            .bind(token_id.to_string())
-            .bind(hex_address(client))
-            .bind(index.map(i))
-            .bind(value.to_string())
-            .bind(i64::from(*decimals))
-            .bind(tag1)
-            .bind(tag2)
-            .bind(endpoint)
-            .bind(uri)
-            .bind(hex_b256(hash))
-            .bind(shape.as_str())
-            .bind(block)
-            .bind(log)
-            .bind(hex_b256(&ev.tx_hash))
-            .bind(i(ev.block_timestamp))
-            .execute(&mut *conn)
-            .await
-            .context("inserting feedback")?;
+            rows.push(
+"feedback",
+"chain_id, registry, token_id, client, feedback_index, value, value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash, shape, block_number, log_index, tx_hash, timestamp",
+vec![i(chain_id).into(), (&identity_hex).into(), token_id.to_string().into(), hex_address(client).into(), index.map(i).into(), value.to_string().into(), i64::from(*decimals).into(), tag1.into(), tag2.into(), endpoint.into(), uri.into(), hex_b256(hash).into(), shape.as_str().into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into(), i(ev.block_timestamp).into()],
+);
         }
         Decoded::FeedbackRevoked {
             token_id,
             client,
             index,
         } => {
-            sqlx::query(
-                "INSERT INTO feedback_revocations (chain_id, registry, token_id, client, feedback_index, block_number, log_index)
-                 VALUES (?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(i(chain_id))
-            .bind(&identity_hex)
-            .bind(token_id.to_string())
-            .bind(hex_address(client))
-            .bind(i(*index))
-            .bind(block)
-            .bind(log)
-            .execute(&mut *conn)
-            .await
-            .context("inserting a feedback revocation")?;
+            rows.push(
+                "feedback_revocations",
+                "chain_id, registry, token_id, client, feedback_index, block_number, log_index",
+                vec![
+                    i(chain_id).into(),
+                    (&identity_hex).into(),
+                    token_id.to_string().into(),
+                    hex_address(client).into(),
+                    i(*index).into(),
+                    block.into(),
+                    log.into(),
+                ],
+            );
         }
         Decoded::ResponseAppended {
             token_id,
@@ -85,24 +64,11 @@ pub(super) async fn apply(
             uri,
             hash,
         } => {
-            sqlx::query(
-                "INSERT INTO feedback_responses (chain_id, registry, token_id, client, feedback_index, responder, response_uri,
-                    response_hash, block_number, log_index)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(i(chain_id))
-            .bind(&identity_hex)
-            .bind(token_id.to_string())
-            .bind(hex_address(client))
-            .bind(i(*index))
-            .bind(hex_address(responder))
-            .bind(uri)
-            .bind(hex_b256(hash))
-            .bind(block)
-            .bind(log)
-            .execute(&mut *conn)
-            .await
-            .context("inserting a feedback response")?;
+            rows.push(
+"feedback_responses",
+"chain_id, registry, token_id, client, feedback_index, responder, response_uri, response_hash, block_number, log_index",
+vec![i(chain_id).into(), (&identity_hex).into(), token_id.to_string().into(), hex_address(client).into(), i(*index).into(), hex_address(responder).into(), uri.into(), hex_b256(hash).into(), block.into(), log.into()],
+);
         }
         Decoded::ValidationRequest {
             validator,
@@ -110,23 +76,11 @@ pub(super) async fn apply(
             uri,
             request_hash,
         } => {
-            sqlx::query(
-                "INSERT INTO validation_requests (chain_id, registry, request_hash, validator, token_id, request_uri,
-                    block_number, log_index, tx_hash)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(i(chain_id))
-            .bind(&identity_hex)
-            .bind(hex_b256(request_hash))
-            .bind(hex_address(validator))
-            .bind(token_id.to_string())
-            .bind(uri)
-            .bind(block)
-            .bind(log)
-            .bind(hex_b256(&ev.tx_hash))
-            .execute(&mut *conn)
-            .await
-            .context("inserting a validation request")?;
+            rows.push(
+"validation_requests",
+"chain_id, registry, request_hash, validator, token_id, request_uri, block_number, log_index, tx_hash",
+vec![i(chain_id).into(), (&identity_hex).into(), hex_b256(request_hash).into(), hex_address(validator).into(), token_id.to_string().into(), uri.into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into()],
+);
         }
         Decoded::ValidationResponse {
             validator,
@@ -138,28 +92,11 @@ pub(super) async fn apply(
             tag,
             shape,
         } => {
-            sqlx::query(
-                "INSERT INTO validation_responses (chain_id, registry, request_hash, validator, token_id, response, response_uri,
-                    response_hash, tag, shape, block_number, log_index, tx_hash, timestamp)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(i(chain_id))
-            .bind(&identity_hex)
-            .bind(hex_b256(request_hash))
-            .bind(hex_address(validator))
-            .bind(token_id.to_string())
-            .bind(i64::from(*response))
-            .bind(uri)
-            .bind(hex_b256(response_hash))
-            .bind(tag)
-            .bind(shape.as_str())
-            .bind(block)
-            .bind(log)
-            .bind(hex_b256(&ev.tx_hash))
-            .bind(i(ev.block_timestamp))
-            .execute(&mut *conn)
-            .await
-            .context("inserting a validation response")?;
+            rows.push(
+"validation_responses",
+"chain_id, registry, request_hash, validator, token_id, response, response_uri, response_hash, tag, shape, block_number, log_index, tx_hash, timestamp",
+vec![i(chain_id).into(), (&identity_hex).into(), hex_b256(request_hash).into(), hex_address(validator).into(), token_id.to_string().into(), i64::from(*response).into(), uri.into(), hex_b256(response_hash).into(), tag.into(), shape.as_str().into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into(), i(ev.block_timestamp).into()],
+);
         }
         _ => {}
     }
