@@ -5,6 +5,9 @@ use crate::rpc::RpcErrorKind;
 
 /// Successes in a row before the range doubles again.
 const GROW_AFTER: u32 = 3;
+/// Blocks the first range spans: small, so an unexpectedly dense chain is never fetched whole
+/// before the range has learnt how dense it is.
+const FIRST_RANGE: u64 = 100;
 
 /// The adaptive range size of one chain.
 #[derive(Debug, Clone)]
@@ -15,10 +18,10 @@ pub struct AdaptiveRange {
 }
 
 impl AdaptiveRange {
-    /// Starts at `max` blocks.
+    /// Starts at a modest size and grows towards `max` blocks.
     pub fn new(max: u64) -> Self {
         Self {
-            size: max.max(1),
+            size: max.clamp(1, FIRST_RANGE),
             max: max.max(1),
             successes: 0,
         }
@@ -131,6 +134,25 @@ mod tests {
             range.succeeded(false);
         }
         assert_eq!(range.size(), 1000);
+    }
+
+    #[test]
+    fn starts_small_and_grows_to_max() {
+        let mut range = AdaptiveRange::new(2000);
+        assert_eq!(range.size(), FIRST_RANGE);
+        for _ in 0..10 * GROW_AFTER {
+            range.succeeded(false);
+        }
+        assert_eq!(range.size(), 2000);
+        let mut dense = AdaptiveRange::new(2000);
+        for _ in 0..10 * GROW_AFTER {
+            dense.succeeded(true);
+        }
+        assert_eq!(
+            dense.size(),
+            FIRST_RANGE,
+            "dense batches do not grow the range"
+        );
     }
 
     #[test]
