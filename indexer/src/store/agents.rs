@@ -33,98 +33,86 @@ pub(super) async fn refresh_erc8004(
 ) -> StoreResult<()> {
     let key = erc8004_agent_key(chain_id, registry, token_id);
     let (chain, reg, token) = (chain_id as i64, hex_address(registry), token_id.to_string());
-    let registration = sqlx::query(
-        "SELECT owner, uri, block_number, log_index, timestamp FROM identity_registrations
-         WHERE chain_id = ? AND registry = ? AND token_id = ? ORDER BY block_number, log_index LIMIT 1",
-    )
-    .bind(chain)
-    .bind(&reg)
-    .bind(&token)
-    .fetch_optional(&mut *conn)
-    .await
-    .context("reading a registration")?;
-    let Some(registration) = registration else {
+    // Everything but the owner's operators in one statement: the first registration and the
+    // latest transfer, URI update, agentWallet and token approval.
+    let latest = |table: &str, columns: &str, extra: &str| {
+        format!(
+            "SELECT {columns} FROM {table} WHERE chain_id = ?1 AND registry = ?2 AND token_id = ?3 {extra}
+             ORDER BY block_number DESC, log_index DESC LIMIT 1"
+        )
+    };
+    let sql = format!(
+        "SELECT r.owner, r.uri, r.block_number AS r_block, r.log_index AS r_log, r.timestamp,
+                t.to_address, t.block_number AS t_block, t.log_index AS t_log,
+                u.uri AS u_uri, u.block_number AS u_block, u.log_index AS u_log,
+                m.value AS wallet, m.block_number AS m_block,
+                a.operator, a.approved, a.block_number AS a_block, a.log_index AS a_log
+         FROM (SELECT owner, uri, block_number, log_index, timestamp FROM identity_registrations
+               WHERE chain_id = ?1 AND registry = ?2 AND token_id = ?3
+               ORDER BY block_number, log_index LIMIT 1) r
+         LEFT JOIN ({transfer}) t ON 1
+         LEFT JOIN ({update}) u ON 1
+         LEFT JOIN ({wallet}) m ON 1
+         LEFT JOIN ({approval}) a ON 1",
+        transfer = latest(
+            "identity_transfers",
+            "to_address, block_number, log_index",
+            ""
+        ),
+        update = latest("identity_uri_updates", "uri, block_number, log_index", ""),
+        wallet = latest(
+            "identity_metadata",
+            "value, block_number",
+            "AND key = 'agentWallet'"
+        ),
+        approval = latest(
+            "identity_approvals",
+            "operator, approved, block_number, log_index",
+            ""
+        ),
+    );
+    let row = sqlx::query(&sql)
+        .bind(chain)
+        .bind(&reg)
+        .bind(&token)
+        .fetch_optional(&mut *conn)
+        .await
+        .context("reading an ERC-8004 agent's facts")?;
+    let Some(row) = row else {
         return delete(conn, &key).await;
     };
-    let mut owner: String = registration.get("owner");
-    let mut uri: String = registration.get("uri");
-    let registered: Position = (
-        registration.get("block_number"),
-        registration.get("log_index"),
-    );
-    let registered_at: i64 = registration.get("timestamp");
+    let mut owner: String = row.get("owner");
+    let mut uri: String = row.get("uri");
+    let registered: Position = (row.get("r_block"), row.get("r_log"));
+    let registered_at: i64 = row.get("timestamp");
     let mut updated_block = registered.0;
 
-    let last_transfer = sqlx::query(
-        "SELECT to_address, block_number, log_index FROM identity_transfers
-         WHERE chain_id = ? AND registry = ? AND token_id = ? ORDER BY block_number DESC, log_index DESC LIMIT 1",
-    )
-    .bind(chain)
-    .bind(&reg)
-    .bind(&token)
-    .fetch_optional(&mut *conn)
-    .await
-    .context("reading the latest identity transfer")?;
     let mut transferred: Position = (0, 0);
-    if let Some(row) = last_transfer {
-        owner = row.get("to_address");
-        transferred = (row.get("block_number"), row.get("log_index"));
+    if let Some(to) = row.get::<Option<String>, _>("to_address") {
+        owner = to;
+        transferred = (row.get("t_block"), row.get("t_log"));
         updated_block = updated_block.max(transferred.0);
     }
-
-    if let Some(row) = sqlx::query(
-        "SELECT uri, block_number, log_index FROM identity_uri_updates
-         WHERE chain_id = ? AND registry = ? AND token_id = ? ORDER BY block_number DESC, log_index DESC LIMIT 1",
-    )
-    .bind(chain)
-    .bind(&reg)
-    .bind(&token)
-    .fetch_optional(&mut *conn)
-    .await
-    .context("reading the latest URI")?
-    {
-        let at: Position = (row.get("block_number"), row.get("log_index"));
+    if let Some(new_uri) = row.get::<Option<String>, _>("u_uri") {
+        let at: Position = (row.get("u_block"), row.get("u_log"));
         if at > registered {
-            uri = row.get("uri");
+            uri = new_uri;
             updated_block = updated_block.max(at.0);
         }
     }
-
     let mut wallet = None;
-    if let Some(row) = sqlx::query(
-        "SELECT value, block_number FROM identity_metadata
-         WHERE chain_id = ? AND registry = ? AND token_id = ? AND key = 'agentWallet'
-         ORDER BY block_number DESC, log_index DESC LIMIT 1",
-    )
-    .bind(chain)
-    .bind(&reg)
-    .bind(&token)
-    .fetch_optional(&mut *conn)
-    .await
-    .context("reading the agentWallet")?
-    {
-        let value: Vec<u8> = row.get("value");
+    if let Some(value) = row.get::<Option<Vec<u8>>, _>("wallet") {
         wallet = wallet_from_metadata(&value).map(|w| hex_address(&w));
-        updated_block = updated_block.max(row.get("block_number"));
+        updated_block = updated_block.max(row.get("m_block"));
     }
 
     // Operators: the token's approved address (cleared by any later transfer) and every
     // operator the current owner approved for all its tokens.
     let mut operators = std::collections::BTreeSet::new();
-    if let Some(row) = sqlx::query(
-        "SELECT operator, approved, block_number, log_index FROM identity_approvals
-         WHERE chain_id = ? AND registry = ? AND token_id = ? ORDER BY block_number DESC, log_index DESC LIMIT 1",
-    )
-    .bind(chain)
-    .bind(&reg)
-    .bind(&token)
-    .fetch_optional(&mut *conn)
-    .await
-    .context("reading the token approval")?
-    {
-        let at: Position = (row.get("block_number"), row.get("log_index"));
+    if let Some(operator) = row.get::<Option<String>, _>("operator") {
+        let at: Position = (row.get("a_block"), row.get("a_log"));
         if row.get::<bool, _>("approved") && at > transferred {
-            operators.insert(row.get::<String, _>("operator"));
+            operators.insert(operator);
         }
     }
     let for_all = sqlx::query(
