@@ -33,11 +33,10 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size() {
     let pool = store.reader();
 
     // No log failed to decode.
-    let failures: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM events WHERE decode_error IS NOT NULL")
-            .fetch_one(pool)
-            .await
-            .unwrap();
+    let failures: i64 = sqlx::query_scalar(support::DECODE_FAILURES)
+        .fetch_one(pool)
+        .await
+        .unwrap();
     assert_eq!(failures, 0);
 
     // --- the factory agent
@@ -81,15 +80,11 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size() {
     );
     assert_eq!(card["payment"]["payTo"], hex(s.factory_agent));
 
-    let payments = sqlx::query("SELECT payer, token, amount, eip3009 FROM payments WHERE agent_key = ? ORDER BY block_number, log_index")
+    let got: Vec<(String, String, String, bool)> = sqlx::query_as("SELECT payer, token, amount, eip3009 FROM payments WHERE agent_key = ? ORDER BY block_number, log_index")
         .bind(&key)
         .fetch_all(pool)
         .await
         .unwrap();
-    let got: Vec<(String, String, String, bool)> = payments
-        .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
-        .collect();
     let usdc = hex(devnet.deployment().usdc);
     let native = hex(Address::ZERO);
     assert_eq!(
@@ -189,15 +184,11 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size() {
         vec![s.carol.to_vec(), s.frank.to_vec(), vec![]],
         "the whole wallet history"
     );
-    let paid = sqlx::query("SELECT payer, payee, amount, eip3009 FROM payments WHERE agent_key = ? ORDER BY block_number, log_index")
+    let paid: Vec<(String, String, String, bool)> = sqlx::query_as("SELECT payer, payee, amount, eip3009 FROM payments WHERE agent_key = ? ORDER BY block_number, log_index")
         .bind(&key)
         .fetch_all(pool)
         .await
         .unwrap();
-    let paid: Vec<(String, String, String, bool)> = paid
-        .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
-        .collect();
     assert_eq!(
         paid,
         vec![
@@ -208,29 +199,15 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size() {
         "only payments into the wallet bound at the time count"
     );
 
-    let feedback = sqlx::query(
+    let feedback: Vec<(String, i64, String, i64, String, bool, i64)> = sqlx::query_as(
         "SELECT client, feedback_index, value, value_decimals, tag1,
             EXISTS (SELECT 1 FROM feedback_revocations r WHERE r.client = f.client AND r.feedback_index = f.feedback_index) AS revoked,
             (SELECT count(*) FROM feedback_responses p WHERE p.client = f.client AND p.feedback_index = f.feedback_index) AS responses
          FROM feedback f ORDER BY block_number",
     )
     .fetch_all(pool)
-    .await
-    .unwrap();
-    let feedback: Vec<(String, i64, String, i64, String, bool, i64)> = feedback
-        .iter()
-        .map(|r| {
-            (
-                r.get(0),
-                r.get(1),
-                r.get(2),
-                r.get(3),
-                r.get(4),
-                r.get(5),
-                r.get(6),
-            )
-        })
-        .collect();
+        .await
+        .unwrap();
     assert_eq!(
         feedback,
         vec![

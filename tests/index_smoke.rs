@@ -3,7 +3,6 @@
 mod support;
 
 use agentindex_contracts::{Devnet, demo};
-use sqlx::Row;
 
 #[tokio::test]
 async fn agents_from_every_path_land_in_the_database() {
@@ -33,14 +32,11 @@ async fn agents_from_every_path_land_in_the_database() {
     support::index_until_synced(&support::config(&devnet, &db, 0)).await;
 
     let store = support::open(&db).await;
-    let rows = sqlx::query("SELECT agent_key, source, owner, name FROM agents ORDER BY agent_key")
-        .fetch_all(store.reader())
-        .await
-        .unwrap();
-    let got: Vec<(String, String, String, Option<String>)> = rows
-        .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
-        .collect();
+    let got: Vec<(String, String, String, Option<String>)> =
+        sqlx::query_as("SELECT agent_key, source, owner, name FROM agents ORDER BY agent_key")
+            .fetch_all(store.reader())
+            .await
+            .unwrap();
     let chain = devnet.chain_id();
     let hex = |a: alloy::primitives::Address| format!("{a:#x}");
     let mut expected = vec![

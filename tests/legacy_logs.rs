@@ -7,7 +7,6 @@ use agentindex_contracts::Devnet;
 use agentindex_contracts::devnet::confirm;
 use agentindex_indexer::config::Config;
 use alloy::primitives::{Address, B256, I256, U256};
-use sqlx::Row;
 use std::path::Path;
 
 /// shape, index, value, decimals, tag1, tag2, endpoint, uri
@@ -177,11 +176,10 @@ async fn legacy_shapes_decode_to_the_normalised_model() {
 
     let store = support::open(&db).await;
     let pool = store.reader();
-    let failures: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM events WHERE decode_error IS NOT NULL")
-            .fetch_one(pool)
-            .await
-            .unwrap();
+    let failures: i64 = sqlx::query_scalar(support::DECODE_FAILURES)
+        .fetch_one(pool)
+        .await
+        .unwrap();
     assert_eq!(failures, 0, "every legacy shape decodes");
 
     let metadata: (String, Vec<u8>) = sqlx::query_as("SELECT key, value FROM identity_metadata")
@@ -199,27 +197,12 @@ async fn legacy_shapes_decode_to_the_normalised_model() {
         .unwrap();
     assert_eq!(uri, "ipfs://old-spelling");
 
-    let rows = sqlx::query(
+    let got: Vec<FeedbackRow> = sqlx::query_as(
         "SELECT shape, feedback_index, value, value_decimals, tag1, tag2, endpoint, feedback_uri FROM feedback ORDER BY block_number",
     )
     .fetch_all(pool)
-    .await
-    .unwrap();
-    let got: Vec<FeedbackRow> = rows
-        .iter()
-        .map(|r| {
-            (
-                r.get(0),
-                r.get(1),
-                r.get(2),
-                r.get(3),
-                r.get(4),
-                r.get(5),
-                r.get(6),
-                r.get(7),
-            )
-        })
-        .collect();
+        .await
+        .unwrap();
     let row = |shape: &str,
                index: Option<i64>,
                value: &str,

@@ -15,6 +15,10 @@ use agentindex_indexer::store::Store;
 use std::path::Path;
 use std::time::Duration;
 
+/// Counts events stored with a decoding error.
+pub(crate) const DECODE_FAILURES: &str =
+    "SELECT count(*) FROM events WHERE decode_error IS NOT NULL";
+
 /// TOML config for indexing `devnet` into `db` with a finality `depth` and extra chain keys.
 pub(crate) fn config_toml(
     devnet: &Devnet,
