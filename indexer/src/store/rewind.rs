@@ -125,7 +125,7 @@ pub(super) async fn rewind(
         .context("deleting facts above a reorg")?
         .rows_affected();
     }
-    refresh(conn, chain_id, touched).await?;
+    agents::refresh(conn, chain_id, touched).await?;
     sqlx::query("DELETE FROM block_window WHERE chain_id = ? AND number > ?")
         .bind(chain_id as i64)
         .bind(ancestor as i64)
@@ -147,24 +147,4 @@ pub(super) async fn rewind(
         .await
         .context("moving a chain cursor back")?;
     Ok(removed)
-}
-
-/// Recomputes every agent in `touched`.
-pub(super) async fn refresh(
-    conn: &mut SqliteConnection,
-    chain_id: u64,
-    mut touched: Touched,
-) -> StoreResult<()> {
-    for (registry, owner) in std::mem::take(&mut touched.owners) {
-        for token in agents::tokens_of_owner(conn, chain_id, &registry, &owner).await? {
-            touched.erc8004.insert((registry, token));
-        }
-    }
-    for (registry, token) in &touched.erc8004 {
-        agents::refresh_erc8004(conn, chain_id, registry, token).await?;
-    }
-    for agent in &touched.contracts {
-        agents::refresh_contract(conn, chain_id, agent).await?;
-    }
-    Ok(())
 }

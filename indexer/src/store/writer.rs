@@ -5,7 +5,7 @@
 use super::batch::Batch;
 use super::facts::{self, Touched};
 use super::rows::Rows;
-use super::{QueryContext, StoreError, StoreResult, cursor, rewind};
+use super::{QueryContext, StoreError, StoreResult, agents, cursor, rewind};
 use sqlx::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 
@@ -190,7 +190,7 @@ async fn apply(pool: &SqlitePool, batch: &Batch) -> StoreResult<ApplySummary> {
     let raw_done = started.elapsed();
     summary.events = stored.len() as u64;
     summary.agents_refreshed = (touched.erc8004.len() + touched.contracts.len()) as u64;
-    rewind::refresh(&mut tx, chain_id, touched).await?;
+    agents::refresh(&mut tx, chain_id, touched).await?;
     tracing::debug!(target: "agentindex::store", chain_id, ?facts_done, ?raw_done, refreshed = ?started.elapsed(), "batch written");
     if !batch.window.is_empty() {
         cursor::remember_blocks(&mut tx, chain_id, &batch.window, batch.window_from).await?;

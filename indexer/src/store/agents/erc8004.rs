@@ -1,0 +1,255 @@
+//! Current state of ERC-8004 agents: owner, URI, agentWallet and operators, from the Identity
+//! Registry's facts. A set of token ids is recomputed with one query per fact table.
+
+use super::{AgentRow, Position, push_in, wallet_from_metadata, write};
+use crate::sources::hex_address;
+use crate::store::keys::erc8004_agent_key;
+use crate::store::{QueryContext, StoreResult};
+use alloy::primitives::{Address, U256};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the facts of one token say, folded in chain order.
+#[derive(Debug, Default)]
+struct TokenFacts {
+    /// Owner, URI, position and timestamp of the first registration.
+    registered: Option<(String, String, Position, i64)>,
+    /// New owner and position of the latest transfer.
+    transferred: Option<(String, Position)>,
+    /// URI and position of the latest URI update.
+    uri_updated: Option<(String, Position)>,
+    /// Raw value and block of the latest agentWallet metadata.
+    wallet: Option<(Vec<u8>, i64)>,
+    /// Operator, whether approved, and position of the latest token approval.
+    approval: Option<(String, bool, Position)>,
+}
+
+/// Recomputes the agents `tokens` of Identity Registry `registry`.
+pub(super) async fn refresh(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    registry: &Address,
+    tokens: &[U256],
+) -> StoreResult<()> {
+    let reg = hex_address(registry);
+    let ids: Vec<String> = tokens.iter().map(U256::to_string).collect();
+    let mut facts: BTreeMap<String, TokenFacts> = BTreeMap::new();
+
+    let rows = of_tokens(
+        conn,
+        chain_id,
+        &reg,
+        &ids,
+        "identity_registrations",
+        "owner, uri, timestamp",
+        "",
+    )
+    .await?;
+    for row in rows {
+        let entry = facts.entry(row.get("token_id")).or_default();
+        if entry.registered.is_none() {
+            entry.registered = Some((
+                row.get("owner"),
+                row.get("uri"),
+                position(&row),
+                row.get("timestamp"),
+            ));
+        }
+    }
+    let rows = of_tokens(
+        conn,
+        chain_id,
+        &reg,
+        &ids,
+        "identity_transfers",
+        "to_address",
+        "",
+    )
+    .await?;
+    for row in rows {
+        facts.entry(row.get("token_id")).or_default().transferred =
+            Some((row.get("to_address"), position(&row)));
+    }
+    let rows = of_tokens(
+        conn,
+        chain_id,
+        &reg,
+        &ids,
+        "identity_uri_updates",
+        "uri",
+        "",
+    )
+    .await?;
+    for row in rows {
+        facts.entry(row.get("token_id")).or_default().uri_updated =
+            Some((row.get("uri"), position(&row)));
+    }
+    let rows = of_tokens(
+        conn,
+        chain_id,
+        &reg,
+        &ids,
+        "identity_metadata",
+        "value",
+        "AND key = 'agentWallet'",
+    )
+    .await?;
+    for row in rows {
+        facts.entry(row.get("token_id")).or_default().wallet =
+            Some((row.get("value"), row.get("block_number")));
+    }
+    let rows = of_tokens(
+        conn,
+        chain_id,
+        &reg,
+        &ids,
+        "identity_approvals",
+        "operator, approved",
+        "",
+    )
+    .await?;
+    for row in rows {
+        facts.entry(row.get("token_id")).or_default().approval =
+            Some((row.get("operator"), row.get("approved"), position(&row)));
+    }
+
+    let mut computed = Vec::with_capacity(ids.len());
+    let mut gone = Vec::new();
+    for (id, token) in ids.iter().zip(tokens) {
+        let key = erc8004_agent_key(chain_id, registry, token);
+        match facts.get(id) {
+            Some(token_facts) if token_facts.registered.is_some() => {
+                computed.push(agent_row(key, &reg, id, token_facts))
+            }
+            _ => gone.push(key),
+        }
+    }
+    let owners: BTreeSet<&str> = computed.iter().map(|a| a.owner.as_str()).collect();
+    let operators = operators_for_all(conn, chain_id, &reg, owners).await?;
+    for agent in &mut computed {
+        if let Some(approved) = operators.get(&agent.owner) {
+            agent.operators.extend(approved.iter().cloned());
+            agent.operators.sort();
+            agent.operators.dedup();
+        }
+    }
+    write(conn, chain_id, &computed, &gone).await
+}
+
+/// The row of a registered token from its folded facts.
+fn agent_row(key: String, registry: &str, id: &str, facts: &TokenFacts) -> AgentRow {
+    let (first_owner, first_uri, registered, registered_at) =
+        facts.registered.clone().expect("caller checked");
+    let mut owner = first_owner;
+    let mut uri = first_uri;
+    let mut updated_block = registered.0;
+    let mut transferred: Position = (0, 0);
+    if let Some((to, at)) = &facts.transferred {
+        owner = to.clone();
+        transferred = *at;
+        updated_block = updated_block.max(at.0);
+    }
+    if let Some((new_uri, at)) = &facts.uri_updated
+        && *at > registered
+    {
+        uri = new_uri.clone();
+        updated_block = updated_block.max(at.0);
+    }
+    let mut wallet = None;
+    if let Some((value, block)) = &facts.wallet {
+        wallet = wallet_from_metadata(value).map(|w| hex_address(&w));
+        updated_block = updated_block.max(*block);
+    }
+    // The token's approved address holds until any later transfer clears it.
+    let mut operators = Vec::new();
+    if let Some((operator, true, at)) = &facts.approval
+        && *at > transferred
+    {
+        operators.push(operator.clone());
+    }
+    AgentRow {
+        key,
+        source: "erc8004".into(),
+        registry: Some(registry.to_string()),
+        token_id: Some(id.to_string()),
+        owner,
+        operators,
+        uri: Some(uri),
+        payment_address: wallet.clone(),
+        agent_wallet: wallet,
+        active: true,
+        registered_block: registered.0,
+        registered_at,
+        last_event_block: updated_block,
+        ..AgentRow::default()
+    }
+}
+
+/// Rows of `table` for `ids` of `registry`, in chain order, with `token_id`, `columns`,
+/// `block_number` and `log_index`.
+async fn of_tokens(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    registry: &str,
+    ids: &[String],
+    table: &str,
+    columns: &str,
+    extra: &str,
+) -> StoreResult<Vec<SqliteRow>> {
+    let mut query = QueryBuilder::<Sqlite>::new(format!(
+        "SELECT token_id, {columns}, block_number, log_index FROM {table} WHERE chain_id = "
+    ));
+    query.push_bind(chain_id as i64);
+    query.push(" AND registry = ");
+    query.push_bind(registry);
+    query.push(format!(" {extra} AND token_id"));
+    push_in(&mut query, ids);
+    query.push("ORDER BY block_number, log_index");
+    query
+        .build()
+        .fetch_all(&mut *conn)
+        .await
+        .context("reading ERC-8004 agents' facts")
+}
+
+/// Operators each of `owners` currently approves for all its tokens in `registry`.
+async fn operators_for_all(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    registry: &str,
+    owners: BTreeSet<&str>,
+) -> StoreResult<BTreeMap<String, Vec<String>>> {
+    let mut latest: BTreeMap<(String, String), bool> = BTreeMap::new();
+    let owners: Vec<&str> = owners.into_iter().collect();
+    for chunk in owners.chunks(super::AGENTS_PER_QUERY) {
+        let mut query = QueryBuilder::<Sqlite>::new(
+            "SELECT owner, operator, approved FROM identity_approvals WHERE token_id IS NULL AND chain_id = ",
+        );
+        query.push_bind(chain_id as i64);
+        query.push(" AND registry = ");
+        query.push_bind(registry);
+        query.push(" AND owner");
+        push_in(&mut query, chunk.iter().copied());
+        query.push("ORDER BY block_number, log_index");
+        let rows = query
+            .build()
+            .fetch_all(&mut *conn)
+            .await
+            .context("reading operator approvals")?;
+        for row in rows {
+            latest.insert((row.get("owner"), row.get("operator")), row.get("approved"));
+        }
+    }
+    let mut approved: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for ((owner, operator), on) in latest {
+        if on {
+            approved.entry(owner).or_default().push(operator);
+        }
+    }
+    Ok(approved)
+}
+
+fn position(row: &SqliteRow) -> Position {
+    (row.get("block_number"), row.get("log_index"))
+}

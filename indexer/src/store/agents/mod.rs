@@ -1,0 +1,176 @@
+//! Current state of agents, recomputed from their facts.
+//!
+//! The `agents` row is a pure function of the fact tables, so the same code serves both a new
+//! batch (refresh what it touched) and a reorg (refresh what the undone facts touched), and the
+//! result is what a fresh index of the same chain would hold. Agents are recomputed as a set: a
+//! few queries per few hundred agents, never a round of queries per agent.
+
+mod contracts;
+mod erc8004;
+
+use super::facts::Touched;
+use super::{QueryContext, StoreResult};
+use crate::sources::hex_address;
+use alloy::primitives::{Address, U256};
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use std::collections::BTreeMap;
+
+/// Agents recomputed per round of queries (each binds one parameter per agent).
+const AGENTS_PER_QUERY: usize = 500;
+
+/// The agentWallet in a metadata value: 20 raw bytes or a 32-byte ABI-encoded address.
+pub fn wallet_from_metadata(value: &[u8]) -> Option<Address> {
+    match value.len() {
+        20 => Some(Address::from_slice(value)),
+        32 if value[..12].iter().all(|b| *b == 0) => Some(Address::from_slice(&value[12..])),
+        _ => None,
+    }
+}
+
+/// (block, log index) of a fact, for "latest wins".
+type Position = (i64, i64);
+
+/// One `agents` row as computed from facts.
+#[derive(Debug, Clone, Default)]
+struct AgentRow {
+    key: String,
+    source: String,
+    address: Option<String>,
+    registry: Option<String>,
+    token_id: Option<String>,
+    owner: String,
+    operators: Vec<String>,
+    uri: Option<String>,
+    agent_wallet: Option<String>,
+    payment_address: Option<String>,
+    card: Option<String>,
+    card_uri: Option<String>,
+    card_hash: Option<String>,
+    name: Option<String>,
+    description: Option<String>,
+    active: bool,
+    heartbeat_interval: Option<i64>,
+    last_heartbeat: Option<i64>,
+    registry_status: Option<String>,
+    registered_block: i64,
+    registered_at: i64,
+    last_event_block: i64,
+}
+
+/// Recomputes every agent in `touched`: rows are replaced, and agents whose facts are gone
+/// (undone by a reorg) are removed.
+pub(super) async fn refresh(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    mut touched: Touched,
+) -> StoreResult<()> {
+    for (registry, owner) in std::mem::take(&mut touched.owners) {
+        for token in tokens_of_owner(conn, chain_id, &registry, &owner).await? {
+            touched.erc8004.insert((registry, token));
+        }
+    }
+    let mut by_registry: BTreeMap<Address, Vec<U256>> = BTreeMap::new();
+    for (registry, token) in &touched.erc8004 {
+        by_registry.entry(*registry).or_default().push(*token);
+    }
+    for (registry, tokens) in by_registry {
+        for chunk in tokens.chunks(AGENTS_PER_QUERY) {
+            erc8004::refresh(conn, chain_id, &registry, chunk).await?;
+        }
+    }
+    let contracts: Vec<Address> = touched.contracts.into_iter().collect();
+    for chunk in contracts.chunks(AGENTS_PER_QUERY) {
+        contracts::refresh(conn, chain_id, chunk).await?;
+    }
+    Ok(())
+}
+
+/// Every ERC-8004 agent `owner` holds in `registry`, for operator changes.
+async fn tokens_of_owner(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    registry: &Address,
+    owner: &Address,
+) -> StoreResult<Vec<U256>> {
+    let ids: Vec<String> = sqlx::query_scalar(
+        "SELECT token_id FROM agents WHERE chain_id = ? AND source = 'erc8004' AND registry = ? AND owner = ?",
+    )
+    .bind(chain_id as i64)
+    .bind(hex_address(registry))
+    .bind(hex_address(owner))
+    .fetch_all(&mut *conn)
+    .await
+    .context("listing an owner's agents")?;
+    Ok(ids.iter().filter_map(|id| id.parse().ok()).collect())
+}
+
+/// Appends ` IN (?, ?, …)` with one bound parameter per item.
+fn push_in<'a, T>(query: &mut QueryBuilder<'a, Sqlite>, items: impl IntoIterator<Item = T>)
+where
+    T: 'a + sqlx::Encode<'a, Sqlite> + sqlx::Type<Sqlite>,
+{
+    query.push(" IN (");
+    let mut list = query.separated(", ");
+    for item in items {
+        list.push_bind(item);
+    }
+    query.push(") ");
+}
+
+/// Replaces the rows of `computed` and deletes the agents of `gone`.
+async fn write(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    computed: &[AgentRow],
+    gone: &[String],
+) -> StoreResult<()> {
+    if !gone.is_empty() {
+        let mut delete = QueryBuilder::new("DELETE FROM agents WHERE agent_key");
+        push_in(&mut delete, gone);
+        delete
+            .build()
+            .execute(&mut *conn)
+            .await
+            .context("removing agents whose facts are gone")?;
+    }
+    if computed.is_empty() {
+        return Ok(());
+    }
+    let mut insert = QueryBuilder::<Sqlite>::new(
+        "INSERT OR REPLACE INTO agents (agent_key, chain_id, source, address, registry, token_id, owner,
+            operators, uri, agent_wallet, payment_address, card, card_uri, card_hash, name, description,
+            active, heartbeat_interval, last_heartbeat, registry_status, registered_block, registered_at,
+            last_event_block) ",
+    );
+    insert.push_values(computed, |mut row, agent| {
+        row.push_bind(&agent.key)
+            .push_bind(chain_id as i64)
+            .push_bind(&agent.source)
+            .push_bind(&agent.address)
+            .push_bind(&agent.registry)
+            .push_bind(&agent.token_id)
+            .push_bind(&agent.owner)
+            .push_bind(serde_json::to_string(&agent.operators).expect("strings serialise"))
+            .push_bind(&agent.uri)
+            .push_bind(&agent.agent_wallet)
+            .push_bind(&agent.payment_address)
+            .push_bind(&agent.card)
+            .push_bind(&agent.card_uri)
+            .push_bind(&agent.card_hash)
+            .push_bind(&agent.name)
+            .push_bind(&agent.description)
+            .push_bind(agent.active)
+            .push_bind(agent.heartbeat_interval)
+            .push_bind(agent.last_heartbeat)
+            .push_bind(&agent.registry_status)
+            .push_bind(agent.registered_block)
+            .push_bind(agent.registered_at)
+            .push_bind(agent.last_event_block);
+    });
+    insert
+        .build()
+        .execute(&mut *conn)
+        .await
+        .context("writing recomputed agents")?;
+    Ok(())
+}
