@@ -12,6 +12,8 @@ use std::process::Command;
 use std::time::Instant;
 
 const RANGE: u64 = 2_000;
+/// Passes of the bare fetch; the fastest is the baseline.
+const BARE_PASSES: usize = 3;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -35,21 +37,18 @@ async fn main() -> anyhow::Result<()> {
         seeding.elapsed()
     );
 
-    // Baseline: every log of every range, no filter, straight from the node.
+    // Baseline: every log of every range, no filter, straight from the node. The node answers
+    // the same request at quite different speeds from one pass to the next, so the baseline is
+    // the fastest of a few passes: the hardest one to keep up with.
     let start = devnet.deployment().start_block;
-    let bare = Instant::now();
+    let mut passes = Vec::new();
     let mut logs = 0usize;
-    let mut from = start;
-    while from <= head {
-        let to = head.min(from + RANGE - 1);
-        logs += devnet
-            .provider()
-            .get_logs(&Filter::new().from_block(from).to_block(to))
-            .await?
-            .len();
-        from = to + 1;
+    for _ in 0..BARE_PASSES {
+        let (elapsed, count) = bare_fetch(&devnet, start, head).await?;
+        passes.push(elapsed);
+        logs = count;
     }
-    let bare = bare.elapsed();
+    let bare = *passes.iter().min().expect("at least one pass");
 
     let dir = tempfile::tempdir()?;
     let db = dir.path().join("bench.db");
@@ -121,9 +120,14 @@ decimals = 6
     println!("blocks            {}", head - start + 1);
     println!("logs on chain     {logs}");
     println!(
-        "bare eth_getLogs  {:>8.2} s  {:>10.0} logs/s",
+        "bare eth_getLogs  {:>8.2} s  {:>10.0} logs/s  (fastest of {BARE_PASSES} passes: {})",
         bare.as_secs_f64(),
-        bare_rate
+        bare_rate,
+        passes
+            .iter()
+            .map(|p| format!("{:.2} s", p.as_secs_f64()))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     println!(
         "agentindex index  {:>8.2} s  {:>10.0} events/s  ({events} events stored)",
@@ -136,6 +140,28 @@ decimals = 6
     );
     println!("peak memory       {:.1} MiB", peak_kib as f64 / 1024.0);
     Ok(())
+}
+
+/// One pass of `eth_getLogs` over `[start, head]` in ranges of [`RANGE`] blocks: its duration
+/// and the logs it returned.
+async fn bare_fetch(
+    devnet: &Devnet,
+    start: u64,
+    head: u64,
+) -> anyhow::Result<(std::time::Duration, usize)> {
+    let started = Instant::now();
+    let mut logs = 0usize;
+    let mut from = start;
+    while from <= head {
+        let to = head.min(from + RANGE - 1);
+        logs += devnet
+            .provider()
+            .get_logs(&Filter::new().from_block(from).to_block(to))
+            .await?
+            .len();
+        from = to + 1;
+    }
+    Ok((started.elapsed(), logs))
 }
 
 /// Peak resident set of process `pid` so far, in KiB, from /proc.

@@ -92,8 +92,5 @@ async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
     store.close().await;
 
     assert!(index_command(&config).status().unwrap().success());
-    assert!(
-        support::dump(&db).await == clean,
-        "the killed-and-restarted index differs from a clean run"
-    );
+    support::assert_same_index(&support::dump(&db).await, &clean, "killed and restarted");
 }

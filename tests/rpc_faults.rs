@@ -31,9 +31,10 @@ async fn faulty_endpoint_still_yields_the_clean_index() {
     config.chains[0].max_block_range = 64;
     support::index_until_synced(&config).await;
 
-    assert!(
-        support::dump(&db).await == clean,
-        "the index behind faults differs from a clean run"
+    support::assert_same_index(
+        &support::dump(&db).await,
+        &clean,
+        "behind an endpoint with faults",
     );
     for (fault, count) in [
         ("429", &counts.rate_limited),
@@ -66,8 +67,9 @@ async fn a_dead_first_endpoint_fails_over_to_the_second() {
     let mut config = support::config(&devnet, &db, 0);
     config.chains[0].rpc = vec![dead, devnet.endpoint()];
     support::index_until_synced(&config).await;
-    assert!(
-        support::dump(&db).await == clean,
-        "the index through the second endpoint differs"
+    support::assert_same_index(
+        &support::dump(&db).await,
+        &clean,
+        "through the second endpoint",
     );
 }

@@ -70,7 +70,7 @@ async fn serve(
     let id = request["id"].clone();
     let roll: u32 = rng.lock().await.random_range(0..100);
 
-    // Range complaints for eth_getLogs spanning more than 4 blocks.
+    // Range complaints for eth_getLogs spanning more than 4 blocks, each wording in turn.
     if method == "eth_getLogs" {
         let filter = &request["params"][0];
         let number = |v: &Value| {
@@ -80,7 +80,10 @@ async fn serve(
         if let (Some(from), Some(to)) = (number(&filter["fromBlock"]), number(&filter["toBlock"]))
             && to - from + 1 > 4
         {
-            let message = match roll % 3 {
+            let complaints = counts.range_with_hint.load(Ordering::Relaxed)
+                + counts.range_without_hint.load(Ordering::Relaxed)
+                + counts.too_many.load(Ordering::Relaxed);
+            let message = match complaints % 3 {
                 0 => {
                     counts.range_with_hint.fetch_add(1, Ordering::Relaxed);
                     format!(

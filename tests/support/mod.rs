@@ -136,3 +136,36 @@ pub(crate) async fn open(db: &Path) -> Store {
         .await
         .unwrap()
 }
+
+/// Panics, showing the first rows that differ, unless two canonical dumps are equal.
+#[track_caller]
+pub(crate) fn assert_same_index(actual: &str, expected: &str, what: &str) {
+    if actual == expected {
+        return;
+    }
+    let mut table = "";
+    let mut shown = Vec::new();
+    let (a, e): (Vec<&str>, Vec<&str>) = (actual.lines().collect(), expected.lines().collect());
+    for index in 0..a.len().max(e.len()) {
+        let (left, right) = (a.get(index), e.get(index));
+        if let Some(name) = right.and_then(|l| l.strip_prefix("== ")) {
+            table = name;
+        }
+        if left != right {
+            shown.push(format!(
+                "in {table}, line {index}:\n  got      {}\n  expected {}",
+                left.unwrap_or(&"<end>"),
+                right.unwrap_or(&"<end>")
+            ));
+            if shown.len() == 3 {
+                break;
+            }
+        }
+    }
+    panic!(
+        "{what}: the index differs ({} lines vs {} expected)\n{}",
+        a.len(),
+        e.len(),
+        shown.join("\n")
+    );
+}

@@ -40,6 +40,45 @@ pub(super) struct FetchedRange {
     pub new_payment_addresses: BTreeMap<Address, u64>,
 }
 
+impl FetchedRange {
+    /// Logs held, payments included.
+    pub(super) fn len(&self) -> usize {
+        self.logs.len() + self.payments.len()
+    }
+
+    /// Keeps the longest run of whole blocks from the start that holds at most `max_logs` logs
+    /// (at least the first block, however many it holds) and returns its last block; what lies
+    /// beyond is dropped, to be fetched again with the next range.
+    pub(super) fn keep_at_most(&mut self, max_logs: usize) -> Option<u64> {
+        let mut per_block: BTreeMap<u64, usize> = BTreeMap::new();
+        for block in self
+            .logs
+            .iter()
+            .chain(&self.payments)
+            .filter_map(|l| l.block_number)
+        {
+            *per_block.entry(block).or_default() += 1;
+        }
+        let mut kept = 0;
+        let mut last = None;
+        for (block, count) in per_block {
+            if last.is_some() && kept + count > max_logs {
+                break;
+            }
+            kept += count;
+            last = Some(block);
+        }
+        let last = last?;
+        let within = |log: &Log| log.block_number.is_some_and(|b| b <= last);
+        self.logs.retain(within);
+        self.payments.retain(within);
+        self.settlements.retain(|(block, _), _| *block <= last);
+        self.new_agents.retain(|_, block| *block <= last);
+        self.new_payment_addresses.retain(|_, block| *block <= last);
+        Some(last)
+    }
+}
+
 /// Fetches `[from, to]`.
 pub(super) async fn fetch_range(
     rpc: &ChainRpc,
@@ -259,4 +298,58 @@ async fn transfers_into(
         logs.extend(rpc.logs(&filter).await?);
     }
     Ok(logs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log_at(block: u64, index: u64) -> Log {
+        Log {
+            block_number: Some(block),
+            log_index: Some(index),
+            ..Log::default()
+        }
+    }
+
+    fn range(blocks: &[(u64, u64)]) -> FetchedRange {
+        let mut fetched = FetchedRange::default();
+        for (block, count) in blocks {
+            for index in 0..*count {
+                fetched.logs.push(log_at(*block, index));
+            }
+        }
+        fetched
+    }
+
+    #[test]
+    fn keeps_whole_blocks_that_fit_and_drops_the_rest() {
+        let mut fetched = range(&[(10, 3), (11, 4), (12, 5)]);
+        fetched.payments.push(log_at(11, 9));
+        fetched.payments.push(log_at(12, 9));
+        fetched.settlements.insert((12, 9), B256::ZERO);
+        fetched.new_agents.insert(Address::with_last_byte(1), 10);
+        fetched.new_agents.insert(Address::with_last_byte(2), 12);
+        fetched
+            .new_payment_addresses
+            .insert(Address::with_last_byte(3), 12);
+
+        assert_eq!(
+            fetched.keep_at_most(9),
+            Some(11),
+            "3 + 5 fit, 3 + 5 + 6 do not"
+        );
+        assert_eq!(fetched.len(), 8);
+        assert!(fetched.logs.iter().all(|l| l.block_number <= Some(11)));
+        assert!(fetched.settlements.is_empty());
+        assert_eq!(fetched.new_agents.len(), 1);
+        assert!(fetched.new_payment_addresses.is_empty());
+    }
+
+    #[test]
+    fn a_block_denser_than_the_limit_is_kept_whole() {
+        let mut fetched = range(&[(7, 20), (8, 1)]);
+        assert_eq!(fetched.keep_at_most(5), Some(7));
+        assert_eq!(fetched.len(), 20);
+    }
 }

@@ -7,6 +7,7 @@
 mod assemble;
 mod error;
 mod fetch;
+mod pipeline;
 mod range;
 mod reorg;
 mod sources;
@@ -76,6 +77,7 @@ pub struct Follower {
     watched: WatchedSets,
     until_block: Option<u64>,
     chain_checked: bool,
+    in_flight: std::collections::VecDeque<pipeline::InFlight>,
 }
 
 impl Follower {
@@ -115,6 +117,7 @@ impl Follower {
             watched,
             until_block,
             chain_checked: false,
+            in_flight: Default::default(),
             config,
         })
     }
@@ -136,7 +139,7 @@ impl Follower {
         let mut failures = 0u32;
         loop {
             if *shutdown.borrow() {
-                return Ok(());
+                return self.drain().await;
             }
             let pause = match self.step().await {
                 Ok(outcome) => {
@@ -183,16 +186,25 @@ impl Follower {
             }
             self.chain_checked = true;
         }
-        let progress = self
-            .store
-            .progress(self.config.chain_id)
-            .await
-            .map_err(|e| self.store_error(e))?
-            .expect("init_chain created the cursor");
-        let next = progress.next_block;
+        // While batches are queued, the follower stands at the end of the newest one.
+        let (next, indexed_hash) = match self.in_flight.back() {
+            Some(queued) => (queued.to + 1, queued.to_hash),
+            None => {
+                let progress = self
+                    .store
+                    .progress(self.config.chain_id)
+                    .await
+                    .map_err(|e| self.store_error(e))?
+                    .expect("init_chain created the cursor");
+                (progress.next_block, progress.indexed_hash)
+            }
+        };
         let limit = self.until_block.unwrap_or(u64::MAX);
         if next > limit {
-            return Ok(Outcome::Done);
+            return match self.in_flight.is_empty() {
+                true => Ok(Outcome::Done),
+                false => self.complete_oldest().await,
+            };
         }
         let Some(head_block) = self
             .rpc
@@ -204,13 +216,15 @@ impl Follower {
         };
         let head = head_block.number;
         let finalized = self.finalized(head).await?;
+        if next > finalized && !self.in_flight.is_empty() {
+            // Past backfill: let the queued batches land before looking at the tip.
+            return self.complete_oldest().await;
+        }
         if next > head {
             // Nothing new, unless the blocks we hold were replaced (a reorg at equal or lower
             // height brings no new block to notice it by).
-            let replaced = next > head + 1
-                || progress
-                    .indexed_hash
-                    .is_some_and(|hash| hash != head_block.hash);
+            let replaced =
+                next > head + 1 || indexed_hash.is_some_and(|hash| hash != head_block.hash);
             if replaced {
                 return self.undo_reorg(finalized).await;
             }
@@ -221,7 +235,7 @@ impl Follower {
             return Ok(Outcome::Synced { head });
         }
         // A cursor left inside the unfinalized window may have been replaced since.
-        if let Some(expected) = progress.indexed_hash
+        if let Some(expected) = indexed_hash
             && next > 0
             && next <= finalized
             && self
@@ -229,39 +243,44 @@ impl Follower {
                 .await?
                 .is_none_or(|b| b.hash != expected)
         {
+            if !self.in_flight.is_empty() {
+                return self.complete_oldest().await;
+            }
             return self.undo_reorg(finalized).await;
         }
         if next <= finalized {
             self.backfill(next, finalized.min(limit), finalized, head)
                 .await
         } else {
-            self.follow_tip(
-                next,
-                head.min(limit),
-                progress.indexed_hash,
-                finalized,
-                head,
-            )
-            .await
+            self.follow_tip(next, head.min(limit), indexed_hash, finalized, head)
+                .await
         }
     }
 
+    /// Fetches ranges from `next` and queues them for the writer until the pipeline is full or
+    /// `limit` is reached, then reports the oldest once it is written.
     async fn backfill(
         &mut self,
-        next: u64,
+        mut next: u64,
         limit: u64,
         finalized: u64,
         head: u64,
     ) -> Result<Outcome, FollowerError> {
-        let (from, to) = self.range.next(next, limit);
-        let Some(fetched) = self.fetch(from, to).await? else {
-            return Ok(Outcome::Retry);
-        };
-        let Some(anchor) = self.header(to).await? else {
-            return Ok(Outcome::Retry);
-        };
-        self.apply(from, to, fetched, vec![anchor], finalized, head)
-            .await
+        while self.in_flight.len() < pipeline::PIPELINE_DEPTH && next <= limit {
+            let (from, to) = self.range.next(next, limit);
+            let Some((fetched, to)) = self.fetch(from, to).await? else {
+                break;
+            };
+            let Some(anchor) = self.header(to).await? else {
+                break;
+            };
+            let batch = self
+                .assemble(from, to, fetched, vec![anchor], finalized, head)
+                .await?;
+            self.submit(batch, head).await?;
+            next = to + 1;
+        }
+        self.complete_oldest().await
     }
 
     async fn follow_tip(
@@ -291,9 +310,10 @@ impl Follower {
             return Ok(Outcome::Retry);
         }
         let to = headers.last().map_or(from, |b| b.number);
-        let Some(fetched) = self.fetch(from, to).await? else {
+        let Some((fetched, to)) = self.fetch(from, to).await? else {
             return Ok(Outcome::Retry);
         };
+        headers.truncate((to - from + 1) as usize);
         let consistent = fetched.logs.iter().chain(&fetched.payments).all(|log| {
             let (Some(number), Some(hash)) = (log.block_number, log.block_hash) else {
                 return false;
@@ -305,11 +325,16 @@ impl Follower {
         if !consistent {
             return Ok(Outcome::Retry);
         }
-        self.apply(from, to, fetched, headers, finalized, head)
-            .await
+        let batch = self
+            .assemble(from, to, fetched, headers, finalized, head)
+            .await?;
+        self.submit(batch, head).await?;
+        self.complete_oldest().await
     }
 
-    async fn apply(
+    /// Turns a fetched range into a batch for the writer, and starts watching what it
+    /// discovered (later ranges need it before this batch is written).
+    async fn assemble(
         &mut self,
         from: u64,
         to: u64,
@@ -317,17 +342,26 @@ impl Follower {
         window: Vec<BlockRef>,
         finalized: u64,
         head: u64,
-    ) -> Result<Outcome, FollowerError> {
-        let new_agents = fetched.new_agents.clone();
-        let new_payees = fetched.new_payment_addresses.clone();
-        let started = std::time::Instant::now();
+    ) -> Result<Batch, FollowerError> {
+        for (agent, block) in &fetched.new_agents {
+            let entry = self.watched.agents.entry(*agent).or_insert(*block);
+            *entry = (*entry).min(*block);
+        }
+        for (payee, block) in &fetched.new_payment_addresses {
+            let entry = self
+                .watched
+                .payment_addresses
+                .entry(*payee)
+                .or_insert(*block);
+            *entry = (*entry).min(*block);
+        }
         let events = assemble::records(&self.rpc, &self.sources, fetched)
             .await
             .map_err(|source| FollowerError::Assemble {
                 chain: self.config.name.clone(),
                 source,
             })?;
-        let batch = Batch {
+        Ok(Batch {
             chain: self.context.clone(),
             from_block: from,
             to_block: to,
@@ -337,39 +371,17 @@ impl Follower {
             window_from: (to + 1).saturating_sub(self.config.reorg_window),
             finalized,
             head,
-        };
-        let assembled = started.elapsed();
-        let summary = self
-            .writer
-            .apply(batch)
-            .await
-            .map_err(|e| self.store_error(e))?;
-        let written = started.elapsed() - assembled;
-        for (agent, block) in new_agents {
-            let entry = self.watched.agents.entry(agent).or_insert(block);
-            *entry = (*entry).min(block);
-        }
-        for (payee, block) in new_payees {
-            let entry = self.watched.payment_addresses.entry(payee).or_insert(block);
-            *entry = (*entry).min(block);
-        }
-        self.range
-            .succeeded(summary.events as usize > MAX_BATCH_LOGS / 2);
-        tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, events = summary.events, agents = summary.agents_refreshed, ?assembled, ?written, "applied");
-        Ok(Outcome::Indexed {
-            from,
-            to,
-            events: summary.events,
-            head,
         })
     }
 
-    /// Fetches a range; `None` when the provider wanted a smaller one (the range is now smaller).
+    /// Fetches `[from, to]`, or the blocks from `from` that fit in one batch when the range holds
+    /// more logs than that; returns them with the last block they cover. `None` when the
+    /// provider wanted a smaller range (the range is now smaller).
     async fn fetch(
         &mut self,
         from: u64,
         to: u64,
-    ) -> Result<Option<fetch::FetchedRange>, FollowerError> {
+    ) -> Result<Option<(fetch::FetchedRange, u64)>, FollowerError> {
         let started = std::time::Instant::now();
         let fetched = fetch::fetch_range(
             &self.rpc,
@@ -382,17 +394,17 @@ impl Follower {
         .await;
         tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, elapsed = ?started.elapsed(), "fetched");
         match fetched {
-            Ok(fetched)
-                if fetched.logs.len() + fetched.payments.len() > MAX_BATCH_LOGS && to > from =>
-            {
-                let count = fetched.logs.len() + fetched.payments.len();
-                let tried = to - from + 1;
-                let fits = (tried as usize * MAX_BATCH_LOGS / count).max(1) as u64;
-                self.range.limit_to(fits.min(tried - 1));
-                tracing::debug!(target: "agentindex::follower", chain = %self.config.name, tried, logs = count, next = self.range.size(), "range too dense, narrowing");
-                Ok(None)
+            Ok(mut fetched) if fetched.len() > MAX_BATCH_LOGS && to > from => {
+                let count = fetched.len();
+                let kept_to = fetched.keep_at_most(MAX_BATCH_LOGS).unwrap_or(to).min(to);
+                self.range.limit_to(kept_to - from + 1);
+                tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, logs = count, kept_to, "range too dense, keeping what fits");
+                Ok(Some((fetched, kept_to)))
             }
-            Ok(fetched) => Ok(Some(fetched)),
+            Ok(fetched) => {
+                self.range.succeeded(fetched.len() > MAX_BATCH_LOGS / 2);
+                Ok(Some((fetched, to)))
+            }
             Err(error) if error.kind.wants_smaller_range() => {
                 let tried = to - from + 1;
                 if self.range.shrink(tried, &error.kind) {

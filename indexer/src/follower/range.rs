@@ -1,13 +1,14 @@
-//! How many blocks one `eth_getLogs` range spans: it shrinks when a provider complains (to the
-//! range the provider suggests, else by half) and grows back after a run of successes.
+//! How many blocks one `eth_getLogs` range spans: it starts small, doubles after each range that
+//! was not dense, shrinks when a provider complains (to the range the provider suggests, else by
+//! half) and, once a provider has complained, grows back only after a run of successes.
 
 use crate::rpc::RpcErrorKind;
 
-/// Successes in a row before the range doubles again.
-const GROW_AFTER: u32 = 3;
+/// Successes in a row before the range doubles again once a provider refused a range.
+const GROW_AFTER_REFUSAL: u32 = 3;
 /// Blocks the first range spans: small, so an unexpectedly dense chain is never fetched whole
 /// before the range has learnt how dense it is.
-const FIRST_RANGE: u64 = 100;
+const FIRST_RANGE: u64 = 10;
 
 /// The adaptive range size of one chain.
 #[derive(Debug, Clone)]
@@ -15,6 +16,7 @@ pub struct AdaptiveRange {
     size: u64,
     max: u64,
     successes: u32,
+    refused: bool,
 }
 
 impl AdaptiveRange {
@@ -24,6 +26,7 @@ impl AdaptiveRange {
             size: max.clamp(1, FIRST_RANGE),
             max: max.max(1),
             successes: 0,
+            refused: false,
         }
     }
 
@@ -45,7 +48,8 @@ impl AdaptiveRange {
             return;
         }
         self.successes += 1;
-        if self.successes >= GROW_AFTER && self.size < self.max {
+        let grow_after = if self.refused { GROW_AFTER_REFUSAL } else { 1 };
+        if self.successes >= grow_after && self.size < self.max {
             self.size = (self.size * 2).min(self.max);
             self.successes = 0;
         }
@@ -60,6 +64,7 @@ impl AdaptiveRange {
     /// The provider refused a range of `tried` blocks; returns false when it cannot shrink.
     pub fn shrink(&mut self, tried: u64, error: &RpcErrorKind) -> bool {
         self.successes = 0;
+        self.refused = true;
         let hinted = match error {
             RpcErrorKind::RangeTooLarge {
                 suggested: Some((from, to)),
@@ -121,31 +126,35 @@ mod tests {
     }
 
     #[test]
-    fn grows_back_after_successes_but_not_past_max() {
+    fn after_a_refusal_grows_back_only_after_a_run_of_successes() {
         let mut range = AdaptiveRange::new(1000);
         range.shrink(1000, &too_large(None, None));
         range.shrink(500, &too_large(None, None));
         assert_eq!(range.size(), 250);
-        for _ in 0..GROW_AFTER {
+        for _ in 1..GROW_AFTER_REFUSAL {
             range.succeeded(false);
         }
+        assert_eq!(range.size(), 250, "not yet");
+        range.succeeded(false);
         assert_eq!(range.size(), 500);
-        for _ in 0..10 * GROW_AFTER {
+        for _ in 0..10 * GROW_AFTER_REFUSAL {
             range.succeeded(false);
         }
         assert_eq!(range.size(), 1000);
     }
 
     #[test]
-    fn starts_small_and_grows_to_max() {
+    fn starts_small_and_doubles_after_each_sparse_range() {
         let mut range = AdaptiveRange::new(2000);
         assert_eq!(range.size(), FIRST_RANGE);
-        for _ in 0..10 * GROW_AFTER {
+        range.succeeded(false);
+        assert_eq!(range.size(), 2 * FIRST_RANGE);
+        for _ in 0..10 {
             range.succeeded(false);
         }
         assert_eq!(range.size(), 2000);
         let mut dense = AdaptiveRange::new(2000);
-        for _ in 0..10 * GROW_AFTER {
+        for _ in 0..10 {
             dense.succeeded(true);
         }
         assert_eq!(
@@ -157,7 +166,10 @@ mod tests {
 
     #[test]
     fn next_range_stops_at_the_limit() {
-        let range = AdaptiveRange::new(100);
+        let mut range = AdaptiveRange::new(100);
+        for _ in 0..10 {
+            range.succeeded(false);
+        }
         assert_eq!(range.next(10, 1000), (10, 109));
         assert_eq!(range.next(10, 50), (10, 50));
     }

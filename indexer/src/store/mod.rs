@@ -18,7 +18,7 @@ pub use agents::wallet_from_metadata;
 pub use batch::{Batch, BlockRef, ChainContext, EventRecord};
 pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use keys::{contract_agent_key, erc8004_agent_key};
-pub use writer::{ApplySummary, Writer};
+pub use writer::{ApplySummary, QueuedBatch, Writer};
 
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,

@@ -4,7 +4,6 @@
 
 use super::batch::Batch;
 use super::facts::{self, Touched};
-use super::rows::Rows;
 use super::{QueryContext, StoreError, StoreResult, agents, cursor, rewind};
 use sqlx::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
@@ -40,6 +39,19 @@ enum Command {
         finalized: u64,
         reply: oneshot::Sender<StoreResult<()>>,
     },
+}
+
+/// A batch handed to the writer and not yet confirmed.
+#[derive(Debug)]
+pub struct QueuedBatch {
+    answer: oneshot::Receiver<StoreResult<ApplySummary>>,
+}
+
+impl QueuedBatch {
+    /// Waits until the batch is committed (or failed).
+    pub async fn outcome(self) -> StoreResult<ApplySummary> {
+        self.answer.await.map_err(|_| StoreError::WriterGone)?
+    }
 }
 
 /// A handle to the writer task; clone it freely. The task ends when every handle is dropped.
@@ -92,11 +104,21 @@ impl Writer {
 
     /// Applies a batch atomically: events, facts, agents, window and cursor.
     pub async fn apply(&self, batch: Batch) -> StoreResult<ApplySummary> {
-        self.call(|reply| Command::Apply {
-            batch: Box::new(batch),
-            reply,
-        })
-        .await
+        self.submit(batch).await?.outcome().await
+    }
+
+    /// Queues a batch and returns without waiting for it to be written, so the caller can
+    /// prepare the next one meanwhile. Batches are written in the order they are queued.
+    pub async fn submit(&self, batch: Batch) -> StoreResult<QueuedBatch> {
+        let (reply, answer) = oneshot::channel();
+        self.queue
+            .send(Command::Apply {
+                batch: Box::new(batch),
+                reply,
+            })
+            .await
+            .map_err(|_| StoreError::WriterGone)?;
+        Ok(QueuedBatch { answer })
     }
 
     /// Undoes every block of `chain_id` above `ancestor`; returns the rows removed.
@@ -177,14 +199,7 @@ async fn apply(pool: &SqlitePool, batch: &Batch) -> StoreResult<ApplySummary> {
     let mut touched = Touched::default();
     let mut summary = ApplySummary::default();
     let started = std::time::Instant::now();
-    let mut stored = Vec::with_capacity(batch.events.len());
-    let mut rows = Rows::default();
-    for event in &batch.events {
-        if facts::apply(&mut tx, &mut rows, &batch.chain, event, &mut touched).await? {
-            stored.push(event);
-        }
-    }
-    rows.flush(&mut tx).await?;
+    let stored = facts::apply_all(&mut tx, &batch.chain, &batch.events, &mut touched).await?;
     let facts_done = started.elapsed();
     facts::insert_raw_events(&mut tx, chain_id, &stored).await?;
     let raw_done = started.elapsed();

@@ -96,8 +96,7 @@ vec![i(chain_id).into(), (&emitter).into(), hex_address(agent).into(), decoded.k
                 &ev.address,
                 amount,
                 None,
-            )
-            .await?;
+            );
         }
         Decoded::Withdrawn { token, to, amount } => {
             rows.push(
@@ -157,7 +156,8 @@ async fn watch(
         ],
     );
     let key = contract_agent_key(chain_id, agent);
-    bind_payments(rows, chain_id, &key, &hex_address(agent), ev).await
+    bind_payments(rows, chain_id, &key, &hex_address(agent), ev);
+    Ok(())
 }
 
 async fn agent_fact(

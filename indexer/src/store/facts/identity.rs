@@ -120,7 +120,7 @@ vec![i(chain_id).into(), (&emitter).into(), token_id.to_string().into(), hex_add
                 let wallet = crate::store::wallet_from_metadata(value)
                     .map(|w| hex_address(&w))
                     .unwrap_or_default();
-                bind_payments(rows, chain_id, &agent_key, &wallet, ev).await?;
+                bind_payments(rows, chain_id, &agent_key, &wallet, ev);
             }
             touched.erc8004.insert((ev.address, *token_id));
         }

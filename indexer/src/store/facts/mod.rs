@@ -30,20 +30,42 @@ fn i(value: u64) -> i64 {
     value as i64
 }
 
-/// Applies the facts of `ev`; returns whether its raw row should be stored (token transfers are
-/// kept only when credited). Raw rows are written in bulk by [`insert_raw_events`].
-pub(super) async fn apply(
+/// Applies the facts of a batch's events and writes them; returns the events whose raw rows
+/// should be stored (token transfers only when credited to an agent). Raw rows are written in
+/// bulk by [`insert_raw_events`].
+pub(super) async fn apply_all<'e>(
     conn: &mut SqliteConnection,
+    chain: &ChainContext,
+    events: &'e [EventRecord],
+    touched: &mut Touched,
+) -> StoreResult<Vec<&'e EventRecord>> {
+    let mut rows = Rows::default();
+    let mut stored = Vec::with_capacity(events.len());
+    let mut transfers = Vec::new();
+    for event in events {
+        if event.role == Role::Token {
+            transfers.push(event);
+        } else {
+            apply(&mut rows, chain, event, touched).await?;
+            stored.push(event);
+        }
+    }
+    // Transfers are credited by position against every binding up to them, this batch's too.
+    rows.flush_table(conn, "payment_bindings").await?;
+    stored.extend(payments::credit_transfers(conn, &mut rows, chain, &transfers).await?);
+    rows.flush(conn).await?;
+    Ok(stored)
+}
+
+/// Buffers the facts of `ev`, which is not a token transfer.
+async fn apply(
     rows: &mut Rows,
     chain: &ChainContext,
     ev: &EventRecord,
     touched: &mut Touched,
-) -> StoreResult<bool> {
-    if ev.role == Role::Token {
-        return payments::apply_token(conn, rows, chain, ev).await;
-    }
+) -> StoreResult<()> {
     let Ok(decoded) = &ev.decoded else {
-        return Ok(true);
+        return Ok(());
     };
     match decoded {
         Decoded::AgentCreated { .. }
@@ -70,7 +92,7 @@ pub(super) async fn apply(
         Decoded::TokenTransfer { .. } | Decoded::AuthorizationUsed { .. } | Decoded::Ignored(_) => {
         }
     }
-    Ok(true)
+    Ok(())
 }
 
 /// Raw events per multi-row INSERT (13 parameters each, well under SQLite's 32,766).

@@ -7,64 +7,112 @@ use crate::store::batch::{ChainContext, EventRecord};
 use crate::store::rows::Rows;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::{Address, U256};
-use sqlx::SqliteConnection;
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use std::collections::{BTreeMap, BTreeSet};
 
-/// A token Transfer counts when its recipient is bound to an agent at that point of the chain;
-/// only then is it stored (so what is stored never depends on how ranges were cut).
-pub(super) async fn apply_token(
+/// Recipient addresses per bindings query.
+const ADDRESSES_PER_QUERY: usize = 500;
+
+/// A token Transfer counts when its recipient is bound to an agent at that point of the chain
+/// (the agent's latest binding at or before the transfer names the recipient); only then is it
+/// stored, so what is stored never depends on how ranges were cut. Every binding of the batch
+/// must be written before this runs. Returns the transfers that were credited.
+pub(super) async fn credit_transfers<'e>(
     conn: &mut SqliteConnection,
     rows: &mut Rows,
     chain: &ChainContext,
-    ev: &EventRecord,
-) -> StoreResult<bool> {
-    let Ok(Decoded::TokenTransfer { from, to, value }) = &ev.decoded else {
-        return Ok(false);
-    };
-    // Bindings made earlier in this batch must be visible to the lookup.
-    rows.flush_table(conn, "payment_bindings").await?;
-    let agents: Vec<String> = sqlx::query_scalar(
-        "SELECT DISTINCT b.agent_key FROM payment_bindings b
-         WHERE b.chain_id = ?1 AND b.address = ?2 AND (b.block_number, b.log_index) <= (?3, ?4)
-           AND NOT EXISTS (
-             SELECT 1 FROM payment_bindings n
-             WHERE n.agent_key = b.agent_key
-               AND (n.block_number, n.log_index) > (b.block_number, b.log_index)
-               AND (n.block_number, n.log_index) <= (?3, ?4))",
-    )
-    .bind(i(chain.chain_id))
-    .bind(hex_address(to))
-    .bind(i(ev.block_number))
-    .bind(i(ev.log_index))
-    .fetch_all(&mut *conn)
-    .await
-    .context("finding the agents a payment address is bound to")?;
-    if agents.is_empty() {
-        return Ok(false);
+    transfers: &[&'e EventRecord],
+) -> StoreResult<Vec<&'e EventRecord>> {
+    let recipients: BTreeSet<String> = transfers
+        .iter()
+        .filter_map(|ev| match &ev.decoded {
+            Ok(Decoded::TokenTransfer { to, .. }) => Some(hex_address(to)),
+            _ => None,
+        })
+        .collect();
+    let bindings = bindings_of(conn, chain.chain_id, &recipients).await?;
+    let mut credited = Vec::new();
+    for ev in transfers {
+        let Ok(Decoded::TokenTransfer { from, to, value }) = &ev.decoded else {
+            continue;
+        };
+        let payee = hex_address(to);
+        let at = (i(ev.block_number), i(ev.log_index));
+        let agents: Vec<&str> = bindings
+            .iter()
+            .filter(|(_, history)| {
+                let known = history.partition_point(|(position, _)| *position <= at);
+                known > 0 && history[known - 1].1 == payee
+            })
+            .map(|(agent, _)| agent.as_str())
+            .collect();
+        if agents.is_empty() {
+            continue;
+        }
+        for agent_key in agents {
+            insert_payment(
+                rows,
+                chain.chain_id,
+                ev,
+                agent_key,
+                &ev.address,
+                from,
+                to,
+                value,
+                ev.settlement_nonce.as_ref(),
+            );
+        }
+        credited.push(*ev);
     }
-    for agent_key in &agents {
-        insert_payment(
-            rows,
-            chain.chain_id,
-            ev,
-            agent_key,
-            &ev.address,
-            from,
-            to,
-            value,
-            ev.settlement_nonce.as_ref(),
-        )
-        .await?;
-    }
-    Ok(true)
+    Ok(credited)
 }
 
-pub(super) async fn bind_payments(
+/// Each agent's payment addresses in chain order, with the position each took effect.
+type BindingHistory = BTreeMap<String, Vec<((i64, i64), String)>>;
+
+/// Binding history of every agent ever bound to one of `addresses`.
+async fn bindings_of(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    addresses: &BTreeSet<String>,
+) -> StoreResult<BindingHistory> {
+    let mut history = BindingHistory::new();
+    let addresses: Vec<&String> = addresses.iter().collect();
+    for chunk in addresses.chunks(ADDRESSES_PER_QUERY) {
+        let mut query = QueryBuilder::<Sqlite>::new(
+            "SELECT agent_key, address, block_number, log_index FROM payment_bindings
+             WHERE agent_key IN (SELECT agent_key FROM payment_bindings WHERE chain_id = ",
+        );
+        query.push_bind(i(chain_id));
+        query.push(" AND address IN (");
+        let mut list = query.separated(", ");
+        for address in chunk {
+            list.push_bind(*address);
+        }
+        query.push(")) ORDER BY block_number, log_index");
+        let rows: Vec<(String, String, i64, i64)> = query
+            .build_query_as()
+            .fetch_all(&mut *conn)
+            .await
+            .context("reading the bindings of payment addresses")?;
+        for (agent, address, block, log) in rows {
+            history
+                .entry(agent)
+                .or_default()
+                .push(((block, log), address));
+        }
+    }
+    Ok(history)
+}
+
+/// Records that `agent_key` receives payments at `address` from `ev` on.
+pub(super) fn bind_payments(
     rows: &mut Rows,
     chain_id: u64,
     agent_key: &str,
     address: &str,
     ev: &EventRecord,
-) -> StoreResult<()> {
+) {
     rows.push(
         "payment_bindings",
         "chain_id, agent_key, address, block_number, log_index",
@@ -76,11 +124,11 @@ pub(super) async fn bind_payments(
             i(ev.log_index).into(),
         ],
     );
-    Ok(())
 }
 
+/// Records a payment credited to `agent_key`.
 #[allow(clippy::too_many_arguments)]
-pub(super) async fn insert_payment(
+pub(super) fn insert_payment(
     rows: &mut Rows,
     chain_id: u64,
     ev: &EventRecord,
@@ -90,11 +138,23 @@ pub(super) async fn insert_payment(
     payee: &Address,
     amount: &U256,
     nonce: Option<&alloy::primitives::B256>,
-) -> StoreResult<()> {
+) {
     rows.push(
-"payments",
-"chain_id, block_number, log_index, agent_key, tx_hash, token, payer, payee, amount, eip3009, nonce, timestamp",
-vec![i(chain_id).into(), i(ev.block_number).into(), i(ev.log_index).into(), agent_key.into(), hex_b256(&ev.tx_hash).into(), hex_address(token).into(), hex_address(payer).into(), hex_address(payee).into(), amount.to_string().into(), nonce.is_some().into(), nonce.map(hex_b256).into(), i(ev.block_timestamp).into()],
-);
-    Ok(())
+        "payments",
+        "chain_id, block_number, log_index, agent_key, tx_hash, token, payer, payee, amount, eip3009, nonce, timestamp",
+        vec![
+            i(chain_id).into(),
+            i(ev.block_number).into(),
+            i(ev.log_index).into(),
+            agent_key.into(),
+            hex_b256(&ev.tx_hash).into(),
+            hex_address(token).into(),
+            hex_address(payer).into(),
+            hex_address(payee).into(),
+            amount.to_string().into(),
+            nonce.is_some().into(),
+            nonce.map(hex_b256).into(),
+            i(ev.block_timestamp).into(),
+        ],
+    );
 }
