@@ -1,14 +1,16 @@
-//! Fact rows buffered per table and written with multi-row INSERTs: one statement per few
-//! hundred rows instead of one per event, which is most of the writer's cost otherwise.
+//! Rows bound into multi-row INSERT statements as they are produced: one statement per few
+//! thousand values instead of one per row. Binding needs no connection, so a batch's rows are
+//! built by the follower that submits it, and the writer only executes the statements.
 
 use super::{QueryContext, StoreResult};
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::sqlite::SqliteArguments;
+use sqlx::{Arguments, SqliteConnection};
 use std::collections::BTreeMap;
 
 /// SQLite's limit on bound parameters per statement, with a margin.
 const MAX_PARAMETERS: usize = 32_000;
 
-/// One column value of a buffered row.
+/// One column value of a row.
 #[derive(Debug, Clone)]
 pub(super) enum Value {
     Int(Option<i64>),
@@ -38,72 +40,112 @@ value_from! {
     Option<String> => |v| Value::Text(v),
     Option<&str> => |v| Value::Text(v.map(str::to_string)),
     &[u8] => |v| Value::Blob(v.to_vec()),
+    Vec<u8> => |v| Value::Blob(v),
 }
 
-#[derive(Debug, Default)]
-struct Table {
+/// One ready INSERT with its values bound.
+#[derive(Debug)]
+struct Insert {
+    table: &'static str,
+    sql: String,
+    arguments: SqliteArguments<'static>,
+}
+
+/// The rows of one table not yet closed into a statement.
+#[derive(Debug)]
+struct Open {
     columns: &'static str,
     width: usize,
-    rows: Vec<Vec<Value>>,
+    rows: usize,
+    arguments: SqliteArguments<'static>,
 }
 
-/// Rows waiting to be inserted, by table.
+/// Rows waiting to be inserted, by table, already bound.
 #[derive(Debug, Default)]
 pub(super) struct Rows {
-    tables: BTreeMap<&'static str, Table>,
+    open: BTreeMap<&'static str, Open>,
+    ready: Vec<Insert>,
 }
 
 impl Rows {
-    /// Buffers one row of `table`; `columns` lists them in the order of `values`.
+    /// Adds one row of `table`; `columns` lists them in the order of `values`.
     pub(super) fn push(&mut self, table: &'static str, columns: &'static str, values: Vec<Value>) {
-        let entry = self.tables.entry(table).or_insert_with(|| Table {
+        let open = self.open.entry(table).or_insert_with(|| Open {
             columns,
             width: values.len(),
-            rows: Vec::new(),
+            rows: 0,
+            arguments: SqliteArguments::default(),
         });
-        debug_assert_eq!(entry.width, values.len(), "row width of {table}");
-        entry.rows.push(values);
+        debug_assert_eq!(open.width, values.len(), "row width of {table}");
+        for value in values {
+            let bound = match value {
+                Value::Int(v) => open.arguments.add(v),
+                Value::Text(v) => open.arguments.add(v),
+                Value::Blob(v) => open.arguments.add(v),
+                Value::Bool(v) => open.arguments.add(v),
+            };
+            bound.expect("integers, text and blobs always bind");
+        }
+        open.rows += 1;
+        if (open.rows + 1) * open.width > MAX_PARAMETERS {
+            self.close(table);
+        }
     }
 
-    /// Writes the buffered rows of `table`.
+    /// Turns the open rows of `table` into a statement.
+    fn close(&mut self, table: &'static str) {
+        let Some(open) = self.open.remove(table) else {
+            return;
+        };
+        if open.rows == 0 {
+            return;
+        }
+        let row = format!("({})", vec!["?"; open.width].join(", "));
+        let mut sql = String::with_capacity(64 + open.rows * (row.len() + 2));
+        sql.push_str(&format!("INSERT INTO {table} ({}) VALUES ", open.columns));
+        for index in 0..open.rows {
+            if index > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&row);
+        }
+        self.ready.push(Insert {
+            table,
+            sql,
+            arguments: open.arguments,
+        });
+    }
+
+    /// Writes the rows of `table` so far.
     pub(super) async fn flush_table(
         &mut self,
         conn: &mut SqliteConnection,
         table: &'static str,
     ) -> StoreResult<()> {
-        let Some(buffered) = self.tables.get_mut(table) else {
-            return Ok(());
-        };
-        let rows = std::mem::take(&mut buffered.rows);
-        let per_statement = (MAX_PARAMETERS / buffered.width.max(1)).max(1);
-        for chunk in rows.chunks(per_statement) {
-            let mut insert =
-                QueryBuilder::<Sqlite>::new(format!("INSERT INTO {table} ({}) ", buffered.columns));
-            insert.push_values(chunk, |mut row, values| {
-                for value in values {
-                    match value.clone() {
-                        Value::Int(v) => row.push_bind(v),
-                        Value::Text(v) => row.push_bind(v),
-                        Value::Blob(v) => row.push_bind(v),
-                        Value::Bool(v) => row.push_bind(v),
-                    };
-                }
-            });
-            insert
-                .build()
-                .execute(&mut *conn)
-                .await
-                .context("writing buffered facts")?;
-        }
-        Ok(())
+        self.close(table);
+        let (now, later) = std::mem::take(&mut self.ready)
+            .into_iter()
+            .partition(|insert| insert.table == table);
+        self.ready = later;
+        execute(conn, now).await
     }
 
-    /// Writes every buffered row.
+    /// Writes every row so far.
     pub(super) async fn flush(&mut self, conn: &mut SqliteConnection) -> StoreResult<()> {
-        let tables: Vec<&'static str> = self.tables.keys().copied().collect();
+        let tables: Vec<&'static str> = self.open.keys().copied().collect();
         for table in tables {
-            self.flush_table(conn, table).await?;
+            self.close(table);
         }
-        Ok(())
+        execute(conn, std::mem::take(&mut self.ready)).await
     }
+}
+
+async fn execute(conn: &mut SqliteConnection, inserts: Vec<Insert>) -> StoreResult<()> {
+    for insert in inserts {
+        sqlx::query_with(&insert.sql, insert.arguments)
+            .execute(&mut *conn)
+            .await
+            .context("writing fact rows")?;
+    }
+    Ok(())
 }

@@ -3,7 +3,7 @@
 //! disk slows the follower instead of growing memory.
 
 use super::batch::Batch;
-use super::facts::{self, Touched};
+use super::facts::{self, PreparedBatch};
 use super::{QueryContext, StoreError, StoreResult, agents, cursor, rewind};
 use sqlx::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
@@ -25,7 +25,7 @@ enum Command {
         reply: oneshot::Sender<StoreResult<()>>,
     },
     Apply {
-        batch: Box<Batch>,
+        batch: Box<PreparedBatch>,
         reply: oneshot::Sender<StoreResult<ApplySummary>>,
     },
     Rewind {
@@ -108,12 +108,14 @@ impl Writer {
     }
 
     /// Queues a batch and returns without waiting for it to be written, so the caller can
-    /// prepare the next one meanwhile. Batches are written in the order they are queued.
+    /// prepare the next one meanwhile. Batches are written in the order they are queued. The
+    /// batch's rows are bound here, on the caller's task, so the writer only executes them.
     pub async fn submit(&self, batch: Batch) -> StoreResult<QueuedBatch> {
+        let prepared = facts::prepare(batch)?;
         let (reply, answer) = oneshot::channel();
         self.queue
             .send(Command::Apply {
-                batch: Box::new(batch),
+                batch: Box::new(prepared),
                 reply,
             })
             .await
@@ -156,7 +158,7 @@ async fn run(pool: SqlitePool, mut commands: mpsc::Receiver<Command>) {
                 let _ = reply.send(result);
             }
             Command::Apply { batch, reply } => {
-                let _ = reply.send(apply(&pool, &batch).await);
+                let _ = reply.send(apply(&pool, *batch).await);
             }
             Command::Rewind {
                 chain_id,
@@ -185,7 +187,8 @@ async fn init(pool: &SqlitePool, chain_id: u64, name: &str, start_block: u64) ->
     cursor::init(&mut conn, chain_id, name, start_block).await
 }
 
-async fn apply(pool: &SqlitePool, batch: &Batch) -> StoreResult<ApplySummary> {
+async fn apply(pool: &SqlitePool, mut prepared: PreparedBatch) -> StoreResult<ApplySummary> {
+    let batch = &prepared.batch;
     let chain_id = batch.chain.chain_id;
     let mut tx = pool.begin().await.context("starting a batch transaction")?;
     let indexed = cursor::indexed_block(&mut tx, chain_id).await?;
@@ -196,17 +199,17 @@ async fn apply(pool: &SqlitePool, batch: &Batch) -> StoreResult<ApplySummary> {
             actual: indexed.max(0) as u64,
         });
     }
-    let mut touched = Touched::default();
-    let mut summary = ApplySummary::default();
     let started = std::time::Instant::now();
-    let stored = facts::apply_all(&mut tx, &batch.chain, &batch.events, &mut touched).await?;
-    let facts_done = started.elapsed();
-    facts::insert_raw_events(&mut tx, chain_id, &stored).await?;
-    let raw_done = started.elapsed();
-    summary.events = stored.len() as u64;
-    summary.agents_refreshed = (touched.erc8004.len() + touched.contracts.len()) as u64;
+    let events = facts::write(&mut tx, &mut prepared).await?;
+    let written = started.elapsed();
+    let touched = std::mem::take(&mut prepared.touched);
+    let summary = ApplySummary {
+        events,
+        agents_refreshed: (touched.erc8004.len() + touched.contracts.len()) as u64,
+    };
     agents::refresh(&mut tx, chain_id, touched).await?;
-    tracing::debug!(target: "agentindex::store", chain_id, ?facts_done, ?raw_done, refreshed = ?started.elapsed(), "batch written");
+    let refreshed = started.elapsed();
+    let batch = &prepared.batch;
     if !batch.window.is_empty() {
         cursor::remember_blocks(&mut tx, chain_id, &batch.window, batch.window_from).await?;
     }
@@ -220,6 +223,7 @@ async fn apply(pool: &SqlitePool, batch: &Batch) -> StoreResult<ApplySummary> {
     )
     .await?;
     tx.commit().await.context("committing a batch")?;
+    tracing::debug!(target: "agentindex::store", chain_id, ?written, ?refreshed, committed = ?started.elapsed(), "batch written");
     Ok(summary)
 }
 

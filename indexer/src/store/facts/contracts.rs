@@ -9,7 +9,7 @@ use crate::store::keys::contract_agent_key;
 use crate::store::rows::Rows;
 use alloy::primitives::Address;
 
-pub(super) async fn apply(
+pub(super) fn apply(
     rows: &mut Rows,
     chain: &ChainContext,
     ev: &EventRecord,
@@ -21,7 +21,7 @@ pub(super) async fn apply(
     let emitter = hex_address(&ev.address);
     match decoded {
         Decoded::AgentCreated { agent, owner: _ } => {
-            watch(rows, chain_id, agent, ev, "factory").await?;
+            watch(rows, chain_id, agent, ev, "factory")?;
             touched.contracts.insert(*agent);
         }
         Decoded::Registry {
@@ -46,17 +46,17 @@ pub(super) async fn apply(
 vec![i(chain_id).into(), (&emitter).into(), hex_address(agent).into(), decoded.kind().into(), hex_address(actor).into(), uri.into(), pending.into(), reason.into(), block.into(), log.into()],
 );
             if matches!(action, RegistryAction::Registered { .. }) {
-                watch(rows, chain_id, agent, ev, "registry").await?;
+                watch(rows, chain_id, agent, ev, "registry")?;
             }
             touched.contracts.insert(*agent);
         }
         Decoded::CardUpdated(card) => {
             let json = serde_json::to_string(card).expect("card fields serialise");
-            agent_fact(rows, chain_id, ev, "card", &json).await?;
+            agent_fact(rows, chain_id, ev, "card", &json)?;
             touched.contracts.insert(ev.address);
         }
         Decoded::AgentOwnerChanged { new_owner } => {
-            agent_fact(rows, chain_id, ev, "owner", &hex_address(new_owner)).await?;
+            agent_fact(rows, chain_id, ev, "owner", &hex_address(new_owner))?;
             touched.contracts.insert(ev.address);
         }
         Decoded::ActiveChanged(active) => {
@@ -66,16 +66,15 @@ vec![i(chain_id).into(), (&emitter).into(), hex_address(agent).into(), decoded.k
                 ev,
                 "active",
                 if *active { "1" } else { "0" },
-            )
-            .await?;
+            )?;
             touched.contracts.insert(ev.address);
         }
         Decoded::HeartbeatIntervalChanged(interval) => {
-            agent_fact(rows, chain_id, ev, "interval", &interval.to_string()).await?;
+            agent_fact(rows, chain_id, ev, "interval", &interval.to_string())?;
             touched.contracts.insert(ev.address);
         }
         Decoded::Heartbeat(at) => {
-            agent_fact(rows, chain_id, ev, "heartbeat", &at.to_string()).await?;
+            agent_fact(rows, chain_id, ev, "heartbeat", &at.to_string())?;
             touched.contracts.insert(ev.address);
         }
         // Token payments are counted from the token's own Transfer; only native coin has no
@@ -135,7 +134,7 @@ vec![i(chain_id).into(), (&emitter).into(), hex_address(agent).into(), decoded.k
 }
 
 /// Starts following an agent contract and counting payments into it.
-async fn watch(
+fn watch(
     rows: &mut Rows,
     chain_id: u64,
     agent: &Address,
@@ -160,7 +159,7 @@ async fn watch(
     Ok(())
 }
 
-async fn agent_fact(
+fn agent_fact(
     rows: &mut Rows,
     chain_id: u64,
     ev: &EventRecord,

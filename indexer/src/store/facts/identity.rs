@@ -9,7 +9,7 @@ use crate::store::keys::erc8004_agent_key;
 use crate::store::rows::Rows;
 use alloy::primitives::{Address, U256};
 
-pub(super) async fn apply(
+pub(super) fn apply(
     rows: &mut Rows,
     chain: &ChainContext,
     ev: &EventRecord,
@@ -62,8 +62,7 @@ vec![i(chain_id).into(), (&emitter).into(), token_id.to_string().into(), hex_add
                 Some(token_id),
                 *approved != Address::ZERO,
                 ev,
-            )
-            .await?;
+            )?;
             touched.erc8004.insert((ev.address, *token_id));
         }
         Decoded::ApprovalForAll {
@@ -73,8 +72,7 @@ vec![i(chain_id).into(), (&emitter).into(), token_id.to_string().into(), hex_add
         } => {
             approval(
                 rows, chain_id, &emitter, owner, operator, None, *approved, ev,
-            )
-            .await?;
+            )?;
             touched.owners.insert((ev.address, *owner));
         }
         Decoded::UriUpdated {
@@ -130,7 +128,7 @@ vec![i(chain_id).into(), (&emitter).into(), token_id.to_string().into(), hex_add
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn approval(
+fn approval(
     rows: &mut Rows,
     chain_id: u64,
     registry: &str,

@@ -1,15 +1,19 @@
-//! Writes one event: its raw row and the facts decoded from it, and notes which agents it
+//! The rows each event adds: its raw row and the facts decoded from it, noting which agents it
 //! touched so their current state can be recomputed once per batch. One submodule per event
 //! family.
+//!
+//! [`prepare`] binds every row that needs nothing from the database, before the batch reaches
+//! the writer; [`write`] then credits token transfers against the stored payment bindings and
+//! executes it all inside the batch's transaction.
 
 mod contracts;
 mod identity;
 mod payments;
 mod reputation;
 
-use super::batch::{ChainContext, EventRecord};
+use super::StoreResult;
+use super::batch::{Batch, ChainContext, EventRecord};
 use super::rows::Rows;
-use super::{QueryContext, StoreResult};
 use crate::sources::{Decoded, Role, hex_address, hex_b256};
 use alloy::primitives::{Address, U256};
 use sqlx::SqliteConnection;
@@ -30,35 +34,64 @@ fn i(value: u64) -> i64 {
     value as i64
 }
 
-/// Applies the facts of a batch's events and writes them; returns the events whose raw rows
-/// should be stored (token transfers only when credited to an agent). Raw rows are written in
-/// bulk by [`insert_raw_events`].
-pub(super) async fn apply_all<'e>(
-    conn: &mut SqliteConnection,
-    chain: &ChainContext,
-    events: &'e [EventRecord],
-    touched: &mut Touched,
-) -> StoreResult<Vec<&'e EventRecord>> {
-    let mut rows = Rows::default();
-    let mut stored = Vec::with_capacity(events.len());
-    let mut transfers = Vec::new();
+/// A batch with its rows bound, ready for the writer.
+#[derive(Debug)]
+pub(crate) struct PreparedBatch {
+    /// The batch, without its events.
+    pub(super) batch: Batch,
+    /// Raw and fact rows of every event but token transfers.
+    rows: Rows,
+    /// Token transfers, stored only when credited to an agent.
+    transfers: Vec<EventRecord>,
+    /// Events whose rows are in `rows`.
+    stored: u64,
+    /// Agents to recompute.
+    pub(super) touched: Touched,
+}
+
+/// Binds the rows of `batch`'s events.
+pub(super) fn prepare(mut batch: Batch) -> StoreResult<PreparedBatch> {
+    let events = std::mem::take(&mut batch.events);
+    let mut prepared = PreparedBatch {
+        batch,
+        rows: Rows::default(),
+        transfers: Vec::new(),
+        stored: 0,
+        touched: Touched::default(),
+    };
+    let chain = prepared.batch.chain.clone();
     for event in events {
         if event.role == Role::Token {
-            transfers.push(event);
-        } else {
-            apply(&mut rows, chain, event, touched).await?;
-            stored.push(event);
+            prepared.transfers.push(event);
+            continue;
         }
+        apply(&mut prepared.rows, &chain, &event, &mut prepared.touched)?;
+        push_raw_event(&mut prepared.rows, chain.chain_id, &event);
+        prepared.stored += 1;
     }
+    Ok(prepared)
+}
+
+/// Writes a prepared batch's rows and the transfers credited to agents; returns the events
+/// stored.
+pub(super) async fn write(
+    conn: &mut SqliteConnection,
+    prepared: &mut PreparedBatch,
+) -> StoreResult<u64> {
+    let chain = &prepared.batch.chain;
+    let rows = &mut prepared.rows;
     // Transfers are credited by position against every binding up to them, this batch's too.
     rows.flush_table(conn, "payment_bindings").await?;
-    stored.extend(payments::credit_transfers(conn, &mut rows, chain, &transfers).await?);
+    let credited = payments::credit_transfers(conn, rows, chain, &prepared.transfers).await?;
+    for event in &credited {
+        push_raw_event(rows, chain.chain_id, event);
+    }
     rows.flush(conn).await?;
-    Ok(stored)
+    Ok(prepared.stored + credited.len() as u64)
 }
 
 /// Buffers the facts of `ev`, which is not a token transfer.
-async fn apply(
+fn apply(
     rows: &mut Rows,
     chain: &ChainContext,
     ev: &EventRecord,
@@ -77,63 +110,51 @@ async fn apply(
         | Decoded::Heartbeat(_)
         | Decoded::PaymentReceived { .. }
         | Decoded::Withdrawn { .. }
-        | Decoded::Rated { .. } => contracts::apply(rows, chain, ev, decoded, touched).await?,
+        | Decoded::Rated { .. } => contracts::apply(rows, chain, ev, decoded, touched)?,
         Decoded::Registered { .. }
         | Decoded::IdentityTransfer { .. }
         | Decoded::Approval { .. }
         | Decoded::ApprovalForAll { .. }
         | Decoded::UriUpdated { .. }
-        | Decoded::MetadataSet { .. } => identity::apply(rows, chain, ev, decoded, touched).await?,
+        | Decoded::MetadataSet { .. } => identity::apply(rows, chain, ev, decoded, touched)?,
         Decoded::NewFeedback { .. }
         | Decoded::FeedbackRevoked { .. }
         | Decoded::ResponseAppended { .. }
         | Decoded::ValidationRequest { .. }
-        | Decoded::ValidationResponse { .. } => reputation::apply(rows, chain, ev, decoded).await?,
+        | Decoded::ValidationResponse { .. } => reputation::apply(rows, chain, ev, decoded)?,
         Decoded::TokenTransfer { .. } | Decoded::AuthorizationUsed { .. } | Decoded::Ignored(_) => {
         }
     }
     Ok(())
 }
 
-/// Raw events per multi-row INSERT (13 parameters each, well under SQLite's 32,766).
-const RAW_ROWS_PER_STATEMENT: usize = 500;
-
-/// Stores the raw rows of `events` with a few multi-row INSERTs instead of one per event.
-pub(super) async fn insert_raw_events(
-    conn: &mut SqliteConnection,
-    chain_id: u64,
-    events: &[&EventRecord],
-) -> StoreResult<()> {
-    for chunk in events.chunks(RAW_ROWS_PER_STATEMENT) {
-        let mut insert = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-            "INSERT INTO events (chain_id, block_number, log_index, block_hash, block_timestamp, tx_hash, address,
-                source, topic0, topics, data, kind, decode_error) ",
-        );
-        insert.push_values(chunk, |mut row, ev| {
-            let topics: Vec<String> = ev.topics.iter().map(hex_b256).collect();
-            let (kind, error) = match &ev.decoded {
-                Ok(decoded) => (Some(decoded.kind()), None),
-                Err(e) => (None, Some(e.to_string())),
-            };
-            row.push_bind(i(chain_id))
-                .push_bind(i(ev.block_number))
-                .push_bind(i(ev.log_index))
-                .push_bind(hex_b256(&ev.block_hash))
-                .push_bind(i(ev.block_timestamp))
-                .push_bind(hex_b256(&ev.tx_hash))
-                .push_bind(hex_address(&ev.address))
-                .push_bind(ev.role.as_str())
-                .push_bind(ev.topic0.as_ref().map(hex_b256))
-                .push_bind(serde_json::to_string(&topics).expect("strings serialise"))
-                .push_bind(ev.data.to_vec())
-                .push_bind(kind)
-                .push_bind(error);
-        });
-        insert
-            .build()
-            .execute(&mut *conn)
-            .await
-            .context("inserting raw events")?;
-    }
-    Ok(())
+/// Adds the raw row of `ev`.
+fn push_raw_event(rows: &mut Rows, chain_id: u64, ev: &EventRecord) {
+    let topics: Vec<String> = ev.topics.iter().map(hex_b256).collect();
+    let (kind, error) = match &ev.decoded {
+        Ok(decoded) => (Some(decoded.kind()), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    rows.push(
+        "events",
+        "chain_id, block_number, log_index, block_hash, block_timestamp, tx_hash, address, source,
+            topic0, topics, data, kind, decode_error",
+        vec![
+            i(chain_id).into(),
+            i(ev.block_number).into(),
+            i(ev.log_index).into(),
+            hex_b256(&ev.block_hash).into(),
+            i(ev.block_timestamp).into(),
+            hex_b256(&ev.tx_hash).into(),
+            hex_address(&ev.address).into(),
+            ev.role.as_str().into(),
+            ev.topic0.as_ref().map(hex_b256).into(),
+            serde_json::to_string(&topics)
+                .expect("strings serialise")
+                .into(),
+            ev.data.to_vec().into(),
+            kind.into(),
+            error.into(),
+        ],
+    );
 }

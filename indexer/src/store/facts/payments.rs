@@ -21,7 +21,7 @@ pub(super) async fn credit_transfers<'e>(
     conn: &mut SqliteConnection,
     rows: &mut Rows,
     chain: &ChainContext,
-    transfers: &[&'e EventRecord],
+    transfers: &'e [EventRecord],
 ) -> StoreResult<Vec<&'e EventRecord>> {
     let recipients: BTreeSet<String> = transfers
         .iter()
@@ -62,7 +62,7 @@ pub(super) async fn credit_transfers<'e>(
                 ev.settlement_nonce.as_ref(),
             );
         }
-        credited.push(*ev);
+        credited.push(ev);
     }
     Ok(credited)
 }

@@ -7,7 +7,7 @@ use crate::store::StoreResult;
 use crate::store::batch::{ChainContext, EventRecord};
 use crate::store::rows::Rows;
 
-pub(super) async fn apply(
+pub(super) fn apply(
     rows: &mut Rows,
     chain: &ChainContext,
     ev: &EventRecord,
