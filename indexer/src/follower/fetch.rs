@@ -136,18 +136,41 @@ pub(super) async fn fetch_range(
             break;
         }
         scanned += 1;
-        for (agent, block) in &agents {
-            out.new_agents.insert(*agent, *block);
-            for log in logs_of(rpc, &[*agent], *block, to).await? {
+        // One request for all new agents and one for all new payees, from the earliest
+        // discovery on; logs from before an agent's own discovery are dropped by keep_log.
+        if let Some(first) = agents.values().min().copied() {
+            out.new_agents.extend(agents.iter().map(|(a, b)| (*a, *b)));
+            let addresses: Vec<Address> = agents.keys().copied().collect();
+            for log in logs_of(rpc, &addresses, first, to).await? {
                 keep_log(&mut by_position, log, watched, &out.new_agents, sources);
             }
         }
-        for (payee, block) in &payees {
-            out.new_payment_addresses.insert(*payee, *block);
+        if let Some(first) = payees.values().min().copied() {
+            out.new_payment_addresses
+                .extend(payees.iter().map(|(a, b)| (*a, *b)));
+            let addresses: Vec<Address> = payees.keys().copied().collect();
             for log in
-                transfers_into(rpc, &sources.tokens, &[*payee], payment_chunk, *block, to).await?
+                transfers_into(rpc, &sources.tokens, &addresses, payment_chunk, first, to).await?
             {
-                insert(&mut payments, log);
+                let recipient = log
+                    .inner
+                    .data
+                    .topics()
+                    .get(2)
+                    .map(|t| Address::from_word(*t));
+                let known_from = recipient.and_then(|r| {
+                    [
+                        watched.payment_addresses.get(&r),
+                        out.new_payment_addresses.get(&r),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .min()
+                    .copied()
+                });
+                if known_from.is_some_and(|from| log.block_number.is_some_and(|b| b >= from)) {
+                    insert(&mut payments, log);
+                }
             }
         }
         if scanned > 8 {

@@ -402,7 +402,8 @@ impl Follower {
                 Ok(Some((fetched, kept_to)))
             }
             Ok(fetched) => {
-                self.range.succeeded(fetched.len() > MAX_BATCH_LOGS / 2);
+                self.range
+                    .succeeded(to - from + 1, fetched.len() as f64 / MAX_BATCH_LOGS as f64);
                 Ok(Some((fetched, to)))
             }
             Err(error) if error.kind.wants_smaller_range() => {

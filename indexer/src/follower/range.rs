@@ -6,6 +6,8 @@ use crate::rpc::RpcErrorKind;
 
 /// Successes in a row before the range doubles again once a provider refused a range.
 const GROW_AFTER_REFUSAL: u32 = 3;
+/// The share of a batch's log limit a grown range aims to fill.
+const TARGET_FILL: f64 = 0.8;
 /// Blocks the first range spans: small, so an unexpectedly dense chain is never fetched whole
 /// before the range has learnt how dense it is.
 const FIRST_RANGE: u64 = 10;
@@ -40,17 +42,23 @@ impl AdaptiveRange {
         (from, limit.min(from.saturating_add(self.size - 1)))
     }
 
-    /// A range went through; `dense` when it came close to the most logs a batch may hold, in
-    /// which case it does not count towards growing.
-    pub fn succeeded(&mut self, dense: bool) {
-        if dense {
+    /// A range of `blocks` went through, filling `fill` of what a batch may hold. A range more
+    /// than half full does not count towards growing; otherwise the range doubles, but never
+    /// past the span that would hold [`TARGET_FILL`] of a batch at the density just seen.
+    pub fn succeeded(&mut self, blocks: u64, fill: f64) {
+        if fill > 0.5 {
             self.successes = 0;
             return;
         }
         self.successes += 1;
         let grow_after = if self.refused { GROW_AFTER_REFUSAL } else { 1 };
         if self.successes >= grow_after && self.size < self.max {
-            self.size = (self.size * 2).min(self.max);
+            let by_density = if fill > 0.0 {
+                (blocks as f64 * TARGET_FILL / fill) as u64
+            } else {
+                u64::MAX
+            };
+            self.size = (self.size * 2).min(self.max).min(by_density.max(self.size));
             self.successes = 0;
         }
     }
@@ -132,13 +140,13 @@ mod tests {
         range.shrink(500, &too_large(None, None));
         assert_eq!(range.size(), 250);
         for _ in 1..GROW_AFTER_REFUSAL {
-            range.succeeded(false);
+            range.succeeded(range.size(), 0.0);
         }
         assert_eq!(range.size(), 250, "not yet");
-        range.succeeded(false);
+        range.succeeded(range.size(), 0.0);
         assert_eq!(range.size(), 500);
         for _ in 0..10 * GROW_AFTER_REFUSAL {
-            range.succeeded(false);
+            range.succeeded(range.size(), 0.0);
         }
         assert_eq!(range.size(), 1000);
     }
@@ -147,15 +155,15 @@ mod tests {
     fn starts_small_and_doubles_after_each_sparse_range() {
         let mut range = AdaptiveRange::new(2000);
         assert_eq!(range.size(), FIRST_RANGE);
-        range.succeeded(false);
+        range.succeeded(range.size(), 0.0);
         assert_eq!(range.size(), 2 * FIRST_RANGE);
         for _ in 0..10 {
-            range.succeeded(false);
+            range.succeeded(range.size(), 0.0);
         }
         assert_eq!(range.size(), 2000);
         let mut dense = AdaptiveRange::new(2000);
         for _ in 0..10 {
-            dense.succeeded(true);
+            dense.succeeded(dense.size(), 0.7);
         }
         assert_eq!(
             dense.size(),
@@ -165,10 +173,29 @@ mod tests {
     }
 
     #[test]
+    fn grows_no_further_than_the_density_seen_allows() {
+        let mut range = AdaptiveRange::new(2000);
+        range.succeeded(10, 0.2);
+        assert_eq!(range.size(), 20, "doubling stays under the target");
+        range.succeeded(20, 0.3);
+        assert_eq!(
+            range.size(),
+            40,
+            "0.8 would take 53 blocks, doubling gives 40"
+        );
+        range.succeeded(40, 0.45);
+        assert_eq!(
+            range.size(),
+            71,
+            "0.8 takes 71 blocks, fewer than doubling's 80"
+        );
+    }
+
+    #[test]
     fn next_range_stops_at_the_limit() {
         let mut range = AdaptiveRange::new(100);
         for _ in 0..10 {
-            range.succeeded(false);
+            range.succeeded(range.size(), 0.0);
         }
         assert_eq!(range.next(10, 1000), (10, 109));
         assert_eq!(range.next(10, 50), (10, 50));

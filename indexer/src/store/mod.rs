@@ -201,5 +201,5 @@ fn connect_options(url: &str) -> StoreResult<SqliteConnectOptions> {
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(Duration::from_secs(30))
-        .pragma("cache_size", "-65536"))
+        .pragma("cache_size", "-16384"))
 }
