@@ -121,6 +121,37 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size() {
         .unwrap();
     assert_eq!(row.get::<String, _>("source"), "registry");
     assert_eq!(row.get::<String, _>("owner"), hex(s.bob));
+    // Deployed and initialised before its enrolment: card, interval and the first heartbeat
+    // come from the state read at the enrolment block, the later heartbeat from its event.
+    assert_eq!(
+        row.get::<Option<String>, _>("name").as_deref(),
+        Some("Registry Agent")
+    );
+    assert_eq!(row.get::<Option<i64>, _>("heartbeat_interval"), Some(3600));
+    assert!(row.get::<bool, _>("active"));
+    let last_heartbeat: i64 = sqlx::query_scalar(
+        "SELECT CAST(value AS INTEGER) FROM agent_contract_events WHERE agent = ? AND kind = 'heartbeat'",
+    )
+    .bind(hex(s.registry_agent))
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        row.get::<Option<i64>, _>("last_heartbeat"),
+        Some(last_heartbeat)
+    );
+    let snapshots: Vec<(Option<String>, Option<i64>, Option<String>)> = sqlx::query_as(
+        "SELECT owner, heartbeat_interval, errors FROM agent_snapshots WHERE agent = ? ORDER BY block_number",
+    )
+    .bind(hex(s.registry_agent))
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        snapshots,
+        vec![(Some(hex(s.bob)), Some(3600), None); 2],
+        "one snapshot per enrolment, every call answered"
+    );
     assert_eq!(
         row.get::<Option<String>, _>("uri").as_deref(),
         Some("ipfs://meta-2")

@@ -2,7 +2,7 @@
 
 mod support;
 
-use agentindex_contracts::{Devnet, demo};
+use agentindex_contracts::{Devnet, ForeignAgent, confirm, demo};
 
 #[tokio::test]
 async fn agents_from_every_path_land_in_the_database() {
@@ -50,7 +50,7 @@ async fn agents_from_every_path_land_in_the_database() {
             format!("{chain}:{}", hex(enrolled)),
             "registry".to_string(),
             hex(accounts[2]),
-            None,
+            Some("Registry".to_string()),
         ),
         (
             format!("{chain}:{}:{id}", hex(devnet.deployment().identity)),
@@ -77,5 +77,63 @@ async fn agents_from_every_path_land_in_the_database() {
             statuses[0].lag
         ),
         (head, Some(head), 0)
+    );
+}
+
+#[tokio::test]
+async fn an_enrolled_contract_without_a_card_is_indexed_with_what_could_be_read() {
+    let devnet = Devnet::start().await.unwrap();
+    let owner = devnet.accounts()[4];
+    let foreign = *ForeignAgent::deploy(devnet.provider().clone(), owner)
+        .await
+        .unwrap()
+        .address();
+    confirm(
+        "enrolling a foreign agent",
+        devnet
+            .registry()
+            .register(foreign, "ipfs://foreign".into())
+            .from(owner)
+            .send(),
+    )
+    .await
+    .unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    support::index_until_synced(&support::config(&devnet, &db, 0)).await;
+
+    let store = support::open(&db).await;
+    let hex = |a: alloy::primitives::Address| format!("{a:#x}");
+    let agent: (String, Option<String>, Option<String>, bool) =
+        sqlx::query_as("SELECT owner, card, uri, active FROM agents WHERE agent_key = ?")
+            .bind(format!("{}:{}", devnet.chain_id(), hex(foreign)))
+            .fetch_one(store.reader())
+            .await
+            .unwrap();
+    assert_eq!(
+        agent,
+        (hex(owner), None, Some("ipfs://foreign".into()), true),
+        "owner read, no card, active by default"
+    );
+    let errors: String = sqlx::query_scalar("SELECT errors FROM agent_snapshots WHERE agent = ?")
+        .bind(hex(foreign))
+        .fetch_one(store.reader())
+        .await
+        .unwrap();
+    let errors: Vec<String> = serde_json::from_str(&errors).unwrap();
+    let failed: Vec<&str> = errors
+        .iter()
+        .map(|e| e.split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            "card()",
+            "active()",
+            "heartbeatInterval()",
+            "lastHeartbeat()"
+        ],
+        "{errors:?}"
     );
 }

@@ -210,6 +210,13 @@ async fn registry_path(devnet: &Devnet, s: &Scenario) -> Address {
     confirm("deregister", open.deregister(agent).from(s.bob).send())
         .await
         .unwrap();
+    // A heartbeat after enrolment overrides the one read at enrolment.
+    confirm(
+        "enrolled heartbeat",
+        devnet.agent(agent).heartbeat().from(s.bob).send(),
+    )
+    .await
+    .unwrap();
     // Enrolled agents receive payments too.
     confirm(
         "transfer to enrolled",

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// Every contract the Rust side binds, by contract name (each lives in `<Name>.sol`).
-pub const CONTRACTS: [&str; 10] = [
+pub const CONTRACTS: [&str; 11] = [
     "AgentCard",
     "AgentFactory",
     "AgentRegistry",
@@ -22,6 +22,7 @@ pub const CONTRACTS: [&str; 10] = [
     "Seeder",
     "SeederClient",
     "LegacyEmitter",
+    "ForeignAgent",
 ];
 
 /// Why the artifacts could not be rebuilt or compared.

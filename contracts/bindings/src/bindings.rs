@@ -69,3 +69,10 @@ sol!(
     LegacyEmitter,
     "../artifacts/LegacyEmitter.json"
 );
+
+sol!(
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    ForeignAgent,
+    "../artifacts/ForeignAgent.json"
+);

@@ -1,9 +1,12 @@
-//! Turns fetched logs into the writer's [`EventRecord`]s: role, decoding, settlement pairing and
-//! block timestamps (from the logs when the node gives them, else from block headers).
+//! Turns fetched logs into the writer's [`EventRecord`]s: role, decoding, settlement pairing,
+//! block timestamps (from the logs when the node gives them, else from block headers) and the
+//! state of agent contracts at their registry enrolments.
 
 use super::fetch::FetchedRange;
+use super::snapshot;
 use super::sources::SourceMap;
 use crate::rpc::{ChainRpc, RpcError};
+use crate::sources::{Decoded, RegistryAction};
 use crate::store::EventRecord;
 use alloy::eips::BlockNumberOrTag;
 use alloy::rpc::types::Log;
@@ -82,7 +85,18 @@ pub(super) async fn records(
             data: log.inner.data.data.clone(),
             decoded,
             settlement_nonce: fetched.settlements.get(&(block_number, log_index)).copied(),
+            snapshot: None,
         });
+    }
+    for record in &mut records {
+        if let Ok(Decoded::Registry {
+            agent,
+            action: RegistryAction::Registered { .. },
+            ..
+        }) = &record.decoded
+        {
+            record.snapshot = Some(snapshot::read(rpc, *agent, record.block_hash).await?);
+        }
     }
     records.sort_by_key(|r| (r.block_number, r.log_index));
     records.dedup_by_key(|r| (r.block_number, r.log_index));

@@ -10,6 +10,7 @@ mod fetch;
 mod pipeline;
 mod range;
 mod reorg;
+mod snapshot;
 mod sources;
 
 pub use assemble::AssembleError;

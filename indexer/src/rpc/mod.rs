@@ -11,8 +11,10 @@ pub use error::{RpcError, RpcErrorKind};
 
 use crate::config::ChainConfig;
 use crate::store::BlockRef;
-use alloy::eips::BlockNumberOrTag;
+use alloy::eips::{BlockId, BlockNumberOrTag};
+use alloy::primitives::{Address, B256, Bytes};
 use alloy::providers::{Provider, ProviderBuilder, RootProvider};
+use alloy::rpc::types::TransactionRequest;
 use alloy::rpc::types::{Filter, Log};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use rand::Rng;
@@ -177,6 +179,23 @@ impl ChainRpc {
             parent_hash: b.header.parent_hash,
             timestamp: b.header.timestamp,
         }))
+    }
+
+    /// `eth_call` of `data` to `to` in the state after block `block_hash` (EIP-1898, so a
+    /// block replaced by a reorg fails rather than answering from its successor).
+    pub async fn call_at(
+        &self,
+        to: Address,
+        data: Bytes,
+        block_hash: B256,
+    ) -> Result<Bytes, RpcError> {
+        self.call("eth_call", |p| {
+            let request = TransactionRequest::default()
+                .to(to)
+                .input(data.clone().into());
+            async move { p.call(request).block(BlockId::hash(block_hash)).await }
+        })
+        .await
     }
 
     /// `eth_getLogs` for `filter`; range-limit errors come back unretried.

@@ -49,7 +49,7 @@ pub(super) fn decode(topic0: B256, log: &Log) -> Option<Result<Decoded, DecodeEr
     Some(decoded)
 }
 
-fn card(c: A::CardData) -> CardFields {
+pub(crate) fn card(c: A::CardData) -> CardFields {
     let payment = (c.payment.payTo != Address::ZERO).then(|| PaymentFields {
         asset: hex_address(&c.payment.asset),
         chain_id: c.payment.chainId.to_string(),

@@ -16,6 +16,7 @@ mod reputation;
 mod token;
 mod validation;
 
+pub(crate) use agent::card as agent_card_fields;
 pub use model::{CardFields, Decoded, FeedbackShape, RegistryAction, ValidationShape};
 
 use alloy::primitives::{Address, B256, Bytes};

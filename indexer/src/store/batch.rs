@@ -1,6 +1,6 @@
 //! What the follower hands the writer: a contiguous run of blocks and every relevant log in it.
 
-use crate::sources::{DecodeError, Decoded, Role};
+use crate::sources::{CardFields, DecodeError, Decoded, Role};
 use alloy::primitives::{Address, B256, Bytes};
 use std::sync::Arc;
 
@@ -42,6 +42,27 @@ pub struct EventRecord {
     pub decoded: Result<Decoded, DecodeError>,
     /// For a token Transfer that settles an EIP-3009 authorisation: its nonce.
     pub settlement_nonce: Option<B256>,
+    /// For a registry enrolment: the agent contract's state at the enrolment block.
+    pub snapshot: Option<AgentSnapshot>,
+}
+
+/// What an agent contract already said about itself when a registry enrolled it, read at the
+/// enrolment block; its events from before then are not followed. A field is `None` when its
+/// call failed, and `errors` says which calls failed and why.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentSnapshot {
+    /// `owner()`.
+    pub owner: Option<Address>,
+    /// `card()`, as the card fields a `CardUpdated` event carries.
+    pub card: Option<CardFields>,
+    /// `active()`.
+    pub active: Option<bool>,
+    /// `heartbeatInterval()`.
+    pub heartbeat_interval: Option<u64>,
+    /// `lastHeartbeat()`.
+    pub last_heartbeat: Option<u64>,
+    /// `"call: reason"` for each call that failed.
+    pub errors: Vec<String>,
 }
 
 /// A block kept in the reorg window.

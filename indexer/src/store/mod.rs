@@ -15,7 +15,7 @@ mod rows;
 mod writer;
 
 pub use agents::wallet_from_metadata;
-pub use batch::{Batch, BlockRef, ChainContext, EventRecord};
+pub use batch::{AgentSnapshot, Batch, BlockRef, ChainContext, EventRecord};
 pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use keys::{contract_agent_key, erc8004_agent_key};
 pub use writer::{ApplySummary, QueuedBatch, Writer};

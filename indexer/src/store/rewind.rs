@@ -8,7 +8,7 @@ use alloy::primitives::{Address, U256};
 use sqlx::{Row, SqliteConnection};
 
 /// Every table whose rows are facts keyed by (chain_id, block_number, …).
-pub(crate) const FACT_TABLES: [&str; 18] = [
+pub(crate) const FACT_TABLES: [&str; 19] = [
     "events",
     "watched_agents",
     "payment_bindings",
@@ -23,6 +23,7 @@ pub(crate) const FACT_TABLES: [&str; 18] = [
     "validation_requests",
     "validation_responses",
     "agent_contract_events",
+    "agent_snapshots",
     "registry_events",
     "ratings",
     "withdrawals",
@@ -88,6 +89,7 @@ pub(super) async fn touched_above(
     }
     for (table, column) in [
         ("agent_contract_events", "agent"),
+        ("agent_snapshots", "agent"),
         ("registry_events", "agent"),
         ("watched_agents", "address"),
     ] {

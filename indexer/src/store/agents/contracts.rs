@@ -2,7 +2,7 @@
 //! found, their on-chain card, owner, active flag, heartbeat and status in each registry. A set
 //! of contracts is recomputed with three queries.
 
-use super::{AgentRow, push_in, write};
+use super::{AgentRow, Position, push_in, write};
 use crate::sources::hex_address;
 use crate::store::keys::contract_agent_key;
 use crate::store::{QueryContext, StoreResult};
@@ -75,8 +75,9 @@ pub(super) async fn refresh(
     write(conn, chain_id, &computed, &gone).await
 }
 
-/// Folds in the contracts' own events: the newest of each kind wins, and the heartbeat starts at
-/// the block time of the first interval setting until a heartbeat is recorded.
+/// Folds in the contracts' own events and their state at enrolments: the newest of each kind
+/// wins, and the heartbeat starts at the block time of the first interval setting until a
+/// heartbeat is recorded.
 async fn apply_own_events(
     conn: &mut SqliteConnection,
     chain_id: u64,
@@ -84,8 +85,8 @@ async fn apply_own_events(
     rows: &mut BTreeMap<String, AgentRow>,
 ) -> StoreResult<()> {
     let mut query = QueryBuilder::<Sqlite>::new(
-        "SELECT agent, kind, value, block_number, timestamp, newest FROM (
-           SELECT agent, kind, value, block_number, timestamp,
+        "SELECT agent, kind, value, block_number, log_index, timestamp, newest FROM (
+           SELECT agent, kind, value, block_number, log_index, timestamp,
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number DESC, log_index DESC) AS newest,
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number, log_index) AS oldest
            FROM agent_contract_events WHERE chain_id = ",
@@ -99,29 +100,40 @@ async fn apply_own_events(
         .fetch_all(&mut *conn)
         .await
         .context("reading agent contract events")?;
+    let mut newest: BTreeMap<(String, String), (Position, String)> = BTreeMap::new();
     let mut first_interval_at: BTreeMap<String, i64> = BTreeMap::new();
     for fact in facts {
         let agent: String = fact.get("agent");
+        let kind: String = fact.get("kind");
+        if kind == "interval" {
+            let at: i64 = fact.get("timestamp");
+            if fact.get::<i64, _>("newest") != 1 {
+                first_interval_at.insert(agent, at);
+                continue;
+            }
+            first_interval_at.entry(agent.clone()).or_insert(at);
+        }
+        let at: Position = (fact.get("block_number"), fact.get("log_index"));
+        newest.insert((agent, kind), (at, fact.get("value")));
+    }
+    for (agent, kind, at, value) in snapshot_facts(conn, chain_id, addresses).await? {
+        let entry = newest
+            .entry((agent, kind.into()))
+            .or_insert((at, value.clone()));
+        if entry.0 < at {
+            *entry = (at, value);
+        }
+    }
+    for ((agent, kind), ((block, _), value)) in newest {
         let Some(row) = rows.get_mut(&agent) else {
             continue;
         };
-        let kind: String = fact.get("kind");
-        if kind == "interval" && fact.get::<i64, _>("newest") != 1 {
-            first_interval_at.insert(agent, fact.get("timestamp"));
-            continue;
-        }
-        let value: String = fact.get("value");
-        row.last_event_block = row.last_event_block.max(fact.get("block_number"));
+        row.last_event_block = row.last_event_block.max(block);
         match kind.as_str() {
             "owner" => row.owner = value,
             "card" => row.card = Some(value),
             "active" => row.active = value == "1",
-            "interval" => {
-                row.heartbeat_interval = value.parse().ok();
-                first_interval_at
-                    .entry(agent)
-                    .or_insert_with(|| fact.get("timestamp"));
-            }
+            "interval" => row.heartbeat_interval = value.parse().ok(),
             "heartbeat" => row.last_heartbeat = value.parse().ok(),
             _ => {}
         }
@@ -132,6 +144,55 @@ async fn apply_own_events(
         }
     }
     Ok(())
+}
+
+/// The fields of every enrolment snapshot of `addresses`, as (agent, kind, position, value)
+/// in the shape the contracts' own events store them.
+async fn snapshot_facts(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    addresses: &[String],
+) -> StoreResult<Vec<(String, &'static str, Position, String)>> {
+    let mut query = QueryBuilder::<Sqlite>::new(
+        "SELECT agent, owner, card, active, heartbeat_interval, last_heartbeat, block_number, log_index
+         FROM agent_snapshots WHERE chain_id = ",
+    );
+    query.push_bind(chain_id as i64);
+    query.push(" AND agent");
+    push_in(&mut query, addresses);
+    let snapshots = query
+        .build()
+        .fetch_all(&mut *conn)
+        .await
+        .context("reading agent snapshots")?;
+    let mut facts = Vec::new();
+    for snapshot in snapshots {
+        let agent: String = snapshot.get("agent");
+        let at: Position = (snapshot.get("block_number"), snapshot.get("log_index"));
+        let number = |column: &str| {
+            snapshot
+                .get::<Option<i64>, _>(column)
+                .map(|n| n.to_string())
+        };
+        let fields = [
+            ("owner", snapshot.get::<Option<String>, _>("owner")),
+            ("card", snapshot.get::<Option<String>, _>("card")),
+            (
+                "active",
+                snapshot
+                    .get::<Option<bool>, _>("active")
+                    .map(|on| if on { "1" } else { "0" }.to_string()),
+            ),
+            ("interval", number("heartbeat_interval")),
+            ("heartbeat", number("last_heartbeat")),
+        ];
+        for (kind, value) in fields {
+            if let Some(value) = value {
+                facts.push((agent.clone(), kind, at, value));
+            }
+        }
+    }
+    Ok(facts)
 }
 
 /// Folds in registry events: the status in each registry, the metadata URI, and the enrolling

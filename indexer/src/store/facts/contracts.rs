@@ -4,7 +4,7 @@ use super::payments::{bind_payments, insert_payment};
 use super::{Touched, i};
 use crate::sources::{Decoded, RegistryAction, hex_address, hex_b256};
 use crate::store::StoreResult;
-use crate::store::batch::{ChainContext, EventRecord};
+use crate::store::batch::{AgentSnapshot, ChainContext, EventRecord};
 use crate::store::keys::contract_agent_key;
 use crate::store::rows::Rows;
 use alloy::primitives::Address;
@@ -47,6 +47,9 @@ vec![i(chain_id).into(), (&emitter).into(), hex_address(agent).into(), decoded.k
 );
             if matches!(action, RegistryAction::Registered { .. }) {
                 watch(rows, chain_id, agent, ev, "registry")?;
+                if let Some(snapshot) = &ev.snapshot {
+                    push_snapshot(rows, chain_id, agent, ev, snapshot);
+                }
             }
             touched.contracts.insert(*agent);
         }
@@ -131,6 +134,39 @@ vec![i(chain_id).into(), (&emitter).into(), hex_address(agent).into(), decoded.k
         _ => {}
     }
     Ok(())
+}
+
+/// Records an agent contract's state at its enrolment.
+fn push_snapshot(
+    rows: &mut Rows,
+    chain_id: u64,
+    agent: &Address,
+    ev: &EventRecord,
+    snapshot: &AgentSnapshot,
+) {
+    let errors = (!snapshot.errors.is_empty())
+        .then(|| serde_json::to_string(&snapshot.errors).expect("strings serialise"));
+    rows.push(
+        "agent_snapshots",
+        "chain_id, agent, owner, card, active, heartbeat_interval, last_heartbeat, errors,
+            block_number, log_index",
+        vec![
+            i(chain_id).into(),
+            hex_address(agent).into(),
+            snapshot.owner.as_ref().map(hex_address).into(),
+            snapshot
+                .card
+                .as_ref()
+                .map(|card| serde_json::to_string(card).expect("card fields serialise"))
+                .into(),
+            snapshot.active.into(),
+            snapshot.heartbeat_interval.map(i).into(),
+            snapshot.last_heartbeat.map(i).into(),
+            errors.into(),
+            i(ev.block_number).into(),
+            i(ev.log_index).into(),
+        ],
+    );
 }
 
 /// Starts following an agent contract and counting payments into it.
