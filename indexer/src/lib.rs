@@ -6,6 +6,7 @@
 //! decodes and the devnet it is tested on live in `agentindex-contracts`.
 
 pub mod config;
+pub mod documents;
 pub mod engine;
 pub mod follower;
 pub mod rpc;

@@ -1,0 +1,21 @@
+//! The documents the chain points at: ERC-8004 registration files and A2A Agent Cards. This
+//! module resolves their URIs ([`uri`]), reads them into projections ([`card`],
+//! [`registration`], with payment terms from [`payments`]) and reports what is wrong with them
+//! ([`lint`]). Reading never fails on bad content: a document that is not what it should be
+//! gives a report with errors, and whatever could still be read.
+
+pub mod card;
+mod json;
+pub mod lint;
+pub mod payments;
+pub mod registration;
+pub mod uri;
+
+pub use card::{CardProjection, parse_card, read_card};
+pub use lint::{Lint, Report, Severity};
+pub use registration::{RegistrationProjection, parse_registration};
+
+#[cfg(test)]
+mod properties;
+#[cfg(test)]
+mod tests;

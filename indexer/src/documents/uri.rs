@@ -1,0 +1,467 @@
+//! Where a document URI leads: HTTP(S) URLs to try in order (IPFS and Arweave content goes
+//! through the configured gateways), or bytes carried in the URI itself (`data:`).
+//!
+//! Accepted: `https://`, `http://` (when allowed), `ipfs://CID[/path]`, `ipns://name[/path]`, bare
+//! CIDs, gateway URLs (`…/ipfs/CID/…` and `CID.ipfs.host`), `ar://TX[/path]`, and `data:` in
+//! base64 or percent-encoded form. Anything else is an error naming what was wrong.
+
+use base64::Engine;
+use url::Url;
+
+/// Why a URI leads nowhere.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UriError {
+    /// Nothing but whitespace.
+    #[error("the URI is empty")]
+    Empty,
+    /// A scheme this indexer does not fetch.
+    #[error("unsupported URI scheme {0:?}")]
+    UnsupportedScheme(String),
+    /// Plain `http://` while only `https://` is allowed.
+    #[error("plain http is not allowed: {0}")]
+    HttpNotAllowed(String),
+    /// Not parseable.
+    #[error("malformed URI ({reason}): {uri}")]
+    Malformed {
+        /// The URI, shortened.
+        uri: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A `data:` URI whose content is larger than documents may be.
+    #[error("data: URI carries about {size} bytes, more than the {limit}-byte limit")]
+    TooLarge {
+        /// Decoded size (estimated before decoding).
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// IPFS content with no gateway configured.
+    #[error("no IPFS gateway is configured for {0}")]
+    NoGateway(String),
+}
+
+/// Where to get a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Fetch these URLs, first that answers wins.
+    Http(Vec<Url>),
+    /// The document is in the URI.
+    Inline {
+        /// Its bytes.
+        bytes: Vec<u8>,
+        /// The declared media type (`text/plain;charset=US-ASCII` when none is given).
+        media_type: String,
+    },
+}
+
+/// What resolution may use.
+#[derive(Debug, Clone)]
+pub struct ResolveOptions {
+    /// IPFS gateways, each ending in `/ipfs/`, tried in order.
+    pub ipfs_gateways: Vec<Url>,
+    /// The Arweave gateway `ar://` goes through.
+    pub arweave_gateway: Url,
+    /// Whether plain `http://` URLs may be fetched.
+    pub allow_http: bool,
+    /// The largest document a `data:` URI may carry.
+    pub max_bytes: usize,
+}
+
+impl Default for ResolveOptions {
+    fn default() -> Self {
+        Self {
+            ipfs_gateways: vec![Url::parse("https://ipfs.io/ipfs/").expect("valid")],
+            arweave_gateway: Url::parse("https://arweave.net/").expect("valid"),
+            allow_http: false,
+            max_bytes: 1 << 20,
+        }
+    }
+}
+
+/// Resolves `uri`.
+pub fn resolve(uri: &str, options: &ResolveOptions) -> Result<Target, UriError> {
+    let uri = uri.trim();
+    if uri.is_empty() {
+        return Err(UriError::Empty);
+    }
+    if let Some(content) = strip_scheme(uri, "data:") {
+        return data(uri, content, options.max_bytes);
+    }
+    if let Some(rest) = strip_scheme(uri, "ipfs://") {
+        let rest = rest.strip_prefix("ipfs/").unwrap_or(rest);
+        return through_gateways(uri, "ipfs", rest, options, None);
+    }
+    if let Some(rest) = strip_scheme(uri, "ipns://") {
+        return through_gateways(uri, "ipns", rest, options, None);
+    }
+    if let Some(rest) = strip_scheme(uri, "ar://") {
+        if rest.is_empty() {
+            return Err(malformed(uri, "no transaction id"));
+        }
+        let url = options
+            .arweave_gateway
+            .join(rest)
+            .map_err(|e| malformed(uri, &e.to_string()))?;
+        return Ok(Target::Http(vec![url]));
+    }
+    if is_cid(uri.split(['/', '?', '#']).next().unwrap_or_default()) {
+        return through_gateways(uri, "ipfs", uri, options, None);
+    }
+    let url = Url::parse(uri).map_err(|e| match e {
+        url::ParseError::RelativeUrlWithoutBase => {
+            UriError::UnsupportedScheme(String::from("none"))
+        }
+        other => malformed(uri, &other.to_string()),
+    })?;
+    match url.scheme() {
+        "https" => {}
+        "http" if options.allow_http => {}
+        "http" => return Err(UriError::HttpNotAllowed(shorten(uri))),
+        other => return Err(UriError::UnsupportedScheme(other.to_string())),
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(malformed(uri, "no host"));
+    }
+    if let Some(content) = gateway_content(&url) {
+        return through_gateways(uri, "ipfs", &content, options, Some(url));
+    }
+    Ok(Target::Http(vec![url]))
+}
+
+/// The rest of `uri` after `scheme`, compared case-insensitively.
+fn strip_scheme<'a>(uri: &'a str, scheme: &str) -> Option<&'a str> {
+    let head = uri.get(..scheme.len())?;
+    head.eq_ignore_ascii_case(scheme)
+        .then(|| &uri[scheme.len()..])
+}
+
+/// `CID[/path]` of a gateway URL: `https://host/ipfs/CID/path` or `https://CID.ipfs.host/path`.
+fn gateway_content(url: &Url) -> Option<String> {
+    let host = url.host_str()?;
+    if let Some((cid, _)) = host.split_once(".ipfs.")
+        && is_cid(cid)
+    {
+        return Some(format!("{cid}{}", url.path()));
+    }
+    let mut segments = url.path_segments()?;
+    if segments.next()? != "ipfs" {
+        return None;
+    }
+    let rest: Vec<&str> = segments.collect();
+    (!rest.is_empty() && is_cid(rest[0])).then(|| rest.join("/"))
+}
+
+/// The content `namespace/rest` through every gateway, then `original` if it was a gateway URL.
+fn through_gateways(
+    uri: &str,
+    namespace: &str,
+    rest: &str,
+    options: &ResolveOptions,
+    original: Option<Url>,
+) -> Result<Target, UriError> {
+    let rest = rest.trim_start_matches('/');
+    if rest.is_empty() {
+        return Err(malformed(uri, "no content identifier"));
+    }
+    if namespace == "ipfs" && !is_cid(rest.split(['/', '?', '#']).next().unwrap_or_default()) {
+        return Err(malformed(uri, "not a CID"));
+    }
+    let mut urls = Vec::new();
+    for gateway in &options.ipfs_gateways {
+        let base = if namespace == "ipns" {
+            gateway
+                .as_str()
+                .strip_suffix("/ipfs/")
+                .map(|root| format!("{root}/ipns/"))
+                .unwrap_or_else(|| gateway.to_string())
+        } else {
+            gateway.to_string()
+        };
+        if let Ok(url) = Url::parse(&format!("{base}{rest}")) {
+            urls.push(url);
+        }
+    }
+    if let Some(original) = original
+        && !urls.contains(&original)
+    {
+        urls.push(original);
+    }
+    if urls.is_empty() {
+        return Err(UriError::NoGateway(shorten(uri)));
+    }
+    Ok(Target::Http(urls))
+}
+
+/// Whether `text` looks like an IPFS CID: CIDv0 (`Qm` + 44 base58 characters) or a CIDv1 in
+/// base32 (`b` + lower-case base32, as gateways and tools print them).
+pub fn is_cid(text: &str) -> bool {
+    const BASE58: &str = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    if text.len() == 46 && text.starts_with("Qm") {
+        return text.chars().all(|c| BASE58.contains(c));
+    }
+    text.len() >= 50
+        && text.len() <= 120
+        && text.starts_with('b')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || ('2'..='7').contains(&c))
+}
+
+/// Decodes a `data:` URI's content: `[media type][;base64],payload`.
+fn data(uri: &str, content: &str, limit: usize) -> Result<Target, UriError> {
+    let (header, payload) = content
+        .split_once(',')
+        .ok_or_else(|| malformed(uri, "data: URI without a comma"))?;
+    let (media_type, base64) = match header.strip_suffix(";base64") {
+        Some(media) => (media, true),
+        None => (header, false),
+    };
+    let media_type = if media_type.is_empty() {
+        "text/plain;charset=US-ASCII".to_string()
+    } else {
+        media_type.to_ascii_lowercase()
+    };
+    let estimate = if base64 {
+        payload.len() / 4 * 3
+    } else {
+        payload.len()
+    };
+    if estimate > limit {
+        return Err(UriError::TooLarge {
+            size: estimate,
+            limit,
+        });
+    }
+    let bytes = if base64 {
+        // Padding, line breaks and percent-escaped characters are common in the wild.
+        let unescaped = percent_decode(payload);
+        let text: Vec<u8> = unescaped
+            .into_iter()
+            .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
+            .collect();
+        use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+        STANDARD_NO_PAD
+            .decode(&text)
+            .or_else(|_| URL_SAFE_NO_PAD.decode(&text))
+            .map_err(|e| malformed(uri, &format!("bad base64: {e}")))?
+    } else {
+        percent_decode(payload)
+    };
+    Ok(Target::Inline { bytes, media_type })
+}
+
+/// `%XX` escapes decoded; malformed escapes are kept as they are.
+fn percent_decode(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(high), Some(low)) = (hex_value(bytes[i + 1]), hex_value(bytes[i + 2]))
+        {
+            out.push(high * 16 + low);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    out
+}
+
+fn hex_value(byte: u8) -> Option<u8> {
+    (byte as char).to_digit(16).map(|d| d as u8)
+}
+
+fn malformed(uri: &str, reason: &str) -> UriError {
+    UriError::Malformed {
+        uri: shorten(uri),
+        reason: reason.to_string(),
+    }
+}
+
+/// At most 120 characters of `uri`, for messages.
+fn shorten(uri: &str) -> String {
+    match uri.char_indices().nth(120) {
+        Some((at, _)) => format!("{}…", &uri[..at]),
+        None => uri.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CID0: &str = "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG";
+    const CID1: &str = "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi";
+
+    fn options() -> ResolveOptions {
+        ResolveOptions {
+            ipfs_gateways: vec![
+                Url::parse("https://gw-one.example/ipfs/").unwrap(),
+                Url::parse("https://gw-two.example/ipfs/").unwrap(),
+            ],
+            ..ResolveOptions::default()
+        }
+    }
+
+    fn urls(uri: &str) -> Vec<String> {
+        match resolve(uri, &options()).unwrap() {
+            Target::Http(urls) => urls.into_iter().map(String::from).collect(),
+            other => panic!("{uri} resolved to {other:?}"),
+        }
+    }
+
+    fn inline(uri: &str) -> (Vec<u8>, String) {
+        match resolve(uri, &options()).unwrap() {
+            Target::Inline { bytes, media_type } => (bytes, media_type),
+            other => panic!("{uri} resolved to {other:?}"),
+        }
+    }
+
+    #[test]
+    fn ipfs_in_every_spelling_goes_through_each_gateway() {
+        let expected = vec![
+            format!("https://gw-one.example/ipfs/{CID0}/card.json"),
+            format!("https://gw-two.example/ipfs/{CID0}/card.json"),
+        ];
+        assert_eq!(urls(&format!("ipfs://{CID0}/card.json")), expected);
+        assert_eq!(urls(&format!("ipfs://ipfs/{CID0}/card.json")), expected);
+        assert_eq!(urls(&format!("IPFS://{CID0}/card.json")), expected);
+        assert_eq!(urls(&format!("{CID0}/card.json")), expected);
+        let gateway = format!("https://other.example/ipfs/{CID0}/card.json");
+        let mut with_original = expected.clone();
+        with_original.push(gateway.clone());
+        assert_eq!(urls(&gateway), with_original);
+        assert_eq!(
+            urls(&format!("https://{CID1}.ipfs.dweb.link/a.json")),
+            vec![
+                format!("https://gw-one.example/ipfs/{CID1}/a.json"),
+                format!("https://gw-two.example/ipfs/{CID1}/a.json"),
+                format!("https://{CID1}.ipfs.dweb.link/a.json"),
+            ]
+        );
+        assert_eq!(
+            urls("ipns://agent.example/x.json")[0],
+            "https://gw-one.example/ipns/agent.example/x.json"
+        );
+    }
+
+    #[test]
+    fn arweave_and_plain_urls() {
+        assert_eq!(urls("ar://abc123/x"), vec!["https://arweave.net/abc123/x"]);
+        assert_eq!(
+            urls("https://agent.example/.well-known/agent-card.json"),
+            vec!["https://agent.example/.well-known/agent-card.json"]
+        );
+    }
+
+    #[test]
+    fn data_uris_in_base64_and_percent_encoding() {
+        assert_eq!(
+            inline("data:application/json;base64,eyJhIjoxfQ=="),
+            (b"{\"a\":1}".to_vec(), "application/json".into())
+        );
+        assert_eq!(
+            inline("data:application/json;base64,eyJhIjoxfQ").0,
+            b"{\"a\":1}"
+        );
+        assert_eq!(inline("data:;base64,eyJh\nIjoxfQ%3D%3D").0, b"{\"a\":1}");
+        assert_eq!(
+            inline("data:,%7B%22a%22%3A1%7D"),
+            (b"{\"a\":1}".to_vec(), "text/plain;charset=US-ASCII".into())
+        );
+        assert_eq!(inline("data:text/plain,100%").0, b"100%");
+    }
+
+    #[test]
+    fn refusals_say_why() {
+        let o = options();
+        assert_eq!(resolve("  ", &o), Err(UriError::Empty));
+        assert_eq!(
+            resolve("ftp://x.example/a", &o),
+            Err(UriError::UnsupportedScheme("ftp".into()))
+        );
+        assert_eq!(
+            resolve("file:///etc/passwd", &o),
+            Err(UriError::UnsupportedScheme("file".into()))
+        );
+        assert_eq!(
+            resolve("agent.json", &o),
+            Err(UriError::UnsupportedScheme("none".into()))
+        );
+        assert!(matches!(
+            resolve("http://x.example/a", &o),
+            Err(UriError::HttpNotAllowed(_))
+        ));
+        assert!(matches!(
+            resolve("ipfs://not-a-cid", &o),
+            Err(UriError::Malformed { .. })
+        ));
+        assert!(matches!(
+            resolve("data:application/json;base64,!!!!", &o),
+            Err(UriError::Malformed { .. })
+        ));
+        let huge = format!("data:;base64,{}", "A".repeat(2 << 20));
+        assert!(matches!(resolve(&huge, &o), Err(UriError::TooLarge { .. })));
+        let no_gateways = ResolveOptions {
+            ipfs_gateways: vec![],
+            ..o
+        };
+        assert!(matches!(
+            resolve(&format!("ipfs://{CID0}"), &no_gateways),
+            Err(UriError::NoGateway(_))
+        ));
+    }
+
+    #[test]
+    fn http_is_accepted_when_allowed() {
+        let o = ResolveOptions {
+            allow_http: true,
+            ..options()
+        };
+        assert_eq!(
+            resolve("http://127.0.0.1:8080/card", &o),
+            Ok(Target::Http(vec![
+                Url::parse("http://127.0.0.1:8080/card").unwrap()
+            ]))
+        );
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any string resolves or is refused with a reason; it never panics, and an inline
+        /// document is never larger than the limit.
+        #[test]
+        fn any_text_resolves_or_is_refused(uri in "\\PC{0,300}") {
+            let options = ResolveOptions { max_bytes: 4096, ..ResolveOptions::default() };
+            if let Ok(Target::Inline { bytes, .. }) = resolve(&uri, &options) {
+                prop_assert!(bytes.len() <= 4096);
+            }
+        }
+
+        /// Base64 `data:` URIs give back exactly the bytes that were encoded.
+        #[test]
+        fn base64_data_round_trips(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+            let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            let uri = format!("data:application/octet-stream;base64,{encoded}");
+            prop_assert_eq!(
+                resolve(&uri, &ResolveOptions::default()),
+                Ok(Target::Inline { bytes, media_type: "application/octet-stream".into() })
+            );
+        }
+
+        /// URI-shaped inputs with arbitrary paths never panic.
+        #[test]
+        fn scheme_shaped_inputs(scheme in "(ipfs|ipns|ar|data|https|http|IPFS)://?", rest in "[ -~]{0,120}") {
+            let _ = resolve(&format!("{scheme}{rest}"), &ResolveOptions::default());
+        }
+    }
+}
