@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub(crate) mod chain;
+pub(crate) mod doc_server;
 pub(crate) mod faulty_rpc;
 pub(crate) mod scenario;
 

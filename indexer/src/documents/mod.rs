@@ -4,7 +4,9 @@
 //! ([`lint`]). Reading never fails on bad content: a document that is not what it should be
 //! gives a report with errors, and whatever could still be read.
 
+pub mod address;
 pub mod card;
+pub mod fetch;
 mod json;
 pub mod lint;
 pub mod payments;
@@ -12,6 +14,7 @@ pub mod registration;
 pub mod uri;
 
 pub use card::{CardProjection, parse_card, read_card};
+pub use fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
 pub use lint::{Lint, Report, Severity};
 pub use registration::{RegistrationProjection, parse_registration};
 
