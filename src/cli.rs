@@ -78,8 +78,8 @@ impl Command {
             } => crate::index::run(&config.config, until_block, exit_when_synced).await,
             Command::Serve(_) => not_yet("serve", "the GraphQL API (#6)"),
             Command::Migrate(config) => crate::migrate::run(&config.config).await,
-            Command::Card(CardCommand::Check { .. }) => {
-                not_yet("card check", "the documents pipeline (#4)")
+            Command::Card(CardCommand::Check { url, config }) => {
+                crate::card_check::run(&url, config.as_deref()).await
             }
         }
     }

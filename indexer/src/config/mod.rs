@@ -102,6 +102,34 @@ pub struct DocumentsConfig {
     /// Opens loopback and private ranges to document fetches (never link-local or metadata).
     #[serde(default)]
     pub allow_private_addresses: bool,
+    /// Lets documents be fetched over plain `http://` (otherwise only `https://`).
+    #[serde(default)]
+    pub allow_http: bool,
+}
+
+impl DocumentsConfig {
+    /// The fetch policy these settings give.
+    pub fn fetch_policy(&self) -> crate::documents::FetchPolicy {
+        crate::documents::FetchPolicy {
+            allow_private: self.allow_private_addresses,
+            allow_http: self.allow_http,
+            ..crate::documents::FetchPolicy::default()
+        }
+    }
+
+    /// How URIs resolve under these settings; gateways that are not URLs are skipped (the
+    /// config check reports them).
+    pub fn resolve_options(&self) -> crate::documents::uri::ResolveOptions {
+        crate::documents::uri::ResolveOptions {
+            ipfs_gateways: self
+                .ipfs_gateways
+                .iter()
+                .filter_map(|g| url::Url::parse(g).ok())
+                .collect(),
+            allow_http: self.allow_http,
+            ..crate::documents::uri::ResolveOptions::default()
+        }
+    }
 }
 
 impl Default for DatabaseConfig {
@@ -125,6 +153,7 @@ impl Default for DocumentsConfig {
         Self {
             ipfs_gateways: defaults::ipfs_gateways(),
             allow_private_addresses: false,
+            allow_http: false,
         }
     }
 }
@@ -195,6 +224,17 @@ impl Config {
     }
 
     fn validate(&self) -> ConfigResult<()> {
+        for (i, gateway) in self.documents.ipfs_gateways.iter().enumerate() {
+            let parsed = url::Url::parse(gateway);
+            if !parsed.as_ref().is_ok_and(|u| {
+                matches!(u.scheme(), "https" | "http") && u.path().ends_with("/ipfs/")
+            }) {
+                return Err(ConfigError::Key {
+                    key: format!("documents.ipfs_gateways[{i}]"),
+                    message: format!("{gateway:?} is not an http(s) URL ending in /ipfs/"),
+                });
+            }
+        }
         let mut seen = std::collections::HashSet::new();
         for (i, chain) in self.chains.iter().enumerate() {
             chain.validate(&format!("chains[{i}]"))?;

@@ -98,6 +98,16 @@ fn environment_can_add_a_whole_chain() {
 
 #[test]
 fn errors_name_the_bad_key() {
+    let (key, message) = key_error(load(
+        SAMPLE,
+        &[(
+            "AGENTINDEX_DOCUMENTS__IPFS_GATEWAYS",
+            "[\"ftp://gw.example/ipfs/\"]",
+        )],
+    ));
+    assert_eq!(key, "documents.ipfs_gateways[0]");
+    assert!(message.contains("ftp://gw.example"), "{message}");
+
     let (key, message) = key_error(load(&SAMPLE.replace("\"finalized\"", "\"soon\""), &[]));
     assert_eq!(key, "chains[0].finality");
     assert!(message.contains("soon"), "{message}");

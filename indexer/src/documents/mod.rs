@@ -6,6 +6,7 @@
 
 pub mod address;
 pub mod card;
+pub mod check;
 pub mod fetch;
 mod json;
 pub mod lint;
@@ -14,6 +15,7 @@ pub mod registration;
 pub mod uri;
 
 pub use card::{CardProjection, parse_card, read_card};
+pub use check::{Checked, Expect, Projection, check};
 pub use fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
 pub use lint::{Lint, Report, Severity};
 pub use registration::{RegistrationProjection, parse_registration};

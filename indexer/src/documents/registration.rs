@@ -97,7 +97,15 @@ pub fn card_urls(endpoint: &str) -> Vec<String> {
 /// Reads a registration file from its bytes; `None` when it is not a JSON object at all.
 pub fn parse_registration(bytes: &[u8], report: &mut Report) -> Option<RegistrationProjection> {
     let value = parse(bytes, report)?;
-    let file = Fields::of(&value, "$", report, "registration.not_object")?;
+    read_registration(&value, report)
+}
+
+/// Reads a registration file from parsed JSON.
+pub fn read_registration(
+    value: &serde_json::Value,
+    report: &mut Report,
+) -> Option<RegistrationProjection> {
+    let file = Fields::of(value, "$", report, "registration.not_object")?;
     match file.string(&["type"], report) {
         Some(kind) if kind == REGISTRATION_TYPE => {}
         Some(kind) => report.warning(
