@@ -148,7 +148,7 @@ decimals = 6
 
     let started = Instant::now();
     let mut child = Command::new(binary)
-        .args(["index", "--exit-when-synced", "--config"])
+        .args(["index", "--exit-when-synced", "--no-documents", "--config"])
         .arg(&config_path)
         .env(
             "RUST_LOG",

@@ -37,6 +37,9 @@ pub(crate) enum Command {
         /// Exit 0 once every chain reached its head and every document found was fetched once.
         #[arg(long)]
         exit_when_synced: bool,
+        /// Follow the chains only; fetch no documents.
+        #[arg(long)]
+        no_documents: bool,
     },
     /// Serve the API over an existing database without indexing.
     Serve(ConfigArg),
@@ -75,7 +78,10 @@ impl Command {
                 config,
                 until_block,
                 exit_when_synced,
-            } => crate::index::run(&config.config, until_block, exit_when_synced).await,
+                no_documents,
+            } => {
+                crate::index::run(&config.config, until_block, exit_when_synced, no_documents).await
+            }
             Command::Serve(_) => not_yet("serve", "the GraphQL API (#6)"),
             Command::Migrate(config) => crate::migrate::run(&config.config).await,
             Command::Card(CardCommand::Check { url, config }) => {

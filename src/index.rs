@@ -13,6 +13,7 @@ pub(crate) async fn run(
     config_path: &Path,
     until_block: Option<u64>,
     exit_when_synced: bool,
+    skip_documents: bool,
 ) -> anyhow::Result<ExitCode> {
     let config = Config::load(config_path)?;
     let (stop, shutdown) = watch::channel(false);
@@ -25,6 +26,7 @@ pub(crate) async fn run(
     let options = IndexOptions {
         until_block,
         exit_when_synced,
+        skip_documents,
         ..IndexOptions::default()
     };
     let reporter = Reporter::for_config(&config);

@@ -146,6 +146,7 @@ fn background(
     let (stop, shutdown) = watch::channel(false);
     let options = IndexOptions {
         retry: support::quick_retry(),
+        skip_documents: true,
         ..IndexOptions::default()
     };
     let task =

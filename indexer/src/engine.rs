@@ -1,7 +1,8 @@
-//! Runs the followers of every configured chain against one store, until they are done, one
-//! fails for good, or shutdown is asked for.
+//! Runs the followers of every configured chain and the documents worker against one store,
+//! until they are done, one fails for good, or shutdown is asked for.
 
 use crate::config::Config;
+use crate::documents::DocumentsWorker;
 use crate::follower::{Follower, FollowerError, Outcome};
 use crate::rpc::RetryPolicy;
 use crate::store::{Store, StoreError};
@@ -20,6 +21,8 @@ pub struct IndexOptions {
     pub exit_when_synced: bool,
     /// RPC retry policy.
     pub retry: RetryPolicy,
+    /// Leave documents alone: follow the chains only.
+    pub skip_documents: bool,
 }
 
 /// Why indexing stopped with an error.
@@ -31,6 +34,9 @@ pub enum EngineError {
     /// A chain's follower failed for good.
     #[error(transparent)]
     Follower(#[from] FollowerError),
+    /// The documents worker could not start.
+    #[error(transparent)]
+    Documents(#[from] crate::documents::FetchError),
     /// No chains are configured.
     #[error("no [[chains]] configured: nothing to index")]
     NoChains,
@@ -69,6 +75,16 @@ pub async fn index(
                 .await
         });
     }
+    // The documents worker runs beside the followers; with exit_when_synced it stops once the
+    // chains are synced and every document found was tried once.
+    let (chains_done, chains_done_seen) = watch::channel(false);
+    let documents = if options.skip_documents {
+        None
+    } else {
+        let worker = DocumentsWorker::new(&config.documents, store.clone(), writer.clone())?;
+        let until = options.exit_when_synced.then_some(chains_done_seen);
+        Some(tokio::spawn(worker.run(shutdown.clone(), until)))
+    };
     let mut result = Ok(());
     while let Some(joined) = followers.join_next().await {
         match joined {
@@ -79,6 +95,23 @@ pub async fn index(
                     result = Err(error.into());
                 }
             }
+            Err(panic) => std::panic::resume_unwind(panic.into_panic()),
+        }
+    }
+    let _ = chains_done.send(true);
+    if let Some(worker) = documents {
+        if result.is_err() {
+            worker.abort();
+        }
+        match worker.await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => {
+                tracing::error!(target: "agentindex::engine", %error, "documents worker stopped");
+                if result.is_ok() {
+                    result = Err(error.into());
+                }
+            }
+            Err(join) if join.is_cancelled() => {}
             Err(panic) => std::panic::resume_unwind(panic.into_panic()),
         }
     }

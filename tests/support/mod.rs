@@ -110,6 +110,7 @@ pub(crate) async fn index_until_synced(config: &Config) {
     let options = IndexOptions {
         exit_when_synced: true,
         retry: quick_retry(),
+        skip_documents: true,
         ..IndexOptions::default()
     };
     tokio::time::timeout(
@@ -118,6 +119,24 @@ pub(crate) async fn index_until_synced(config: &Config) {
     )
     .await
     .expect("indexing reaches the head within two minutes")
+    .expect("indexing succeeds");
+}
+
+/// Indexes to the head and fetches every document found once, as `index --exit-when-synced`.
+pub(crate) async fn index_with_documents(config: &Config) {
+    logs();
+    let (_stop, shutdown) = tokio::sync::watch::channel(false);
+    let options = IndexOptions {
+        exit_when_synced: true,
+        retry: quick_retry(),
+        ..IndexOptions::default()
+    };
+    tokio::time::timeout(
+        Duration::from_secs(120),
+        engine::index(config, options, shutdown, |_, _| {}),
+    )
+    .await
+    .expect("indexing and fetching finish within two minutes")
     .expect("indexing succeeds");
 }
 

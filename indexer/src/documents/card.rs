@@ -5,11 +5,11 @@
 use super::json::{Fields, parse};
 use super::lint::Report;
 use super::payments::{self, PaymentTerms};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Which card shape a document follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CardShape {
     /// `supportedInterfaces` (A2A v1.0).
@@ -23,7 +23,7 @@ pub enum CardShape {
 }
 
 /// One way to reach the agent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Interface {
     /// Endpoint URL.
     pub url: String,
@@ -34,7 +34,7 @@ pub struct Interface {
 }
 
 /// A declared protocol extension.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Extension {
     /// Its URI.
     pub uri: String,
@@ -47,7 +47,7 @@ pub struct Extension {
 }
 
 /// Optional protocol features.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Capabilities {
     /// Streaming responses.
     pub streaming: Option<bool>,
@@ -61,7 +61,7 @@ pub struct Capabilities {
 
 /// A named security scheme and its kind (`apiKey`, `http`, `oauth2`, `openIdConnect`,
 /// `mutualTLS`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SecurityScheme {
     /// The name the card gives it.
     pub name: String,
@@ -70,7 +70,7 @@ pub struct SecurityScheme {
 }
 
 /// One skill.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skill {
     /// Stable id.
     pub id: String,
@@ -89,7 +89,7 @@ pub struct Skill {
 }
 
 /// A detached JWS over the canonical card.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CardSignature {
     /// Base64url protected header.
     pub protected: String,
@@ -100,7 +100,7 @@ pub struct CardSignature {
 }
 
 /// Everything discovery needs from a card, whatever its version.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CardProjection {
     /// The shape it follows.
     pub shape: CardShape,

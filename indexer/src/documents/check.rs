@@ -48,7 +48,7 @@ pub struct Checked {
 }
 
 /// How to read a document whose kind is known in advance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Expect {
     /// Whatever it looks like.
     Any,
@@ -56,6 +56,28 @@ pub enum Expect {
     Card,
     /// A registration file.
     Registration,
+    /// A registration file's A2A service endpoint: a card URL, or a base URL tried as
+    /// `/.well-known/agent-card.json`, then `/.well-known/agent.json`.
+    A2a,
+}
+
+impl Expect {
+    /// The name stored in `documents.expect`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Expect::Any => "any",
+            Expect::Card => "card",
+            Expect::Registration => "registration",
+            Expect::A2a => "a2a",
+        }
+    }
+
+    /// The variant a stored name stands for.
+    pub fn parse(name: &str) -> Option<Self> {
+        [Expect::Any, Expect::Card, Expect::Registration, Expect::A2a]
+            .into_iter()
+            .find(|e| e.as_str() == name)
+    }
 }
 
 /// Resolves, fetches and reads `uri`.
@@ -77,59 +99,46 @@ pub async fn check(
         report: Report::default(),
         retryable: false,
     };
-    let target = match resolve(uri, options) {
-        Ok(target) => target,
-        Err(error) => {
-            checked.report.error("document.uri", "$", error.to_string());
-            return checked;
+    let candidates = match expect {
+        Expect::A2a => {
+            let urls = registration::card_urls(uri);
+            if urls.is_empty() {
+                vec![uri.to_string()]
+            } else {
+                urls
+            }
         }
+        _ => vec![uri.to_string()],
     };
-    let bytes = match target {
-        Target::Inline { bytes, .. } => {
-            checked.source = Some("data:".into());
-            bytes
-        }
-        Target::Http(urls) => {
-            let mut last_error = None;
-            let mut body = None;
-            for url in &urls {
-                match fetcher.fetch(url, validators).await {
-                    Ok(Fetched::NotModified) => {
-                        checked.not_modified = true;
-                        checked.source = Some(url.to_string());
-                        return checked;
-                    }
-                    Ok(Fetched::Body {
-                        bytes,
-                        final_url,
-                        validators,
-                        ..
-                    }) => {
-                        checked.source = Some(final_url.to_string());
-                        checked.validators = validators;
-                        body = Some(bytes);
-                        break;
-                    }
-                    Err(error) => last_error = Some(error),
-                }
+    let mut failure = None;
+    let mut bytes = None;
+    for candidate in &candidates {
+        match obtain(candidate, fetcher, options, validators).await {
+            Ok(Obtained::Unchanged(source)) => {
+                checked.not_modified = true;
+                checked.source = Some(source);
+                return checked;
             }
-            match (body, last_error) {
-                (Some(bytes), _) => bytes,
-                (None, Some(error)) => {
-                    checked.retryable = error.is_retryable();
-                    checked
-                        .report
-                        .error("document.fetch", "$", error.to_string());
-                    return checked;
-                }
-                (None, None) => {
-                    checked
-                        .report
-                        .error("document.fetch", "$", "no URL to fetch");
-                    return checked;
-                }
+            Ok(Obtained::Body(source, body, found)) => {
+                checked.source = Some(source);
+                checked.validators = found;
+                bytes = Some(body);
+                break;
             }
+            Err(error) => failure = Some(error),
         }
+    }
+    let Some(bytes) = bytes else {
+        let (code, message, retryable) =
+            failure.unwrap_or(("document.fetch", "nothing to fetch".into(), false));
+        checked.retryable = retryable;
+        checked.report.error(code, "$", message);
+        return checked;
+    };
+    let expect = if expect == Expect::A2a {
+        Expect::Card
+    } else {
+        expect
     };
     checked.hash = Some(keccak256(&bytes));
     checked.projection = read(&bytes, expect, &mut checked.report);
@@ -137,11 +146,47 @@ pub async fn check(
     checked
 }
 
+/// Bytes fetched or carried by a URI, or the news that they did not change.
+enum Obtained {
+    Body(String, Vec<u8>, Validators),
+    Unchanged(String),
+}
+
+/// Resolves and fetches one URI; a failure is (lint code, message, retryable).
+async fn obtain(
+    uri: &str,
+    fetcher: &Fetcher,
+    options: &ResolveOptions,
+    validators: Option<&Validators>,
+) -> Result<Obtained, (&'static str, String, bool)> {
+    let urls = match resolve(uri, options) {
+        Ok(Target::Inline { bytes, .. }) => {
+            return Ok(Obtained::Body("data:".into(), bytes, Validators::default()));
+        }
+        Ok(Target::Http(urls)) => urls,
+        Err(error) => return Err(("document.uri", error.to_string(), false)),
+    };
+    let mut last = ("document.fetch", format!("{uri}: no URL to fetch"), false);
+    for url in &urls {
+        match fetcher.fetch(url, validators).await {
+            Ok(Fetched::NotModified) => return Ok(Obtained::Unchanged(url.to_string())),
+            Ok(Fetched::Body {
+                bytes,
+                final_url,
+                validators,
+                ..
+            }) => return Ok(Obtained::Body(final_url.to_string(), bytes, validators)),
+            Err(error) => last = ("document.fetch", error.to_string(), error.is_retryable()),
+        }
+    }
+    Err(last)
+}
+
 /// Reads `bytes` as what `expect` says, or as whatever they look like.
 pub fn read(bytes: &[u8], expect: Expect, report: &mut Report) -> Option<Projection> {
     let value = parse(bytes, report)?;
     let registration = match expect {
-        Expect::Card => false,
+        Expect::Card | Expect::A2a => false,
         Expect::Registration => true,
         Expect::Any => looks_like_registration(&value),
     };

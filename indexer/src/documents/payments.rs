@@ -6,11 +6,11 @@
 use super::card::Extension;
 use super::json::{Fields, text};
 use super::lint::Report;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One declared way to pay the agent.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PaymentTerms {
     /// Where it was declared: `a2a-x402`, `x402-payment`, `skill-pricing` or `registration`.
     pub source: String,

@@ -4,14 +4,14 @@
 
 use super::json::{Fields, parse, text};
 use super::lint::Report;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use url::Url;
 
 /// The `type` of a current registration file.
 pub const REGISTRATION_TYPE: &str = "https://eips.ethereum.org/EIPS/eip-8004#registration-v1";
 
 /// One service the agent offers (A2A, MCP, OASF, ENS, DID, web, …).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Service {
     /// Its kind as written (`A2A`, `MCP`, …).
     pub name: String,
@@ -22,7 +22,7 @@ pub struct Service {
 }
 
 /// A `registrations` entry: the agent this file says it describes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Registration {
     /// Token id, as decimal text.
     pub agent_id: String,
@@ -31,7 +31,7 @@ pub struct Registration {
 }
 
 /// Everything discovery needs from a registration file.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RegistrationProjection {
     /// Agent name.
     pub name: Option<String>,

@@ -7,6 +7,7 @@
 mod agents;
 mod batch;
 mod cursor;
+mod documents;
 pub mod dump;
 mod facts;
 mod keys;
@@ -17,6 +18,7 @@ mod writer;
 pub use agents::wallet_from_metadata;
 pub use batch::{AgentSnapshot, Batch, BlockRef, ChainContext, EventRecord};
 pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
+pub use documents::{DocumentResult, DueDocument};
 pub use keys::{contract_agent_key, erc8004_agent_key};
 pub use writer::{ApplySummary, QueuedBatch, Writer};
 
@@ -149,6 +151,16 @@ impl Store {
     /// Where `chain_id`'s index stands, if it was ever started.
     pub async fn progress(&self, chain_id: u64) -> StoreResult<Option<ChainProgress>> {
         cursor::progress(&self.read, chain_id).await
+    }
+
+    /// Documents never fetched or due at `now` (unix seconds), at most `limit`.
+    pub async fn due_documents(&self, now: i64, limit: i64) -> StoreResult<Vec<DueDocument>> {
+        documents::due(&self.read, now, limit).await
+    }
+
+    /// Whether every document an agent points at was fetched or failed at least once.
+    pub async fn documents_attempted(&self) -> StoreResult<bool> {
+        documents::all_attempted(&self.read).await
     }
 
     /// The remembered unfinalized blocks of `chain_id`, oldest first.

@@ -3,6 +3,7 @@
 //! disk slows the follower instead of growing memory.
 
 use super::batch::Batch;
+use super::documents::{self, DocumentResult};
 use super::facts::{self, PreparedBatch};
 use super::{QueryContext, StoreError, StoreResult, agents, cursor, rewind};
 use sqlx::SqlitePool;
@@ -39,6 +40,13 @@ enum Command {
         finalized: u64,
         reply: oneshot::Sender<StoreResult<()>>,
     },
+    SaveDocuments {
+        results: Vec<DocumentResult>,
+        reply: oneshot::Sender<StoreResult<()>>,
+    },
+    SyncDocuments {
+        reply: oneshot::Sender<StoreResult<u64>>,
+    },
 }
 
 /// A batch handed to the writer and not yet confirmed.
@@ -67,6 +75,8 @@ impl std::fmt::Debug for Command {
             Command::Apply { .. } => "Apply",
             Command::Rewind { .. } => "Rewind",
             Command::Heads { .. } => "Heads",
+            Command::SaveDocuments { .. } => "SaveDocuments",
+            Command::SyncDocuments { .. } => "SyncDocuments",
         })
     }
 }
@@ -133,6 +143,18 @@ impl Writer {
         .await
     }
 
+    /// Stores fetched documents and recomputes the agents they describe.
+    pub async fn save_documents(&self, results: Vec<DocumentResult>) -> StoreResult<()> {
+        self.call(|reply| Command::SaveDocuments { results, reply })
+            .await
+    }
+
+    /// Brings document links and agent profiles in line with the agents table; returns the
+    /// agents recomputed.
+    pub async fn sync_documents(&self) -> StoreResult<u64> {
+        self.call(|reply| Command::SyncDocuments { reply }).await
+    }
+
     /// Records the chain's head and finalized block for status.
     pub async fn record_heads(&self, chain_id: u64, head: u64, finalized: u64) -> StoreResult<()> {
         self.call(|reply| Command::Heads {
@@ -174,6 +196,12 @@ async fn run(pool: SqlitePool, mut commands: mpsc::Receiver<Command>) {
                 reply,
             } => {
                 let _ = reply.send(heads(&pool, chain_id, head, finalized).await);
+            }
+            Command::SaveDocuments { results, reply } => {
+                let _ = reply.send(save_documents(&pool, &results).await);
+            }
+            Command::SyncDocuments { reply } => {
+                let _ = reply.send(sync_documents(&pool).await);
             }
         }
     }
@@ -225,6 +253,19 @@ async fn apply(pool: &SqlitePool, mut prepared: PreparedBatch) -> StoreResult<Ap
     tx.commit().await.context("committing a batch")?;
     tracing::debug!(target: "agentindex::store", chain_id, ?written, ?refreshed, committed = ?started.elapsed(), "batch written");
     Ok(summary)
+}
+
+async fn save_documents(pool: &SqlitePool, results: &[DocumentResult]) -> StoreResult<()> {
+    let mut tx = pool.begin().await.context("starting to save documents")?;
+    documents::save(&mut tx, results).await?;
+    tx.commit().await.context("committing documents")
+}
+
+async fn sync_documents(pool: &SqlitePool) -> StoreResult<u64> {
+    let mut tx = pool.begin().await.context("starting a documents sync")?;
+    let recomputed = documents::sync(&mut tx).await?;
+    tx.commit().await.context("committing a documents sync")?;
+    Ok(recomputed)
 }
 
 async fn rewind_chain(pool: &SqlitePool, chain_id: u64, ancestor: u64) -> StoreResult<u64> {

@@ -1,0 +1,165 @@
+//! The documents worker: a loop over [`DocumentsWorker::step`], which brings document links in
+//! line with the agents table, fetches the documents that are due (concurrently, under the
+//! fetcher's limits) and hands the results to the store's writer. It never blocks a follower:
+//! it only reads the agents table and writes through the same queue.
+
+use super::check::check;
+use super::fetch::{Fetcher, Validators};
+use super::uri::ResolveOptions;
+use crate::config::DocumentsConfig;
+use crate::store::{DocumentResult, DueDocument, Store, StoreError, Writer};
+use futures::StreamExt;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::watch;
+
+/// Documents fetched per step at most.
+const PER_STEP: i64 = 256;
+/// A document that was read is fetched again after this long.
+const REFRESH_AFTER: Duration = Duration::from_secs(6 * 3600);
+/// A failed fetch is retried after this long, doubled per failure in a row, up to the refresh.
+const FIRST_RETRY: Duration = Duration::from_secs(60);
+/// Pause when nothing is due.
+const IDLE_PAUSE: Duration = Duration::from_millis(500);
+
+/// What one step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentsOutcome {
+    /// Fetched documents; `failed` of them could not be fetched.
+    Fetched {
+        /// Documents handled.
+        documents: usize,
+        /// Of which failed.
+        failed: usize,
+    },
+    /// Nothing was due; `all_attempted` when every linked document was fetched or failed once.
+    Idle {
+        /// Every linked document was tried at least once.
+        all_attempted: bool,
+    },
+}
+
+/// Fetches the documents agents point at.
+#[derive(Debug)]
+pub struct DocumentsWorker {
+    store: Store,
+    writer: Writer,
+    fetcher: Fetcher,
+    resolve: ResolveOptions,
+}
+
+impl DocumentsWorker {
+    /// A worker under the `[documents]` settings.
+    pub fn new(
+        config: &DocumentsConfig,
+        store: Store,
+        writer: Writer,
+    ) -> Result<Self, super::FetchError> {
+        Ok(Self {
+            fetcher: Fetcher::new(config.fetch_policy())?,
+            resolve: config.resolve_options(),
+            store,
+            writer,
+        })
+    }
+
+    /// One round: sync links, fetch what is due, save it.
+    pub async fn step(&mut self) -> Result<DocumentsOutcome, StoreError> {
+        self.writer.sync_documents().await?;
+        let now = unix_now();
+        let due = self.store.due_documents(now, PER_STEP).await?;
+        if due.is_empty() {
+            return Ok(DocumentsOutcome::Idle {
+                all_attempted: self.store.documents_attempted().await?,
+            });
+        }
+        let concurrency = self.fetcher.policy().concurrency;
+        let results: Vec<DocumentResult> = futures::stream::iter(due)
+            .map(|document| self.fetch(document))
+            .buffer_unordered(concurrency)
+            .collect()
+            .await;
+        let failed = results
+            .iter()
+            .filter(|r| r.checked.bytes.is_none() && !r.checked.not_modified)
+            .count();
+        let documents = results.len();
+        self.writer.save_documents(results).await?;
+        tracing::debug!(target: "agentindex::documents", documents, failed, "documents fetched");
+        Ok(DocumentsOutcome::Fetched { documents, failed })
+    }
+
+    async fn fetch(&self, document: DueDocument) -> DocumentResult {
+        let validators = Validators {
+            etag: document.etag,
+            last_modified: document.last_modified,
+        };
+        let conditional = (validators.etag.is_some() || validators.last_modified.is_some())
+            .then_some(&validators);
+        let checked = check(
+            &document.uri,
+            document.expect,
+            &self.fetcher,
+            &self.resolve,
+            conditional,
+        )
+        .await;
+        let now = unix_now();
+        let next = if checked.bytes.is_none() && !checked.not_modified {
+            let backoff = FIRST_RETRY.saturating_mul(1 << document.failures.clamp(0, 16));
+            backoff.min(REFRESH_AFTER)
+        } else {
+            REFRESH_AFTER
+        };
+        if let Some(first) = checked.report.lints.first()
+            && checked.bytes.is_none()
+        {
+            tracing::debug!(target: "agentindex::documents", uri = %document.uri, reason = %first.message, "document failed");
+        }
+        DocumentResult {
+            expect: document.expect,
+            checked,
+            fetched_at: now,
+            next_fetch_at: now + next.as_secs() as i64,
+        }
+    }
+
+    /// Steps until shutdown, or (with `until_attempted`) until every linked document was tried
+    /// once and `followers_done` says the chains are synced.
+    pub async fn run(
+        mut self,
+        mut shutdown: watch::Receiver<bool>,
+        until_attempted: Option<watch::Receiver<bool>>,
+    ) -> Result<(), StoreError> {
+        loop {
+            if *shutdown.borrow() {
+                return Ok(());
+            }
+            let outcome = self.step().await?;
+            if let DocumentsOutcome::Idle { all_attempted } = outcome {
+                if all_attempted && until_attempted.as_ref().is_some_and(|done| *done.borrow()) {
+                    // One more sync after the chains finished, so the last agents are linked.
+                    if matches!(
+                        self.step().await?,
+                        DocumentsOutcome::Idle {
+                            all_attempted: true
+                        }
+                    ) {
+                        return Ok(());
+                    }
+                    continue;
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(IDLE_PAUSE) => {}
+                    _ = shutdown.changed() => {}
+                }
+            }
+        }
+    }
+}
+
+/// Seconds since the Unix epoch.
+fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}

@@ -1,0 +1,196 @@
+//! End to end on anvil: agents registered through every path point at documents served by a
+//! local HTTP server; after indexing, each agent's profile, skills and search row come from its
+//! registration file and card (or its on-chain card when the off-chain one does not match the
+//! anchored hash), and broken documents are recorded with the reason.
+
+mod support;
+
+use agentindex_contracts::{Devnet, demo};
+use alloy::primitives::{Address, keccak256};
+use serde_json::json;
+use sqlx::SqlitePool;
+use support::doc_server::{DocServer, Route};
+
+fn v1_card(name: &str, skill: &str, tag: &str) -> Vec<u8> {
+    json!({
+        "name": name, "description": format!("{name} does {skill}"), "version": "1.0.0",
+        "supportedInterfaces": [{"url": "https://agents.example/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": false}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": skill, "name": skill, "description": format!("{skill} for you"), "tags": [tag]}]
+    })
+    .to_string()
+    .into_bytes()
+}
+
+async fn search(pool: &SqlitePool, query: &str) -> Vec<String> {
+    sqlx::query_scalar(
+        "SELECT agent_key FROM agent_search WHERE agent_search MATCH ? ORDER BY agent_key",
+    )
+    .bind(query)
+    .fetch_all(pool)
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_become_searchable_by_what_their_documents_say() {
+    let devnet = Devnet::start().await.unwrap();
+    let server = DocServer::start().await;
+    let accounts = devnet.accounts();
+    let chain = devnet.chain_id();
+    let hex = |a: Address| format!("{a:#x}");
+
+    // ERC-8004: a registration file whose A2A service is a base URL; the card is well-known.
+    server.route(
+        "/erc/.well-known/agent-card.json",
+        Route::Body(
+            "application/json",
+            v1_card("Polyglot", "translate", "Language"),
+        ),
+    );
+    let registration = json!({
+        "type": "https://eips.ethereum.org/EIPS/eip-8004#registration-v1",
+        "name": "Polyglot (registered)", "description": "Registered translator",
+        "services": [{"name": "A2A", "endpoint": format!("{}/erc", server.base), "version": "1.0"}],
+        "x402Support": true
+    });
+    let reg_url = server.route(
+        "/reg.json",
+        Route::Body("application/json", registration.to_string().into_bytes()),
+    );
+    let erc_id = demo::via_erc8004(&devnet, accounts[1], &reg_url)
+        .await
+        .unwrap();
+    let missing_id = demo::via_erc8004(
+        &devnet,
+        accounts[1],
+        &format!("{}/missing.json", server.base),
+    )
+    .await
+    .unwrap();
+
+    // A factory agent anchoring its off-chain card by hash.
+    let summary_card = v1_card("Summariser", "summarize", "text");
+    let mut data = demo::sample_card(&devnet, "Factory Summariser", None);
+    data.cardURI = server.route(
+        "/factory-card.json",
+        Route::Body("application/json", summary_card.clone()),
+    );
+    data.cardHash = keccak256(&summary_card);
+    let factory = demo::via_factory(&devnet, accounts[2], data).await.unwrap();
+
+    // A factory agent whose served card is not the one it anchored.
+    let mut tampered = demo::sample_card(&devnet, "Anchored", None);
+    tampered.cardURI = server.route(
+        "/tampered.json",
+        Route::Body("application/json", v1_card("Impostor", "steal", "evil")),
+    );
+    tampered.cardHash = keccak256(b"the card that was anchored");
+    let anchored = demo::via_factory(&devnet, accounts[3], tampered)
+        .await
+        .unwrap();
+
+    // A registry agent whose metadata URI is a card without a description.
+    let mut registry_card: serde_json::Value =
+        serde_json::from_slice(&v1_card("Finder", "search", "web")).unwrap();
+    registry_card.as_object_mut().unwrap().remove("description");
+    let meta_url = server.route(
+        "/registry-card.json",
+        Route::Body("application/json", registry_card.to_string().into_bytes()),
+    );
+    let enrolled = demo::via_registry(
+        &devnet,
+        accounts[4],
+        demo::sample_card(&devnet, "Enrolled", None),
+        &meta_url,
+    )
+    .await
+    .unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let mut config = support::config(&devnet, &db, 0);
+    config.documents.allow_private_addresses = true;
+    config.documents.allow_http = true;
+    support::index_with_documents(&config).await;
+
+    let store = support::open(&db).await;
+    let pool = store.reader();
+    let identity = hex(devnet.deployment().identity);
+    let erc_key = format!("{chain}:{identity}:{erc_id}");
+    let missing_key = format!("{chain}:{identity}:{missing_id}");
+    let factory_key = format!("{chain}:{}", hex(factory));
+    let anchored_key = format!("{chain}:{}", hex(anchored));
+    let enrolled_key = format!("{chain}:{}", hex(enrolled));
+
+    assert!(search(pool, "translate").await.contains(&erc_key));
+    assert_eq!(search(pool, "summarize").await, vec![factory_key.clone()]);
+    assert_eq!(search(pool, "web").await, vec![enrolled_key.clone()]);
+    assert!(
+        search(pool, "evil").await.is_empty(),
+        "a card that fails its anchored hash is not used"
+    );
+    assert!(
+        search(pool, "translation").await.contains(&anchored_key),
+        "its on-chain card is used instead"
+    );
+
+    let tags: String = sqlx::query_scalar(
+        "SELECT tags FROM agent_skills WHERE agent_key = ? AND skill_id = 'translate'",
+    )
+    .bind(&erc_key)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert_eq!(tags, "[\"language\"]", "tags are matched lower-case");
+
+    let profile: (Option<String>, bool, Option<String>, String) = sqlx::query_as(
+        "SELECT name, x402, card_uri, card_status FROM agent_profiles WHERE agent_key = ?",
+    )
+    .bind(&erc_key)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        profile,
+        (
+            Some("Polyglot (registered)".into()),
+            true,
+            Some(format!("{}/erc", server.base)),
+            "ok".into()
+        ),
+        "the registration file names the agent; its A2A service leads to the card"
+    );
+    let status: String =
+        sqlx::query_scalar("SELECT card_status FROM agent_profiles WHERE agent_key = ?")
+            .bind(&anchored_key)
+            .fetch_one(pool)
+            .await
+            .unwrap();
+    assert_eq!(status, "hash_mismatch");
+
+    let failed: (String, String) = sqlx::query_as(
+        "SELECT d.status, d.error FROM documents d JOIN agent_documents l ON l.uri = d.uri AND l.expect = d.expect
+         WHERE l.agent_key = ?",
+    )
+    .bind(&missing_key)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert_eq!(failed.0, "failed");
+    assert!(failed.1.contains("HTTP 404"), "{}", failed.1);
+
+    let lint: String = sqlx::query_scalar(
+        "SELECT code FROM document_lints WHERE uri = ? AND severity = 'warning'",
+    )
+    .bind(&meta_url)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert_eq!(lint, "card.description.missing");
+    assert_eq!(
+        server.hits("/erc/.well-known/agent-card.json"),
+        1,
+        "each document fetched once"
+    );
+}
