@@ -17,6 +17,7 @@ CREATE TABLE documents (
     last_modified TEXT,
     kind          TEXT,                         -- card | registration, once read
     projection    TEXT,                         -- JSON
+    signature     TEXT,                         -- cards: unsigned | valid | invalid | key_unavailable | unsupported
     error         TEXT,                         -- the first error, when any
     failures      INTEGER NOT NULL DEFAULT 0,   -- failed attempts in a row
     fetched_at    INTEGER NOT NULL,             -- unix seconds
@@ -53,7 +54,8 @@ CREATE TABLE agent_profiles (
     name             TEXT,
     description      TEXT,
     card_uri         TEXT,
-    card_status      TEXT,                      -- ok | invalid | failed | none
+    card_status      TEXT,                      -- ok | invalid | failed | pending | hash_mismatch | none
+    card_signature   TEXT,                      -- the card's signature status
     protocol_version TEXT,
     x402             INTEGER NOT NULL,
     input_modes      TEXT NOT NULL,             -- JSON array

@@ -2,7 +2,7 @@
 //! and lint report as JSON, and exit non-zero when the report has errors.
 
 use agentindex_indexer::config::{Config, DocumentsConfig};
-use agentindex_indexer::documents::{Expect, Fetcher, Severity, check};
+use agentindex_indexer::documents::{Checker, Expect, Severity};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -11,15 +11,9 @@ pub(crate) async fn run(uri: &str, config_path: Option<&Path>) -> anyhow::Result
         Some(path) => Config::load(path)?.documents,
         None => DocumentsConfig::default(),
     };
-    let fetcher = Fetcher::new(documents.fetch_policy())?;
-    let checked = check(
-        uri,
-        Expect::Any,
-        &fetcher,
-        &documents.resolve_options(),
-        None,
-    )
-    .await;
+    let checked = Checker::from_config(&documents)?
+        .check(uri, Expect::Any, None)
+        .await;
     println!("{}", serde_json::to_string_pretty(&checked)?);
     let mut errors = checked
         .report

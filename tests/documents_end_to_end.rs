@@ -41,12 +41,13 @@ async fn agents_become_searchable_by_what_their_documents_say() {
     let hex = |a: Address| format!("{a:#x}");
 
     // ERC-8004: a registration file whose A2A service is a base URL; the card is well-known.
+    let signed = support::signing::sign_es256(
+        serde_json::from_slice(&v1_card("Polyglot", "translate", "Language")).unwrap(),
+        "polyglot-key",
+    );
     server.route(
         "/erc/.well-known/agent-card.json",
-        Route::Body(
-            "application/json",
-            v1_card("Polyglot", "translate", "Language"),
-        ),
+        Route::Body("application/json", signed.to_string().into_bytes()),
     );
     let registration = json!({
         "type": "https://eips.ethereum.org/EIPS/eip-8004#registration-v1",
@@ -90,9 +91,12 @@ async fn agents_become_searchable_by_what_their_documents_say() {
         .await
         .unwrap();
 
-    // A registry agent whose metadata URI is a card without a description.
-    let mut registry_card: serde_json::Value =
-        serde_json::from_slice(&v1_card("Finder", "search", "web")).unwrap();
+    // A registry agent whose metadata URI is a card signed, then changed (its description
+    // removed), so the signature no longer holds.
+    let mut registry_card = support::signing::sign_es256(
+        serde_json::from_slice(&v1_card("Finder", "search", "web")).unwrap(),
+        "polyglot-key",
+    );
     registry_card.as_object_mut().unwrap().remove("description");
     let meta_url = server.route(
         "/registry-card.json",
@@ -112,6 +116,7 @@ async fn agents_become_searchable_by_what_their_documents_say() {
     let mut config = support::config(&devnet, &db, 0);
     config.documents.allow_private_addresses = true;
     config.documents.allow_http = true;
+    config.documents.trusted_keys = vec![support::signing::es256_jwk("polyglot-key")];
     support::index_with_documents(&config).await;
 
     let store = support::open(&db).await;
@@ -161,6 +166,19 @@ async fn agents_become_searchable_by_what_their_documents_say() {
         ),
         "the registration file names the agent; its A2A service leads to the card"
     );
+    for (key, expected) in [
+        (&erc_key, "valid"),
+        (&enrolled_key, "invalid"),
+        (&factory_key, "unsigned"),
+    ] {
+        let signature: Option<String> =
+            sqlx::query_scalar("SELECT card_signature FROM agent_profiles WHERE agent_key = ?")
+                .bind(key)
+                .fetch_one(pool)
+                .await
+                .unwrap();
+        assert_eq!(signature.as_deref(), Some(expected), "{key}");
+    }
     let status: String =
         sqlx::query_scalar("SELECT card_status FROM agent_profiles WHERE agent_key = ?")
             .bind(&anchored_key)
@@ -180,14 +198,17 @@ async fn agents_become_searchable_by_what_their_documents_say() {
     assert_eq!(failed.0, "failed");
     assert!(failed.1.contains("HTTP 404"), "{}", failed.1);
 
-    let lint: String = sqlx::query_scalar(
-        "SELECT code FROM document_lints WHERE uri = ? AND severity = 'warning'",
+    let lints: Vec<String> = sqlx::query_scalar(
+        "SELECT code FROM document_lints WHERE uri = ? AND severity = 'warning' ORDER BY code",
     )
     .bind(&meta_url)
-    .fetch_one(pool)
+    .fetch_all(pool)
     .await
     .unwrap();
-    assert_eq!(lint, "card.description.missing");
+    assert_eq!(
+        lints,
+        ["card.description.missing", "card.signature.invalid"]
+    );
     assert_eq!(
         server.hits("/erc/.well-known/agent-card.json"),
         1,

@@ -7,6 +7,7 @@ pub(crate) mod chain;
 pub(crate) mod doc_server;
 pub(crate) mod faulty_rpc;
 pub(crate) mod scenario;
+pub(crate) mod signing;
 
 use agentindex_contracts::Devnet;
 use agentindex_indexer::config::Config;

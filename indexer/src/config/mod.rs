@@ -105,6 +105,9 @@ pub struct DocumentsConfig {
     /// Lets documents be fetched over plain `http://` (otherwise only `https://`).
     #[serde(default)]
     pub allow_http: bool,
+    /// Public keys (JWKs, with `kid`) that Agent Card signatures are trusted with.
+    #[serde(default)]
+    pub trusted_keys: Vec<jsonwebtoken::jwk::Jwk>,
 }
 
 impl DocumentsConfig {
@@ -154,6 +157,7 @@ impl Default for DocumentsConfig {
             ipfs_gateways: defaults::ipfs_gateways(),
             allow_private_addresses: false,
             allow_http: false,
+            trusted_keys: Vec::new(),
         }
     }
 }

@@ -3,12 +3,15 @@
 //! caller always gets a report; `agentindex card check` prints it and the documents worker
 //! stores it.
 
-use super::fetch::{Fetched, Fetcher, Validators};
+use super::fetch::{FetchError, Fetched, Fetcher, Validators};
 use super::json::parse;
 use super::lint::Report;
+use super::signature::{SignatureStatus, verify_card};
 use super::uri::{ResolveOptions, Target, resolve};
 use super::{CardProjection, RegistrationProjection, card, registration};
+use crate::config::DocumentsConfig;
 use alloy::primitives::{B256, keccak256};
+use jsonwebtoken::jwk::{Jwk, JwkSet};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -45,6 +48,8 @@ pub struct Checked {
     pub report: Report,
     /// Whether the failure may go away by trying later (a timeout, a 503).
     pub retryable: bool,
+    /// For a card: what its signatures amount to.
+    pub signature: Option<SignatureStatus>,
 }
 
 /// How to read a document whose kind is known in advance.
@@ -80,7 +85,86 @@ impl Expect {
     }
 }
 
-/// Resolves, fetches and reads `uri`.
+/// Everything checking a document needs: the fetcher, how URIs resolve, and the keys card
+/// signatures are trusted with.
+#[derive(Debug, Clone)]
+pub struct Checker {
+    /// Fetches under the configured policy.
+    pub fetcher: Fetcher,
+    /// Gateways and scheme rules.
+    pub resolve: ResolveOptions,
+    /// Keys card signatures verify with, besides a `jku` on the card's origin.
+    pub trusted_keys: Vec<Jwk>,
+}
+
+impl Checker {
+    /// A checker under the `[documents]` settings.
+    pub fn from_config(config: &DocumentsConfig) -> Result<Self, FetchError> {
+        Ok(Self {
+            fetcher: Fetcher::new(config.fetch_policy())?,
+            resolve: config.resolve_options(),
+            trusted_keys: config.trusted_keys.clone(),
+        })
+    }
+
+    /// Resolves, fetches and reads `uri`, and verifies a card's signatures.
+    pub async fn check(
+        &self,
+        uri: &str,
+        expect: Expect,
+        validators: Option<&Validators>,
+    ) -> Checked {
+        let mut checked = check(uri, expect, &self.fetcher, &self.resolve, validators).await;
+        if let (Some(Projection::Card(card)), Some(bytes)) = (&checked.projection, &checked.bytes) {
+            let status = if card.signatures.is_empty() {
+                SignatureStatus::Unsigned
+            } else {
+                let value: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+                let origin = checked
+                    .source
+                    .as_deref()
+                    .and_then(|s| url::Url::parse(s).ok());
+                verify_card(&value, origin.as_ref(), &self.trusted_keys, |url| {
+                    self.fetch_jwks(url)
+                })
+                .await
+            };
+            match &status {
+                SignatureStatus::Invalid { reason } => {
+                    checked
+                        .report
+                        .warning("card.signature.invalid", "$.signatures", reason.clone())
+                }
+                SignatureStatus::Unsupported { alg } => checked.report.warning(
+                    "card.signature.unsupported",
+                    "$.signatures",
+                    format!("algorithm {alg:?} is not accepted"),
+                ),
+                SignatureStatus::KeyUnavailable { reason } => checked.report.info(
+                    "card.signature.key_unavailable",
+                    "$.signatures",
+                    reason.clone(),
+                ),
+                _ => {}
+            }
+            checked.signature = Some(status);
+        }
+        checked
+    }
+
+    /// A JSON Web Key Set from `url`, under the fetch policy.
+    async fn fetch_jwks(&self, url: url::Url) -> Result<JwkSet, String> {
+        match self.fetcher.fetch(&url, None).await {
+            Ok(Fetched::Body { bytes, .. }) => {
+                serde_json::from_slice(&bytes).map_err(|e| format!("not a JWK set: {e}"))
+            }
+            Ok(Fetched::NotModified) => Err("unexpected 304".into()),
+            Err(error) => Err(error.to_string()),
+        }
+    }
+}
+
+/// Resolves, fetches and reads `uri` (without verifying signatures; see [`Checker::check`]).
 pub async fn check(
     uri: &str,
     expect: Expect,
@@ -98,6 +182,7 @@ pub async fn check(
         projection: None,
         report: Report::default(),
         retryable: false,
+        signature: None,
     };
     let candidates = match expect {
         Expect::A2a => {

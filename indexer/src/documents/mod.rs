@@ -12,11 +12,12 @@ mod json;
 pub mod lint;
 pub mod payments;
 pub mod registration;
+pub mod signature;
 pub mod uri;
 pub mod worker;
 
 pub use card::{CardProjection, parse_card, read_card};
-pub use check::{Checked, Expect, Projection, check};
+pub use check::{Checked, Checker, Expect, Projection, check};
 pub use fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
 pub use lint::{Lint, Report, Severity};
 pub use registration::{RegistrationProjection, parse_registration};
@@ -24,5 +25,7 @@ pub use worker::{DocumentsOutcome, DocumentsWorker};
 
 #[cfg(test)]
 mod properties;
+#[cfg(test)]
+mod signature_tests;
 #[cfg(test)]
 mod tests;

@@ -3,9 +3,8 @@
 //! fetcher's limits) and hands the results to the store's writer. It never blocks a follower:
 //! it only reads the agents table and writes through the same queue.
 
-use super::check::check;
-use super::fetch::{Fetcher, Validators};
-use super::uri::ResolveOptions;
+use super::check::Checker;
+use super::fetch::Validators;
 use crate::config::DocumentsConfig;
 use crate::store::{DocumentResult, DueDocument, Store, StoreError, Writer};
 use futures::StreamExt;
@@ -43,8 +42,7 @@ pub enum DocumentsOutcome {
 pub struct DocumentsWorker {
     store: Store,
     writer: Writer,
-    fetcher: Fetcher,
-    resolve: ResolveOptions,
+    checker: Checker,
 }
 
 impl DocumentsWorker {
@@ -55,8 +53,7 @@ impl DocumentsWorker {
         writer: Writer,
     ) -> Result<Self, super::FetchError> {
         Ok(Self {
-            fetcher: Fetcher::new(config.fetch_policy())?,
-            resolve: config.resolve_options(),
+            checker: Checker::from_config(config)?,
             store,
             writer,
         })
@@ -72,7 +69,7 @@ impl DocumentsWorker {
                 all_attempted: self.store.documents_attempted().await?,
             });
         }
-        let concurrency = self.fetcher.policy().concurrency;
+        let concurrency = self.checker.fetcher.policy().concurrency;
         let results: Vec<DocumentResult> = futures::stream::iter(due)
             .map(|document| self.fetch(document))
             .buffer_unordered(concurrency)
@@ -95,14 +92,10 @@ impl DocumentsWorker {
         };
         let conditional = (validators.etag.is_some() || validators.last_modified.is_some())
             .then_some(&validators);
-        let checked = check(
-            &document.uri,
-            document.expect,
-            &self.fetcher,
-            &self.resolve,
-            conditional,
-        )
-        .await;
+        let checked = self
+            .checker
+            .check(&document.uri, document.expect, conditional)
+            .await;
         let now = unix_now();
         let next = if checked.bytes.is_none() && !checked.not_modified {
             let backoff = FIRST_RETRY.saturating_mul(1 << document.failures.clamp(0, 16));

@@ -144,8 +144,8 @@ pub(super) async fn save(
         // A failed refetch keeps the last good bytes and projection.
         sqlx::query(
             "INSERT INTO documents (uri, expect, status, source, bytes, hash, etag, last_modified, kind, projection,
-                error, failures, fetched_at, next_fetch_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                error, failures, fetched_at, next_fetch_at, signature)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
              ON CONFLICT (uri, expect) DO UPDATE SET
                status = CASE WHEN ?3 = 'failed' AND documents.kind IS NOT NULL THEN documents.status ELSE ?3 END,
                source = coalesce(?4, documents.source),
@@ -158,7 +158,8 @@ pub(super) async fn save(
                error = ?11,
                failures = CASE WHEN ?3 = 'failed' THEN documents.failures + 1 ELSE 0 END,
                fetched_at = ?13,
-               next_fetch_at = ?14",
+               next_fetch_at = ?14,
+               signature = coalesce(?15, documents.signature)",
         )
         .bind(&checked.uri)
         .bind(expect)
@@ -174,6 +175,7 @@ pub(super) async fn save(
         .bind(i64::from(status == "failed"))
         .bind(result.fetched_at)
         .bind(result.next_fetch_at)
+        .bind(checked.signature.as_ref().map(|s| s.as_str()))
         .execute(&mut *conn)
         .await
         .context("saving a document")?;
@@ -293,7 +295,7 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
             continue;
         };
         let documents = sqlx::query(
-            "SELECT l.role, l.uri, d.status, d.kind, d.projection, d.hash FROM agent_documents l
+            "SELECT l.role, l.uri, d.status, d.kind, d.projection, d.hash, d.signature FROM agent_documents l
              LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
              WHERE l.agent_key = ? ORDER BY l.role DESC, l.uri",
         )
@@ -304,6 +306,7 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
         let anchored: Option<String> = agent.get("card_hash");
         let mut registration: Option<RegistrationProjection> = None;
         let mut card: Option<(String, String, Option<CardProjection>)> = None;
+        let mut signature: Option<String> = None;
         for row in &documents {
             let mut projection: Option<String> = row.get("projection");
             let mut status: Option<String> = row.get("status");
@@ -322,6 +325,7 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
                     registration = projection.and_then(|p| serde_json::from_str(&p).ok());
                 }
                 Some("card") if card.as_ref().is_none_or(|c| c.2.is_none()) => {
+                    signature = row.get("signature");
                     card = Some((
                         uri,
                         status.unwrap_or_default(),
@@ -374,8 +378,8 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
         let skills = projection.map(|c| c.skills.clone()).unwrap_or_default();
         sqlx::query(
             "INSERT OR REPLACE INTO agent_profiles (agent_key, name, description, card_uri, card_status,
-                protocol_version, x402, input_modes, output_modes, payments, chain_block)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                protocol_version, x402, input_modes, output_modes, payments, chain_block, card_signature)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(key)
         .bind(&name)
@@ -388,6 +392,7 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
         .bind(json(&projection.map(|c| c.default_output_modes.clone()).unwrap_or_default()))
         .bind(json(&payments))
         .bind(agent.get::<i64, _>("last_event_block"))
+        .bind(&signature)
         .execute(&mut *conn)
         .await
         .context("writing an agent profile")?;
