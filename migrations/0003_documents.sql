@@ -41,7 +41,7 @@ CREATE INDEX document_lints_code ON document_lints (code);
 -- Which documents describe which agent.
 CREATE TABLE agent_documents (
     agent_key TEXT NOT NULL,
-    role      TEXT NOT NULL,                    -- registration | card | metadata
+    role      TEXT NOT NULL,                    -- registration | card | metadata | domain
     uri       TEXT NOT NULL,
     expect    TEXT NOT NULL,
     PRIMARY KEY (agent_key, role, uri, expect)
@@ -56,6 +56,8 @@ CREATE TABLE agent_profiles (
     card_uri         TEXT,
     card_status      TEXT,                      -- ok | invalid | failed | pending | hash_mismatch | none
     card_signature   TEXT,                      -- the card's signature status
+    registration_verified INTEGER,              -- ERC-8004: the registration file's registrations name this agent
+    domain_verified  INTEGER,                   -- ERC-8004: /.well-known/agent-registration.json on the A2A endpoint's origin names it
     protocol_version TEXT,
     x402             INTEGER NOT NULL,
     input_modes      TEXT NOT NULL,             -- JSON array

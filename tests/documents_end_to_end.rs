@@ -49,19 +49,39 @@ async fn agents_become_searchable_by_what_their_documents_say() {
         "/erc/.well-known/agent-card.json",
         Route::Body("application/json", signed.to_string().into_bytes()),
     );
+    // The file names the agent back, and so does the A2A endpoint's origin (domain proof).
+    let reg_url = format!("{}/reg.json", server.base);
+    let erc_id = demo::via_erc8004(&devnet, accounts[1], &reg_url)
+        .await
+        .unwrap();
+    let names_it = json!([{
+        "agentId": erc_id.to::<u64>(),
+        "agentRegistry": format!("eip155:{chain}:{}", devnet.deployment().identity)
+    }]);
     let registration = json!({
         "type": "https://eips.ethereum.org/EIPS/eip-8004#registration-v1",
         "name": "Polyglot (registered)", "description": "Registered translator",
         "services": [{"name": "A2A", "endpoint": format!("{}/erc", server.base), "version": "1.0"}],
-        "x402Support": true
+        "x402Support": true,
+        "registrations": names_it
     });
-    let reg_url = server.route(
+    server.route(
         "/reg.json",
         Route::Body("application/json", registration.to_string().into_bytes()),
     );
-    let erc_id = demo::via_erc8004(&devnet, accounts[1], &reg_url)
+    // Another agent claiming the same file contents: neither its file nor the domain names it.
+    let impostor_url = server.route(
+        "/impostor.json",
+        Route::Body("application/json", registration.to_string().into_bytes()),
+    );
+    let impostor_id = demo::via_erc8004(&devnet, accounts[5], &impostor_url)
         .await
         .unwrap();
+    let proof = json!({"type": "https://eips.ethereum.org/EIPS/eip-8004#registration-v1", "name": "site", "registrations": names_it});
+    server.route(
+        "/.well-known/agent-registration.json",
+        Route::Body("application/json", proof.to_string().into_bytes()),
+    );
     let missing_id = demo::via_erc8004(
         &devnet,
         accounts[1],
@@ -165,6 +185,18 @@ async fn agents_become_searchable_by_what_their_documents_say() {
             "ok".into()
         ),
         "the registration file names the agent; its A2A service leads to the card"
+    );
+    let verified: (Option<bool>, Option<bool>) = sqlx::query_as(
+        "SELECT registration_verified, domain_verified FROM agent_profiles WHERE agent_key = ?",
+    )
+    .bind(&erc_key)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        verified,
+        (Some(true), Some(true)),
+        "named back by its file and its domain"
     );
     for (key, expected) in [
         (&erc_key, "valid"),

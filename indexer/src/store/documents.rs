@@ -267,6 +267,23 @@ async fn link(conn: &mut SqliteConnection) -> StoreResult<()> {
     .execute(&mut *conn)
     .await
     .context("following registration files to their cards")?;
+    // Domain proof: the A2A endpoint's origin serves /.well-known/agent-registration.json.
+    let endpoints: Vec<(String, String)> =
+        sqlx::query_as("SELECT agent_key, uri FROM temp.wanted_links WHERE expect = 'a2a'")
+            .fetch_all(&mut *conn)
+            .await
+            .context("listing A2A endpoints")?;
+    for (agent_key, endpoint) in endpoints {
+        let Some(proof) = domain_proof_url(&endpoint) else {
+            continue;
+        };
+        sqlx::query("INSERT INTO temp.wanted_links VALUES (?, 'domain', ?, 'registration')")
+            .bind(agent_key)
+            .bind(proof)
+            .execute(&mut *conn)
+            .await
+            .context("adding a domain proof link")?;
+    }
     sqlx::query(
         "DELETE FROM agent_documents WHERE (agent_key, role, uri, expect) NOT IN
            (SELECT agent_key, role, uri, expect FROM temp.wanted_links)",
@@ -285,7 +302,8 @@ async fn link(conn: &mut SqliteConnection) -> StoreResult<()> {
 async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult<()> {
     for key in agents {
         let Some(agent) = sqlx::query(
-            "SELECT name, description, card, card_hash, last_event_block FROM agents WHERE agent_key = ?",
+            "SELECT chain_id, source, registry, token_id, name, description, card, card_hash, last_event_block
+             FROM agents WHERE agent_key = ?",
         )
         .bind(key)
         .fetch_optional(&mut *conn)
@@ -305,6 +323,7 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
         .context("reading an agent's documents")?;
         let anchored: Option<String> = agent.get("card_hash");
         let mut registration: Option<RegistrationProjection> = None;
+        let mut domain: Option<RegistrationProjection> = None;
         let mut card: Option<(String, String, Option<CardProjection>)> = None;
         let mut signature: Option<String> = None;
         for row in &documents {
@@ -321,6 +340,9 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
                 projection = None;
             }
             match row.get::<Option<String>, _>("kind").as_deref() {
+                Some("registration") if row.get::<&str, _>("role") == "domain" => {
+                    domain = projection.and_then(|p| serde_json::from_str(&p).ok());
+                }
                 Some("registration") if registration.is_none() => {
                     registration = projection.and_then(|p| serde_json::from_str(&p).ok());
                 }
@@ -376,10 +398,27 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
                     .any(|e| crate::documents::payments::is_x402_extension(&e.uri))
             });
         let skills = projection.map(|c| c.skills.clone()).unwrap_or_default();
+        // An ERC-8004 agent's files should name it back: registry, chain and token id.
+        let names_this_agent = |file: &RegistrationProjection| {
+            let registry: Option<String> = agent.get("registry");
+            let token: Option<String> = agent.get("token_id");
+            match (registry, token) {
+                (Some(registry), Some(token)) => {
+                    file.names_agent(agent.get::<i64, _>("chain_id") as u64, &registry, &token)
+                }
+                _ => false,
+            }
+        };
+        let erc8004 = agent.get::<&str, _>("source") == "erc8004";
+        let registration_verified = (erc8004 && registration.is_some())
+            .then(|| registration.as_ref().is_some_and(names_this_agent));
+        let domain_verified = (erc8004 && registration.is_some())
+            .then(|| domain.as_ref().is_some_and(names_this_agent));
         sqlx::query(
             "INSERT OR REPLACE INTO agent_profiles (agent_key, name, description, card_uri, card_status,
-                protocol_version, x402, input_modes, output_modes, payments, chain_block, card_signature)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                protocol_version, x402, input_modes, output_modes, payments, chain_block, card_signature,
+                registration_verified, domain_verified)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(key)
         .bind(&name)
@@ -393,6 +432,8 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
         .bind(json(&payments))
         .bind(agent.get::<i64, _>("last_event_block"))
         .bind(&signature)
+        .bind(registration_verified)
+        .bind(domain_verified)
         .execute(&mut *conn)
         .await
         .context("writing an agent profile")?;
@@ -439,6 +480,18 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
         .context("writing an agent's search row")?;
     }
     Ok(())
+}
+
+/// Where the origin of `endpoint` proves which agents it belongs to.
+fn domain_proof_url(endpoint: &str) -> Option<String> {
+    let url = url::Url::parse(endpoint).ok()?;
+    if !matches!(url.scheme(), "https" | "http") {
+        return None;
+    }
+    Some(format!(
+        "{}/.well-known/agent-registration.json",
+        url.origin().ascii_serialization()
+    ))
 }
 
 fn json<T: serde::Serialize>(value: &T) -> String {
