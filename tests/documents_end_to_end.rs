@@ -198,6 +198,18 @@ async fn agents_become_searchable_by_what_their_documents_say() {
         (Some(true), Some(true)),
         "named back by its file and its domain"
     );
+    let impostor: (Option<bool>, Option<bool>) = sqlx::query_as(
+        "SELECT registration_verified, domain_verified FROM agent_profiles WHERE agent_key = ?",
+    )
+    .bind(format!("{chain}:{identity}:{impostor_id}"))
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        impostor,
+        (Some(false), Some(false)),
+        "a copied file does not verify"
+    );
     for (key, expected) in [
         (&erc_key, "valid"),
         (&enrolled_key, "invalid"),
