@@ -108,6 +108,12 @@ pub struct DocumentsConfig {
     /// Public keys (JWKs, with `kid`) that Agent Card signatures are trusted with.
     #[serde(default)]
     pub trusted_keys: Vec<jsonwebtoken::jwk::Jwk>,
+    /// Requests per second to one document host.
+    #[serde(default = "defaults::requests_per_host_per_second")]
+    pub requests_per_host_per_second: u32,
+    /// Document fetches in flight at once, over all hosts.
+    #[serde(default = "defaults::fetch_concurrency")]
+    pub concurrency: usize,
 }
 
 impl DocumentsConfig {
@@ -116,6 +122,8 @@ impl DocumentsConfig {
         crate::documents::FetchPolicy {
             allow_private: self.allow_private_addresses,
             allow_http: self.allow_http,
+            per_host_per_second: self.requests_per_host_per_second,
+            concurrency: self.concurrency,
             ..crate::documents::FetchPolicy::default()
         }
     }
@@ -158,6 +166,8 @@ impl Default for DocumentsConfig {
             allow_private_addresses: false,
             allow_http: false,
             trusted_keys: Vec::new(),
+            requests_per_host_per_second: defaults::requests_per_host_per_second(),
+            concurrency: defaults::fetch_concurrency(),
         }
     }
 }
@@ -171,6 +181,12 @@ pub(crate) mod defaults {
     }
     pub(crate) fn listen() -> SocketAddr {
         SocketAddr::from(([127, 0, 0, 1], 8080))
+    }
+    pub(crate) fn requests_per_host_per_second() -> u32 {
+        5
+    }
+    pub(crate) fn fetch_concurrency() -> usize {
+        32
     }
     pub(crate) fn ipfs_gateways() -> Vec<String> {
         vec!["https://ipfs.io/ipfs/".into()]

@@ -174,3 +174,23 @@ fn syntax_errors_name_the_file() {
         "{err}"
     );
 }
+
+#[test]
+fn the_shipped_example_config_loads() {
+    let path = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../deploy/agentindex.example.toml"
+    ));
+    let config = Config::load(path).unwrap();
+    assert_eq!(config.documents.requests_per_host_per_second, 5);
+    assert!(config.documents.trusted_keys.is_empty());
+    let with_key = std::fs::read_to_string(path).unwrap().replace(
+        "# trusted_keys = [{ kty = \"EC\", crv = \"P-256\", kid = \"issuer-1\", x = \"…\", y = \"…\" }]",
+        "trusted_keys = [{ kty = \"OKP\", crv = \"Ed25519\", kid = \"k\", x = \"4K4gSB_6wAWgnTIMmrz1mVbR-G_-CJxp7lWHE4Hfpnc\" }]",
+    );
+    let config = load(&with_key, &[]).unwrap();
+    assert_eq!(
+        config.documents.trusted_keys[0].common.key_id.as_deref(),
+        Some("k")
+    );
+}
