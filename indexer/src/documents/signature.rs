@@ -229,8 +229,8 @@ fn same_origin(jku: &str, origin: Option<&Url>) -> Result<Url, String> {
     Ok(url)
 }
 
-/// The canonical bytes signers may have signed: JCS of the card without `signatures`, as is
-/// and with empty values dropped, and the latter with non-ASCII escaped.
+/// The canonical bytes signers may have signed: JCS of the card without `signatures`, as is,
+/// with empty values dropped (also with non-ASCII escaped), and with protobuf defaults dropped.
 pub fn canonical_variants(card: &Value) -> Vec<Vec<u8>> {
     let mut unsigned = card.clone();
     if let Some(map) = unsigned.as_object_mut() {
@@ -245,28 +245,38 @@ pub fn canonical_variants(card: &Value) -> Vec<Vec<u8>> {
     if let Ok(bytes) = serde_jcs::to_vec(&unsigned) {
         push(bytes);
     }
-    let pruned = drop_empty(&unsigned).unwrap_or(Value::Object(Default::default()));
+    let pruned = drop_empty(&unsigned, false).unwrap_or(Value::Object(Default::default()));
     if let Ok(bytes) = serde_jcs::to_vec(&pruned) {
         push(escape_non_ascii(&bytes));
+        push(bytes);
+    }
+    // Protobuf-based serialisers also leave out `false` and `0`.
+    let defaults = drop_empty(&unsigned, true).unwrap_or(Value::Object(Default::default()));
+    if let Ok(bytes) = serde_jcs::to_vec(&defaults) {
         push(bytes);
     }
     variants
 }
 
 /// The value without empty strings, arrays, objects and nulls, recursively (`None` when the
-/// value itself is empty).
-fn drop_empty(value: &Value) -> Option<Value> {
+/// value itself is empty); with `defaults`, without `false` and `0` either.
+fn drop_empty(value: &Value, defaults: bool) -> Option<Value> {
     match value {
         Value::Null => None,
         Value::String(s) if s.is_empty() => None,
+        Value::Bool(false) if defaults => None,
+        Value::Number(n) if defaults && n.as_f64() == Some(0.0) => None,
         Value::Array(items) => {
-            let kept: Vec<Value> = items.iter().filter_map(drop_empty).collect();
+            let kept: Vec<Value> = items
+                .iter()
+                .filter_map(|v| drop_empty(v, defaults))
+                .collect();
             (!kept.is_empty()).then_some(Value::Array(kept))
         }
         Value::Object(map) => {
             let kept: serde_json::Map<String, Value> = map
                 .iter()
-                .filter_map(|(k, v)| drop_empty(v).map(|v| (k.clone(), v)))
+                .filter_map(|(k, v)| drop_empty(v, defaults).map(|v| (k.clone(), v)))
                 .collect();
             (!kept.is_empty()).then_some(Value::Object(kept))
         }

@@ -96,7 +96,11 @@ async fn every_accepted_algorithm_verifies_and_a_changed_card_does_not() {
 #[tokio::test]
 async fn the_python_and_js_canonical_forms_are_accepted() {
     let variants = canonical_variants(&card());
-    assert_eq!(variants.len(), 3, "as is, pruned with escapes, pruned");
+    assert_eq!(
+        variants.len(),
+        3,
+        "as is, pruned with escapes, pruned (no defaults here)"
+    );
     let pruned = String::from_utf8(variants[2].clone()).unwrap();
     assert!(!pruned.contains("documentationUrl") && !pruned.contains("examples"));
     let escaped = String::from_utf8(variants[1].clone()).unwrap();
