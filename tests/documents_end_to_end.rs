@@ -259,3 +259,67 @@ async fn agents_become_searchable_by_what_their_documents_say() {
         "each document fetched once"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chain_change_fetches_the_agents_documents_again() {
+    let devnet = Devnet::start().await.unwrap();
+    let server = DocServer::start().await;
+    let owner = devnet.accounts()[1];
+    let file = |name: &str| {
+        json!({"type": "https://eips.ethereum.org/EIPS/eip-8004#registration-v1", "name": name})
+            .to_string()
+            .into_bytes()
+    };
+    let uri = server.route(
+        "/agent.json",
+        Route::Body("application/json", file("First")),
+    );
+    let other = server.route(
+        "/other.json",
+        Route::Body("application/json", file("Other")),
+    );
+    let id = demo::via_erc8004(&devnet, owner, &uri).await.unwrap();
+    demo::via_erc8004(&devnet, owner, &other).await.unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let mut config = support::config(&devnet, &db, 0);
+    config.documents.allow_private_addresses = true;
+    config.documents.allow_http = true;
+    support::index_with_documents(&config).await;
+    assert_eq!(
+        (server.hits("/agent.json"), server.hits("/other.json")),
+        (1, 1)
+    );
+
+    // The owner sets the same URI again after changing the file: the chain says "look again".
+    server.route(
+        "/agent.json",
+        Route::Body("application/json", file("Second")),
+    );
+    agentindex_contracts::confirm(
+        "setting the URI again",
+        devnet
+            .identity()
+            .setAgentURI(id, uri.clone())
+            .from(owner)
+            .send(),
+    )
+    .await
+    .unwrap();
+    support::index_with_documents(&config).await;
+    assert_eq!(
+        (server.hits("/agent.json"), server.hits("/other.json")),
+        (2, 1),
+        "only the changed agent's document is fetched again"
+    );
+    let store = support::open(&db).await;
+    let name: Option<String> = sqlx::query_scalar(
+        "SELECT p.name FROM agent_profiles p JOIN agents a ON a.agent_key = p.agent_key WHERE a.token_id = ?",
+    )
+    .bind(id.to_string())
+    .fetch_one(store.reader())
+    .await
+    .unwrap();
+    assert_eq!(name.as_deref(), Some("Second"));
+}

@@ -88,6 +88,18 @@ pub(super) async fn sync(conn: &mut SqliteConnection) -> StoreResult<u64> {
     .fetch_all(&mut *conn)
     .await
     .context("finding agents whose profile is stale")?;
+    // The chain said something new about these agents (a URI set again, a card updated): their
+    // documents are fetched again now rather than at the next scheduled refresh.
+    sqlx::query(
+        "UPDATE documents SET next_fetch_at = 0 WHERE (uri, expect) IN (
+           SELECT l.uri, l.expect FROM agent_documents l
+           JOIN agent_profiles p ON p.agent_key = l.agent_key
+           JOIN agents a ON a.agent_key = l.agent_key
+           WHERE p.chain_block != a.last_event_block)",
+    )
+    .execute(&mut *conn)
+    .await
+    .context("scheduling documents of changed agents")?;
     for table in ["agent_profiles", "agent_skills", "agent_search"] {
         sqlx::query(&format!(
             "DELETE FROM {table} WHERE agent_key NOT IN (SELECT agent_key FROM agents)"
