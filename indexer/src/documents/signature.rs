@@ -2,8 +2,10 @@
 //! `signatures`. Only ES256, ES384, EdDSA, RS256 and PS256 are accepted (never `none` or HMAC).
 //! Keys come from the configured trusted keys, or from the `jku` of the protected header when it
 //! lies on the card's own origin. The official SDKs canonicalise slightly differently (the
-//! Python one drops empty values and escapes non-ASCII, the JS one drops empty values), so each
-//! of those variants is tried.
+//! Python one drops empty values and escapes non-ASCII, the JS one drops empty values and
+//! protobuf defaults), so each of those variants is tried, also cut down to the v1.0 schema:
+//! the SDKs sign the v1.0 form, and their servers may add v0.3 fields for old clients. As with
+//! the SDKs' own verifiers, fields outside the v1.0 schema are then not covered by the signature.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -255,7 +257,93 @@ pub fn canonical_variants(card: &Value) -> Vec<Vec<u8>> {
     if let Ok(bytes) = serde_jcs::to_vec(&defaults) {
         push(bytes);
     }
+    // The SDKs sign the v1.0 form; a server that adds v0.3 fields for old clients serves more
+    // than was signed, so the card is also tried cut down to the v1.0 schema.
+    let v1 = v1_fields(&unsigned);
+    for defaults in [false, true] {
+        let cut = drop_empty(&v1, defaults).unwrap_or(Value::Object(Default::default()));
+        if let Ok(bytes) = serde_jcs::to_vec(&cut) {
+            push(bytes);
+        }
+    }
     variants
+}
+
+/// Fields of the A2A v1.0 `AgentCard` schema, per object kind.
+const V1_CARD: &[&str] = &[
+    "name",
+    "description",
+    "supportedInterfaces",
+    "provider",
+    "version",
+    "documentationUrl",
+    "capabilities",
+    "securitySchemes",
+    "securityRequirements",
+    "defaultInputModes",
+    "defaultOutputModes",
+    "skills",
+    "iconUrl",
+];
+const V1_INTERFACE: &[&str] = &["url", "protocolBinding", "tenant", "protocolVersion"];
+const V1_PROVIDER: &[&str] = &["url", "organization"];
+const V1_CAPABILITIES: &[&str] = &[
+    "streaming",
+    "pushNotifications",
+    "extensions",
+    "extendedAgentCard",
+];
+const V1_EXTENSION: &[&str] = &["uri", "description", "required", "params"];
+const V1_SKILL: &[&str] = &[
+    "id",
+    "name",
+    "description",
+    "tags",
+    "examples",
+    "inputModes",
+    "outputModes",
+    "securityRequirements",
+];
+
+/// The card with only the fields the v1.0 schema defines (security schemes and extension
+/// params are kept whole).
+fn v1_fields(card: &Value) -> Value {
+    fn keep(value: &Value, fields: &[&str]) -> Value {
+        match value {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .filter(|(k, _)| fields.contains(&k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+    fn each(value: &Value, fields: &[&str]) -> Value {
+        match value {
+            Value::Array(items) => Value::Array(items.iter().map(|i| keep(i, fields)).collect()),
+            other => other.clone(),
+        }
+    }
+    let mut out = keep(card, V1_CARD);
+    if let Value::Object(map) = &mut out {
+        if let Some(v) = map.get_mut("supportedInterfaces") {
+            *v = each(v, V1_INTERFACE);
+        }
+        if let Some(v) = map.get_mut("provider") {
+            *v = keep(v, V1_PROVIDER);
+        }
+        if let Some(v) = map.get_mut("skills") {
+            *v = each(v, V1_SKILL);
+        }
+        if let Some(caps) = map.get_mut("capabilities") {
+            *caps = keep(caps, V1_CAPABILITIES);
+            if let Some(ext) = caps.get_mut("extensions") {
+                *ext = each(ext, V1_EXTENSION);
+            }
+        }
+    }
+    out
 }
 
 /// The value without empty strings, arrays, objects and nulls, recursively (`None` when the
