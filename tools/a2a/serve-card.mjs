@@ -4,6 +4,7 @@
 //   MODE "signed": the card as given, signed by the SDK's signer (v1.0 shape).
 //   MODE "legacy": unsigned, with the SDK's v0.3 compatibility layer, which answers clients that
 //                  send no A2A-Version header with the v0.3 shape of the card.
+//   MODE "legacy-signed": signed, and served through the compatibility layer.
 // Prints the port it listens on (127.0.0.1), then serves until killed.
 import { readFileSync } from 'node:fs';
 import express from 'express';
