@@ -4,8 +4,9 @@
 
 -- One row per document and the way it is read: `registration` (an ERC-8004 agent URI), `card`
 -- (a card URI anchored in an agent contract), `any` (a registry's metadata URI, read as what it
--- looks like) or `a2a` (a registration file's A2A service endpoint: the card URL itself, or a
--- base URL tried as /.well-known/agent-card.json, then /.well-known/agent.json).
+-- looks like), `a2a` (a registration file's A2A service endpoint: the card URL itself, or a
+-- base URL tried as /.well-known/agent-card.json, then /.well-known/agent.json) or `onchain` (an
+-- agent contract's agentCard() JSON, read with eth_call; the URI is eip155:{chain}:{contract}).
 CREATE TABLE documents (
     uri           TEXT    NOT NULL,
     expect        TEXT    NOT NULL,
@@ -41,7 +42,7 @@ CREATE INDEX document_lints_code ON document_lints (code);
 -- Which documents describe which agent.
 CREATE TABLE agent_documents (
     agent_key TEXT NOT NULL,
-    role      TEXT NOT NULL,                    -- registration | card | metadata | domain
+    role      TEXT NOT NULL,                    -- registration | card | metadata | domain | onchain
     uri       TEXT NOT NULL,
     expect    TEXT NOT NULL,
     PRIMARY KEY (agent_key, role, uri, expect)

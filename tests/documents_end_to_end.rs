@@ -5,7 +5,7 @@
 
 mod support;
 
-use agentindex_contracts::{Devnet, demo};
+use agentindex_contracts::{Devnet, ForeignAgent, demo};
 use alloy::primitives::{Address, keccak256};
 use serde_json::json;
 use sqlx::SqlitePool;
@@ -127,6 +127,22 @@ async fn agents_become_searchable_by_what_their_documents_say() {
         accounts[4],
         demo::sample_card(&devnet, "Enrolled", None),
         &meta_url,
+    )
+    .await
+    .unwrap();
+
+    // An enrolled contract from elsewhere: it has no agentCard() to read.
+    let foreign = *ForeignAgent::deploy(devnet.provider().clone(), accounts[6])
+        .await
+        .unwrap()
+        .address();
+    agentindex_contracts::confirm(
+        "enrolling a foreign agent",
+        devnet
+            .registry()
+            .register(foreign, String::new())
+            .from(accounts[6])
+            .send(),
     )
     .await
     .unwrap();
@@ -257,6 +273,32 @@ async fn agents_become_searchable_by_what_their_documents_say() {
         server.hits("/erc/.well-known/agent-card.json"),
         1,
         "each document fetched once"
+    );
+
+    // Agent contracts' own agentCard() JSON is a document too.
+    let onchain = |address: Address| format!("eip155:{chain}:{}", hex(address));
+    let read: (String, String, String) = sqlx::query_as(
+        "SELECT status, kind, json_extract(projection, '$.name') FROM documents WHERE uri = ? AND expect = 'onchain'",
+    )
+    .bind(onchain(factory))
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        read,
+        ("ok".into(), "card".into(), "Factory Summariser".into())
+    );
+    let failed: (String, String) =
+        sqlx::query_as("SELECT status, error FROM documents WHERE uri = ? AND expect = 'onchain'")
+            .bind(onchain(foreign))
+            .fetch_one(pool)
+            .await
+            .unwrap();
+    assert_eq!(failed.0, "failed");
+    assert!(
+        failed.1.starts_with("document.call: agentCard()"),
+        "{}",
+        failed.1
     );
 }
 

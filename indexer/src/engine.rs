@@ -4,7 +4,7 @@
 use crate::config::Config;
 use crate::documents::DocumentsWorker;
 use crate::follower::{Follower, FollowerError, Outcome};
-use crate::rpc::RetryPolicy;
+use crate::rpc::{ChainRpc, RetryPolicy};
 use crate::store::{Store, StoreError};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -81,7 +81,16 @@ pub async fn index(
     let documents = if options.skip_documents {
         None
     } else {
-        let worker = DocumentsWorker::new(&config.documents, store.clone(), writer.clone())?;
+        let mut chains = std::collections::BTreeMap::new();
+        for chain in &config.chains {
+            let rpc = ChainRpc::new(chain, options.retry).map_err(|source| FollowerError::Rpc {
+                chain: chain.name.clone(),
+                source,
+            })?;
+            chains.insert(chain.chain_id, rpc);
+        }
+        let worker =
+            DocumentsWorker::new(&config.documents, store.clone(), writer.clone(), chains)?;
         let until = options.exit_when_synced.then_some(chains_done_seen);
         Some(tokio::spawn(worker.run(shutdown.clone(), until)))
     };

@@ -64,6 +64,9 @@ pub enum Expect {
     /// A registration file's A2A service endpoint: a card URL, or a base URL tried as
     /// `/.well-known/agent-card.json`, then `/.well-known/agent.json`.
     A2a,
+    /// An agent contract's own `agentCard()` JSON; the URI is `eip155:{chain}:{contract}` and the
+    /// documents worker reads it with `eth_call`.
+    Onchain,
 }
 
 impl Expect {
@@ -74,14 +77,21 @@ impl Expect {
             Expect::Card => "card",
             Expect::Registration => "registration",
             Expect::A2a => "a2a",
+            Expect::Onchain => "onchain",
         }
     }
 
     /// The variant a stored name stands for.
     pub fn parse(name: &str) -> Option<Self> {
-        [Expect::Any, Expect::Card, Expect::Registration, Expect::A2a]
-            .into_iter()
-            .find(|e| e.as_str() == name)
+        [
+            Expect::Any,
+            Expect::Card,
+            Expect::Registration,
+            Expect::A2a,
+            Expect::Onchain,
+        ]
+        .into_iter()
+        .find(|e| e.as_str() == name)
     }
 }
 
@@ -172,18 +182,15 @@ pub async fn check(
     options: &ResolveOptions,
     validators: Option<&Validators>,
 ) -> Checked {
-    let mut checked = Checked {
-        uri: uri.to_string(),
-        source: None,
-        bytes: None,
-        hash: None,
-        validators: Validators::default(),
-        not_modified: false,
-        projection: None,
-        report: Report::default(),
-        retryable: false,
-        signature: None,
-    };
+    let mut checked = Checked::nothing(uri);
+    if expect == Expect::Onchain {
+        checked.report.error(
+            "document.uri",
+            "$",
+            "an on-chain card is read from its contract, not fetched",
+        );
+        return checked;
+    }
     let candidates = match expect {
         Expect::A2a => {
             let urls = registration::card_urls(uri);
@@ -225,10 +232,33 @@ pub async fn check(
     } else {
         expect
     };
-    checked.hash = Some(keccak256(&bytes));
-    checked.projection = read(&bytes, expect, &mut checked.report);
-    checked.bytes = Some(bytes);
+    checked.read(bytes, expect);
     checked
+}
+
+impl Checked {
+    /// Nothing obtained yet for `uri`.
+    pub fn nothing(uri: &str) -> Self {
+        Self {
+            uri: uri.to_string(),
+            source: None,
+            bytes: None,
+            hash: None,
+            validators: Validators::default(),
+            not_modified: false,
+            projection: None,
+            report: Report::default(),
+            retryable: false,
+            signature: None,
+        }
+    }
+
+    /// Takes `bytes` as the document and reads them as `expect` says.
+    pub fn read(&mut self, bytes: Vec<u8>, expect: Expect) {
+        self.hash = Some(keccak256(&bytes));
+        self.projection = read(&bytes, expect, &mut self.report);
+        self.bytes = Some(bytes);
+    }
 }
 
 /// Bytes fetched or carried by a URI, or the news that they did not change.
@@ -271,7 +301,7 @@ async fn obtain(
 pub fn read(bytes: &[u8], expect: Expect, report: &mut Report) -> Option<Projection> {
     let value = parse(bytes, report)?;
     let registration = match expect {
-        Expect::Card | Expect::A2a => false,
+        Expect::Card | Expect::A2a | Expect::Onchain => false,
         Expect::Registration => true,
         Expect::Any => looks_like_registration(&value),
     };

@@ -1,13 +1,19 @@
 //! The documents worker: a loop over [`DocumentsWorker::step`], which brings document links in
 //! line with the agents table, fetches the documents that are due (concurrently, under the
-//! fetcher's limits) and hands the results to the store's writer. It never blocks a follower:
+//! fetcher's limits; agent contracts' own `agentCard()` JSON with `eth_call`) and hands the
+//! results to the store's writer. It never blocks a follower:
 //! it only reads the agents table and writes through the same queue.
 
-use super::check::Checker;
+use super::check::{Checked, Checker, Expect};
 use super::fetch::Validators;
 use crate::config::DocumentsConfig;
+use crate::rpc::ChainRpc;
 use crate::store::{DocumentResult, DueDocument, Store, StoreError, Writer};
+use agentindex_contracts::AgentCard;
+use alloy::primitives::Address;
+use alloy::sol_types::SolCall;
 use futures::StreamExt;
+use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::watch;
 
@@ -38,11 +44,21 @@ pub enum DocumentsOutcome {
 }
 
 /// Fetches the documents agents point at.
-#[derive(Debug)]
 pub struct DocumentsWorker {
     store: Store,
     writer: Writer,
     checker: Checker,
+    /// RPC per chain id, for agent contracts' on-chain cards.
+    chains: BTreeMap<u64, ChainRpc>,
+}
+
+impl std::fmt::Debug for DocumentsWorker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DocumentsWorker")
+            .field("checker", &self.checker)
+            .field("chains", &self.chains.keys().collect::<Vec<_>>())
+            .finish()
+    }
 }
 
 impl DocumentsWorker {
@@ -51,11 +67,13 @@ impl DocumentsWorker {
         config: &DocumentsConfig,
         store: Store,
         writer: Writer,
+        chains: BTreeMap<u64, ChainRpc>,
     ) -> Result<Self, super::FetchError> {
         Ok(Self {
             checker: Checker::from_config(config)?,
             store,
             writer,
+            chains,
         })
     }
 
@@ -92,10 +110,13 @@ impl DocumentsWorker {
         };
         let conditional = (validators.etag.is_some() || validators.last_modified.is_some())
             .then_some(&validators);
-        let checked = self
-            .checker
-            .check(&document.uri, document.expect, conditional)
-            .await;
+        let checked = if document.expect == Expect::Onchain {
+            self.read_onchain(&document.uri).await
+        } else {
+            self.checker
+                .check(&document.uri, document.expect, conditional)
+                .await
+        };
         let now = unix_now();
         let next = if checked.bytes.is_none() && !checked.not_modified {
             let backoff = FIRST_RETRY.saturating_mul(1 << document.failures.clamp(0, 16));
@@ -114,6 +135,58 @@ impl DocumentsWorker {
             fetched_at: now,
             next_fetch_at: now + next.as_secs() as i64,
         }
+    }
+
+    /// An agent contract's `agentCard()` JSON, `uri` being `eip155:{chain}:{contract}`.
+    async fn read_onchain(&self, uri: &str) -> Checked {
+        let mut checked = Checked::nothing(uri);
+        let mut parts = uri.split(':');
+        let target = match (parts.next(), parts.next(), parts.next()) {
+            (Some("eip155"), Some(chain), Some(address)) => chain
+                .parse::<u64>()
+                .ok()
+                .zip(address.parse::<Address>().ok()),
+            _ => None,
+        };
+        let Some((chain, address)) = target else {
+            checked.report.error(
+                "document.uri",
+                "$",
+                format!("{uri:?} is not eip155:chain:address"),
+            );
+            return checked;
+        };
+        let Some(rpc) = self.chains.get(&chain) else {
+            checked.report.error(
+                "document.uri",
+                "$",
+                format!("chain {chain} is not configured"),
+            );
+            return checked;
+        };
+        let request = AgentCard::agentCardCall {}.abi_encode();
+        match rpc.call_latest(address, request.into()).await {
+            Ok(output) => match AgentCard::agentCardCall::abi_decode_returns(&output) {
+                Ok(json) => {
+                    checked.source = Some(uri.to_string());
+                    checked.read(json.into_bytes(), Expect::Onchain);
+                }
+                Err(error) => checked.report.error(
+                    "document.call",
+                    "$",
+                    format!("agentCard() of {address}: undecodable answer: {error}"),
+                ),
+            },
+            Err(error) => {
+                checked.retryable = error.kind.is_retryable();
+                checked.report.error(
+                    "document.call",
+                    "$",
+                    format!("agentCard() of {address}: {}", error.kind),
+                );
+            }
+        }
+        checked
     }
 
     /// Steps until shutdown, or (with `until_attempted`) until every linked document was tried

@@ -198,6 +198,17 @@ impl ChainRpc {
         .await
     }
 
+    /// `eth_call` of `data` to `to` in the state of the latest block.
+    pub async fn call_latest(&self, to: Address, data: Bytes) -> Result<Bytes, RpcError> {
+        self.call("eth_call", |p| {
+            let request = TransactionRequest::default()
+                .to(to)
+                .input(data.clone().into());
+            async move { p.call(request).block(BlockId::latest()).await }
+        })
+        .await
+    }
+
     /// `eth_getLogs` for `filter`; range-limit errors come back unretried.
     pub async fn logs(&self, filter: &Filter) -> Result<Vec<Log>, RpcError> {
         self.call("eth_getLogs", |p| {

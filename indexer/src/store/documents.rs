@@ -261,7 +261,9 @@ async fn link(conn: &mut SqliteConnection) -> StoreResult<()> {
          UNION SELECT agent_key, 'metadata', uri, 'any' FROM agents
            WHERE source != 'erc8004' AND trim(coalesce(uri, '')) != ''
          UNION SELECT agent_key, 'card', card_uri, 'card' FROM agents
-           WHERE trim(coalesce(card_uri, '')) != ''",
+           WHERE trim(coalesce(card_uri, '')) != ''
+         UNION SELECT agent_key, 'onchain', 'eip155:' || chain_id || ':' || address, 'onchain' FROM agents
+           WHERE address IS NOT NULL",
     )
     .execute(&mut *conn)
     .await
@@ -336,6 +338,7 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
         let anchored: Option<String> = agent.get("card_hash");
         let mut registration: Option<RegistrationProjection> = None;
         let mut domain: Option<RegistrationProjection> = None;
+        let mut contract_card: Option<CardProjection> = None;
         let mut card: Option<(String, String, Option<CardProjection>)> = None;
         let mut signature: Option<String> = None;
         for row in &documents {
@@ -350,6 +353,10 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
             {
                 status = Some("hash_mismatch".into());
                 projection = None;
+            }
+            if row.get::<&str, _>("role") == "onchain" {
+                contract_card = projection.and_then(|p| serde_json::from_str(&p).ok());
+                continue;
             }
             match row.get::<Option<String>, _>("kind").as_deref() {
                 Some("registration") if row.get::<&str, _>("role") == "domain" => {
@@ -375,13 +382,15 @@ async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult
         let onchain: Option<Value> = agent
             .get::<Option<String>, _>("card")
             .and_then(|c| serde_json::from_str(&c).ok());
-        // The agent contract's own card stands in when no off-chain card could be used.
+        // The agent contract's own card stands in when no off-chain card could be used: its
+        // agentCard() JSON when read, else the card fields of its events.
         let onchain_card = onchain
             .as_ref()
             .and_then(|c| crate::documents::read_card(c, &mut crate::documents::Report::default()));
         let projection = card
             .as_ref()
             .and_then(|c| c.2.as_ref())
+            .or(contract_card.as_ref())
             .or(onchain_card.as_ref());
         let name = registration
             .as_ref()
