@@ -1,0 +1,111 @@
+//! Which payments count towards an agent's reputation, and why the others do not. A payment
+//! counts when it went to an address bound to the agent at that block (the store only credits
+//! those); it is then excluded when it comes from the agent's own side (the payee address, its
+//! owner, an operator, its wallet), when it is dust, or when its token is not a configured one.
+
+use alloy::primitives::{Address, U256};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A credited payment as reputation sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Payment {
+    /// Who paid.
+    pub payer: Address,
+    /// The address paid (bound to the agent at the time).
+    pub payee: Address,
+    /// Token contract.
+    pub token: Address,
+    /// Amount in the token's smallest unit.
+    pub amount: U256,
+    /// Block it was made in.
+    pub block: u64,
+    /// That block's timestamp (seconds).
+    pub timestamp: u64,
+    /// Whether it settled an EIP-3009 authorisation (an x402 payment).
+    pub eip3009: bool,
+}
+
+/// Why a payment does not count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Exclusion {
+    /// The payee paid itself.
+    SelfPayment,
+    /// The agent's owner paid.
+    Owner,
+    /// One of the agent's operators paid.
+    Operator,
+    /// The agent's wallet paid.
+    Wallet,
+    /// Less than the dust threshold of its token.
+    Dust,
+    /// Not a configured payment token.
+    UnknownToken,
+}
+
+impl Exclusion {
+    /// The reason as stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Exclusion::SelfPayment => "self_payment",
+            Exclusion::Owner => "owner",
+            Exclusion::Operator => "operator",
+            Exclusion::Wallet => "wallet",
+            Exclusion::Dust => "dust",
+            Exclusion::UnknownToken => "unknown_token",
+        }
+    }
+}
+
+/// A configured payment token: decimals and the smallest amount that counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenRule {
+    /// Decimals of the token.
+    pub decimals: u8,
+    /// Amounts below this (in the smallest unit) are dust.
+    pub dust: U256,
+}
+
+/// Who stands on the agent's side: payments from them are not evidence of demand.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentSide {
+    /// The current owner.
+    pub owner: Option<Address>,
+    /// Current operators.
+    pub operators: Vec<Address>,
+    /// The agent's wallet (ERC-8004 agentWallet), if any.
+    pub wallet: Option<Address>,
+}
+
+/// Why `payment` does not count, or `None` when it does.
+pub fn exclusion(
+    payment: &Payment,
+    side: &AgentSide,
+    tokens: &BTreeMap<Address, TokenRule>,
+) -> Option<Exclusion> {
+    let payer = payment.payer;
+    if payer == payment.payee {
+        return Some(Exclusion::SelfPayment);
+    }
+    if side.owner == Some(payer) {
+        return Some(Exclusion::Owner);
+    }
+    if side.operators.contains(&payer) {
+        return Some(Exclusion::Operator);
+    }
+    if side.wallet == Some(payer) {
+        return Some(Exclusion::Wallet);
+    }
+    let Some(rule) = tokens.get(&payment.token) else {
+        return Some(Exclusion::UnknownToken);
+    };
+    (payment.amount < rule.dust).then_some(Exclusion::Dust)
+}
+
+/// `amount` in whole tokens, as a float (for features and scores, never for accounting).
+pub fn normalised(amount: U256, decimals: u8) -> f64 {
+    let text = amount.to_string();
+    let value: f64 = text.parse().unwrap_or(f64::MAX);
+    value / 10f64.powi(i32::from(decimals))
+}

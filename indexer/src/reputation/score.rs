@@ -1,0 +1,117 @@
+//! The payment score: 0 to 100 from who paid an agent, how often and how recently, as of one
+//! time. The formula and its reasons are in `docs/reputation.md`; in short, each payer adds
+//! `w · ln(1 + n)` where `n` is that payer's age-decayed payment count and `w` is 1, or less for a
+//! payer the agent recently sent funds to (circular flow), and the sum maps onto 0..100 with
+//! `100 · (1 − e^(−sum / scale))`.
+
+use super::features::decay;
+use super::payments::Payment;
+use alloy::primitives::Address;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Parameters of the payment score (`[reputation]` in the config).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScoreParams {
+    /// A payment's weight halves every this many seconds.
+    pub half_life_secs: f64,
+    /// The sum at which the score reaches 63 (1 − 1/e of 100).
+    pub scale: f64,
+    /// Weight of a payer the agent sent funds to within the window.
+    pub circular_discount: f64,
+    /// How far back an outgoing transfer makes a payer circular, in seconds.
+    pub circular_window_secs: u64,
+}
+
+impl Default for ScoreParams {
+    fn default() -> Self {
+        Self {
+            half_life_secs: 30.0 * 86_400.0,
+            scale: 8.0,
+            circular_discount: 0.25,
+            circular_window_secs: 30 * 86_400,
+        }
+    }
+}
+
+/// Funds the agent's side sent out: a payer that received them recently counts less.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outflow {
+    /// Recipient.
+    pub to: Address,
+    /// When (block timestamp).
+    pub timestamp: u64,
+}
+
+/// One payer's part in a score.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PayerPart {
+    /// The payer.
+    pub payer: Address,
+    /// Payments counted.
+    pub payments: u64,
+    /// Their age-decayed count.
+    pub decayed: f64,
+    /// 1, or the circular discount.
+    pub weight: f64,
+    /// `weight · ln(1 + decayed)`.
+    pub contribution: f64,
+}
+
+/// A payment score with how it came about.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PaymentScore {
+    /// 0 to 100.
+    pub score: f64,
+    /// The sum before mapping onto 0..100.
+    pub sum: f64,
+    /// Each payer's part, by address.
+    pub payers: Vec<PayerPart>,
+}
+
+/// The payment score of an agent as of `as_of` from its counted `payments` and its `outflows`;
+/// anything after `as_of` is ignored.
+pub fn payment_score(
+    payments: &[Payment],
+    outflows: &[Outflow],
+    as_of: u64,
+    params: &ScoreParams,
+) -> PaymentScore {
+    let mut per_payer: BTreeMap<Address, (u64, f64)> = BTreeMap::new();
+    for payment in payments.iter().filter(|p| p.timestamp <= as_of) {
+        let entry = per_payer.entry(payment.payer).or_default();
+        entry.0 += 1;
+        entry.1 += decay(as_of - payment.timestamp, params.half_life_secs);
+    }
+    let circular = |payer: &Address| {
+        outflows.iter().any(|o| {
+            o.to == *payer
+                && o.timestamp <= as_of
+                && as_of - o.timestamp <= params.circular_window_secs
+        })
+    };
+    let payers: Vec<PayerPart> = per_payer
+        .into_iter()
+        .map(|(payer, (payments, decayed))| {
+            let weight = if circular(&payer) {
+                params.circular_discount
+            } else {
+                1.0
+            };
+            PayerPart {
+                payer,
+                payments,
+                decayed,
+                weight,
+                contribution: weight * decayed.ln_1p(),
+            }
+        })
+        .collect();
+    let sum: f64 = payers.iter().map(|p| p.contribution).sum();
+    let score = if params.scale > 0.0 {
+        100.0 * (1.0 - (-sum / params.scale).exp())
+    } else {
+        0.0
+    };
+    PaymentScore { score, sum, payers }
+}
