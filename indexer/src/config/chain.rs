@@ -87,6 +87,34 @@ pub struct PaymentToken {
     pub symbol: String,
     /// Decimals of its amounts.
     pub decimals: u8,
+    /// Payments below this many whole tokens (e.g. "0.001") are dust and do not count for
+    /// reputation; none are by default.
+    #[serde(default)]
+    pub dust: Option<String>,
+}
+
+impl PaymentToken {
+    /// The dust threshold in the token's smallest unit.
+    pub fn dust_units(&self) -> Result<alloy::primitives::U256, String> {
+        let Some(dust) = &self.dust else {
+            return Ok(alloy::primitives::U256::ZERO);
+        };
+        let fraction = dust.split_once('.').map_or(0, |(_, f)| f.len());
+        if fraction > usize::from(self.decimals) {
+            return Err(format!(
+                "{dust:?} has more than the token's {} decimals",
+                self.decimals
+            ));
+        }
+        alloy::primitives::utils::parse_units(dust, self.decimals)
+            .map(Into::into)
+            .map_err(|e| {
+                format!(
+                    "{dust:?} is not an amount with at most {} decimals: {e}",
+                    self.decimals
+                )
+            })
+    }
 }
 
 /// Which blocks are final: the node's `finalized` tag, or a fixed depth below the head.
@@ -158,6 +186,11 @@ impl ChainConfig {
         }
         if self.payment_address_chunk == 0 {
             return Err(bad("payment_address_chunk", "must be at least 1".into()));
+        }
+        for (i, token) in self.payment_tokens.iter().enumerate() {
+            token
+                .dust_units()
+                .map_err(|message| bad(&format!("payment_tokens[{i}].dust"), message))?;
         }
         Ok(())
     }

@@ -7,10 +7,12 @@
 
 mod chain;
 mod env;
+mod reputation;
 
 pub use chain::{
     ChainConfig, DeepReorg, Erc8004Addresses, Finality, PaymentToken, WatchedContract,
 };
+pub use reputation::ReputationConfig;
 
 use serde::Deserialize;
 use std::net::SocketAddr;
@@ -69,6 +71,9 @@ pub struct Config {
     /// Fetching documents (Agent Cards, registration files).
     #[serde(default)]
     pub documents: DocumentsConfig,
+    /// Reputation parameters.
+    #[serde(default)]
+    pub reputation: ReputationConfig,
     /// The chains to follow.
     #[serde(default)]
     pub chains: Vec<ChainConfig>,
@@ -244,6 +249,7 @@ impl Config {
     }
 
     fn validate(&self) -> ConfigResult<()> {
+        self.reputation.validate()?;
         for (i, gateway) in self.documents.ipfs_gateways.iter().enumerate() {
             let parsed = url::Url::parse(gateway);
             if !parsed.as_ref().is_ok_and(|u| {

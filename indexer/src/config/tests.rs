@@ -194,3 +194,34 @@ fn the_shipped_example_config_loads() {
         Some("k")
     );
 }
+
+#[test]
+fn reputation_parameters_and_dust_are_checked() {
+    let config = load(SAMPLE, &[]).unwrap();
+    assert_eq!(
+        config.reputation.score_params(),
+        crate::reputation::ScoreParams::default()
+    );
+    let (key, _) = key_error(load(
+        SAMPLE,
+        &[("AGENTINDEX_REPUTATION__CIRCULAR_DISCOUNT", "2")],
+    ));
+    assert_eq!(key, "reputation.circular_discount");
+    let (key, _) = key_error(load(
+        SAMPLE,
+        &[("AGENTINDEX_REPUTATION__HALF_LIFE_DAYS", "0")],
+    ));
+    assert_eq!(key, "reputation.half_life_days");
+    let with_dust = format!(
+        "{SAMPLE}\n[[chains.payment_tokens]]\naddress = \"0x036CbD53842c5426634e7929541eC2318f3dCF7e\"\nsymbol = \"USDC\"\ndecimals = 6\ndust = \"0.001\"\n"
+    );
+    let config = load(&with_dust, &[]).unwrap();
+    let token = config.chains[0].payment_tokens.last().unwrap();
+    assert_eq!(
+        token.dust_units().unwrap(),
+        alloy::primitives::U256::from(1_000u64)
+    );
+    let (key, message) = key_error(load(&with_dust.replace("0.001", "0.0000001"), &[]));
+    assert!(key.ends_with(".dust"), "{key}");
+    assert!(message.contains("0.0000001"), "{message}");
+}
