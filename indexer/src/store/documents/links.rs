@@ -1,0 +1,88 @@
+//! Which documents describe which agent: derived from the agents table (ERC-8004 URIs, registry
+//! metadata URIs, anchored card URIs, agent contracts' own cards) and from the registration files
+//! fetched (their A2A service, and the domain proof on that service's origin).
+
+use crate::store::{QueryContext, StoreResult};
+use sqlx::SqliteConnection;
+
+/// Recomputes `agent_documents` from the agents table and the registration files fetched.
+pub(super) async fn link(conn: &mut SqliteConnection) -> StoreResult<()> {
+    sqlx::query(
+        "CREATE TEMP TABLE IF NOT EXISTS wanted_links (agent_key TEXT, role TEXT, uri TEXT, expect TEXT)",
+    )
+    .execute(&mut *conn)
+    .await
+    .context("preparing document links")?;
+    sqlx::query("DELETE FROM temp.wanted_links")
+        .execute(&mut *conn)
+        .await
+        .context("preparing document links")?;
+    sqlx::query(
+        "INSERT INTO temp.wanted_links
+         SELECT agent_key, 'registration', uri, 'registration' FROM agents
+           WHERE source = 'erc8004' AND trim(coalesce(uri, '')) != ''
+         UNION SELECT agent_key, 'metadata', uri, 'any' FROM agents
+           WHERE source != 'erc8004' AND trim(coalesce(uri, '')) != ''
+         UNION SELECT agent_key, 'card', card_uri, 'card' FROM agents
+           WHERE trim(coalesce(card_uri, '')) != ''
+         UNION SELECT agent_key, 'onchain', 'eip155:' || chain_id || ':' || address, 'onchain' FROM agents
+           WHERE address IS NOT NULL",
+    )
+    .execute(&mut *conn)
+    .await
+    .context("listing the documents agents point at")?;
+    // A registration file's A2A service leads to the card.
+    sqlx::query(
+        "INSERT INTO temp.wanted_links
+         SELECT DISTINCT w.agent_key, 'card', json_extract(s.value, '$.endpoint'), 'a2a'
+         FROM temp.wanted_links w
+         JOIN documents d ON d.uri = w.uri AND d.expect = w.expect AND d.kind = 'registration'
+         JOIN json_each(d.projection, '$.services') s
+         WHERE lower(json_extract(s.value, '$.name')) = 'a2a'
+           AND json_extract(s.value, '$.endpoint') IS NOT NULL",
+    )
+    .execute(&mut *conn)
+    .await
+    .context("following registration files to their cards")?;
+    // Domain proof: the A2A endpoint's origin serves /.well-known/agent-registration.json.
+    let endpoints: Vec<(String, String)> =
+        sqlx::query_as("SELECT agent_key, uri FROM temp.wanted_links WHERE expect = 'a2a'")
+            .fetch_all(&mut *conn)
+            .await
+            .context("listing A2A endpoints")?;
+    for (agent_key, endpoint) in endpoints {
+        let Some(proof) = domain_proof_url(&endpoint) else {
+            continue;
+        };
+        sqlx::query("INSERT INTO temp.wanted_links VALUES (?, 'domain', ?, 'registration')")
+            .bind(agent_key)
+            .bind(proof)
+            .execute(&mut *conn)
+            .await
+            .context("adding a domain proof link")?;
+    }
+    sqlx::query(
+        "DELETE FROM agent_documents WHERE (agent_key, role, uri, expect) NOT IN
+           (SELECT agent_key, role, uri, expect FROM temp.wanted_links)",
+    )
+    .execute(&mut *conn)
+    .await
+    .context("removing stale document links")?;
+    sqlx::query("INSERT OR IGNORE INTO agent_documents SELECT * FROM temp.wanted_links")
+        .execute(&mut *conn)
+        .await
+        .context("adding document links")?;
+    Ok(())
+}
+
+/// Where the origin of `endpoint` proves which agents it belongs to.
+fn domain_proof_url(endpoint: &str) -> Option<String> {
+    let url = url::Url::parse(endpoint).ok()?;
+    if !matches!(url.scheme(), "https" | "http") {
+        return None;
+    }
+    Some(format!(
+        "{}/.well-known/agent-registration.json",
+        url.origin().ascii_serialization()
+    ))
+}

@@ -1,0 +1,245 @@
+//! Documents in the store: which documents describe which agent (derived from the agents table
+//! and from registration files), which are due for a fetch, saving fetched documents with their
+//! lints, and the agent profiles, skills and search rows recomputed from agents and documents.
+//!
+//! Documents are not chain facts: a reorg never removes one. Links and profiles follow the
+//! agents table, so an agent a reorg removed loses them at the next sync.
+
+mod links;
+mod profiles;
+
+use super::{QueryContext, StoreResult};
+use crate::documents::{Checked, Expect, Projection};
+use sqlx::{Row, SqliteConnection, SqlitePool};
+use std::collections::BTreeSet;
+
+/// A fetched (or failed) document, ready to store.
+#[derive(Debug, Clone)]
+pub struct DocumentResult {
+    /// How it was read.
+    pub expect: Expect,
+    /// What checking it gave.
+    pub checked: Checked,
+    /// When (unix seconds).
+    pub fetched_at: i64,
+    /// When to fetch it again.
+    pub next_fetch_at: i64,
+}
+
+/// A document due for a fetch, with the validators of its last fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueDocument {
+    /// Its URI.
+    pub uri: String,
+    /// How to read it.
+    pub expect: Expect,
+    /// `ETag` of the last fetch.
+    pub etag: Option<String>,
+    /// `Last-Modified` of the last fetch.
+    pub last_modified: Option<String>,
+    /// Failed attempts in a row so far.
+    pub failures: i64,
+}
+
+/// Documents linked to an agent that were never fetched or are due at `now`, at most `limit`.
+pub(super) async fn due(pool: &SqlitePool, now: i64, limit: i64) -> StoreResult<Vec<DueDocument>> {
+    let rows = sqlx::query(
+        "SELECT DISTINCT l.uri, l.expect, d.etag, d.last_modified, coalesce(d.failures, 0) AS failures
+         FROM agent_documents l LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
+         WHERE d.uri IS NULL OR d.next_fetch_at <= ?
+         ORDER BY coalesce(d.next_fetch_at, 0) LIMIT ?",
+    )
+    .bind(now)
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+    .context("listing documents due")?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|row| {
+            Some(DueDocument {
+                uri: row.get("uri"),
+                expect: Expect::parse(row.get::<&str, _>("expect"))?,
+                etag: row.get("etag"),
+                last_modified: row.get("last_modified"),
+                failures: row.get("failures"),
+            })
+        })
+        .collect())
+}
+
+/// Whether every linked document was fetched or failed at least once.
+pub(super) async fn all_attempted(pool: &SqlitePool) -> StoreResult<bool> {
+    let pending: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM agent_documents l LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
+         WHERE d.uri IS NULL",
+    )
+    .fetch_one(pool)
+    .await
+    .context("counting documents never fetched")?;
+    Ok(pending == 0)
+}
+
+/// Brings links and profiles in line with the agents table; returns the agents recomputed.
+pub(super) async fn sync(conn: &mut SqliteConnection) -> StoreResult<u64> {
+    links::link(conn).await?;
+    let stale: Vec<String> = sqlx::query_scalar(
+        "SELECT a.agent_key FROM agents a LEFT JOIN agent_profiles p ON p.agent_key = a.agent_key
+         WHERE p.agent_key IS NULL OR p.chain_block != a.last_event_block",
+    )
+    .fetch_all(&mut *conn)
+    .await
+    .context("finding agents whose profile is stale")?;
+    // The chain said something new about these agents (a URI set again, a card updated): their
+    // documents are fetched again now rather than at the next scheduled refresh.
+    sqlx::query(
+        "UPDATE documents SET next_fetch_at = 0 WHERE (uri, expect) IN (
+           SELECT l.uri, l.expect FROM agent_documents l
+           JOIN agent_profiles p ON p.agent_key = l.agent_key
+           JOIN agents a ON a.agent_key = l.agent_key
+           WHERE p.chain_block != a.last_event_block)",
+    )
+    .execute(&mut *conn)
+    .await
+    .context("scheduling documents of changed agents")?;
+    for table in ["agent_profiles", "agent_skills", "agent_search"] {
+        sqlx::query(&format!(
+            "DELETE FROM {table} WHERE agent_key NOT IN (SELECT agent_key FROM agents)"
+        ))
+        .execute(&mut *conn)
+        .await
+        .context("removing profiles of agents that are gone")?;
+    }
+    profiles::profiles(conn, &stale).await?;
+    Ok(stale.len() as u64)
+}
+
+/// Stores fetched documents and their lints, then recomputes the agents they describe.
+pub(super) async fn save(
+    conn: &mut SqliteConnection,
+    results: &[DocumentResult],
+) -> StoreResult<()> {
+    let mut touched: BTreeSet<(String, &'static str)> = BTreeSet::new();
+    for result in results {
+        let expect = result.expect.as_str();
+        let checked = &result.checked;
+        touched.insert((checked.uri.clone(), expect));
+        if checked.not_modified {
+            sqlx::query(
+                "UPDATE documents SET fetched_at = ?, next_fetch_at = ?, failures = 0 WHERE uri = ? AND expect = ?",
+            )
+            .bind(result.fetched_at)
+            .bind(result.next_fetch_at)
+            .bind(&checked.uri)
+            .bind(expect)
+            .execute(&mut *conn)
+            .await
+            .context("recording an unchanged document")?;
+            continue;
+        }
+        let first_error = checked
+            .report
+            .lints
+            .iter()
+            .find(|l| l.severity == crate::documents::Severity::Error)
+            .map(|l| format!("{}: {}", l.code, l.message));
+        let status = match (&checked.bytes, &checked.projection, &first_error) {
+            (None, _, _) => "failed",
+            (Some(_), Some(_), None) => "ok",
+            _ => "invalid",
+        };
+        let (kind, projection) = match &checked.projection {
+            Some(Projection::Card(card)) => (Some("card"), serde_json::to_string(card).ok()),
+            Some(Projection::Registration(file)) => {
+                (Some("registration"), serde_json::to_string(file).ok())
+            }
+            None => (None, None),
+        };
+        // A failed refetch keeps the last good bytes and projection.
+        sqlx::query(
+            "INSERT INTO documents (uri, expect, status, source, bytes, hash, etag, last_modified, kind, projection,
+                error, failures, fetched_at, next_fetch_at, signature)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+             ON CONFLICT (uri, expect) DO UPDATE SET
+               status = CASE WHEN ?3 = 'failed' AND documents.kind IS NOT NULL THEN documents.status ELSE ?3 END,
+               source = coalesce(?4, documents.source),
+               bytes = coalesce(?5, documents.bytes),
+               hash = coalesce(?6, documents.hash),
+               etag = coalesce(?7, documents.etag),
+               last_modified = coalesce(?8, documents.last_modified),
+               kind = coalesce(?9, documents.kind),
+               projection = coalesce(?10, documents.projection),
+               error = ?11,
+               failures = CASE WHEN ?3 = 'failed' THEN documents.failures + 1 ELSE 0 END,
+               fetched_at = ?13,
+               next_fetch_at = ?14,
+               signature = coalesce(?15, documents.signature)",
+        )
+        .bind(&checked.uri)
+        .bind(expect)
+        .bind(status)
+        .bind(&checked.source)
+        .bind(&checked.bytes)
+        .bind(checked.hash.map(|h| format!("{h:#x}")))
+        .bind(&checked.validators.etag)
+        .bind(&checked.validators.last_modified)
+        .bind(kind)
+        .bind(projection)
+        .bind(first_error)
+        .bind(i64::from(status == "failed"))
+        .bind(result.fetched_at)
+        .bind(result.next_fetch_at)
+        .bind(checked.signature.as_ref().map(|s| s.as_str()))
+        .execute(&mut *conn)
+        .await
+        .context("saving a document")?;
+        if status == "failed" {
+            // Keep the report of the last good fetch unless there never was one.
+            let had: Option<String> =
+                sqlx::query_scalar("SELECT kind FROM documents WHERE uri = ? AND expect = ?")
+                    .bind(&checked.uri)
+                    .bind(expect)
+                    .fetch_one(&mut *conn)
+                    .await
+                    .context("reading a document's kind")?;
+            if had.is_some() {
+                continue;
+            }
+        }
+        sqlx::query("DELETE FROM document_lints WHERE uri = ? AND expect = ?")
+            .bind(&checked.uri)
+            .bind(expect)
+            .execute(&mut *conn)
+            .await
+            .context("clearing a document's lints")?;
+        for lint in &checked.report.lints {
+            sqlx::query(
+                "INSERT INTO document_lints (uri, expect, code, severity, message, path) VALUES (?, ?, ?, ?, ?, ?)",
+            )
+            .bind(&checked.uri)
+            .bind(expect)
+            .bind(lint.code)
+            .bind(lint.severity.as_str())
+            .bind(&lint.message)
+            .bind(&lint.path)
+            .execute(&mut *conn)
+            .await
+            .context("saving a lint")?;
+        }
+    }
+    links::link(conn).await?;
+    let mut agents = BTreeSet::new();
+    for (uri, expect) in touched {
+        let keys: Vec<String> = sqlx::query_scalar(
+            "SELECT agent_key FROM agent_documents WHERE uri = ? AND expect = ?",
+        )
+        .bind(&uri)
+        .bind(expect)
+        .fetch_all(&mut *conn)
+        .await
+        .context("finding the agents a document describes")?;
+        agents.extend(keys);
+    }
+    let agents: Vec<String> = agents.into_iter().collect();
+    profiles::profiles(conn, &agents).await
+}
