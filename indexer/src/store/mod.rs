@@ -10,6 +10,7 @@ mod cursor;
 mod documents;
 pub mod dump;
 mod facts;
+mod feedback;
 mod keys;
 mod rewind;
 mod rows;
@@ -161,6 +162,16 @@ impl Store {
     /// Whether every document an agent points at was fetched or failed at least once.
     pub async fn documents_attempted(&self) -> StoreResult<bool> {
         documents::all_attempted(&self.read).await
+    }
+
+    /// Every ERC-8004 feedback of an agent, in chain order, revocations applied.
+    pub async fn feedback(
+        &self,
+        chain_id: u64,
+        registry: &alloy::primitives::Address,
+        token_id: &alloy::primitives::U256,
+    ) -> StoreResult<Vec<crate::reputation::FeedbackEntry>> {
+        feedback::of_agent(&self.read, chain_id, registry, token_id).await
     }
 
     /// The remembered unfinalized blocks of `chain_id`, oldest first.
