@@ -12,6 +12,7 @@ pub mod dump;
 mod facts;
 mod feedback;
 mod keys;
+mod payments;
 mod rewind;
 mod rows;
 mod writer;
@@ -162,6 +163,15 @@ impl Store {
     /// Whether every document an agent points at was fetched or failed at least once.
     pub async fn documents_attempted(&self) -> StoreResult<bool> {
         documents::all_attempted(&self.read).await
+    }
+
+    /// The payments credited to `agent_key` up to `up_to_block`, in chain order.
+    pub async fn payments(
+        &self,
+        agent_key: &str,
+        up_to_block: u64,
+    ) -> StoreResult<Vec<crate::reputation::Payment>> {
+        payments::of_agent(&self.read, agent_key, up_to_block).await
     }
 
     /// Every ERC-8004 feedback of an agent, in chain order, revocations applied.
