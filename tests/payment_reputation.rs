@@ -61,6 +61,12 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
         5,
         "every transfer into the agent is credited"
     );
+    let as_of_second = store.payments(&key, credited[1].block).await.unwrap();
+    assert_eq!(
+        as_of_second,
+        credited[..2],
+        "payments after the block are not read"
+    );
 
     let usdc = devnet.deployment().usdc;
     let tokens = BTreeMap::from([(
