@@ -1,6 +1,6 @@
-//! Payments on anvil (plain USDC transfers, an EIP-3009 settlement, the owner paying its own
-//! agent, a dust payment) read back from the index give the features and payment score computed
-//! here by hand.
+//! Payments on anvil (plain USDC transfers, an EIP-3009 settlement, an x402 payment signed by the
+//! official x402 client and settled as a facilitator would, the owner paying its own agent, a dust
+//! payment) read back from the index give the features and payment score computed here by hand.
 
 mod support;
 
@@ -9,8 +9,68 @@ use agentindex_indexer::reputation::{
     AgentSide, Exclusion, ScoreParams, TokenRule, exclusion, features, payment_score,
 };
 use agentindex_indexer::store::contract_agent_key;
-use alloy::primitives::{Address, U256};
+use alloy::primitives::{Address, B256, Bytes, U256};
 use std::collections::BTreeMap;
+
+/// Signs a payment of `amount` to `to` with the official x402 Python client for account
+/// `payer_index`, and settles it with `transferWithAuthorization` from `facilitator`; returns the
+/// authorisation's nonce.
+async fn settle_x402(
+    devnet: &Devnet,
+    payer_index: usize,
+    facilitator: Address,
+    to: Address,
+    amount: u64,
+) -> B256 {
+    let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools");
+    let key = format!(
+        "0x{}",
+        alloy::hex::encode(devnet.signer(payer_index).to_bytes())
+    );
+    let usdc = devnet.deployment().usdc;
+    let output = std::process::Command::new(tools.join(".venv/bin/python"))
+        .arg(tools.join("x402/authorize.py"))
+        .args([
+            key,
+            devnet.chain_id().to_string(),
+            usdc.to_string(),
+            "USD Coin".into(),
+            "2".into(),
+            to.to_string(),
+            amount.to_string(),
+        ])
+        .output()
+        .expect("running the x402 client (run scripts/install-tools)");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let payload: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let auth = &payload["authorization"];
+    let field = |name: &str| auth[name].as_str().unwrap().to_string();
+    let nonce: B256 = field("nonce").parse().unwrap();
+    let signature: Bytes = payload["signature"].as_str().unwrap().parse().unwrap();
+    confirm(
+        "settling the x402 payment",
+        devnet
+            .usdc()
+            .transferWithAuthorization_0(
+                field("from").parse().unwrap(),
+                field("to").parse().unwrap(),
+                field("value").parse().unwrap(),
+                field("validAfter").parse().unwrap(),
+                field("validBefore").parse().unwrap(),
+                nonce,
+                signature,
+            )
+            .from(facilitator)
+            .send(),
+    )
+    .await
+    .unwrap();
+    nonce
+}
 
 async fn transfer(devnet: &Devnet, from: Address, to: Address, amount: u64) {
     confirm(
@@ -47,6 +107,10 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
     .await
     .unwrap();
     transfer(&devnet, alice, agent, 1_000_000).await;
+    // Carol pays through the official x402 client, a facilitator settles it.
+    let carol_index = 5;
+    let carol = a[carol_index];
+    let x402_nonce = settle_x402(&devnet, carol_index, facilitator, agent, 750_000).await;
     transfer(&devnet, owner, agent, 5_000_000).await;
     transfer(&devnet, dusty, agent, 500).await;
 
@@ -58,7 +122,7 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
     let credited = store.payments(&key, u64::MAX).await.unwrap();
     assert_eq!(
         credited.len(),
-        5,
+        6,
         "every transfer into the agent is credited"
     );
     let as_of_second = store.payments(&key, credited[1].block).await.unwrap();
@@ -90,26 +154,38 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
             None,
             None,
             None,
+            None,
             Some(Exclusion::Owner),
             Some(Exclusion::Dust)
         ]
     );
-    let counted: Vec<_> = credited[..3].to_vec();
+    let counted: Vec<_> = credited[..4].to_vec();
     assert!(counted[1].eip3009 && !counted[0].eip3009);
+    assert!(
+        counted[3].eip3009 && counted[3].payer == carol,
+        "settled from the x402 client's payload"
+    );
+    let nonce: Option<String> = sqlx::query_scalar("SELECT nonce FROM payments WHERE payer = ?")
+        .bind(format!("{carol:#x}"))
+        .fetch_one(store.reader())
+        .await
+        .unwrap();
+    assert_eq!(nonce, Some(format!("{x402_nonce:#x}")));
 
     // As of the block of the last payment, a day later.
     let as_of = credited.last().unwrap().timestamp + 86_400;
     let params = ScoreParams::default();
     let f = features(&counted, &tokens, as_of, params.half_life_secs);
-    assert_eq!((f.payment_count, f.x402_count, f.unique_payers), (3, 1, 2));
-    assert!((f.volume[&usdc] - 4.5).abs() < 1e-12, "{:?}", f.volume);
-    assert!((f.top_payer_share - 2.0 / 3.0).abs() < 1e-12);
+    assert_eq!((f.payment_count, f.x402_count, f.unique_payers), (4, 2, 3));
+    assert!((f.volume[&usdc] - 5.25).abs() < 1e-12, "{:?}", f.volume);
+    assert!((f.top_payer_share - 0.5).abs() < 1e-12);
 
     // By hand: alice's two payments and bob's one, each weighing 0.5^(age / 30 days).
     let weight = |t: u64| 0.5f64.powf((as_of - t) as f64 / (30.0 * 86_400.0));
     let alice_n = weight(counted[0].timestamp) + weight(counted[2].timestamp);
     let bob_n = weight(counted[1].timestamp);
-    let sum = (1.0 + alice_n).ln() + (1.0 + bob_n).ln();
+    let carol_n = weight(counted[3].timestamp);
+    let sum = (1.0 + alice_n).ln() + (1.0 + bob_n).ln() + (1.0 + carol_n).ln();
     let expected = 100.0 * (1.0 - (-sum / 8.0).exp());
     let score = payment_score(&counted, &[], as_of, &params);
     assert!(
@@ -118,8 +194,8 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
         score.score
     );
     assert!(
-        (score.score - 19.6).abs() < 0.5,
-        "about 19.6: {}",
+        (score.score - 26.3).abs() < 0.5,
+        "about 26.3: {}",
         score.score
     );
 }
