@@ -1,0 +1,158 @@
+//! The composite score: one 0–100 number from the payment score, the feedback average, the
+//! validation average and the rating average, shown beside its components so a user sees why an
+//! agent ranks where it does. A component the agent has no data for does not count, and the
+//! weights of the others are scaled up to fill its place.
+
+use serde::Serialize;
+
+/// How much each component weighs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Weights {
+    /// Payment score.
+    pub payments: f64,
+    /// Average unrevoked feedback.
+    pub feedback: f64,
+    /// Average latest validation response.
+    pub validations: f64,
+    /// Average latest agent-contract rating.
+    pub ratings: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Self {
+            payments: 0.6,
+            feedback: 0.2,
+            validations: 0.1,
+            ratings: 0.1,
+        }
+    }
+}
+
+/// The components, each 0–100 or absent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Components {
+    /// Payment score.
+    pub payments: Option<f64>,
+    /// Average feedback value, read on a 0–100 scale (clamped).
+    pub feedback: Option<f64>,
+    /// Average latest validation response.
+    pub validations: Option<f64>,
+    /// Average latest rating.
+    pub ratings: Option<f64>,
+}
+
+/// A composite score with what went into it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Composite {
+    /// 0–100, or absent when no component has data.
+    pub score: Option<f64>,
+    /// The components, as given (clamped to 0–100).
+    pub components: Components,
+    /// The weight each component actually had (absent ones 0), summing to 1.
+    pub effective_weights: Weights,
+}
+
+/// Combines `components` under `weights`.
+pub fn composite(components: Components, weights: &Weights) -> Composite {
+    let clamp = |v: Option<f64>| v.filter(|x| x.is_finite()).map(|x| x.clamp(0.0, 100.0));
+    let components = Components {
+        payments: clamp(components.payments),
+        feedback: clamp(components.feedback),
+        validations: clamp(components.validations),
+        ratings: clamp(components.ratings),
+    };
+    let parts = [
+        (components.payments, weights.payments.max(0.0)),
+        (components.feedback, weights.feedback.max(0.0)),
+        (components.validations, weights.validations.max(0.0)),
+        (components.ratings, weights.ratings.max(0.0)),
+    ];
+    let total: f64 = parts
+        .iter()
+        .filter(|(v, _)| v.is_some())
+        .map(|(_, w)| w)
+        .sum();
+    let share = |value: Option<f64>, weight: f64| {
+        if value.is_some() && total > 0.0 {
+            weight / total
+        } else {
+            0.0
+        }
+    };
+    let effective_weights = Weights {
+        payments: share(parts[0].0, parts[0].1),
+        feedback: share(parts[1].0, parts[1].1),
+        validations: share(parts[2].0, parts[2].1),
+        ratings: share(parts[3].0, parts[3].1),
+    };
+    let score = (total > 0.0).then(|| {
+        parts
+            .iter()
+            .filter_map(|(v, w)| v.map(|v| v * w / total))
+            .sum()
+    });
+    Composite {
+        score,
+        components,
+        effective_weights,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_components_weigh_as_configured() {
+        let got = composite(
+            Components {
+                payments: Some(50.0),
+                feedback: Some(100.0),
+                validations: Some(0.0),
+                ratings: Some(80.0),
+            },
+            &Weights::default(),
+        );
+        let expected = 0.6 * 50.0 + 0.2 * 100.0 + 0.1 * 0.0 + 0.1 * 80.0;
+        assert!((got.score.unwrap() - expected).abs() < 1e-9);
+        assert_eq!(got.effective_weights, Weights::default());
+    }
+
+    #[test]
+    fn a_missing_component_hands_its_weight_to_the_others() {
+        let got = composite(
+            Components {
+                payments: Some(40.0),
+                feedback: Some(90.0),
+                ..Components::default()
+            },
+            &Weights::default(),
+        );
+        assert!((got.effective_weights.payments - 0.75).abs() < 1e-9);
+        assert!((got.effective_weights.feedback - 0.25).abs() < 1e-9);
+        assert_eq!(got.effective_weights.validations, 0.0);
+        assert!((got.score.unwrap() - (0.75 * 40.0 + 0.25 * 90.0)).abs() < 1e-9);
+        assert_eq!(
+            composite(Components::default(), &Weights::default()).score,
+            None
+        );
+    }
+
+    #[test]
+    fn components_are_read_on_a_0_to_100_scale() {
+        let got = composite(
+            Components {
+                feedback: Some(250.0),
+                ratings: Some(-5.0),
+                validations: Some(f64::NAN),
+                ..Components::default()
+            },
+            &Weights::default(),
+        );
+        assert_eq!(got.components.feedback, Some(100.0));
+        assert_eq!(got.components.ratings, Some(0.0));
+        assert_eq!(got.components.validations, None, "not a number is no data");
+        assert!((got.score.unwrap() - 100.0 * 2.0 / 3.0).abs() < 1e-9);
+    }
+}
