@@ -7,6 +7,7 @@ use crate::sources::hex_address;
 use crate::store::keys::contract_agent_key;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::Address;
+use sqlx::sqlite::SqliteRow;
 use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 use std::collections::BTreeMap;
 
@@ -20,21 +21,19 @@ pub(super) async fn refresh(
     let mut rows: BTreeMap<String, AgentRow> = BTreeMap::new();
 
     // How each was first found; an agent nothing found is gone.
-    let mut query = QueryBuilder::<Sqlite>::new(
+    let found = of_agents(
+        conn,
         "SELECT w.address, w.discovered_by, w.via, w.block_number, e.block_timestamp
          FROM watched_agents w JOIN events e
            ON e.chain_id = w.chain_id AND e.block_number = w.block_number AND e.log_index = w.log_index
          WHERE w.chain_id = ",
-    );
-    query.push_bind(chain_id as i64);
-    query.push(" AND w.address");
-    push_in(&mut query, &addresses);
-    query.push("ORDER BY w.block_number DESC, w.log_index DESC");
-    let found = query
-        .build()
-        .fetch_all(&mut *conn)
-        .await
-        .context("reading how agent contracts were found")?;
+        chain_id,
+        "w.address",
+        &addresses,
+        "ORDER BY w.block_number DESC, w.log_index DESC",
+    )
+    .await
+    .context("reading how agent contracts were found")?;
     // Newest first, so the earliest discovery is the one left in the map.
     for row in found {
         let address: String = row.get("address");
@@ -84,20 +83,11 @@ async fn apply_own_events(
     addresses: &[String],
     rows: &mut BTreeMap<String, AgentRow>,
 ) -> StoreResult<()> {
-    let mut query = QueryBuilder::<Sqlite>::new(
-        "SELECT agent, kind, value, block_number, log_index, timestamp, newest FROM (
+    let facts = of_agents(conn, "SELECT agent, kind, value, block_number, log_index, timestamp, newest FROM (
            SELECT agent, kind, value, block_number, log_index, timestamp,
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number DESC, log_index DESC) AS newest,
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number, log_index) AS oldest
-           FROM agent_contract_events WHERE chain_id = ",
-    );
-    query.push_bind(chain_id as i64);
-    query.push(" AND agent");
-    push_in(&mut query, addresses);
-    query.push(") WHERE newest = 1 OR (kind = 'interval' AND oldest = 1)");
-    let facts = query
-        .build()
-        .fetch_all(&mut *conn)
+           FROM agent_contract_events WHERE chain_id = ", chain_id, "agent", addresses, ") WHERE newest = 1 OR (kind = 'interval' AND oldest = 1)")
         .await
         .context("reading agent contract events")?;
     let mut newest: BTreeMap<(String, String), (Position, String)> = BTreeMap::new();
@@ -153,16 +143,8 @@ async fn snapshot_facts(
     chain_id: u64,
     addresses: &[String],
 ) -> StoreResult<Vec<(String, &'static str, Position, String)>> {
-    let mut query = QueryBuilder::<Sqlite>::new(
-        "SELECT agent, owner, card, active, heartbeat_interval, last_heartbeat, block_number, log_index
-         FROM agent_snapshots WHERE chain_id = ",
-    );
-    query.push_bind(chain_id as i64);
-    query.push(" AND agent");
-    push_in(&mut query, addresses);
-    let snapshots = query
-        .build()
-        .fetch_all(&mut *conn)
+    let snapshots = of_agents(conn, "SELECT agent, owner, card, active, heartbeat_interval, last_heartbeat, block_number, log_index
+         FROM agent_snapshots WHERE chain_id = ", chain_id, "agent", addresses, "")
         .await
         .context("reading agent snapshots")?;
     let mut facts = Vec::new();
@@ -203,17 +185,8 @@ async fn apply_registry_events(
     addresses: &[String],
     rows: &mut BTreeMap<String, AgentRow>,
 ) -> StoreResult<()> {
-    let mut query = QueryBuilder::<Sqlite>::new(
-        "SELECT agent, registry, kind, actor, metadata_uri, pending, block_number FROM registry_events
-         WHERE chain_id = ",
-    );
-    query.push_bind(chain_id as i64);
-    query.push(" AND agent");
-    push_in(&mut query, addresses);
-    query.push("ORDER BY block_number, log_index");
-    let events = query
-        .build()
-        .fetch_all(&mut *conn)
+    let events = of_agents(conn, "SELECT agent, registry, kind, actor, metadata_uri, pending, block_number FROM registry_events
+         WHERE chain_id = ", chain_id, "agent", addresses, "ORDER BY block_number, log_index")
         .await
         .context("reading registry events")?;
     let mut statuses: BTreeMap<String, BTreeMap<String, &str>> = BTreeMap::new();
@@ -273,4 +246,22 @@ fn describe_card(row: &mut AgentRow) {
         text("cardHash").filter(|h| h.trim_start_matches("0x").chars().any(|c| c != '0'));
     row.name = text("name");
     row.description = text("description");
+}
+
+/// Runs `{select} <chain_id> AND {column} IN (<addresses>) {tail}`; `select` ends in the
+/// chain-id comparison (`… WHERE chain_id = `).
+async fn of_agents(
+    conn: &mut SqliteConnection,
+    select: &str,
+    chain_id: u64,
+    column: &str,
+    addresses: &[String],
+    tail: &str,
+) -> Result<Vec<SqliteRow>, sqlx::Error> {
+    let mut query = QueryBuilder::<Sqlite>::new(select);
+    query.push_bind(chain_id as i64);
+    query.push(format!(" AND {column}"));
+    push_in(&mut query, addresses);
+    query.push(tail);
+    query.build().fetch_all(&mut *conn).await
 }
