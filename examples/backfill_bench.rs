@@ -5,6 +5,9 @@
 //!
 //! Run with `scripts/bench` (or `cargo run --release --example backfill_bench -- [rounds]`).
 
+#[path = "../tests/support/memory.rs"]
+mod memory;
+
 use agentindex_contracts::workload::{self, Workload};
 use agentindex_contracts::{Devnet, DevnetOptions};
 use alloy::providers::Provider;
@@ -161,7 +164,7 @@ decimals = 6
         if let Some(status) = child.try_wait()? {
             break status;
         }
-        peak_kib = peak_kib.max(peak_rss_kib(child.id()).unwrap_or(0));
+        peak_kib = peak_kib.max(memory::peak_kib(&child.id().to_string()).unwrap_or(0));
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     let elapsed = started.elapsed();
@@ -200,11 +203,4 @@ async fn bare_fetch(
         from = to + 1;
     }
     Ok((started.elapsed(), logs))
-}
-
-/// Peak resident set of process `pid` so far, in KiB, from /proc.
-fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }

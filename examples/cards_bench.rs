@@ -8,6 +8,8 @@
 #[path = "../tests/support/doc_server.rs"]
 #[allow(dead_code)]
 mod doc_server;
+#[path = "../tests/support/memory.rs"]
+mod memory;
 
 use agentindex_indexer::documents::uri::ResolveOptions;
 use agentindex_indexer::documents::{Checker, Expect, FetchPolicy, Fetcher};
@@ -104,7 +106,7 @@ async fn main() -> anyhow::Result<()> {
     );
     println!(
         "peak memory       {:.1} MiB (this process, server included)",
-        peak_kib() as f64 / 1024.0
+        memory::peak_kib("self").unwrap_or(0) as f64 / 1024.0
     );
     Ok(())
 }
@@ -130,16 +132,4 @@ fn card(i: usize) -> Vec<u8> {
     })
     .to_string()
     .into_bytes()
-}
-
-/// Peak resident set of this process, in KiB.
-fn peak_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
 }

@@ -42,18 +42,6 @@ fn valid_card() -> serde_json::Value {
     })
 }
 
-/// Peak resident memory of this process, in KiB.
-fn peak_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_hostile_document_ends_as_a_recorded_finding() {
     let server = DocServer::start().await;
@@ -383,7 +371,7 @@ async fn every_hostile_document_ends_as_a_recorded_finding() {
         cases.len()
     );
 
-    let before = peak_kib();
+    let before = support::memory::peak_kib("self").unwrap_or(0);
     for (name, uri, code, checker) in &cases {
         let checked = checker.check(uri, Expect::Any, None).await;
         let finding = checked
@@ -417,7 +405,10 @@ async fn every_hostile_document_ends_as_a_recorded_finding() {
             );
         }
     }
-    let grown_mib = peak_kib().saturating_sub(before) / 1024;
+    let grown_mib = support::memory::peak_kib("self")
+        .unwrap_or(0)
+        .saturating_sub(before)
+        / 1024;
     assert!(
         grown_mib < 256,
         "peak memory grew by {grown_mib} MiB over the corpus"

@@ -5,8 +5,7 @@
 
 mod support;
 
-use agentindex_indexer::documents::uri::ResolveOptions;
-use agentindex_indexer::documents::{Checked, Checker, Expect, FetchPolicy, Fetcher, Projection};
+use agentindex_indexer::documents::{Checked, Expect, Projection};
 use serde_json::json;
 use std::path::Path;
 use std::process::Stdio;
@@ -88,19 +87,7 @@ fn skills(checked: &Checked) -> Vec<(String, Vec<String>)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cards_served_by_the_sdks_read_alike_and_signed_ones_verify() {
-    let checker = Checker {
-        fetcher: Fetcher::new(FetchPolicy {
-            allow_private: true,
-            allow_http: true,
-            ..FetchPolicy::default()
-        })
-        .unwrap(),
-        resolve: ResolveOptions {
-            allow_http: true,
-            ..ResolveOptions::default()
-        },
-        trusted_keys: vec![support::signing::es256_jwk("sdk-key")],
-    };
+    let checker = support::checker::loopback_checker(vec![support::signing::es256_jwk("sdk-key")]);
     let expected = vec![(
         "lookup".to_string(),
         vec!["search".to_string(), "web".to_string()],

@@ -4,8 +4,7 @@
 
 mod support;
 
-use agentindex_indexer::documents::uri::ResolveOptions;
-use agentindex_indexer::documents::{Checker, Expect, FetchPolicy, Fetcher};
+use agentindex_indexer::documents::Expect;
 use jsonwebtoken::Algorithm;
 use jsonwebtoken::jwk::Jwk;
 use serde_json::{Value, json};
@@ -115,22 +114,11 @@ fn sdk_sign(sdk: &str, card: &Value, alg: &str, kid: &str) -> Value {
 async fn cards_signed_by_each_sdk_verify_and_changed_ones_do_not() {
     let server = DocServer::start().await;
     let algs = ["ES256", "ES384", "EdDSA", "RS256", "PS256"];
-    let checker = Checker {
-        fetcher: Fetcher::new(FetchPolicy {
-            allow_private: true,
-            allow_http: true,
-            ..FetchPolicy::default()
-        })
-        .unwrap(),
-        resolve: ResolveOptions {
-            allow_http: true,
-            ..ResolveOptions::default()
-        },
-        trusted_keys: algs
-            .iter()
+    let checker = support::checker::loopback_checker(
+        algs.iter()
             .map(|alg| public_jwk(alg, &format!("key-{alg}")))
             .collect(),
-    };
+    );
     for sdk in ["python", "js"] {
         for alg in algs {
             let signed = sdk_sign(sdk, &card(sdk), alg, &format!("key-{alg}"));

@@ -4,8 +4,10 @@
 #![allow(dead_code)]
 
 pub(crate) mod chain;
+pub(crate) mod checker;
 pub(crate) mod doc_server;
 pub(crate) mod faulty_rpc;
+pub(crate) mod memory;
 pub(crate) mod scenario;
 pub(crate) mod signing;
 
