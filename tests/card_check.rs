@@ -1,7 +1,7 @@
 //! `agentindex card check` run as a user would: a good card passes with its projection printed,
 //! a broken one fails with the reason, and an address the config does not open is refused.
 
-mod support;
+use crate::support;
 
 use std::process::{Command, Output};
 use support::doc_server::{DocServer, Route};

@@ -1,7 +1,7 @@
 //! `kill -9` at random moments during a backfill loses nothing and applies nothing twice: after
 //! twenty kills and restarts of the real binary, the database equals a clean run's.
 
-mod support;
+use crate::support;
 
 use agentindex_contracts::workload::{self, Workload};
 use agentindex_contracts::{Devnet, DevnetOptions};

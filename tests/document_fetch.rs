@@ -1,7 +1,7 @@
 //! The document fetcher against a real HTTP server on loopback: bodies and their validators,
 //! conditional refresh, and every way a host can misbehave ending as a clear, typed error.
 
-mod support;
+use crate::support;
 
 use agentindex_indexer::documents::{FetchError, FetchPolicy, Fetched, Fetcher};
 use std::time::Duration;

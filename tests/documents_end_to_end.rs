@@ -3,7 +3,7 @@
 //! registration file and card (or its on-chain card when the off-chain one does not match the
 //! anchored hash), and broken documents are recorded with the reason.
 
-mod support;
+use crate::support;
 
 use agentindex_contracts::{Devnet, ForeignAgent, demo};
 use alloy::primitives::{Address, keccak256};

@@ -2,7 +2,7 @@
 //! agents with random feedback: values across the whole range, every decimals from 0 to 18,
 //! tags, revocations, and client lists with repeats.
 
-mod support;
+use crate::support;
 
 use agentindex_contracts::{Devnet, confirm, demo};
 use agentindex_indexer::reputation::get_summary;

@@ -1,7 +1,7 @@
 //! A scripted scenario drives every event kind through every source; the index must hold what the
 //! transactions imply, field by field, and be the same however the block ranges were cut.
 
-mod support;
+use crate::support;
 
 use agentindex_contracts::Devnet;
 use alloy::primitives::Address;

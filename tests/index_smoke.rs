@@ -1,6 +1,6 @@
 //! The indexer picks up an agent registered through each path.
 
-mod support;
+use crate::support;
 
 use agentindex_contracts::{Devnet, ForeignAgent, confirm, demo};
 

@@ -1,7 +1,7 @@
 //! Logs in the legacy ERC-8004 shapes, emitted by `LegacyEmitter` on a real chain, decode into
 //! the same normalised rows as the current shapes.
 
-mod support;
+use crate::support;
 
 use agentindex_contracts::Devnet;
 use agentindex_contracts::devnet::confirm;

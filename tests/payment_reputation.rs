@@ -2,7 +2,7 @@
 //! official x402 client and settled as a facilitator would, the owner paying its own agent, a dust
 //! payment) read back from the index give the features and payment score computed here by hand.
 
-mod support;
+use crate::support;
 
 use agentindex_contracts::{Devnet, confirm, demo, signing};
 use agentindex_indexer::reputation::{

@@ -2,7 +2,7 @@
 //! chain as it now is. A reorg deeper than the remembered window stops the follower, or rewinds
 //! to the last finalized block when configured so.
 
-mod support;
+use crate::support;
 
 use agentindex_contracts::{Devnet, demo};
 use agentindex_indexer::config::{Config, DeepReorg};

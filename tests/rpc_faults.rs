@@ -2,7 +2,7 @@
 //! drops connections and refuses wide log ranges in every known wording; and with the first of
 //! two endpoints dead it runs on the second.
 
-mod support;
+use crate::support;
 
 use agentindex_contracts::Devnet;
 use agentindex_contracts::workload::{self, Workload};

@@ -3,7 +3,7 @@
 //! from a base URL through the well-known path as a registration file's A2A service would
 //! give it: each reads to the same skills, and the signed ones verify.
 
-mod support;
+use crate::support;
 
 use agentindex_indexer::documents::{Checked, Expect, Projection};
 use serde_json::json;

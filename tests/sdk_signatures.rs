@@ -2,7 +2,7 @@
 //! by scripts/install-tools) verify here with every algorithm both sides accept, served over
 //! HTTP and checked as the documents worker checks them; a card changed after signing does not.
 
-mod support;
+use crate::support;
 
 use agentindex_indexer::documents::Expect;
 use jsonwebtoken::Algorithm;

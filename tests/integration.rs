@@ -1,0 +1,20 @@
+//! Every integration test but the memory-bounded hostile corpus, linked into one binary: each
+//! test binary links the whole stack, so one binary instead of many keeps builds fast and small.
+
+mod support;
+
+mod card_check;
+mod crash_recovery;
+mod document_fetch;
+mod documents_end_to_end;
+mod feedback_summary;
+mod index_scenario;
+mod index_smoke;
+mod legacy_logs;
+mod payment_reputation;
+mod registration_paths;
+mod reorgs;
+mod rpc_faults;
+mod sdk_served_cards;
+mod sdk_signatures;
+mod signed_payments;
