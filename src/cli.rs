@@ -1,7 +1,4 @@
 //! The command line: every subcommand of DESIGN.md's interface contract and its flags.
-//!
-//! Subcommands whose issue has not landed say so and exit with status 2, so a script can tell
-//! "not built yet" from "failed".
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -73,7 +70,7 @@ impl Command {
     pub(crate) async fn run(self) -> anyhow::Result<ExitCode> {
         match self {
             Command::Dev { config } => crate::dev::run(config).await,
-            Command::Run(_) => not_yet("run", "the GraphQL API (#6)"),
+            Command::Run(config) => crate::serve::run(&config.config).await,
             Command::Index {
                 config,
                 until_block,
@@ -82,16 +79,11 @@ impl Command {
             } => {
                 crate::index::run(&config.config, until_block, exit_when_synced, no_documents).await
             }
-            Command::Serve(_) => not_yet("serve", "the GraphQL API (#6)"),
+            Command::Serve(config) => crate::serve::serve(&config.config).await,
             Command::Migrate(config) => crate::migrate::run(&config.config).await,
             Command::Card(CardCommand::Check { url, config }) => {
                 crate::card_check::run(&url, config.as_deref()).await
             }
         }
     }
-}
-
-fn not_yet(command: &str, waits_for: &str) -> anyhow::Result<ExitCode> {
-    eprintln!("agentindex {command}: not yet implemented; it arrives with {waits_for}.");
-    Ok(ExitCode::from(2))
 }

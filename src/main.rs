@@ -7,6 +7,7 @@ mod index;
 mod logging;
 mod migrate;
 mod progress;
+mod serve;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -14,6 +14,7 @@ mod legacy_logs;
 mod payment_reputation;
 mod registration_paths;
 mod reorgs;
+mod reputation_feed;
 mod rpc_faults;
 mod sdk_served_cards;
 mod sdk_signatures;

@@ -1,5 +1,13 @@
-//! agentindex's read side.
+//! agentindex's read side: the HTTP server over the store.
 //!
-//! This crate will own the GraphQL schema and resolvers, the read-only queries over the store,
-//! and the HTTP server (GraphQL, GraphiQL, subscriptions, health, status and metrics). It is empty
-//! until the API issue lands.
+//! [`server`] binds the address and routes requests; [`feeds`] answers the reputation feed
+//! (`GET /feeds/reputation.jsonl`); [`state`] holds what every handler reads from. The GraphQL
+//! schema, its resolvers and the health, status and metrics endpoints join them with the API
+//! issue.
+
+pub mod feeds;
+pub mod server;
+pub mod state;
+
+pub use server::{ServeError, router, serve};
+pub use state::ApiState;

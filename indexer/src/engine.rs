@@ -4,6 +4,7 @@
 use crate::config::Config;
 use crate::documents::DocumentsWorker;
 use crate::follower::{Follower, FollowerError, Outcome};
+use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy};
 use crate::store::{Store, StoreError};
 use tokio::sync::watch;
@@ -60,6 +61,7 @@ pub async fn index(
     for chain in &config.chains {
         let follower = Follower::new(
             chain.clone(),
+            ReputationRules::of_chain(chain, &config.reputation),
             store.clone(),
             writer.clone(),
             options.retry,

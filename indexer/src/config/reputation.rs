@@ -1,7 +1,7 @@
 //! `[reputation]`: the parameters of the payment score (see `docs/reputation.md`).
 
 use super::{ConfigError, ConfigResult};
-use crate::reputation::ScoreParams;
+use crate::reputation::{ScoreParams, Weights};
 use serde::Deserialize;
 
 const DAY: f64 = 86_400.0;
@@ -18,6 +18,8 @@ pub struct ReputationConfig {
     pub circular_discount: f64,
     /// How many days back an outgoing transfer makes a payer circular.
     pub circular_window_days: f64,
+    /// How much each component weighs in the composite score.
+    pub weights: Weights,
 }
 
 impl Default for ReputationConfig {
@@ -28,6 +30,7 @@ impl Default for ReputationConfig {
             scale: params.scale,
             circular_discount: params.circular_discount,
             circular_window_days: params.circular_window_secs as f64 / DAY,
+            weights: Weights::default(),
         }
     }
 }
@@ -41,6 +44,11 @@ impl ReputationConfig {
             circular_discount: self.circular_discount,
             circular_window_secs: (self.circular_window_days * DAY) as u64,
         }
+    }
+
+    /// The composite weights.
+    pub fn weights(&self) -> Weights {
+        self.weights
     }
 
     pub(super) fn validate(&self) -> ConfigResult<()> {
@@ -59,6 +67,23 @@ impl ReputationConfig {
         }
         if !(self.circular_window_days.is_finite() && self.circular_window_days >= 0.0) {
             return Err(bad("circular_window_days", "must not be negative"));
+        }
+        let w = &self.weights;
+        for (name, weight) in [
+            ("payments", w.payments),
+            ("feedback", w.feedback),
+            ("validations", w.validations),
+            ("ratings", w.ratings),
+        ] {
+            if !(weight.is_finite() && weight >= 0.0) {
+                return Err(bad(
+                    &format!("weights.{name}"),
+                    "must be a number, 0 or more",
+                ));
+            }
+        }
+        if w.payments + w.feedback + w.validations + w.ratings <= 0.0 {
+            return Err(bad("weights", "at least one weight must be more than 0"));
         }
         Ok(())
     }

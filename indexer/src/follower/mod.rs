@@ -19,6 +19,7 @@ pub use range::AdaptiveRange;
 pub use sources::SourceMap;
 
 use crate::config::{ChainConfig, Finality};
+use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy, RpcError};
 use crate::store::{Batch, BlockRef, ChainContext, Store, StoreError, WatchedSets, Writer};
 use alloy::eips::BlockNumberOrTag;
@@ -85,6 +86,7 @@ impl Follower {
     /// Prepares the follower of `config`, creating its cursor if this is the first run.
     pub async fn new(
         config: ChainConfig,
+        rules: ReputationRules,
         store: Store,
         writer: Writer,
         retry: RetryPolicy,
@@ -109,6 +111,7 @@ impl Follower {
                 chain_id: config.chain_id,
                 name: config.name.clone(),
                 identity: config.erc8004.as_ref().and_then(|e| e.identity),
+                rules: Arc::new(rules),
             }),
             sources: SourceMap::from_config(&config),
             range: AdaptiveRange::new(config.max_block_range),

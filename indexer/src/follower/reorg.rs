@@ -50,7 +50,7 @@ impl Follower {
         };
         let removed = self
             .writer
-            .rewind(self.config.chain_id, ancestor)
+            .rewind(self.context.clone(), ancestor)
             .await
             .map_err(|e| self.store_error(e))?;
         self.watched = self

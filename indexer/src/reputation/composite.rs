@@ -3,10 +3,11 @@
 //! agent ranks where it does. A component the agent has no data for does not count, and the
 //! weights of the others are scaled up to fill its place.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// How much each component weighs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// How much each component weighs (`[reputation.weights]`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Weights {
     /// Payment score.
     pub payments: f64,
@@ -30,7 +31,7 @@ impl Default for Weights {
 }
 
 /// The components, each 0–100 or absent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Components {
     /// Payment score.
     pub payments: Option<f64>,
@@ -43,7 +44,7 @@ pub struct Components {
 }
 
 /// A composite score with what went into it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Composite {
     /// 0–100, or absent when no component has data.
     pub score: Option<f64>,

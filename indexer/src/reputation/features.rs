@@ -4,14 +4,14 @@
 
 use super::payments::{Payment, TokenRule, normalised};
 use alloy::primitives::Address;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Seconds in a day, for "paid on different days".
 const DAY: u64 = 86_400;
 
 /// What an agent's counted payments say, as of one time.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PaymentFeatures {
     /// Payments counted.
     pub payment_count: u64,

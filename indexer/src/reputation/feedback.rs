@@ -3,11 +3,11 @@
 //! of the indexed feedback.
 
 use super::summary::{FeedbackEntry, MAX_DECIMALS};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Count and average of a set of feedback values.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Tally {
     /// Feedback counted.
     pub count: u64,
@@ -16,7 +16,7 @@ pub struct Tally {
 }
 
 /// What an agent's feedback says.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FeedbackAggregate {
     /// Unrevoked feedback: count and average.
     pub overall: Tally,

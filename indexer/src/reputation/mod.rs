@@ -1,25 +1,33 @@
 //! Reputation: which payments count ([`payments`]), what they say about an agent
 //! ([`features`]), the payment score ([`score`]), feedback, validation and rating aggregates
-//! ([`feedback`], [`validations`], [`ratings`]), the composite score ([`composite`]) and
-//! ERC-8004 `getSummary` ([`summary`]). All are pure functions of indexed data and a block's
-//! timestamp, so two instances at the same block compute the same numbers. The formula is
-//! explained in `docs/reputation.md`.
+//! ([`feedback`], [`validations`], [`ratings`]), the composite score ([`composite`]),
+//! ERC-8004 `getSummary` ([`summary`]), who stood on the agent's side when ([`side`]), and all
+//! of it for one agent at once ([`evaluate`]) under one chain's [`rules`]. All are pure
+//! functions of indexed data and a block's timestamp, so two instances at the same block compute
+//! the same numbers. The formula is explained in `docs/reputation.md`; stored rows and the feed
+//! are in `store::reputation`.
 
 pub mod composite;
+pub mod evaluate;
 pub mod features;
 pub mod feedback;
 pub mod payments;
 pub mod ratings;
+pub mod rules;
 pub mod score;
+pub mod side;
 pub mod summary;
 pub mod validations;
 
 pub use composite::{Components, Composite, Weights, composite};
+pub use evaluate::{AgentFacts, Evaluation, evaluate};
 pub use features::{PaymentFeatures, features};
 pub use feedback::{FeedbackAggregate, Tally, aggregate};
 pub use payments::{AgentSide, Exclusion, Payment, TokenRule, exclusion};
 pub use ratings::{Rating, RatingAggregate};
+pub use rules::ReputationRules;
 pub use score::{Outflow, PaymentScore, ScoreParams, payment_score};
+pub use side::{SideChange, SideHistory};
 pub use summary::{FeedbackEntry, Summary, get_summary};
 pub use validations::{ValidationAggregate, ValidationResponse};
 

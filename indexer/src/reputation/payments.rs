@@ -4,7 +4,7 @@
 //! owner, an operator, its wallet), when it is dust, or when its token is not a configured one.
 
 use alloy::primitives::{Address, U256};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A credited payment as reputation sees it.
@@ -20,6 +20,8 @@ pub struct Payment {
     pub amount: U256,
     /// Block it was made in.
     pub block: u64,
+    /// Its log's index in the block.
+    pub log_index: u64,
     /// That block's timestamp (seconds).
     pub timestamp: u64,
     /// Whether it settled an EIP-3009 authorisation (an x402 payment).
@@ -27,7 +29,7 @@ pub struct Payment {
 }
 
 /// Why a payment does not count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Exclusion {
     /// The payee paid itself.

@@ -3,7 +3,7 @@
 //! latest scores (0 to 100), plus how many ratings were given in all.
 
 use alloy::primitives::Address;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// One `Rated` event as indexed.
@@ -18,7 +18,7 @@ pub struct Rating {
 }
 
 /// What an agent contract's ratings say.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RatingAggregate {
     /// Ratings given, re-ratings included.
     pub ratings: u64,

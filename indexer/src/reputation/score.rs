@@ -7,7 +7,7 @@
 use super::features::decay;
 use super::payments::Payment;
 use alloy::primitives::Address;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Parameters of the payment score (`[reputation]` in the config).
@@ -44,7 +44,7 @@ pub struct Outflow {
 }
 
 /// One payer's part in a score.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PayerPart {
     /// The payer.
     pub payer: Address,
@@ -59,7 +59,7 @@ pub struct PayerPart {
 }
 
 /// A payment score with how it came about.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PaymentScore {
     /// 0 to 100.
     pub score: f64,

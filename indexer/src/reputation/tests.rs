@@ -37,6 +37,7 @@ fn pay(from: Address, amount: u64, at: u64) -> Payment {
         token: usdc(),
         amount: U256::from(amount),
         block: at / 2,
+        log_index: 0,
         timestamp: at,
         eip3009: false,
     }

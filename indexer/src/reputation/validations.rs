@@ -3,7 +3,7 @@
 //! may answer a request several times; only its latest answer stands, the earlier ones stay in the
 //! history.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A latest response at or above this passes.
@@ -21,7 +21,7 @@ pub struct ValidationResponse {
 }
 
 /// What an agent's validations say.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ValidationAggregate {
     /// Requests made for the agent.
     pub requests: u64,

@@ -1,5 +1,6 @@
 //! What the follower hands the writer: a contiguous run of blocks and every relevant log in it.
 
+use crate::reputation::ReputationRules;
 use crate::sources::{CardFields, DecodeError, Decoded, Role};
 use alloy::primitives::{Address, B256, Bytes};
 use std::sync::Arc;
@@ -13,6 +14,8 @@ pub struct ChainContext {
     pub name: String,
     /// The ERC-8004 Identity Registry that reputation and validation token ids refer to.
     pub identity: Option<Address>,
+    /// How the chain's agents are scored.
+    pub rules: Arc<ReputationRules>,
 }
 
 /// One log with its position and decoding.

@@ -6,13 +6,16 @@ use super::rewind::FACT_TABLES;
 use super::{QueryContext, StoreResult};
 use sqlx::{Column, Row, SqlitePool, TypeInfo, ValueRef};
 
-/// Every fact table and the agents table, rendered as text.
+/// Every fact table, the agents and their reputation, rendered as text.
 pub async fn canonical(pool: &SqlitePool) -> StoreResult<String> {
     let mut out = String::new();
-    let tables = FACT_TABLES.iter().copied().chain(["agents"]);
+    let tables = FACT_TABLES
+        .iter()
+        .copied()
+        .chain(["agents", "agent_reputation"]);
     for table in tables {
         out.push_str(&format!("== {table}\n"));
-        let order = if table == "agents" {
+        let order = if table.starts_with("agent") && !FACT_TABLES.contains(&table) {
             "agent_key"
         } else {
             "chain_id, block_number, log_index"

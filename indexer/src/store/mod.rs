@@ -13,8 +13,10 @@ mod facts;
 mod feedback;
 mod keys;
 mod payments;
+mod reputation;
 mod rewind;
 mod rows;
+mod sql;
 mod writer;
 
 pub use agents::wallet_from_metadata;
@@ -22,8 +24,10 @@ pub use batch::{AgentSnapshot, Batch, BlockRef, ChainContext, EventRecord};
 pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use documents::{DocumentResult, DueDocument};
 pub use keys::{contract_agent_key, erc8004_agent_key};
+pub use reputation::AgentReputation;
 pub use writer::{ApplySummary, QueuedBatch, Writer};
 
+use crate::reputation::ReputationRules;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
@@ -64,6 +68,14 @@ pub enum StoreError {
         context: &'static str,
         /// The driver's error.
         source: sqlx::Error,
+    },
+    /// A stored value does not read back.
+    #[error("{what}: {reason}")]
+    Corrupt {
+        /// What was read.
+        what: String,
+        /// Why it does not parse.
+        reason: String,
     },
     /// The writer task is gone (it stopped on an earlier error or at shutdown).
     #[error("the store writer has stopped")]
@@ -182,6 +194,29 @@ impl Store {
         token_id: &alloy::primitives::U256,
     ) -> StoreResult<Vec<crate::reputation::FeedbackEntry>> {
         feedback::of_agent(&self.read, chain_id, registry, token_id).await
+    }
+
+    /// The stored reputation of `agent_key`: as of the newest block among its own facts.
+    pub async fn reputation(&self, agent_key: &str) -> StoreResult<Option<AgentReputation>> {
+        reputation::stored(&self.read, agent_key).await
+    }
+
+    /// Every agent of `chain_id` registered by `block` with its reputation as of `block`, in
+    /// key order, handed to `page` a few hundred at a time, all read from one snapshot.
+    pub async fn reputation_as_of(
+        &self,
+        chain_id: u64,
+        block: u64,
+        rules: &ReputationRules,
+        page: impl FnMut(Vec<AgentReputation>),
+    ) -> StoreResult<()> {
+        let mut tx = self
+            .read
+            .begin()
+            .await
+            .context("starting a reputation snapshot")?;
+        reputation::as_of_block(&mut tx, chain_id, block, rules, page).await?;
+        tx.rollback().await.context("ending a reputation snapshot")
     }
 
     /// The remembered unfinalized blocks of `chain_id`, oldest first.

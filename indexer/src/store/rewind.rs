@@ -1,9 +1,11 @@
 //! Undoing blocks: every fact above the common ancestor goes, and every agent those facts
-//! touched is recomputed from what remains. This is the only place a reorg changes the database.
+//! touched is recomputed from what remains, their reputation too. This is the only place a reorg
+//! changes the database.
 
-use super::agents;
+use super::batch::ChainContext;
 use super::facts::Touched;
 use super::{QueryContext, StoreResult};
+use super::{agents, reputation};
 use alloy::primitives::{Address, U256};
 use sqlx::{Row, SqliteConnection};
 
@@ -111,10 +113,12 @@ pub(super) async fn touched_above(
 /// Deletes every fact of `chain_id` above `ancestor` and recomputes the agents they touched.
 pub(super) async fn rewind(
     conn: &mut SqliteConnection,
-    chain_id: u64,
+    chain: &ChainContext,
     ancestor: u64,
 ) -> StoreResult<u64> {
+    let chain_id = chain.chain_id;
     let touched = touched_above(conn, chain_id, ancestor).await?;
+    let scored = reputation::touched_in(conn, chain_id, ancestor + 1, u64::MAX).await?;
     let mut removed = 0;
     for table in FACT_TABLES {
         removed += sqlx::query(&format!(
@@ -128,6 +132,7 @@ pub(super) async fn rewind(
         .rows_affected();
     }
     agents::refresh(conn, chain_id, touched).await?;
+    reputation::refresh(conn, chain_id, &scored, &chain.rules).await?;
     sqlx::query("DELETE FROM block_window WHERE chain_id = ? AND number > ?")
         .bind(chain_id as i64)
         .bind(ancestor as i64)

@@ -2,11 +2,12 @@
 //! each in its own transaction. The follower sends batches through a bounded queue, so a slow
 //! disk slows the follower instead of growing memory.
 
-use super::batch::Batch;
+use super::batch::{Batch, ChainContext};
 use super::documents::{self, DocumentResult};
 use super::facts::{self, PreparedBatch};
-use super::{QueryContext, StoreError, StoreResult, agents, cursor, rewind};
+use super::{QueryContext, StoreError, StoreResult, agents, cursor, reputation, rewind};
 use sqlx::SqlitePool;
+use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 /// What applying a batch did.
@@ -30,7 +31,7 @@ enum Command {
         reply: oneshot::Sender<StoreResult<ApplySummary>>,
     },
     Rewind {
-        chain_id: u64,
+        chain: Arc<ChainContext>,
         ancestor: u64,
         reply: oneshot::Sender<StoreResult<u64>>,
     },
@@ -133,10 +134,10 @@ impl Writer {
         Ok(QueuedBatch { answer })
     }
 
-    /// Undoes every block of `chain_id` above `ancestor`; returns the rows removed.
-    pub async fn rewind(&self, chain_id: u64, ancestor: u64) -> StoreResult<u64> {
+    /// Undoes every block of `chain` above `ancestor`; returns the rows removed.
+    pub async fn rewind(&self, chain: Arc<ChainContext>, ancestor: u64) -> StoreResult<u64> {
         self.call(|reply| Command::Rewind {
-            chain_id,
+            chain,
             ancestor,
             reply,
         })
@@ -183,11 +184,11 @@ async fn run(pool: SqlitePool, mut commands: mpsc::Receiver<Command>) {
                 let _ = reply.send(apply(&pool, *batch).await);
             }
             Command::Rewind {
-                chain_id,
+                chain,
                 ancestor,
                 reply,
             } => {
-                let _ = reply.send(rewind_chain(&pool, chain_id, ancestor).await);
+                let _ = reply.send(rewind_chain(&pool, &chain, ancestor).await);
             }
             Command::Heads {
                 chain_id,
@@ -236,6 +237,9 @@ async fn apply(pool: &SqlitePool, mut prepared: PreparedBatch) -> StoreResult<Ap
         agents_refreshed: (touched.erc8004.len() + touched.contracts.len()) as u64,
     };
     agents::refresh(&mut tx, chain_id, touched).await?;
+    let (from, to) = (prepared.batch.from_block, prepared.batch.to_block);
+    let scored = reputation::touched_in(&mut tx, chain_id, from, to).await?;
+    reputation::refresh(&mut tx, chain_id, &scored, &prepared.batch.chain.rules).await?;
     let refreshed = started.elapsed();
     let batch = &prepared.batch;
     if !batch.window.is_empty() {
@@ -268,12 +272,12 @@ async fn sync_documents(pool: &SqlitePool) -> StoreResult<u64> {
     Ok(recomputed)
 }
 
-async fn rewind_chain(pool: &SqlitePool, chain_id: u64, ancestor: u64) -> StoreResult<u64> {
+async fn rewind_chain(pool: &SqlitePool, chain: &ChainContext, ancestor: u64) -> StoreResult<u64> {
     let mut tx = pool
         .begin()
         .await
         .context("starting a rewind transaction")?;
-    let removed = rewind::rewind(&mut tx, chain_id, ancestor).await?;
+    let removed = rewind::rewind(&mut tx, chain, ancestor).await?;
     tx.commit().await.context("committing a rewind")?;
     Ok(removed)
 }

@@ -9,6 +9,7 @@ mod contracts;
 mod erc8004;
 
 use super::facts::Touched;
+use super::sql::push_in;
 use super::{QueryContext, StoreResult};
 use crate::sources::hex_address;
 use alloy::primitives::{Address, U256};
@@ -102,19 +103,6 @@ async fn tokens_of_owner(
     .await
     .context("listing an owner's agents")?;
     Ok(ids.iter().filter_map(|id| id.parse().ok()).collect())
-}
-
-/// Appends ` IN (?, ?, …)` with one bound parameter per item.
-fn push_in<'a, T>(query: &mut QueryBuilder<'a, Sqlite>, items: impl IntoIterator<Item = T>)
-where
-    T: 'a + sqlx::Encode<'a, Sqlite> + sqlx::Type<Sqlite>,
-{
-    query.push(" IN (");
-    let mut list = query.separated(", ");
-    for item in items {
-        list.push_bind(item);
-    }
-    query.push(") ");
 }
 
 /// Replaces the rows of `computed` and deletes the agents of `gone`.

@@ -1,0 +1,62 @@
+//! The HTTP server: the routes and binding them to the configured address.
+
+use crate::feeds;
+use crate::state::ApiState;
+use axum::Router;
+use axum::routing::get;
+use std::net::SocketAddr;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The listen address could not be bound.
+    #[error("binding the API to {address}: {source}")]
+    Bind {
+        /// `[api] listen`.
+        address: SocketAddr,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The server failed while running.
+    #[error("serving the API: {0}")]
+    Serve(std::io::Error),
+}
+
+/// Every route of the API.
+pub fn router(state: ApiState) -> Router {
+    Router::new()
+        .route("/feeds/reputation.jsonl", get(feeds::reputation))
+        .route("/healthz", get(|| async { "ok" }))
+        .with_state(state)
+}
+
+/// Binds `address` and serves until `shutdown` turns true. `bound` learns the address actually
+/// bound (useful with port 0).
+pub async fn serve(
+    state: ApiState,
+    address: SocketAddr,
+    mut shutdown: watch::Receiver<bool>,
+    bound: impl FnOnce(SocketAddr),
+) -> Result<(), ServeError> {
+    let listener = TcpListener::bind(address)
+        .await
+        .map_err(|source| ServeError::Bind { address, source })?;
+    let local = listener
+        .local_addr()
+        .map_err(|source| ServeError::Bind { address, source })?;
+    bound(local);
+    tracing::info!(target: "agentindex::api", %local, "serving the API");
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(async move {
+            while !*shutdown.borrow_and_update() {
+                if shutdown.changed().await.is_err() {
+                    // Nobody can ask for a shutdown any more: serve until the process ends.
+                    std::future::pending::<()>().await;
+                }
+            }
+        })
+        .await
+        .map_err(ServeError::Serve)
+}

@@ -1,0 +1,176 @@
+//! One agent's whole reputation as of one time, from its facts: which payments count and why
+//! the others do not, the payment features and score, the feedback, validation and rating
+//! aggregates, and the composite score over them. This is the function the stored reputation
+//! rows and the reputation feed are made of, so both always agree.
+
+use super::composite::{Components, Composite, composite};
+use super::features::{PaymentFeatures, features};
+use super::feedback::{FeedbackAggregate, aggregate as feedback_aggregate};
+use super::payments::{Exclusion, Payment, exclusion};
+use super::ratings::{Rating, RatingAggregate, aggregate as rating_aggregate};
+use super::rules::ReputationRules;
+use super::score::{Outflow, PaymentScore, payment_score};
+use super::side::SideHistory;
+use super::summary::FeedbackEntry;
+use super::validations::{
+    ValidationAggregate, ValidationResponse, aggregate as validation_aggregate,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Everything indexed about one agent that its reputation depends on, up to some block.
+#[derive(Debug, Clone, Default)]
+pub struct AgentFacts {
+    /// Payments credited to the agent, in chain order.
+    pub payments: Vec<Payment>,
+    /// Its owner, operators and wallet over time.
+    pub side: SideHistory,
+    /// Funds its side sent out.
+    pub outflows: Vec<Outflow>,
+    /// ERC-8004 feedback, revocations applied.
+    pub feedback: Vec<FeedbackEntry>,
+    /// Hashes of the ERC-8004 validation requests for it.
+    pub validation_requests: Vec<String>,
+    /// Every response to those requests.
+    pub validation_responses: Vec<ValidationResponse>,
+    /// Ratings of an agent contract.
+    pub ratings: Vec<Rating>,
+}
+
+/// An agent's reputation as of one time, with every part that went into it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// The composite score (0 when no component has data) and its components.
+    pub composite: Composite,
+    /// Features of the payments that count.
+    pub payments: PaymentFeatures,
+    /// The payment score with each payer's part.
+    pub payment_score: PaymentScore,
+    /// Payments that do not count, by reason.
+    pub excluded: BTreeMap<Exclusion, u64>,
+    /// Feedback aggregate.
+    pub feedback: FeedbackAggregate,
+    /// Validation aggregate.
+    pub validations: ValidationAggregate,
+    /// Rating aggregate.
+    pub ratings: RatingAggregate,
+}
+
+impl Evaluation {
+    /// The composite score, 0 when there is nothing to score.
+    pub fn score(&self) -> f64 {
+        self.composite.score.unwrap_or(0.0)
+    }
+}
+
+/// The reputation `facts` give as of `as_of` (a block timestamp) under `rules`.
+pub fn evaluate(facts: &AgentFacts, as_of: u64, rules: &ReputationRules) -> Evaluation {
+    let positions: Vec<(u64, u64)> = facts
+        .payments
+        .iter()
+        .map(|p| (p.block, p.log_index))
+        .collect();
+    let sides = facts.side.sides_at(&positions);
+    let mut excluded: BTreeMap<Exclusion, u64> = BTreeMap::new();
+    let mut counted = Vec::with_capacity(facts.payments.len());
+    for (payment, side) in facts.payments.iter().zip(&sides) {
+        if payment.timestamp > as_of {
+            continue;
+        }
+        match exclusion(payment, side, &rules.tokens) {
+            Some(reason) => *excluded.entry(reason).or_default() += 1,
+            None => counted.push(payment.clone()),
+        }
+    }
+    let payments = features(&counted, &rules.tokens, as_of, rules.params.half_life_secs);
+    let payment_score = payment_score(&counted, &facts.outflows, as_of, &rules.params);
+    let feedback = feedback_aggregate(&facts.feedback);
+    let validations = validation_aggregate(&facts.validation_requests, &facts.validation_responses);
+    let ratings = rating_aggregate(&facts.ratings);
+    let components = Components {
+        payments: (payments.payment_count > 0).then_some(payment_score.score),
+        feedback: feedback.overall.average,
+        validations: validations.average,
+        ratings: ratings.average,
+    };
+    Evaluation {
+        composite: composite(components, &rules.weights),
+        payments,
+        payment_score,
+        excluded,
+        feedback,
+        validations,
+        ratings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reputation::payments::TokenRule;
+    use crate::reputation::side::SideChange;
+    use alloy::primitives::{Address, U256};
+
+    fn token() -> Address {
+        Address::repeat_byte(0xaa)
+    }
+
+    fn rules() -> ReputationRules {
+        ReputationRules {
+            tokens: BTreeMap::from([(
+                token(),
+                TokenRule {
+                    decimals: 6,
+                    dust: U256::from(100u64),
+                },
+            )]),
+            ..ReputationRules::default()
+        }
+    }
+
+    fn pay(payer: u8, block: u64) -> Payment {
+        Payment {
+            payer: Address::repeat_byte(payer),
+            payee: Address::repeat_byte(0xee),
+            token: token(),
+            amount: U256::from(1_000_000u64),
+            block,
+            log_index: 0,
+            timestamp: block * 12,
+            eip3009: false,
+        }
+    }
+
+    #[test]
+    fn the_owner_at_the_time_of_a_payment_decides_whether_it_counts() {
+        let mut facts = AgentFacts {
+            payments: vec![pay(1, 10), pay(1, 30), pay(2, 40)],
+            ..AgentFacts::default()
+        };
+        facts
+            .side
+            .push((5, 0), SideChange::Owner(Address::repeat_byte(1)));
+        facts
+            .side
+            .push((20, 0), SideChange::Owner(Address::repeat_byte(3)));
+        let got = evaluate(&facts, 40 * 12, &rules());
+        assert_eq!(got.excluded, BTreeMap::from([(Exclusion::Owner, 1)]));
+        assert_eq!(
+            got.payments.payment_count, 2,
+            "the former owner's later payment counts"
+        );
+        assert_eq!(got.composite.score, Some(got.payment_score.score));
+    }
+
+    #[test]
+    fn payments_after_the_time_are_left_out_and_nothing_scores_zero() {
+        let facts = AgentFacts {
+            payments: vec![pay(1, 10), pay(2, 50)],
+            ..AgentFacts::default()
+        };
+        let got = evaluate(&facts, 10 * 12, &rules());
+        assert_eq!(got.payments.payment_count, 1);
+        let empty = evaluate(&AgentFacts::default(), 0, &rules());
+        assert_eq!((empty.composite.score, empty.score()), (None, 0.0));
+    }
+}

@@ -1,0 +1,51 @@
+//! The rules one chain's reputation is computed under: its payment tokens (decimals and dust),
+//! the payment-score parameters and the composite weights. Two instances with the same rules and
+//! the same chain data compute the same scores.
+
+use super::composite::Weights;
+use super::payments::TokenRule;
+use super::score::ScoreParams;
+use crate::config::{ChainConfig, ReputationConfig};
+use alloy::primitives::Address;
+use std::collections::BTreeMap;
+
+/// Reputation rules of one chain.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReputationRules {
+    /// The configured payment tokens; payments in any other token do not count.
+    pub tokens: BTreeMap<Address, TokenRule>,
+    /// Payment-score parameters.
+    pub params: ScoreParams,
+    /// Composite weights.
+    pub weights: Weights,
+}
+
+impl ReputationRules {
+    /// The rules of `chain` under `reputation`. A dust threshold the config cannot express in
+    /// the token's units was refused when the config loaded, so it reads as zero here.
+    pub fn of_chain(chain: &ChainConfig, reputation: &ReputationConfig) -> Self {
+        // The chain's own coin, paid straight to an agent contract, counts at 18 decimals
+        // unless the config lists it (as the zero address) with rules of its own.
+        let native = (
+            Address::ZERO,
+            TokenRule {
+                decimals: 18,
+                dust: Default::default(),
+            },
+        );
+        let tokens = std::iter::once(native)
+            .chain(chain.payment_tokens.iter().map(|token| {
+                let rule = TokenRule {
+                    decimals: token.decimals,
+                    dust: token.dust_units().unwrap_or_default(),
+                };
+                (token.address, rule)
+            }))
+            .collect();
+        Self {
+            tokens,
+            params: reputation.score_params(),
+            weights: reputation.weights(),
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! Stored reputation: one `agent_reputation` row per agent, recomputed for the agents a batch or
+//! a reorg touched, and the reputation of every agent as of any indexed block for the feed.
+//!
+//! A stored row is the agent's reputation as of the newest block among its own facts, so it is a
+//! pure function of those facts: the same whatever batches they arrived in, and after a reorg the
+//! recomputation from what remains gives what a fresh index of the new chain would.
+
+mod load;
+mod touched;
+
+use super::sql::push_in;
+use super::{QueryContext, StoreError, StoreResult};
+use crate::reputation::{Evaluation, ReputationRules, evaluate};
+use load::Subject;
+use serde::{Deserialize, Serialize};
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection, SqlitePool};
+use std::collections::{BTreeMap, BTreeSet};
+
+pub(super) use load::payment;
+pub(super) use touched::touched_in;
+
+/// Agents per round of queries.
+const AGENTS_PER_ROUND: usize = 500;
+
+/// One agent's reputation as of a block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentReputation {
+    /// The agent's key.
+    pub agent: String,
+    /// Its chain.
+    pub chain_id: u64,
+    /// The block it is computed as of.
+    pub as_of_block: u64,
+    /// That block's timestamp (for a feed: the newest indexed block at or before it).
+    pub as_of_timestamp: u64,
+    /// The composite score, 0 when nothing is known.
+    pub score: f64,
+    /// Everything that went into it.
+    pub evaluation: Evaluation,
+}
+
+/// Recomputes the stored reputation of `keys` on `chain_id`; agents that no longer exist lose
+/// their row.
+pub(super) async fn refresh(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    keys: &BTreeSet<String>,
+    rules: &ReputationRules,
+) -> StoreResult<()> {
+    let keys: Vec<String> = keys.iter().cloned().collect();
+    for chunk in keys.chunks(AGENTS_PER_ROUND) {
+        let subjects = load::subjects(conn, chunk).await?;
+        let present: BTreeSet<&str> = subjects.iter().map(|s| s.key.as_str()).collect();
+        let gone: Vec<&str> = chunk
+            .iter()
+            .map(String::as_str)
+            .filter(|k| !present.contains(k))
+            .collect();
+        if !gone.is_empty() {
+            let mut delete =
+                QueryBuilder::<Sqlite>::new("DELETE FROM agent_reputation WHERE agent_key");
+            push_in(&mut delete, gone);
+            delete
+                .build()
+                .execute(&mut *conn)
+                .await
+                .context("removing the reputation of agents that are gone")?;
+        }
+        if subjects.is_empty() {
+            continue;
+        }
+        let mut loaded = load::facts(conn, chain_id, &subjects, u64::MAX).await?;
+        let as_of: BTreeMap<&str, u64> = subjects
+            .iter()
+            .map(|s| {
+                let last = loaded.get(&s.key).map_or(0, |l| l.last_block);
+                (s.key.as_str(), last.max(s.last_event_block))
+            })
+            .collect();
+        let times = block_times(conn, chain_id, as_of.values().copied().collect()).await?;
+        let mut computed = Vec::with_capacity(subjects.len());
+        for subject in &subjects {
+            let facts = loaded.remove(&subject.key).unwrap_or_default().facts;
+            let block = as_of[subject.key.as_str()];
+            let timestamp = times.get(&block).copied().unwrap_or(0);
+            let evaluation = evaluate(&facts, timestamp, rules);
+            computed.push(AgentReputation {
+                agent: subject.key.clone(),
+                chain_id,
+                as_of_block: block,
+                as_of_timestamp: timestamp,
+                score: evaluation.score(),
+                evaluation,
+            });
+        }
+        write(conn, &computed).await?;
+    }
+    Ok(())
+}
+
+/// The timestamps of `blocks`, from the events stored in them.
+async fn block_times(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    blocks: BTreeSet<u64>,
+) -> StoreResult<BTreeMap<u64, u64>> {
+    let mut query = QueryBuilder::<Sqlite>::new(
+        "SELECT block_number, MIN(block_timestamp) AS t FROM events WHERE chain_id = ",
+    );
+    query.push_bind(chain_id as i64);
+    query.push(" AND block_number");
+    push_in(
+        &mut query,
+        blocks.iter().map(|b| (*b).min(i64::MAX as u64) as i64),
+    );
+    query.push("GROUP BY block_number");
+    let rows = query
+        .build()
+        .fetch_all(&mut *conn)
+        .await
+        .context("reading block timestamps for reputation")?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            (
+                r.get::<i64, _>("block_number") as u64,
+                r.get::<i64, _>("t") as u64,
+            )
+        })
+        .collect())
+}
+
+async fn write(conn: &mut SqliteConnection, computed: &[AgentReputation]) -> StoreResult<()> {
+    let mut insert = QueryBuilder::<Sqlite>::new(
+        "INSERT OR REPLACE INTO agent_reputation (agent_key, chain_id, as_of_block, as_of_timestamp,
+            score, payment_score, payment_count, unique_payers, excluded_payments, feedback_count,
+            feedback_average, validation_average, rating_average, evaluation) ",
+    );
+    insert.push_values(computed, |mut row, r| {
+        let e = &r.evaluation;
+        row.push_bind(&r.agent)
+            .push_bind(r.chain_id as i64)
+            .push_bind(r.as_of_block as i64)
+            .push_bind(r.as_of_timestamp as i64)
+            .push_bind(r.score)
+            .push_bind(e.payment_score.score)
+            .push_bind(e.payments.payment_count as i64)
+            .push_bind(e.payments.unique_payers as i64)
+            .push_bind(e.excluded.values().sum::<u64>() as i64)
+            .push_bind(e.feedback.overall.count as i64)
+            .push_bind(e.feedback.overall.average)
+            .push_bind(e.validations.average)
+            .push_bind(e.ratings.average)
+            .push_bind(serde_json::to_string(e).expect("an evaluation serialises"));
+    });
+    insert
+        .build()
+        .execute(&mut *conn)
+        .await
+        .context("writing agents' reputation")?;
+    Ok(())
+}
+
+/// The stored reputation of `agent_key`, if it has any.
+pub(super) async fn stored(
+    pool: &SqlitePool,
+    agent_key: &str,
+) -> StoreResult<Option<AgentReputation>> {
+    let row: Option<(i64, i64, i64, f64, String)> = sqlx::query_as(
+        "SELECT chain_id, as_of_block, as_of_timestamp, score, evaluation FROM agent_reputation
+         WHERE agent_key = ?",
+    )
+    .bind(agent_key)
+    .fetch_optional(pool)
+    .await
+    .context("reading an agent's reputation")?;
+    let Some((chain_id, block, timestamp, score, evaluation)) = row else {
+        return Ok(None);
+    };
+    let evaluation = serde_json::from_str(&evaluation).map_err(|e| StoreError::Corrupt {
+        what: format!("the stored reputation of {agent_key}"),
+        reason: e.to_string(),
+    })?;
+    Ok(Some(AgentReputation {
+        agent: agent_key.to_string(),
+        chain_id: chain_id as u64,
+        as_of_block: block as u64,
+        as_of_timestamp: timestamp as u64,
+        score,
+        evaluation,
+    }))
+}
+
+/// Every agent of `chain_id` registered by `block`, with its reputation as of `block`, in key
+/// order, handed to `page` a few hundred at a time. All pages come from one read transaction,
+/// so a batch committed meanwhile cannot make the pages disagree.
+pub(super) async fn as_of_block(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    block: u64,
+    rules: &ReputationRules,
+    mut page: impl FnMut(Vec<AgentReputation>),
+) -> StoreResult<()> {
+    let timestamp: Option<i64> = sqlx::query_scalar(
+        "SELECT block_timestamp FROM events WHERE chain_id = ? AND block_number <= ?
+         ORDER BY block_number DESC LIMIT 1",
+    )
+    .bind(chain_id as i64)
+    .bind(block.min(i64::MAX as u64) as i64)
+    .fetch_optional(&mut *conn)
+    .await
+    .context("reading the time of a feed's block")?;
+    let timestamp = timestamp.unwrap_or(0).max(0) as u64;
+    let mut after = String::new();
+    loop {
+        let subjects: Vec<Subject> =
+            load::subjects_at(conn, chain_id, block, &after, AGENTS_PER_ROUND).await?;
+        let Some(last) = subjects.last() else {
+            return Ok(());
+        };
+        after = last.key.clone();
+        let mut loaded = load::facts(conn, chain_id, &subjects, block).await?;
+        page(
+            subjects
+                .iter()
+                .map(|subject| {
+                    let facts = loaded.remove(&subject.key).unwrap_or_default().facts;
+                    let evaluation = evaluate(&facts, timestamp, rules);
+                    AgentReputation {
+                        agent: subject.key.clone(),
+                        chain_id,
+                        as_of_block: block,
+                        as_of_timestamp: timestamp,
+                        score: evaluation.score(),
+                        evaluation,
+                    }
+                })
+                .collect(),
+        );
+    }
+}

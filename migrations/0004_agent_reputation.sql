@@ -1,0 +1,20 @@
+-- Each agent's reputation as of the newest block among its own facts, recomputed whenever a
+-- batch or a reorg changes those facts. Because the as-of block is a property of the facts (not
+-- of where a batch ended), the rows equal those a fresh index of the same chain computes.
+CREATE TABLE agent_reputation (
+    agent_key          TEXT PRIMARY KEY,
+    chain_id           INTEGER NOT NULL,
+    as_of_block        INTEGER NOT NULL,
+    as_of_timestamp    INTEGER NOT NULL,
+    score              REAL    NOT NULL,   -- composite, 0 when no component has data
+    payment_score      REAL    NOT NULL,
+    payment_count      INTEGER NOT NULL,   -- payments that count
+    unique_payers      INTEGER NOT NULL,
+    excluded_payments  INTEGER NOT NULL,
+    feedback_count     INTEGER NOT NULL,   -- unrevoked
+    feedback_average   REAL,
+    validation_average REAL,
+    rating_average     REAL,
+    evaluation         TEXT    NOT NULL    -- JSON: every component and feature, as the feed shows it
+);
+CREATE INDEX agent_reputation_score ON agent_reputation (score DESC, agent_key);

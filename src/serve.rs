@@ -1,0 +1,68 @@
+//! `agentindex serve` (the API over an existing database) and `agentindex run` (index and serve
+//! in one process).
+
+use crate::progress::Reporter;
+use agentindex_api::ApiState;
+use agentindex_indexer::config::Config;
+use agentindex_indexer::engine::{self, IndexOptions};
+use agentindex_indexer::store::Store;
+use anyhow::Context;
+use std::path::Path;
+use std::process::ExitCode;
+use tokio::sync::watch;
+
+/// Serves the API until Ctrl-C.
+pub(crate) async fn serve(config_path: &Path) -> anyhow::Result<ExitCode> {
+    let config = Config::load(config_path)?;
+    let store = Store::open(&config.database.url).await?;
+    let shutdown = stop_on_ctrl_c();
+    agentindex_api::serve(
+        ApiState::new(store.clone(), &config),
+        config.api.listen,
+        shutdown,
+        announce,
+    )
+    .await?;
+    store.close().await;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Indexes every chain and serves the API until Ctrl-C or until indexing fails.
+pub(crate) async fn run(config_path: &Path) -> anyhow::Result<ExitCode> {
+    let config = Config::load(config_path)?;
+    let store = Store::open(&config.database.url).await?;
+    let shutdown = stop_on_ctrl_c();
+    let api = agentindex_api::serve(
+        ApiState::new(store.clone(), &config),
+        config.api.listen,
+        shutdown.clone(),
+        announce,
+    );
+    let reporter = Reporter::for_config(&config);
+    let index = engine::index(
+        &config,
+        IndexOptions::default(),
+        shutdown,
+        move |chain, o| reporter.report(chain, o),
+    );
+    tokio::try_join!(async { api.await.context("serving") }, async {
+        index.await.context("indexing")
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn announce(address: std::net::SocketAddr) {
+    println!("agentindex API listening on http://{address}");
+}
+
+/// A shutdown signal that turns true on Ctrl-C.
+fn stop_on_ctrl_c() -> watch::Receiver<bool> {
+    let (stop, shutdown) = watch::channel(false);
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            tracing::info!("shutting down");
+            let _ = stop.send(true);
+        }
+    });
+    shutdown
+}

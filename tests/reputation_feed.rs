@@ -1,0 +1,291 @@
+//! The reputation feed as operators compare it: two independent instances (one in-process server,
+//! one `agentindex run` process, each with its own database) index the same anvil chain and
+//! serve byte-identical feeds whose digest header is the SHA-256 of the body; after a reorg both
+//! move to the same new digest, and the feed of a block below the reorg stays as it was.
+
+use crate::support;
+
+use agentindex_api::ApiState;
+use agentindex_contracts::{Devnet, TestUSDC, confirm, demo};
+use agentindex_indexer::store::contract_agent_key;
+use alloy::primitives::{Address, B256, U256};
+use alloy::sol_types::SolCall;
+use sha2::{Digest, Sha256};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+use support::chain;
+use tokio::sync::watch;
+
+const DEPTH: u64 = 10;
+
+/// A fetched feed: its body and the digest header.
+struct Feed {
+    body: String,
+    digest: String,
+}
+
+async fn feed(base: &str, query: &str) -> Feed {
+    let response = reqwest::get(format!("{base}/feeds/reputation.jsonl{query}"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "feed {query} from {base}");
+    let digest = response.headers()["x-feed-sha256"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let body = response.text().await.unwrap();
+    let hex: String = Sha256::digest(body.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(digest, hex, "the digest header is the SHA-256 of the body");
+    Feed { body, digest }
+}
+
+fn usdc_payment(devnet: &Devnet, from: Address, to: Address, amount: u64) -> chain::Call {
+    let input = TestUSDC::transferCall {
+        to,
+        value: U256::from(amount),
+    }
+    .abi_encode();
+    (from, devnet.deployment().usdc, input.into())
+}
+
+/// `agentindex run` on its own database; killed when dropped.
+struct RunProcess(Child);
+
+impl Drop for RunProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `agentindex run` and returns it with the base URL it announced.
+fn start_run(config: &std::path::Path) -> (RunProcess, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentindex"))
+        .args(["run", "--config"])
+        .arg(config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let process = RunProcess(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .filter(|u| u.starts_with("http://"))
+        .unwrap_or_else(|| panic!("agentindex run announced no address: {line:?}"))
+        .to_string();
+    (process, url)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
+    let devnet = Devnet::start().await.unwrap();
+    let a = devnet.accounts();
+    let agent = demo::via_factory(&devnet, a[1], demo::sample_card(&devnet, "Fed", None))
+        .await
+        .unwrap();
+    let erc8004 = demo::via_erc8004(&devnet, a[2], "ipfs://feed")
+        .await
+        .unwrap();
+    for (payer, amount) in [(a[5], 1_000_000u64), (a[6], 2_000_000), (a[5], 500_000)] {
+        let usdc = devnet.usdc();
+        let send = usdc.transfer(agent, U256::from(amount)).from(payer);
+        confirm("paying the agent", send.send()).await.unwrap();
+    }
+    confirm(
+        "giving feedback",
+        devnet
+            .reputation()
+            .giveFeedback(
+                erc8004,
+                87,
+                0,
+                "quality".into(),
+                String::new(),
+                String::new(),
+                String::new(),
+                B256::ZERO,
+            )
+            .from(a[7])
+            .send(),
+    )
+    .await
+    .unwrap();
+    chain::mine(&devnet, DEPTH + 2).await;
+
+    // Instance one: indexed in this process, served by the API library.
+    let dir = tempfile::tempdir().unwrap();
+    let db_one = dir.path().join("one.db");
+    let mut config_one = support::config(&devnet, &db_one, DEPTH);
+    config_one.chains[0].poll_interval_ms = 20;
+    let store_one = support::open(&db_one).await;
+    let (stop, shutdown) = watch::channel(false);
+    let indexing = {
+        let config = config_one.clone();
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            let options = agentindex_indexer::engine::IndexOptions {
+                skip_documents: true,
+                retry: support::quick_retry(),
+                ..Default::default()
+            };
+            agentindex_indexer::engine::index(&config, options, shutdown, |_, _| {}).await
+        })
+    };
+    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
+    let serving = tokio::spawn(agentindex_api::serve(
+        ApiState::new(store_one.clone(), &config_one),
+        "127.0.0.1:0".parse().unwrap(),
+        shutdown,
+        move |address| {
+            let _ = bound_tx.send(address);
+        },
+    ));
+    let one = format!("http://{}", bound_rx.await.unwrap());
+
+    // Instance two: the `agentindex run` binary on a database of its own.
+    let db_two = dir.path().join("two.db");
+    let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db_two, DEPTH, "")
+        + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
+    let config_two = dir.path().join("two.toml");
+    std::fs::write(&config_two, toml).unwrap();
+    let (_run, two) = start_run(&config_two);
+    let store_two = support::open(&db_two).await;
+
+    let limit = Duration::from_secs(60);
+    chain::wait_for_head(&devnet, &store_one, limit).await;
+    chain::wait_for_head(&devnet, &store_two, limit).await;
+    let head = store_one
+        .progress(devnet.chain_id())
+        .await
+        .unwrap()
+        .unwrap()
+        .next_block
+        - 1;
+    let at_head = format!("?block={head}");
+    let (first_one, first_two) = (feed(&one, &at_head).await, feed(&two, &at_head).await);
+    assert_eq!(
+        first_one.digest, first_two.digest,
+        "same chain, same block, same feed"
+    );
+    assert_eq!(first_one.body, first_two.body);
+    let lines: Vec<serde_json::Value> = first_one
+        .body
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "both agents are listed: {}", first_one.body);
+    let keys: Vec<&str> = lines.iter().map(|l| l["agent"].as_str().unwrap()).collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted, "agents come in key order");
+    let paid = lines
+        .iter()
+        .find(|l| l["agent"] == contract_agent_key(devnet.chain_id(), &agent))
+        .expect("the paid agent is in the feed");
+    assert_eq!(paid["evaluation"]["payments"]["payment_count"], 3);
+    assert_eq!(paid["evaluation"]["payments"]["unique_payers"], 2);
+    assert!(paid["score"].as_f64().unwrap() > 0.0);
+    assert_eq!(paid["as_of_block"], head);
+    let rated = lines
+        .iter()
+        .find(|l| l["agent"] != contract_agent_key(devnet.chain_id(), &agent))
+        .unwrap();
+    assert_eq!(rated["evaluation"]["feedback"]["overall"]["average"], 87.0);
+    assert_eq!(
+        feed(&one, "").await.digest,
+        first_one.digest,
+        "without ?block the feed is as of the indexed block"
+    );
+    let below = head - 3;
+    let before_reorg = feed(&one, &format!("?block={below}")).await;
+
+    // A reorg replaces the newest three blocks with a branch where a new payer pays the agent.
+    chain::reorg(
+        &devnet,
+        3,
+        &[(usdc_payment(&devnet, a[8], agent, 3_000_000), 1)],
+    )
+    .await;
+    chain::wait_for_head(&devnet, &store_one, limit).await;
+    chain::wait_for_head(&devnet, &store_two, limit).await;
+    let (after_one, after_two) = (feed(&one, &at_head).await, feed(&two, &at_head).await);
+    assert_eq!(
+        after_one.digest, after_two.digest,
+        "both moved to the same feed"
+    );
+    assert_ne!(
+        after_one.digest, first_one.digest,
+        "the new branch changed the feed"
+    );
+    let line = after_one
+        .body
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|l| l["agent"] == contract_agent_key(devnet.chain_id(), &agent))
+        .unwrap();
+    assert_eq!(line["evaluation"]["payments"]["unique_payers"], 3);
+    assert_eq!(
+        feed(&two, &format!("?block={below}")).await.digest,
+        before_reorg.digest,
+        "a block below the reorg keeps its feed"
+    );
+
+    stop.send(true).unwrap();
+    indexing.await.unwrap().unwrap();
+    serving.await.unwrap().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_feed_requests_get_a_clear_error() {
+    let devnet = Devnet::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let config = support::config(&devnet, &db, 0);
+    support::index_until_synced(&config).await;
+    let store = support::open(&db).await;
+    let indexed = store
+        .progress(devnet.chain_id())
+        .await
+        .unwrap()
+        .unwrap()
+        .next_block
+        - 1;
+    let (stop, shutdown) = watch::channel(false);
+    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
+    let serving = tokio::spawn(agentindex_api::serve(
+        ApiState::new(store, &config),
+        "127.0.0.1:0".parse().unwrap(),
+        shutdown,
+        move |address| {
+            let _ = bound_tx.send(address);
+        },
+    ));
+    let base = format!("http://{}/feeds/reputation.jsonl", bound_rx.await.unwrap());
+    for (query, status, names) in [
+        ("?block=abc", 400, "block=\"abc\""),
+        ("?block=-1", 400, "block=\"-1\""),
+        (
+            &format!("?block={}", indexed + 1) as &str,
+            400,
+            "not indexed yet",
+        ),
+        ("?chain=999", 404, "chain 999"),
+    ] {
+        let response = reqwest::get(format!("{base}{query}")).await.unwrap();
+        assert_eq!(response.status(), status, "{query}");
+        let body: serde_json::Value = response.json().await.unwrap();
+        let error = body["error"].as_str().unwrap();
+        assert!(error.contains(names), "{query}: {error}");
+    }
+    stop.send(true).unwrap();
+    serving.await.unwrap().unwrap();
+}
