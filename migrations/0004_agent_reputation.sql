@@ -18,3 +18,10 @@ CREATE TABLE agent_reputation (
     evaluation         TEXT    NOT NULL    -- JSON: every component and feature, as the feed shows it
 );
 CREATE INDEX agent_reputation_score ON agent_reputation (score DESC, agent_key);
+
+-- The rules each chain's stored reputation was computed under (tokens, score parameters,
+-- weights); when the config changes them, every agent of the chain is rescored on start.
+CREATE TABLE reputation_rules (
+    chain_id INTEGER PRIMARY KEY,
+    rules    TEXT    NOT NULL
+);

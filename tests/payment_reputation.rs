@@ -198,4 +198,53 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
         "about 26.3: {}",
         score.score
     );
+
+    // The stored row: as of the last payment's block, with the exclusions by reason.
+    let stored = store.reputation(&key).await.unwrap().expect("a stored row");
+    let last = credited.last().unwrap();
+    assert_eq!(
+        (stored.as_of_block, stored.as_of_timestamp),
+        (last.block, last.timestamp)
+    );
+    let e = &stored.evaluation;
+    assert_eq!(
+        (e.payments.payment_count, e.payments.unique_payers),
+        (5, 4),
+        "the config sets no dust threshold, so the small payment counts"
+    );
+    assert_eq!(e.excluded, BTreeMap::from([(Exclusion::Owner, 1)]));
+    let not_owner: Vec<_> = credited
+        .iter()
+        .filter(|p| p.payer != owner)
+        .cloned()
+        .collect();
+    let at_last = payment_score(&not_owner, &[], last.timestamp, &params).score;
+    assert!((e.payment_score.score - at_last).abs() < 1e-9);
+    assert!(
+        (stored.score - at_last).abs() < 1e-9,
+        "with payments only, the composite is the payment score"
+    );
+    store.close().await;
+
+    // A dust threshold added to the config rescores the stored rows on the next start, to what a
+    // fresh index under the new rules holds.
+    let mut dusty_config = support::config(&devnet, &db, 0);
+    dusty_config.chains[0].payment_tokens[0].dust = Some("0.001".into());
+    support::index_until_synced(&dusty_config).await;
+    let store = support::open(&db).await;
+    let rescored = store.reputation(&key).await.unwrap().unwrap();
+    assert_eq!(
+        rescored.evaluation.excluded,
+        BTreeMap::from([(Exclusion::Owner, 1), (Exclusion::Dust, 1)])
+    );
+    store.close().await;
+    let fresh = dir.path().join("fresh.db");
+    let mut fresh_config = support::config(&devnet, &fresh, 0);
+    fresh_config.chains[0].payment_tokens[0].dust = Some("0.001".into());
+    support::index_until_synced(&fresh_config).await;
+    support::assert_same_index(
+        &support::dump(&db).await,
+        &support::dump(&fresh).await,
+        "rescored after a rules change",
+    );
 }

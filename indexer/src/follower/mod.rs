@@ -105,14 +105,22 @@ impl Follower {
             .init_chain(config.chain_id, &config.name, config.start_block)
             .await
             .map_err(store_error)?;
+        let context = Arc::new(ChainContext {
+            chain_id: config.chain_id,
+            name: config.name.clone(),
+            identity: config.erc8004.as_ref().and_then(|e| e.identity),
+            rules: Arc::new(rules),
+        });
+        let rescored = writer
+            .adopt_rules(context.clone())
+            .await
+            .map_err(store_error)?;
+        if rescored > 0 {
+            tracing::info!(chain = %config.name, rescored, "reputation rules changed: agents rescored");
+        }
         let watched = store.watched(config.chain_id).await.map_err(store_error)?;
         Ok(Self {
-            context: Arc::new(ChainContext {
-                chain_id: config.chain_id,
-                name: config.name.clone(),
-                identity: config.erc8004.as_ref().and_then(|e| e.identity),
-                rules: Arc::new(rules),
-            }),
+            context,
             sources: SourceMap::from_config(&config),
             range: AdaptiveRange::new(config.max_block_range),
             rpc,

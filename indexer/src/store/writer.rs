@@ -35,6 +35,15 @@ enum Command {
         ancestor: u64,
         reply: oneshot::Sender<StoreResult<u64>>,
     },
+    AdoptRules {
+        chain: Arc<ChainContext>,
+        reply: oneshot::Sender<StoreResult<u64>>,
+    },
+    Rescore {
+        chain: Arc<ChainContext>,
+        keys: Vec<String>,
+        reply: oneshot::Sender<StoreResult<()>>,
+    },
     Heads {
         chain_id: u64,
         head: u64,
@@ -75,6 +84,8 @@ impl std::fmt::Debug for Command {
             Command::Init { .. } => "Init",
             Command::Apply { .. } => "Apply",
             Command::Rewind { .. } => "Rewind",
+            Command::AdoptRules { .. } => "AdoptRules",
+            Command::Rescore { .. } => "Rescore",
             Command::Heads { .. } => "Heads",
             Command::SaveDocuments { .. } => "SaveDocuments",
             Command::SyncDocuments { .. } => "SyncDocuments",
@@ -144,6 +155,20 @@ impl Writer {
         .await
     }
 
+    /// Makes `chain`'s reputation rules the ones its stored reputation follows: when they differ
+    /// from the rules the rows were computed under, every agent of the chain is rescored.
+    /// Returns the agents rescored.
+    pub async fn adopt_rules(&self, chain: Arc<ChainContext>) -> StoreResult<u64> {
+        self.call(|reply| Command::AdoptRules { chain, reply })
+            .await
+    }
+
+    /// Recomputes the stored reputation of `keys` (agent keys of `chain`) in one transaction.
+    pub async fn rescore(&self, chain: Arc<ChainContext>, keys: Vec<String>) -> StoreResult<()> {
+        self.call(|reply| Command::Rescore { chain, keys, reply })
+            .await
+    }
+
     /// Stores fetched documents and recomputes the agents they describe.
     pub async fn save_documents(&self, results: Vec<DocumentResult>) -> StoreResult<()> {
         self.call(|reply| Command::SaveDocuments { results, reply })
@@ -189,6 +214,12 @@ async fn run(pool: SqlitePool, mut commands: mpsc::Receiver<Command>) {
                 reply,
             } => {
                 let _ = reply.send(rewind_chain(&pool, &chain, ancestor).await);
+            }
+            Command::AdoptRules { chain, reply } => {
+                let _ = reply.send(adopt_rules(&pool, &chain).await);
+            }
+            Command::Rescore { chain, keys, reply } => {
+                let _ = reply.send(rescore(&pool, &chain, keys).await);
             }
             Command::Heads {
                 chain_id,
@@ -294,4 +325,21 @@ async fn heads(pool: &SqlitePool, chain_id: u64, head: u64, finalized: u64) -> S
     .await
     .context("recording chain heads")?;
     Ok(())
+}
+
+async fn adopt_rules(pool: &SqlitePool, chain: &ChainContext) -> StoreResult<u64> {
+    let mut tx = pool
+        .begin()
+        .await
+        .context("starting to adopt reputation rules")?;
+    let rescored = reputation::adopt_rules(&mut tx, chain.chain_id, &chain.rules).await?;
+    tx.commit().await.context("committing a rescore")?;
+    Ok(rescored)
+}
+
+async fn rescore(pool: &SqlitePool, chain: &ChainContext, keys: Vec<String>) -> StoreResult<()> {
+    let keys = keys.into_iter().collect();
+    let mut tx = pool.begin().await.context("starting a rescore")?;
+    reputation::refresh(&mut tx, chain.chain_id, &keys, &chain.rules).await?;
+    tx.commit().await.context("committing a rescore")
 }

@@ -98,6 +98,41 @@ pub(super) async fn refresh(
     Ok(())
 }
 
+/// Rescores every agent of `chain_id` unless its rows were computed under `rules`, then records
+/// `rules` as the chain's; returns the agents rescored.
+pub(super) async fn adopt_rules(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    rules: &ReputationRules,
+) -> StoreResult<u64> {
+    let wanted = format!("{rules:?}");
+    let stored: Option<String> =
+        sqlx::query_scalar("SELECT rules FROM reputation_rules WHERE chain_id = ?")
+            .bind(chain_id as i64)
+            .fetch_optional(&mut *conn)
+            .await
+            .context("reading the reputation rules in force")?;
+    if stored.as_deref() == Some(wanted.as_str()) {
+        return Ok(0);
+    }
+    let keys: BTreeSet<String> =
+        sqlx::query_scalar("SELECT agent_key FROM agents WHERE chain_id = ?")
+            .bind(chain_id as i64)
+            .fetch_all(&mut *conn)
+            .await
+            .context("listing the agents to rescore")?
+            .into_iter()
+            .collect();
+    refresh(conn, chain_id, &keys, rules).await?;
+    sqlx::query("INSERT OR REPLACE INTO reputation_rules (chain_id, rules) VALUES (?, ?)")
+        .bind(chain_id as i64)
+        .bind(wanted)
+        .execute(&mut *conn)
+        .await
+        .context("recording the reputation rules in force")?;
+    Ok(keys.len() as u64)
+}
+
 /// The timestamps of `blocks`, from the events stored in them.
 async fn block_times(
     conn: &mut SqliteConnection,
