@@ -25,3 +25,7 @@ CREATE TABLE reputation_rules (
     chain_id INTEGER PRIMARY KEY,
     rules    TEXT    NOT NULL
 );
+
+-- Reputation reads one agent's approvals and an agent contract's withdrawals by agent.
+CREATE INDEX identity_approvals_token ON identity_approvals (chain_id, registry, token_id);
+CREATE INDEX withdrawals_agent ON withdrawals (chain_id, agent);
