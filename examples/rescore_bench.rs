@@ -66,7 +66,12 @@ async fn main() -> anyhow::Result<()> {
     let all = started.elapsed();
 
     let step = agents / touched.max(1);
-    let batch: Vec<String> = keys.iter().step_by(step.max(1)).take(touched).cloned().collect();
+    let batch: Vec<String> = keys
+        .iter()
+        .step_by(step.max(1))
+        .take(touched)
+        .cloned()
+        .collect();
     let mut fastest = Duration::MAX;
     for _ in 0..PASSES {
         let started = Instant::now();
@@ -92,7 +97,10 @@ async fn main() -> anyhow::Result<()> {
     let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM agent_reputation")
         .fetch_one(store.reader())
         .await?;
-    anyhow::ensure!(stored as usize == agents, "{stored} rows stored for {agents} agents");
+    anyhow::ensure!(
+        stored as usize == agents,
+        "{stored} rows stored for {agents} agents"
+    );
     store.close().await;
     Ok(())
 }
@@ -172,7 +180,12 @@ async fn fill(pool: &SqlitePool, count: usize) -> anyhow::Result<Vec<String>> {
         );
         q.push_values(chunk, |mut row, a| {
             let (source, contract, reg, token) = if a.erc8004 {
-                ("erc8004", None, Some(hex(&registry())), Some(a.n.to_string()))
+                (
+                    "erc8004",
+                    None,
+                    Some(hex(&registry())),
+                    Some(a.n.to_string()),
+                )
             } else {
                 ("factory", Some(hex(&address(0xa0, a.n))), None, None)
             };

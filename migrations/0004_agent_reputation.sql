@@ -29,3 +29,10 @@ CREATE TABLE reputation_rules (
 -- Reputation reads one agent's approvals and an agent contract's withdrawals by agent.
 CREATE INDEX identity_approvals_token ON identity_approvals (chain_id, registry, token_id);
 CREATE INDEX withdrawals_agent ON withdrawals (chain_id, agent);
+
+-- Agents whose facts changed since they were last scored (see store/reputation).
+CREATE TABLE reputation_dirty (
+    chain_id  INTEGER NOT NULL,
+    agent_key TEXT    NOT NULL,
+    PRIMARY KEY (chain_id, agent_key)
+) WITHOUT ROWID;

@@ -212,6 +212,27 @@ fn reputation_parameters_and_dust_are_checked() {
         &[("AGENTINDEX_REPUTATION__HALF_LIFE_DAYS", "0")],
     ));
     assert_eq!(key, "reputation.half_life_days");
+    let (key, _) = key_error(load(
+        SAMPLE,
+        &[("AGENTINDEX_REPUTATION__WEIGHTS__FEEDBACK", "-1")],
+    ));
+    assert_eq!(key, "reputation.weights.feedback");
+    let all_zero: Vec<(&str, &str)> = ["PAYMENTS", "FEEDBACK", "VALIDATIONS", "RATINGS"]
+        .iter()
+        .map(|w| {
+            let var: &'static str =
+                Box::leak(format!("AGENTINDEX_REPUTATION__WEIGHTS__{w}").into());
+            (var, "0")
+        })
+        .collect();
+    let (key, _) = key_error(load(SAMPLE, &all_zero));
+    assert_eq!(key, "reputation.weights");
+    let config = load(
+        SAMPLE,
+        &[("AGENTINDEX_REPUTATION__WEIGHTS__PAYMENTS", "0.9")],
+    )
+    .unwrap();
+    assert_eq!(config.reputation.weights().payments, 0.9);
     let with_dust = format!(
         "{SAMPLE}\n[[chains.payment_tokens]]\naddress = \"0x036CbD53842c5426634e7929541eC2318f3dCF7e\"\nsymbol = \"USDC\"\ndecimals = 6\ndust = \"0.001\"\n"
     );

@@ -383,6 +383,7 @@ impl Follower {
             window_from: (to + 1).saturating_sub(self.config.reorg_window),
             finalized,
             head,
+            settles: to >= head || self.until_block.is_some_and(|until| to >= until),
         })
     }
 

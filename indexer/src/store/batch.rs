@@ -102,4 +102,7 @@ pub struct Batch {
     pub finalized: u64,
     /// The chain's head when the batch was fetched.
     pub head: u64,
+    /// Whether the agents marked for rescoring are rescored with this batch: true when it
+    /// reaches the head or the block indexing stops at.
+    pub settles: bool,
 }

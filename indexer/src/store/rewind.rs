@@ -118,7 +118,7 @@ pub(super) async fn rewind(
 ) -> StoreResult<u64> {
     let chain_id = chain.chain_id;
     let touched = touched_above(conn, chain_id, ancestor).await?;
-    let scored = reputation::touched_in(conn, chain_id, ancestor + 1, u64::MAX).await?;
+    reputation::mark_dirty(conn, chain_id, ancestor + 1, u64::MAX).await?;
     let mut removed = 0;
     for table in FACT_TABLES {
         removed += sqlx::query(&format!(
@@ -132,7 +132,7 @@ pub(super) async fn rewind(
         .rows_affected();
     }
     agents::refresh(conn, chain_id, touched).await?;
-    reputation::refresh(conn, chain_id, &scored, &chain.rules).await?;
+    reputation::settle(conn, chain_id, &chain.rules).await?;
     sqlx::query("DELETE FROM block_window WHERE chain_id = ? AND number > ?")
         .bind(chain_id as i64)
         .bind(ancestor as i64)

@@ -269,8 +269,10 @@ async fn apply(pool: &SqlitePool, mut prepared: PreparedBatch) -> StoreResult<Ap
     };
     agents::refresh(&mut tx, chain_id, touched).await?;
     let (from, to) = (prepared.batch.from_block, prepared.batch.to_block);
-    let scored = reputation::touched_in(&mut tx, chain_id, from, to).await?;
-    reputation::refresh(&mut tx, chain_id, &scored, &prepared.batch.chain.rules).await?;
+    reputation::mark_dirty(&mut tx, chain_id, from, to).await?;
+    if prepared.batch.settles {
+        reputation::settle(&mut tx, chain_id, &prepared.batch.chain.rules).await?;
+    }
     let refreshed = started.elapsed();
     let batch = &prepared.batch;
     if !batch.window.is_empty() {

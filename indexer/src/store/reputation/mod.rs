@@ -1,6 +1,11 @@
 //! Stored reputation: one `agent_reputation` row per agent, recomputed for the agents a batch or
 //! a reorg touched, and the reputation of every agent as of any indexed block for the feed.
 //!
+//! A batch marks the agents it touched ([`mark_dirty`]); a batch that reaches the chain's head
+//! (or the block indexing stops at) and every rewind rescore the marked ones ([`settle`]) in
+//! their own transaction. During a backfill an agent is so rescored once, not once per batch,
+//! which keeps the backfill linear in the agent's history; at the tip every batch settles.
+//!
 //! A stored row is the agent's reputation as of the newest block among its own facts, so it is a
 //! pure function of those facts: the same whatever batches they arrived in, and after a reorg the
 //! recomputation from what remains gives what a fresh index of the new chain would.
@@ -17,7 +22,7 @@ use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection, SqlitePool};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(super) use load::payment;
-pub(super) use touched::touched_in;
+pub(super) use touched::mark_dirty;
 
 /// Agents per round of queries.
 const AGENTS_PER_ROUND: usize = 500;
@@ -98,6 +103,32 @@ pub(super) async fn refresh(
     Ok(())
 }
 
+/// Rescores every agent of `chain_id` marked dirty, and clears the marks.
+pub(super) async fn settle(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    rules: &ReputationRules,
+) -> StoreResult<()> {
+    let keys: BTreeSet<String> =
+        sqlx::query_scalar("SELECT agent_key FROM reputation_dirty WHERE chain_id = ?")
+            .bind(chain_id as i64)
+            .fetch_all(&mut *conn)
+            .await
+            .context("reading the agents to rescore")?
+            .into_iter()
+            .collect();
+    if keys.is_empty() {
+        return Ok(());
+    }
+    refresh(conn, chain_id, &keys, rules).await?;
+    sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = ?")
+        .bind(chain_id as i64)
+        .execute(&mut *conn)
+        .await
+        .context("clearing the agents rescored")?;
+    Ok(())
+}
+
 /// Rescores every agent of `chain_id` unless its rows were computed under `rules`, then records
 /// `rules` as the chain's; returns the agents rescored.
 pub(super) async fn adopt_rules(
@@ -124,6 +155,11 @@ pub(super) async fn adopt_rules(
             .into_iter()
             .collect();
     refresh(conn, chain_id, &keys, rules).await?;
+    sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = ?")
+        .bind(chain_id as i64)
+        .execute(&mut *conn)
+        .await
+        .context("clearing the agents rescored")?;
     sqlx::query("INSERT OR REPLACE INTO reputation_rules (chain_id, rules) VALUES (?, ?)")
         .bind(chain_id as i64)
         .bind(wanted)

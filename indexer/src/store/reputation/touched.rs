@@ -1,9 +1,10 @@
-//! Which agents' reputation facts lie in a run of blocks: the agents a batch touched, or those a
-//! reorg is about to undo facts of.
+//! Which agents need rescoring: every agent with facts in a run of blocks is marked dirty (in
+//! `reputation_dirty`, in the transaction that wrote or is about to remove those facts), and
+//! [`settle`](super::settle) rescores the marked ones. Marks survive a crash with the facts they
+//! belong to.
 
 use crate::store::{QueryContext, StoreResult};
 use sqlx::SqliteConnection;
-use std::collections::BTreeSet;
 
 /// Tables whose rows name an ERC-8004 agent by (identity registry, token id).
 const BY_TOKEN: [&str; 9] = [
@@ -28,65 +29,48 @@ const BY_CONTRACT: [(&str, &str); 6] = [
     ("watched_agents", "address"),
 ];
 
-/// Keys of the agents with facts on `chain_id` in blocks `from..=to`. Operator approvals for all
-/// of an owner's agents are left out: they only matter to payments after them, which touch the
-/// agent themselves.
-pub(in crate::store) async fn touched_in(
+/// Marks the agents with facts on `chain_id` in blocks `from..=to`. Operator approvals for all of
+/// an owner's agents are left out: they only matter to payments after them, which mark the agent
+/// themselves.
+pub(in crate::store) async fn mark_dirty(
     conn: &mut SqliteConnection,
     chain_id: u64,
     from: u64,
     to: u64,
-) -> StoreResult<BTreeSet<String>> {
-    let (chain, from, to) = (chain_id as i64, clamp(from), clamp(to));
-    let mut keys: BTreeSet<String> = sqlx::query_scalar(
-        "SELECT DISTINCT agent_key FROM payments WHERE chain_id = ? AND block_number BETWEEN ? AND ?",
-    )
-    .bind(chain)
-    .bind(from)
-    .bind(to)
-    .fetch_all(&mut *conn)
-    .await
-    .context("finding agents paid in a run of blocks")?
-    .into_iter()
-    .collect();
-    for table in BY_TOKEN
-        .iter()
-        .map(|t| (*t, ""))
-        .chain([("identity_approvals", "AND token_id IS NOT NULL")])
-    {
-        let (table, extra) = table;
-        let rows: Vec<(String, String)> = sqlx::query_as(&format!(
-            "SELECT DISTINCT registry, token_id FROM {table}
-             WHERE chain_id = ? AND block_number BETWEEN ? AND ? {extra}"
+) -> StoreResult<()> {
+    let mut selects = vec![
+        "SELECT agent_key AS k FROM payments WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3"
+            .to_string(),
+    ];
+    selects.extend(BY_TOKEN.iter().map(|table| {
+        format!(
+            "SELECT ?1 || ':' || registry || ':' || token_id AS k FROM {table}
+             WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3"
+        )
+    }));
+    selects.push(
+        "SELECT ?1 || ':' || registry || ':' || token_id AS k FROM identity_approvals
+         WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3 AND token_id IS NOT NULL"
+            .to_string(),
+    );
+    selects.extend(BY_CONTRACT.iter().map(|(table, column)| {
+        format!(
+            "SELECT ?1 || ':' || {column} AS k FROM {table}
+             WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3"
+        )
+    }));
+    for select in selects {
+        sqlx::query(&format!(
+            "INSERT OR IGNORE INTO reputation_dirty (chain_id, agent_key) SELECT DISTINCT ?1, k FROM ({select})"
         ))
-        .bind(chain)
-        .bind(from)
-        .bind(to)
-        .fetch_all(&mut *conn)
+        .bind(chain_id as i64)
+        .bind(clamp(from))
+        .bind(clamp(to))
+        .execute(&mut *conn)
         .await
-        .context("finding ERC-8004 agents with facts in a run of blocks")?;
-        keys.extend(
-            rows.into_iter()
-                .map(|(registry, token)| format!("{chain_id}:{registry}:{token}")),
-        );
+        .context("marking agents to rescore")?;
     }
-    for (table, column) in BY_CONTRACT {
-        let agents: Vec<String> = sqlx::query_scalar(&format!(
-            "SELECT DISTINCT {column} FROM {table} WHERE chain_id = ? AND block_number BETWEEN ? AND ?"
-        ))
-        .bind(chain)
-        .bind(from)
-        .bind(to)
-        .fetch_all(&mut *conn)
-        .await
-        .context("finding agent contracts with facts in a run of blocks")?;
-        keys.extend(
-            agents
-                .into_iter()
-                .map(|agent| format!("{chain_id}:{agent}")),
-        );
-    }
-    Ok(keys)
+    Ok(())
 }
 
 fn clamp(block: u64) -> i64 {
