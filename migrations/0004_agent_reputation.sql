@@ -36,3 +36,18 @@ CREATE TABLE reputation_dirty (
     agent_key TEXT    NOT NULL,
     PRIMARY KEY (chain_id, agent_key)
 ) WITHOUT ROWID;
+
+-- A configured token's Transfer out of an address bound to the agent at that block: funds the
+-- agent's side sent out, so a payer that received them recently counts less (circular flow).
+CREATE TABLE outflows (
+    chain_id     INTEGER NOT NULL,
+    block_number INTEGER NOT NULL,
+    log_index    INTEGER NOT NULL,
+    agent_key    TEXT    NOT NULL,
+    token        TEXT    NOT NULL,
+    to_address   TEXT    NOT NULL,
+    amount       TEXT    NOT NULL,
+    timestamp    INTEGER NOT NULL,
+    PRIMARY KEY (chain_id, block_number, log_index, agent_key)
+) WITHOUT ROWID;
+CREATE INDEX outflows_agent ON outflows (agent_key, block_number);

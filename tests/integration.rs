@@ -4,6 +4,7 @@
 mod support;
 
 mod card_check;
+mod circular_flow;
 mod crash_recovery;
 mod document_fetch;
 mod documents_end_to_end;

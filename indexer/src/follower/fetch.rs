@@ -1,8 +1,9 @@
 //! Fetching every relevant log of a block range, exactly once whatever the range boundaries.
 //!
 //! 1. One `eth_getLogs` per chunk of addresses for the configured contracts and the agent
-//!    contracts already known, and one per chunk of payment addresses for token `Transfer`s into
-//!    them (`topics[2]` = the chunk), never every transfer of the token.
+//!    contracts already known, and two per chunk of payment addresses for token `Transfer`s into
+//!    them (`topics[2]` = the chunk: payments) and out of them (`topics[1]`: outflows), never
+//!    every transfer of the token.
 //! 2. Agents and payment addresses discovered inside the range (factory children, enrolments,
 //!    agentWallet changes) are fetched again from their discovery block to the range's end, until
 //!    nothing new turns up.
@@ -109,8 +110,20 @@ pub(super) async fn fetch_range(
         .filter(|(_, f)| **f <= to)
         .map(|(a, _)| *a)
         .collect();
-    for log in transfers_into(rpc, &sources.tokens, &payees, payment_chunk, from, to).await? {
-        insert(&mut payments, log);
+    for direction in [Direction::Into, Direction::OutOf] {
+        let logs = transfers(
+            rpc,
+            &sources.tokens,
+            &payees,
+            direction,
+            payment_chunk,
+            from,
+            to,
+        )
+        .await?;
+        for log in logs {
+            insert(&mut payments, log);
+        }
     }
 
     // Discoveries inside the range, fetched from their block on, until none are new.
@@ -149,16 +162,28 @@ pub(super) async fn fetch_range(
             out.new_payment_addresses
                 .extend(payees.iter().map(|(a, b)| (*a, *b)));
             let addresses: Vec<Address> = payees.keys().copied().collect();
-            for log in
-                transfers_into(rpc, &sources.tokens, &addresses, payment_chunk, first, to).await?
-            {
-                let recipient = log
+            let mut found = Vec::new();
+            for direction in [Direction::Into, Direction::OutOf] {
+                let logs = transfers(
+                    rpc,
+                    &sources.tokens,
+                    &addresses,
+                    direction,
+                    payment_chunk,
+                    first,
+                    to,
+                )
+                .await?;
+                found.extend(logs.into_iter().map(|log| (direction, log)));
+            }
+            for (direction, log) in found {
+                let bound = log
                     .inner
                     .data
                     .topics()
-                    .get(2)
+                    .get(direction.topic())
                     .map(|t| Address::from_word(*t));
-                let known_from = recipient.and_then(|r| {
+                let known_from = bound.and_then(|r| {
                     [
                         watched.payment_addresses.get(&r),
                         out.new_payment_addresses.get(&r),
@@ -299,10 +324,30 @@ async fn logs_of(
     Ok(logs)
 }
 
-async fn transfers_into(
+/// Which side of a token Transfer a payment address is on.
+#[derive(Debug, Clone, Copy)]
+enum Direction {
+    /// Paid to it (`to`, topic 2): a payment.
+    Into,
+    /// Paid by it (`from`, topic 1): an outflow.
+    OutOf,
+}
+
+impl Direction {
+    fn topic(self) -> usize {
+        match self {
+            Direction::Into => 2,
+            Direction::OutOf => 1,
+        }
+    }
+}
+
+/// Transfers of `tokens` into or out of `addresses`.
+async fn transfers(
     rpc: &ChainRpc,
     tokens: &[Address],
-    payees: &[Address],
+    addresses: &[Address],
+    direction: Direction,
     chunk: usize,
     from: u64,
     to: u64,
@@ -311,13 +356,17 @@ async fn transfers_into(
     if tokens.is_empty() {
         return Ok(logs);
     }
-    for group in payees.chunks(chunk.max(1)) {
+    for group in addresses.chunks(chunk.max(1)) {
+        let words: Vec<B256> = group.iter().map(|a| a.into_word()).collect();
         let filter = Filter::new()
             .address(tokens.to_vec())
             .event_signature(Token::Transfer::SIGNATURE_HASH)
-            .topic2(group.iter().map(|a| a.into_word()).collect::<Vec<B256>>())
             .from_block(from)
             .to_block(to);
+        let filter = match direction {
+            Direction::Into => filter.topic2(words),
+            Direction::OutOf => filter.topic1(words),
+        };
         logs.extend(rpc.logs(&filter).await?);
     }
     Ok(logs)

@@ -10,7 +10,7 @@ use alloy::primitives::{Address, U256};
 use sqlx::{Row, SqliteConnection};
 
 /// Every table whose rows are facts keyed by (chain_id, block_number, …).
-pub(crate) const FACT_TABLES: [&str; 19] = [
+pub(crate) const FACT_TABLES: [&str; 20] = [
     "events",
     "watched_agents",
     "payment_bindings",
@@ -30,6 +30,7 @@ pub(crate) const FACT_TABLES: [&str; 19] = [
     "ratings",
     "withdrawals",
     "payments",
+    "outflows",
 ];
 
 /// Agents with facts above `ancestor`, gathered before those facts are deleted.

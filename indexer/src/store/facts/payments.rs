@@ -1,5 +1,5 @@
-//! Payment facts: which addresses are bound to which agent from when, and the payments credited
-//! through those bindings.
+//! Payment facts: which addresses are bound to which agent from when, the payments credited
+//! through those bindings, and the transfers out of bound addresses (outflows).
 
 use super::i;
 use crate::sources::{Decoded, hex_address, hex_b256};
@@ -15,41 +15,46 @@ const ADDRESSES_PER_QUERY: usize = 500;
 
 /// A token Transfer counts when its recipient is bound to an agent at that point of the chain
 /// (the agent's latest binding at or before the transfer names the recipient); only then is it
-/// stored, so what is stored never depends on how ranges were cut. Every binding of the batch
-/// must be written before this runs. Returns the transfers that were credited.
+/// stored, so what is stored never depends on how ranges were cut. A transfer out of an address
+/// bound to an agent is stored the same way as that agent's outflow (reputation discounts payers
+/// the agent funded). Every binding of the batch must be written before this runs. Returns the
+/// transfers stored.
 pub(super) async fn credit_transfers<'e>(
     conn: &mut SqliteConnection,
     rows: &mut Rows,
     chain: &ChainContext,
     transfers: &'e [EventRecord],
 ) -> StoreResult<Vec<&'e EventRecord>> {
-    let recipients: BTreeSet<String> = transfers
+    let addresses: BTreeSet<String> = transfers
         .iter()
         .filter_map(|ev| match &ev.decoded {
-            Ok(Decoded::TokenTransfer { to, .. }) => Some(hex_address(to)),
+            Ok(Decoded::TokenTransfer { from, to, .. }) => {
+                Some([hex_address(from), hex_address(to)])
+            }
             _ => None,
         })
+        .flatten()
         .collect();
-    let bindings = bindings_of(conn, chain.chain_id, &recipients).await?;
-    let mut credited = Vec::new();
+    let bindings = bindings_of(conn, chain.chain_id, &addresses).await?;
+    let bound_to = |address: &str, at: (i64, i64)| -> Vec<&str> {
+        bindings
+            .iter()
+            .filter(|(_, history)| {
+                let known = history.partition_point(|(position, _)| *position <= at);
+                known > 0 && history[known - 1].1 == address
+            })
+            .map(|(agent, _)| agent.as_str())
+            .collect()
+    };
+    let mut stored = Vec::new();
     for ev in transfers {
         let Ok(Decoded::TokenTransfer { from, to, value }) = &ev.decoded else {
             continue;
         };
-        let payee = hex_address(to);
         let at = (i(ev.block_number), i(ev.log_index));
-        let agents: Vec<&str> = bindings
-            .iter()
-            .filter(|(_, history)| {
-                let known = history.partition_point(|(position, _)| *position <= at);
-                known > 0 && history[known - 1].1 == payee
-            })
-            .map(|(agent, _)| agent.as_str())
-            .collect();
-        if agents.is_empty() {
-            continue;
-        }
-        for agent_key in agents {
+        let payees = bound_to(&hex_address(to), at);
+        let senders = bound_to(&hex_address(from), at);
+        for agent_key in &payees {
             insert_payment(
                 rows,
                 chain.chain_id,
@@ -62,9 +67,14 @@ pub(super) async fn credit_transfers<'e>(
                 ev.settlement_nonce.as_ref(),
             );
         }
-        credited.push(ev);
+        for agent_key in &senders {
+            insert_outflow(rows, chain.chain_id, ev, agent_key, to, value);
+        }
+        if !payees.is_empty() || !senders.is_empty() {
+            stored.push(ev);
+        }
     }
-    Ok(credited)
+    Ok(stored)
 }
 
 /// Each agent's payment addresses in chain order, with the position each took effect.
@@ -154,6 +164,31 @@ pub(super) fn insert_payment(
             amount.to_string().into(),
             nonce.is_some().into(),
             nonce.map(hex_b256).into(),
+            i(ev.block_timestamp).into(),
+        ],
+    );
+}
+
+/// Records a transfer out of an address bound to `agent_key`.
+fn insert_outflow(
+    rows: &mut Rows,
+    chain_id: u64,
+    ev: &EventRecord,
+    agent_key: &str,
+    to: &Address,
+    amount: &U256,
+) {
+    rows.push(
+        "outflows",
+        "chain_id, block_number, log_index, agent_key, token, to_address, amount, timestamp",
+        vec![
+            i(chain_id).into(),
+            i(ev.block_number).into(),
+            i(ev.log_index).into(),
+            agent_key.into(),
+            hex_address(&ev.address).into(),
+            hex_address(to).into(),
+            amount.to_string().into(),
             i(ev.block_timestamp).into(),
         ],
     );

@@ -109,6 +109,7 @@ pub(super) async fn facts(
         .map(|s| (s.key.clone(), Loaded::default()))
         .collect();
     payments(conn, subjects, up_to, &mut loaded).await?;
+    outflows(conn, subjects, up_to, &mut loaded).await?;
     let mut by_registry: BTreeMap<&str, BTreeMap<&str, &str>> = BTreeMap::new();
     for subject in subjects {
         if let Some((registry, token)) = &subject.erc8004 {
@@ -172,6 +173,39 @@ async fn payments(
         entry.saw(row.get("block_number"));
         if let Some(payment) = payment(&row) {
             entry.facts.payments.push(payment);
+        }
+    }
+    Ok(())
+}
+
+/// Transfers out of the agents' bound addresses.
+async fn outflows(
+    conn: &mut SqliteConnection,
+    subjects: &[Subject],
+    up_to: u64,
+    loaded: &mut BTreeMap<String, Loaded>,
+) -> StoreResult<()> {
+    let mut query = QueryBuilder::<Sqlite>::new(
+        "SELECT agent_key, to_address, block_number, timestamp FROM outflows WHERE block_number <= ",
+    );
+    query.push_bind(clamp(up_to));
+    query.push(" AND agent_key");
+    push_in(&mut query, subjects.iter().map(|s| s.key.as_str()));
+    let rows = query
+        .build()
+        .fetch_all(&mut *conn)
+        .await
+        .context("reading agents' outflows")?;
+    for row in rows {
+        let Some(entry) = loaded.get_mut(row.get::<&str, _>("agent_key")) else {
+            continue;
+        };
+        entry.saw(row.get("block_number"));
+        if let Some(to) = address(&row, "to_address") {
+            entry.facts.outflows.push(Outflow {
+                to,
+                timestamp: row.get::<i64, _>("timestamp") as u64,
+            });
         }
     }
     Ok(())

@@ -38,10 +38,14 @@ pub(in crate::store) async fn mark_dirty(
     from: u64,
     to: u64,
 ) -> StoreResult<()> {
-    let mut selects = vec![
-        "SELECT agent_key AS k FROM payments WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3"
-            .to_string(),
-    ];
+    let mut selects: Vec<String> = ["payments", "outflows"]
+        .iter()
+        .map(|table| {
+            format!(
+                "SELECT agent_key AS k FROM {table} WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3"
+            )
+        })
+        .collect();
     selects.extend(BY_TOKEN.iter().map(|table| {
         format!(
             "SELECT ?1 || ':' || registry || ':' || token_id AS k FROM {table}

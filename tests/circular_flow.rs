@@ -1,0 +1,87 @@
+//! Circular flow on anvil: a payer that received funds from the agent's side shortly before
+//! paying it counts at the circular discount, both for an ERC-8004 agent (USDC sent out of its
+//! agentWallet) and for an agent contract (its owner withdrawing to the payer). A payer with no
+//! such funding counts in full.
+
+use crate::support;
+
+use agentindex_contracts::{AgentCard, Devnet, confirm, demo};
+use agentindex_indexer::reputation::ScoreParams;
+use agentindex_indexer::store::{contract_agent_key, erc8004_agent_key};
+use alloy::primitives::{Address, U256};
+
+async fn pay(devnet: &Devnet, from: Address, to: Address, amount: u64) {
+    let usdc = devnet.usdc();
+    let send = usdc.transfer(to, U256::from(amount)).from(from);
+    confirm("paying in USDC", send.send()).await.unwrap();
+}
+
+/// Each payer's weight in the stored score of `key`.
+async fn weights(store: &agentindex_indexer::store::Store, key: &str) -> Vec<(Address, f64)> {
+    let stored = store.reputation(key).await.unwrap().expect("a stored row");
+    stored
+        .evaluation
+        .payment_score
+        .payers
+        .iter()
+        .map(|p| (p.payer, p.weight))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn payers_funded_by_the_agent_count_at_the_circular_discount() {
+    let devnet = Devnet::start().await.unwrap();
+    let a = devnet.accounts();
+    let (owner, wallet_index, funded, independent) = (a[1], 3, a[5], a[6]);
+    let wallet = a[wallet_index];
+
+    // An ERC-8004 agent paid at its wallet; the wallet first funds one payer.
+    let id = demo::via_erc8004(&devnet, owner, "ipfs://circular")
+        .await
+        .unwrap();
+    demo::set_agent_wallet(&devnet, owner, id, wallet_index)
+        .await
+        .unwrap();
+    pay(&devnet, wallet, funded, 5_000_000).await;
+    pay(&devnet, funded, wallet, 1_000_000).await;
+    pay(&devnet, independent, wallet, 1_000_000).await;
+
+    // An agent contract whose owner withdraws to one payer before that payer pays it.
+    let contract = demo::via_factory(&devnet, owner, demo::sample_card(&devnet, "Loop", None))
+        .await
+        .unwrap();
+    pay(&devnet, independent, contract, 2_000_000).await;
+    let card = AgentCard::new(contract, devnet.provider().clone());
+    confirm(
+        "withdrawing to a payer",
+        card.withdraw(devnet.deployment().usdc, funded, U256::from(1_500_000u64))
+            .from(owner)
+            .send(),
+    )
+    .await
+    .unwrap();
+    pay(&devnet, funded, contract, 1_000_000).await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    support::index_until_synced(&support::config(&devnet, &db, 0)).await;
+    let store = support::open(&db).await;
+    let discount = ScoreParams::default().circular_discount;
+
+    let erc8004 = erc8004_agent_key(devnet.chain_id(), &devnet.deployment().identity, &id);
+    let outflows: Vec<(String, String)> =
+        sqlx::query_as("SELECT agent_key, to_address FROM outflows ORDER BY block_number")
+            .fetch_all(store.reader())
+            .await
+            .unwrap();
+    assert!(
+        outflows.contains(&(erc8004.clone(), format!("{funded:#x}"))),
+        "the wallet's transfer is the agent's outflow: {outflows:?}"
+    );
+    let mut expected = vec![(funded, discount), (independent, 1.0)];
+    expected.sort_by_key(|(payer, _)| *payer);
+    assert_eq!(weights(&store, &erc8004).await, expected);
+
+    let contract_key = contract_agent_key(devnet.chain_id(), &contract);
+    assert_eq!(weights(&store, &contract_key).await, expected);
+}
