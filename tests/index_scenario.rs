@@ -262,6 +262,60 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size() {
         .await
         .unwrap();
     assert_eq!(requests, 1);
+
+    // The ERC-8004 agent's stored reputation. Dave paid before he came to own the agent, so his
+    // payments count; Erin paid while Carol had approved her for all her agents, so hers does
+    // not: the side is judged as it was at each payment.
+    let key = agentindex_indexer::store::erc8004_agent_key(
+        chain,
+        &devnet.deployment().identity,
+        &s.erc8004_id,
+    );
+    let stored = store.reputation(&key).await.unwrap().expect("a stored row");
+    let e = &stored.evaluation;
+    assert_eq!(
+        (
+            e.payments.payment_count,
+            e.payments.unique_payers,
+            e.payments.x402_count
+        ),
+        (2, 1, 1)
+    );
+    assert_eq!(
+        e.excluded,
+        std::collections::BTreeMap::from([(
+            agentindex_indexer::reputation::Exclusion::Operator,
+            1
+        )])
+    );
+    assert_eq!(
+        (
+            e.feedback.overall.count,
+            e.feedback.unique_clients,
+            e.feedback.revoked,
+            e.feedback.responses
+        ),
+        (2, 2, 1, 2)
+    );
+    assert_eq!(e.feedback.overall.average, Some((-2.5 + 70.0) / 2.0));
+    assert_eq!(
+        (
+            e.validations.requests,
+            e.validations.answered,
+            e.validations.responses
+        ),
+        (1, 1, 2)
+    );
+    assert_eq!(
+        (e.validations.average, e.validations.pass_rate),
+        (Some(100.0), Some(1.0)),
+        "the latest response stands"
+    );
+    let components = e.composite.components;
+    assert_eq!(components.feedback, Some(33.75));
+    assert_eq!(components.ratings, None);
+    assert!(components.payments.is_some_and(|p| p > 0.0));
+
     let wide = store.canonical_dump().await.unwrap();
     store.close().await;
 

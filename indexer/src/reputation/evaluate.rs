@@ -29,6 +29,8 @@ pub struct AgentFacts {
     pub outflows: Vec<Outflow>,
     /// ERC-8004 feedback, revocations applied.
     pub feedback: Vec<FeedbackEntry>,
+    /// Responses appended to that feedback.
+    pub feedback_responses: u64,
     /// Hashes of the ERC-8004 validation requests for it.
     pub validation_requests: Vec<String>,
     /// Every response to those requests.
@@ -84,7 +86,10 @@ pub fn evaluate(facts: &AgentFacts, as_of: u64, rules: &ReputationRules) -> Eval
     }
     let payments = features(&counted, &rules.tokens, as_of, rules.params.half_life_secs);
     let payment_score = payment_score(&counted, &facts.outflows, as_of, &rules.params);
-    let feedback = feedback_aggregate(&facts.feedback);
+    let feedback = FeedbackAggregate {
+        responses: facts.feedback_responses,
+        ..feedback_aggregate(&facts.feedback)
+    };
     let validations = validation_aggregate(&facts.validation_requests, &facts.validation_responses);
     let ratings = rating_aggregate(&facts.ratings);
     let components = Components {

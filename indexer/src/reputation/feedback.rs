@@ -26,6 +26,8 @@ pub struct FeedbackAggregate {
     pub revoked: u64,
     /// Per tag (either tag position), for non-empty tags.
     pub by_tag: BTreeMap<String, Tally>,
+    /// Responses appended to the agent's feedback (by the agent or anyone else).
+    pub responses: u64,
 }
 
 /// Aggregates `feedback` (all of one agent).

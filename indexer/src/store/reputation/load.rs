@@ -396,10 +396,9 @@ async fn feedback(
     }
     for row in of_tokens(conn, scope, tokens, "feedback_responses", "responder").await? {
         if let Some(key) = tokens.get(row.get::<&str, _>("token_id")) {
-            loaded
-                .get_mut(*key)
-                .expect("subjects were loaded")
-                .saw(row.get("block_number"));
+            let entry = loaded.get_mut(*key).expect("subjects were loaded");
+            entry.saw(row.get("block_number"));
+            entry.facts.feedback_responses += 1;
         }
     }
     let rows = of_tokens(
