@@ -33,7 +33,7 @@ pub(crate) async fn run(config_path: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::open(&config.database.url).await?;
     let shutdown = stop_on_ctrl_c();
     let api = agentindex_api::serve(
-        ApiState::new(store.clone(), &config),
+        ApiState::indexing(store.clone(), &config),
         config.api.listen,
         shutdown.clone(),
         announce,

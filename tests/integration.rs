@@ -9,6 +9,7 @@ mod crash_recovery;
 mod document_fetch;
 mod documents_end_to_end;
 mod feedback_summary;
+mod graphql_api;
 mod index_scenario;
 mod index_smoke;
 mod legacy_logs;

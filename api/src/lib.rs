@@ -1,11 +1,14 @@
 //! agentindex's read side: the HTTP server over the store.
 //!
-//! [`server`] binds the address and routes requests; [`feeds`] answers the reputation feed
-//! (`GET /feeds/reputation.jsonl`); [`state`] holds what every handler reads from. The GraphQL
-//! schema, its resolvers and the health, status and metrics endpoints join them with the API
-//! issue.
+//! [`server`] binds the address and routes requests; [`graphql`] is the GraphQL schema and its
+//! resolvers, over the read queries in `read`; [`http`] has the GraphQL, health, readiness and
+//! status endpoints; [`feeds`] answers the reputation feed (`GET /feeds/reputation.jsonl`);
+//! [`state`] holds what every handler reads from.
 
 pub mod feeds;
+pub mod graphql;
+pub mod http;
+mod read;
 pub mod server;
 pub mod state;
 

@@ -1,8 +1,10 @@
 //! The HTTP server: the routes and binding them to the configured address.
 
-use crate::feeds;
+use crate::graphql;
 use crate::state::ApiState;
+use crate::{feeds, http};
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
 use std::net::SocketAddr;
 use tokio::net::TcpListener;
@@ -24,12 +26,23 @@ pub enum ServeError {
     Serve(std::io::Error),
 }
 
+/// Largest request body accepted.
+const MAX_BODY_BYTES: usize = 64 * 1024;
+
 /// Every route of the API.
 pub fn router(state: ApiState) -> Router {
+    let schema = graphql::schema(state.clone());
+    let api = Router::new()
+        .route("/graphql", get(http::graphiql).post(http::graphql))
+        .route("/status", get(http::status))
+        .route("/readyz", get(http::readyz))
+        .with_state((schema, state.clone()));
     Router::new()
         .route("/feeds/reputation.jsonl", get(feeds::reputation))
         .route("/healthz", get(|| async { "ok" }))
         .with_state(state)
+        .merge(api)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
 }
 
 /// Binds `address` and serves until `shutdown` turns true. `bound` learns the address actually

@@ -1,11 +1,12 @@
-//! What every request handler reads from: the store and, per configured chain, the rules its
-//! reputation is computed under.
+//! What every request handler reads from: the store, per configured chain the rules its
+//! reputation is computed under, and whether the index is ready to be asked.
 
 use agentindex_indexer::config::Config;
 use agentindex_indexer::reputation::ReputationRules;
-use agentindex_indexer::store::Store;
+use agentindex_indexer::store::{Store, StoreResult};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Shared, read-only state of the HTTP server.
 #[derive(Debug, Clone)]
@@ -14,10 +15,14 @@ pub struct ApiState {
     pub store: Store,
     /// Reputation rules by chain id, as the config sets them.
     pub rules: Arc<BTreeMap<u64, ReputationRules>>,
+    /// Set once every chain reached its head (or at once when nothing indexes beside us).
+    ready: Arc<AtomicBool>,
+    /// Whether readiness waits for the chains (true under `run`).
+    waits_for_chains: bool,
 }
 
 impl ApiState {
-    /// State for `store` under `config`.
+    /// State for serving `store` under `config` alone: ready as soon as it serves.
     pub fn new(store: Store, config: &Config) -> Self {
         let rules = config
             .chains
@@ -32,6 +37,36 @@ impl ApiState {
         Self {
             store,
             rules: Arc::new(rules),
+            ready: Arc::new(AtomicBool::new(true)),
+            waits_for_chains: false,
         }
+    }
+
+    /// State for serving beside the indexer: ready once every chain reached its head once.
+    pub fn indexing(store: Store, config: &Config) -> Self {
+        Self {
+            ready: Arc::new(AtomicBool::new(false)),
+            waits_for_chains: true,
+            ..Self::new(store, config)
+        }
+    }
+
+    /// Whether to answer `/readyz` with 200.
+    pub async fn ready(&self) -> StoreResult<bool> {
+        if self.ready.load(Ordering::Relaxed) || !self.waits_for_chains {
+            return Ok(true);
+        }
+        let statuses = self.store.statuses().await?;
+        let all_at_head = self.rules.keys().all(|chain_id| {
+            statuses.iter().any(|s| {
+                s.chain_id == *chain_id
+                    && s.head_block > 0
+                    && s.indexed_block.is_some_and(|b| b >= s.head_block)
+            })
+        });
+        if all_at_head {
+            self.ready.store(true, Ordering::Relaxed);
+        }
+        Ok(all_at_head)
     }
 }

@@ -1,0 +1,300 @@
+//! The `Agent` type and what hangs off it: skills (through a DataLoader), the card, the
+//! reputation with its components.
+
+use super::filter::AgentSource;
+use super::loaders::SkillLoader;
+use crate::read::agents::AgentRow;
+use crate::read::skills::SkillRow;
+use async_graphql::dataloader::DataLoader;
+use async_graphql::{Context, ID, Object, Result, SimpleObject};
+
+/// An agent known on-chain, with what its documents and its reputation say.
+pub(crate) struct Agent(pub(crate) AgentRow);
+
+#[Object]
+impl Agent {
+    /// Stable id: `{chain}:{identity registry}:{token id}` or `{chain}:{agent contract}`.
+    async fn id(&self) -> ID {
+        ID(self.0.agent_key.clone())
+    }
+
+    /// EIP-155 chain id.
+    async fn chain_id(&self) -> i64 {
+        self.0.chain_id
+    }
+
+    /// How it came on-chain.
+    async fn source(&self) -> AgentSource {
+        AgentSource::parse(&self.0.source).unwrap_or(AgentSource::Factory)
+    }
+
+    /// The agent contract (factory and registry agents).
+    async fn address(&self) -> Option<&str> {
+        self.0.address.as_deref()
+    }
+
+    /// The ERC-8004 token id (ERC-8004 agents).
+    async fn token_id(&self) -> Option<&str> {
+        self.0.token_id.as_deref()
+    }
+
+    /// The identity registry, factory or registry that found it.
+    async fn registry(&self) -> Option<&str> {
+        self.0.registry.as_deref()
+    }
+
+    /// Current on-chain owner, lower-case hex.
+    async fn owner(&self) -> &str {
+        &self.0.owner
+    }
+
+    /// Current operators (approved addresses), lower-case hex.
+    async fn operators(&self) -> Vec<String> {
+        serde_json::from_str(&self.0.operators).unwrap_or_default()
+    }
+
+    /// From the registration file, else the card, else the chain.
+    async fn name(&self) -> Option<&str> {
+        self.0
+            .profile_name
+            .as_deref()
+            .or(self.0.chain_name.as_deref())
+    }
+
+    /// From the registration file, else the card, else the chain.
+    async fn description(&self) -> Option<&str> {
+        self.0
+            .profile_description
+            .as_deref()
+            .or(self.0.chain_description.as_deref())
+    }
+
+    /// The on-chain active flag.
+    async fn active(&self) -> bool {
+        self.0.active
+    }
+
+    /// The ERC-8004 agent URI or the registry metadata URI.
+    async fn uri(&self) -> Option<&str> {
+        self.0.uri.as_deref()
+    }
+
+    /// The ERC-8004 agentWallet, lower-case hex.
+    async fn agent_wallet(&self) -> Option<&str> {
+        self.0.agent_wallet.as_deref()
+    }
+
+    /// The address whose incoming payments count, lower-case hex.
+    async fn payment_address(&self) -> Option<&str> {
+        self.0.payment_address.as_deref()
+    }
+
+    /// Block it was registered in.
+    async fn registered_block(&self) -> i64 {
+        self.0.registered_block
+    }
+
+    /// Timestamp of that block.
+    async fn registered_at(&self) -> i64 {
+        self.0.registered_at
+    }
+
+    /// Newest block of any of its own events.
+    async fn last_event_block(&self) -> i64 {
+        self.0.last_event_block
+    }
+
+    /// Declares x402 payment anywhere.
+    async fn x402(&self) -> bool {
+        self.0.x402.unwrap_or(false)
+    }
+
+    /// Input media types its card accepts.
+    async fn input_modes(&self) -> Vec<String> {
+        json_list(self.0.input_modes.as_deref())
+    }
+
+    /// Output media types its card produces.
+    async fn output_modes(&self) -> Vec<String> {
+        json_list(self.0.output_modes.as_deref())
+    }
+
+    /// Skills from its card (or registration file).
+    async fn skills(&self, ctx: &Context<'_>) -> Result<Vec<Skill>> {
+        let loader = ctx.data_unchecked::<DataLoader<SkillLoader>>();
+        let skills = loader.load_one(self.0.agent_key.clone()).await?;
+        Ok(skills.unwrap_or_default().into_iter().map(Skill).collect())
+    }
+
+    /// Its A2A Agent Card, when it points at one.
+    async fn card(&self) -> Option<AgentCard> {
+        let url = self
+            .0
+            .card_uri
+            .clone()
+            .or_else(|| self.0.chain_card_uri.clone())?;
+        Some(AgentCard {
+            url,
+            status: self
+                .0
+                .card_status
+                .clone()
+                .unwrap_or_else(|| "pending".into()),
+            protocol_version: self.0.protocol_version.clone(),
+            signature: self.0.card_signature.clone(),
+        })
+    }
+
+    /// ERC-8004: whether the registration file's `registrations` name this agent.
+    async fn registration_verified(&self) -> Option<bool> {
+        self.0.registration_verified
+    }
+
+    /// ERC-8004: whether the endpoint's domain confirms the registration.
+    async fn domain_verified(&self) -> Option<bool> {
+        self.0.domain_verified
+    }
+
+    /// Reputation with its components, as of the newest block among the agent's own facts.
+    async fn reputation(&self) -> Reputation {
+        let r = &self.0;
+        let evaluation: Option<serde_json::Value> = r
+            .evaluation
+            .as_deref()
+            .and_then(|e| serde_json::from_str(e).ok());
+        let component = |name: &str| {
+            evaluation
+                .as_ref()
+                .and_then(|e| e["composite"]["components"][name].as_f64())
+        };
+        let weight = |name: &str| {
+            evaluation
+                .as_ref()
+                .and_then(|e| e["composite"]["effective_weights"][name].as_f64())
+                .unwrap_or(0.0)
+        };
+        Reputation {
+            score: r.score.unwrap_or(0.0),
+            payment_score: r.payment_score.unwrap_or(0.0),
+            payment_count: r.payment_count.unwrap_or(0),
+            unique_payers: r.unique_payers.unwrap_or(0),
+            excluded_payments: r.excluded_payments.unwrap_or(0),
+            feedback_count: r.feedback_count.unwrap_or(0),
+            feedback_average: r.feedback_average,
+            validation_average: r.validation_average,
+            rating_average: r.rating_average,
+            as_of_block: r.as_of_block.unwrap_or(r.last_event_block),
+            components: Components {
+                payments: component("payments"),
+                feedback: component("feedback"),
+                validations: component("validations"),
+                ratings: component("ratings"),
+            },
+            weights: ComponentWeights {
+                payments: weight("payments"),
+                feedback: weight("feedback"),
+                validations: weight("validations"),
+                ratings: weight("ratings"),
+            },
+        }
+    }
+}
+
+fn json_list(text: Option<&str>) -> Vec<String> {
+    text.and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or_default()
+}
+
+/// A skill an agent advertises.
+pub(crate) struct Skill(SkillRow);
+
+#[Object]
+impl Skill {
+    /// Skill id.
+    async fn id(&self) -> &str {
+        &self.0.id
+    }
+
+    /// Name.
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// Description.
+    async fn description(&self) -> Option<&str> {
+        self.0.description.as_deref()
+    }
+
+    /// Tags, lower case.
+    async fn tags(&self) -> &[String] {
+        &self.0.tags
+    }
+}
+
+/// An agent's A2A Agent Card as last fetched.
+#[derive(SimpleObject)]
+pub(crate) struct AgentCard {
+    /// Where it was fetched from.
+    url: String,
+    /// ok | invalid | failed | pending | hash_mismatch.
+    status: String,
+    /// Its A2A protocol version.
+    protocol_version: Option<String>,
+    /// Signature status: unsigned | valid | invalid | key_unavailable | unsupported.
+    signature: Option<String>,
+}
+
+/// Reputation and why: the composite score beside its components.
+#[derive(SimpleObject)]
+pub(crate) struct Reputation {
+    /// Composite score, 0–100 (0 when nothing is known).
+    score: f64,
+    /// Payment score, 0–100.
+    payment_score: f64,
+    /// Payments that count.
+    payment_count: i64,
+    /// Distinct payers whose payments count.
+    unique_payers: i64,
+    /// Payments left out (self-payments, owner, operators, wallet, dust, unknown tokens).
+    excluded_payments: i64,
+    /// Unrevoked ERC-8004 feedback.
+    feedback_count: i64,
+    /// Their average value.
+    feedback_average: Option<f64>,
+    /// Average latest validation response (0–100).
+    validation_average: Option<f64>,
+    /// Average latest agent-contract rating (0–100).
+    rating_average: Option<f64>,
+    /// The block these numbers are as of.
+    as_of_block: i64,
+    /// Each component on 0–100, absent without data.
+    components: Components,
+    /// The weight each component actually had.
+    weights: ComponentWeights,
+}
+
+/// Composite components, each 0–100 or absent.
+#[derive(SimpleObject)]
+pub(crate) struct Components {
+    /// Payment score.
+    payments: Option<f64>,
+    /// Average feedback on 0–100.
+    feedback: Option<f64>,
+    /// Average latest validation response.
+    validations: Option<f64>,
+    /// Average latest rating.
+    ratings: Option<f64>,
+}
+
+/// The weight each component had in the composite (absent ones 0).
+#[derive(SimpleObject)]
+pub(crate) struct ComponentWeights {
+    /// Payments.
+    payments: f64,
+    /// Feedback.
+    feedback: f64,
+    /// Validations.
+    validations: f64,
+    /// Ratings.
+    ratings: f64,
+}

@@ -1,0 +1,148 @@
+//! The `agents` arguments: `AgentFilter`, `AgentSource`, `AgentOrder`, and turning them and a
+//! search text into a [`Selection`] for the read queries.
+
+use crate::read::agents::{Order, Selection};
+use async_graphql::{Enum, InputObject};
+
+/// How an agent came on-chain.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum AgentSource {
+    /// Deployed by a watched factory.
+    Factory,
+    /// Enrolled in a watched registry.
+    Registry,
+    /// Minted in the ERC-8004 Identity Registry.
+    #[graphql(name = "ERC8004")]
+    Erc8004,
+}
+
+impl AgentSource {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            AgentSource::Factory => "factory",
+            AgentSource::Registry => "registry",
+            AgentSource::Erc8004 => "erc8004",
+        }
+    }
+
+    pub(crate) fn parse(source: &str) -> Option<Self> {
+        match source {
+            "factory" => Some(AgentSource::Factory),
+            "registry" => Some(AgentSource::Registry),
+            "erc8004" => Some(AgentSource::Erc8004),
+            _ => None,
+        }
+    }
+}
+
+/// How `agents` orders its results.
+#[derive(Enum, Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum AgentOrder {
+    /// Best full-text match first (needs `search`; without one, newest first).
+    Relevance,
+    /// Highest composite reputation first.
+    Reputation,
+    /// Most recently registered first.
+    Newest,
+}
+
+/// Which agents `agents` lists; every field given must hold.
+#[derive(InputObject, Clone, Debug, Default)]
+pub(crate) struct AgentFilter {
+    /// Only these chains.
+    pub(crate) chain_ids: Option<Vec<i64>>,
+    /// Only agents that came on-chain these ways.
+    pub(crate) sources: Option<Vec<AgentSource>>,
+    /// A skill id or a skill tag, case-insensitively.
+    pub(crate) skill: Option<String>,
+    /// Skill tags, all of them.
+    pub(crate) tags: Option<Vec<String>>,
+    /// An accepted input media type.
+    pub(crate) input_mode: Option<String>,
+    /// A produced output media type.
+    pub(crate) output_mode: Option<String>,
+    /// Declares x402 payment anywhere (card, registration file, vendor objects, contract terms).
+    pub(crate) x402: Option<bool>,
+    /// The Agent Card carries a valid signature.
+    pub(crate) signed_card: Option<bool>,
+    /// On-chain active flag.
+    pub(crate) active: Option<bool>,
+    /// Composite reputation score at least this (0–100).
+    pub(crate) min_reputation: Option<f64>,
+    /// Current on-chain owner (hex address).
+    pub(crate) owner: Option<String>,
+}
+
+impl AgentFilter {
+    /// The selection this filter and `search` describe.
+    pub(crate) fn selection(&self, search: Option<&str>) -> Selection {
+        Selection {
+            chain_ids: self.chain_ids.clone().unwrap_or_default(),
+            sources: self.sources.iter().flatten().map(|s| s.as_str()).collect(),
+            skill: self.skill.clone().filter(|s| !s.trim().is_empty()),
+            tags: self.tags.clone().unwrap_or_default(),
+            input_mode: self.input_mode.clone(),
+            output_mode: self.output_mode.clone(),
+            x402: self.x402,
+            signed: self.signed_card,
+            active: self.active,
+            min_reputation: self.min_reputation,
+            owner: self.owner.clone(),
+            search: search.and_then(fts_query),
+        }
+    }
+}
+
+/// The order a request asks for: relevance only makes sense with a search.
+pub(crate) fn order(asked: Option<AgentOrder>, searching: bool) -> Order {
+    match asked {
+        Some(AgentOrder::Reputation) => Order::Reputation,
+        Some(AgentOrder::Newest) => Order::Newest,
+        Some(AgentOrder::Relevance) | None if searching => Order::Relevance,
+        _ => Order::Newest,
+    }
+}
+
+/// An FTS5 query from free text: every word quoted (so no input is FTS syntax), all required,
+/// the last one also as a prefix. `None` when there is no word.
+pub(crate) fn fts_query(text: &str) -> Option<String> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(16)
+        .map(|w| format!("\"{}\"", w.to_lowercase()))
+        .collect();
+    let last = words.last()?.clone();
+    let mut query = words[..words.len() - 1].join(" ");
+    if !query.is_empty() {
+        query.push(' ');
+    }
+    query.push_str(&format!("{last}*"));
+    Some(query)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_text_becomes_quoted_words_with_a_prefix_last() {
+        assert_eq!(
+            fts_query("Translate text"),
+            Some("\"translate\" \"text\"*".into())
+        );
+        assert_eq!(
+            fts_query("weather) OR \"x\" NEAR(y"),
+            Some("\"weather\" \"or\" \"x\" \"near\" \"y\"*".into()),
+            "FTS operators in the input are plain words"
+        );
+        assert_eq!(fts_query("  ()  "), None);
+    }
+
+    #[test]
+    fn relevance_needs_a_search() {
+        assert_eq!(order(None, true), Order::Relevance);
+        assert_eq!(order(Some(AgentOrder::Relevance), false), Order::Newest);
+        assert_eq!(order(Some(AgentOrder::Reputation), true), Order::Reputation);
+    }
+}

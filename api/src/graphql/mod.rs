@@ -1,0 +1,60 @@
+//! The GraphQL API: the schema ([`schema`]), its query root ([`query`]), the `Agent` type
+//! ([`agent`]), the `agents` arguments ([`filter`]), cursors ([`cursor`]) and DataLoaders
+//! ([`loaders`]). `api/schema.graphql` is the schema as printed; a test keeps them equal.
+
+pub(crate) mod agent;
+pub(crate) mod cursor;
+pub(crate) mod filter;
+pub(crate) mod loaders;
+pub mod query;
+
+use crate::state::ApiState;
+use async_graphql::dataloader::DataLoader;
+use async_graphql::{EmptyMutation, EmptySubscription, Schema};
+use loaders::SkillLoader;
+use query::Query;
+
+/// Deepest nesting a query may have.
+pub const MAX_DEPTH: usize = 12;
+/// Highest complexity (fields counted, lists by their page size) a query may have.
+pub const MAX_COMPLEXITY: usize = 5_000;
+
+/// The schema type.
+pub type AgentSchema = Schema<Query, EmptyMutation, EmptySubscription>;
+
+/// The schema over `state`, with its limits and DataLoaders.
+pub fn schema(state: ApiState) -> AgentSchema {
+    let skills = DataLoader::new(SkillLoader(state.store.reader().clone()), tokio::spawn);
+    Schema::build(Query, EmptyMutation, EmptySubscription)
+        .data(state)
+        .data(skills)
+        .limit_depth(MAX_DEPTH)
+        .limit_complexity(MAX_COMPLEXITY)
+        .finish()
+}
+
+/// The schema in GraphQL SDL, as committed in `api/schema.graphql`.
+pub fn sdl() -> String {
+    Schema::build(Query, EmptyMutation, EmptySubscription)
+        .finish()
+        .sdl()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The committed schema is the schema the code serves. Refresh it with
+    /// `AGENTINDEX_BLESS_SCHEMA=1 cargo test -p agentindex-api`.
+    #[test]
+    fn committed_schema_matches_the_code() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema.graphql");
+        let printed = super::sdl();
+        if std::env::var_os("AGENTINDEX_BLESS_SCHEMA").is_some() {
+            std::fs::write(path, &printed).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == printed,
+            "api/schema.graphql is stale; run AGENTINDEX_BLESS_SCHEMA=1 cargo test -p agentindex-api"
+        );
+    }
+}

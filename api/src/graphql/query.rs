@@ -1,0 +1,214 @@
+//! The query root ([`Query`]): `agent`, `agents` (filtered, searched, ordered, keyset-paginated) and
+//! `indexerStatus`.
+
+use super::agent::Agent;
+use super::cursor::Cursor;
+use super::filter::{AgentFilter, AgentOrder, order};
+use crate::read::agents::{self, Listed, Order, Selection};
+use crate::state::ApiState;
+use async_graphql::{Context, Error, ID, Object, Result, SimpleObject};
+
+/// Largest page `agents` returns.
+pub const MAX_PAGE: i32 = 100;
+/// Page size when `first` is not given.
+const DEFAULT_PAGE: i32 = 20;
+
+/// Root of every query.
+pub struct Query;
+
+#[Object]
+impl Query {
+    /// One agent by id.
+    async fn agent(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Agent>> {
+        let pool = ctx.data_unchecked::<ApiState>().store.reader();
+        Ok(agents::by_key(pool, &id).await?.map(Agent))
+    }
+
+    /// Agents matching `filter` and `search`, in `orderBy` order (relevance when searching,
+    /// else newest), `first` at a time (at most 100) after the cursor `after`.
+    async fn agents(
+        &self,
+        ctx: &Context<'_>,
+        filter: Option<AgentFilter>,
+        search: Option<String>,
+        order_by: Option<AgentOrder>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<AgentConnection> {
+        let first = first.unwrap_or(DEFAULT_PAGE);
+        if !(0..=MAX_PAGE).contains(&first) {
+            return Err(Error::new(format!(
+                "first must be between 0 and {MAX_PAGE}, got {first}"
+            )));
+        }
+        let selection = filter.unwrap_or_default().selection(search.as_deref());
+        if search.as_deref().is_some_and(|s| !s.trim().is_empty()) && selection.search.is_none() {
+            // Only punctuation: nothing can match.
+            return Ok(AgentConnection::empty(selection));
+        }
+        let order = order(order_by, selection.search.is_some());
+        let after = match after {
+            Some(text) => Some(
+                Cursor::decode(&text)
+                    .filter(|c| fits(c, order))
+                    .ok_or_else(|| {
+                        Error::new(format!("after: {text:?} is not a cursor of this ordering"))
+                    })?,
+            ),
+            None => None,
+        };
+        let pool = ctx.data_unchecked::<ApiState>().store.reader();
+        let mut listed = agents::list(
+            pool,
+            &selection,
+            order,
+            after.as_ref(),
+            i64::from(first) + 1,
+        )
+        .await?;
+        let has_next_page = listed.len() > first as usize;
+        listed.truncate(first as usize);
+        let edges: Vec<AgentEdge> = listed
+            .into_iter()
+            .map(|listed| {
+                let cursor = cursor_of(&listed, order).encode();
+                AgentEdge {
+                    node: Agent(listed.row),
+                    cursor,
+                }
+            })
+            .collect();
+        let end_cursor = edges.last().map(|e| e.cursor.clone());
+        Ok(AgentConnection {
+            edges,
+            page_info: PageInfo {
+                has_next_page,
+                end_cursor,
+            },
+            selection,
+            empty: false,
+        })
+    }
+
+    /// Every indexed chain: head, finalized and indexed block and the lag.
+    async fn indexer_status(&self, ctx: &Context<'_>) -> Result<Vec<ChainStatus>> {
+        let statuses = ctx.data_unchecked::<ApiState>().store.statuses().await?;
+        Ok(statuses
+            .into_iter()
+            .map(|s| ChainStatus {
+                chain_id: s.chain_id as i64,
+                name: s.name,
+                head_block: s.head_block as i64,
+                finalized_block: s.finalized_block as i64,
+                indexed_block: s.indexed_block.map_or(0, |b| b as i64),
+                lag: s.lag as i64,
+            })
+            .collect())
+    }
+}
+
+fn fits(cursor: &Cursor, order: Order) -> bool {
+    matches!(
+        (cursor, order),
+        (Cursor::Newest { .. }, Order::Newest)
+            | (Cursor::Reputation { .. }, Order::Reputation)
+            | (Cursor::Relevance { .. }, Order::Relevance)
+    )
+}
+
+fn cursor_of(listed: &Listed, order: Order) -> Cursor {
+    let k = listed.row.agent_key.clone();
+    match order {
+        Order::Newest => Cursor::Newest {
+            b: listed.row.registered_block,
+            k,
+        },
+        Order::Reputation => Cursor::Reputation {
+            s: listed.row.score.unwrap_or(0.0),
+            k,
+        },
+        Order::Relevance => Cursor::Relevance {
+            r: listed.rank.unwrap_or(0.0),
+            k,
+        },
+    }
+}
+
+/// A page of agents.
+pub(crate) struct AgentConnection {
+    edges: Vec<AgentEdge>,
+    page_info: PageInfo,
+    selection: Selection,
+    empty: bool,
+}
+
+impl AgentConnection {
+    fn empty(selection: Selection) -> Self {
+        Self {
+            edges: Vec::new(),
+            page_info: PageInfo {
+                has_next_page: false,
+                end_cursor: None,
+            },
+            selection,
+            empty: true,
+        }
+    }
+}
+
+#[Object]
+impl AgentConnection {
+    /// The agents of this page with their cursors.
+    async fn edges(&self) -> &[AgentEdge] {
+        &self.edges
+    }
+
+    /// Whether more follow and where this page ended.
+    async fn page_info(&self) -> &PageInfo {
+        &self.page_info
+    }
+
+    /// How many agents match in all (every page).
+    async fn total_count(&self, ctx: &Context<'_>) -> Result<i64> {
+        if self.empty {
+            return Ok(0);
+        }
+        let pool = ctx.data_unchecked::<ApiState>().store.reader();
+        Ok(agents::count(pool, &self.selection).await?)
+    }
+}
+
+/// One agent of a page.
+#[derive(SimpleObject)]
+pub(crate) struct AgentEdge {
+    /// The agent.
+    node: Agent,
+    /// Pass as `after` to continue after it.
+    cursor: String,
+}
+
+/// Relay page information.
+#[derive(SimpleObject)]
+pub(crate) struct PageInfo {
+    /// More agents follow this page.
+    has_next_page: bool,
+    /// The cursor of the last edge.
+    end_cursor: Option<String>,
+}
+
+/// One chain's indexing status.
+#[derive(SimpleObject)]
+pub(crate) struct ChainStatus {
+    /// EIP-155 chain id.
+    chain_id: i64,
+    /// Configured name.
+    name: String,
+    /// Newest head seen.
+    head_block: i64,
+    /// Newest finalized block seen.
+    finalized_block: i64,
+    /// Last block fully indexed (0 before the first).
+    indexed_block: i64,
+    /// Blocks between the head and the index.
+    lag: i64,
+}

@@ -1,0 +1,76 @@
+//! The HTTP endpoints besides the feed: GraphQL (`POST /graphql`, GraphiQL on `GET /graphql`),
+//! `/healthz`, `/readyz` and `/status`.
+
+use crate::graphql::AgentSchema;
+use crate::state::ApiState;
+use async_graphql::ServerError;
+use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use std::time::Duration;
+
+/// Longest query text accepted, in bytes.
+pub const MAX_QUERY_BYTES: usize = 16 * 1024;
+/// Longest a query may run.
+pub const QUERY_TIME_LIMIT: Duration = Duration::from_secs(10);
+
+/// `POST /graphql`.
+pub(crate) async fn graphql(
+    State((schema, _)): State<(AgentSchema, ApiState)>,
+    request: GraphQLRequest,
+) -> GraphQLResponse {
+    let request = request.into_inner();
+    if request.query.len() > MAX_QUERY_BYTES {
+        let error = ServerError::new(
+            format!(
+                "the query is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
+                request.query.len()
+            ),
+            None,
+        );
+        return async_graphql::Response::from_errors(vec![error]).into();
+    }
+    match tokio::time::timeout(QUERY_TIME_LIMIT, schema.execute(request)).await {
+        Ok(response) => response.into(),
+        Err(_) => {
+            let error = ServerError::new(
+                format!("the query ran longer than {QUERY_TIME_LIMIT:?} and was stopped"),
+                None,
+            );
+            async_graphql::Response::from_errors(vec![error]).into()
+        }
+    }
+}
+
+/// `GET /graphql`: GraphiQL.
+pub(crate) async fn graphiql() -> Html<&'static str> {
+    Html(include_str!("graphiql.html"))
+}
+
+/// `GET /status`: every chain's head, finalized and indexed block and lag.
+pub(crate) async fn status(State((_, state)): State<(AgentSchema, ApiState)>) -> Response {
+    match state.store.statuses().await {
+        Ok(statuses) => Json(statuses).into_response(),
+        Err(e) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(serde_json::json!({ "error": e.to_string() })),
+        )
+            .into_response(),
+    }
+}
+
+/// `GET /readyz`: 200 once every chain reached its head once (under `run`), or at once when
+/// only serving; 503 before.
+pub(crate) async fn readyz(State((_, state)): State<(AgentSchema, ApiState)>) -> Response {
+    match state.ready().await {
+        Ok(true) => (StatusCode::OK, "ready").into_response(),
+        Ok(false) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "indexing has not reached the head yet",
+        )
+            .into_response(),
+        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
+    }
+}

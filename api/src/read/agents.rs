@@ -1,0 +1,264 @@
+//! Reading agents for discovery: one row per agent joining its chain state, its document
+//! profile and its stored reputation, with every filter, full-text search and keyset
+//! pagination done in SQL.
+
+use crate::graphql::cursor::Cursor;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{FromRow, QueryBuilder, Row, Sqlite, SqlitePool};
+
+/// The columns every agent read selects.
+const COLUMNS: &str = "a.agent_key, a.chain_id, a.source, a.address, a.registry, a.token_id,
+    a.owner, a.operators, a.uri, a.agent_wallet, a.payment_address, a.card_uri AS chain_card_uri,
+    a.name AS chain_name, a.description AS chain_description, a.active, a.registered_block,
+    a.registered_at, a.last_event_block,
+    p.name AS profile_name, p.description AS profile_description, p.card_uri, p.card_status,
+    p.card_signature, p.protocol_version, p.x402, p.input_modes, p.output_modes,
+    p.registration_verified, p.domain_verified,
+    r.score, r.payment_score, r.payment_count, r.unique_payers, r.excluded_payments,
+    r.feedback_count, r.feedback_average, r.validation_average, r.rating_average,
+    r.as_of_block, r.evaluation";
+
+const FROM: &str = " FROM agents a
+    LEFT JOIN agent_profiles p ON p.agent_key = a.agent_key
+    LEFT JOIN agent_reputation r ON r.agent_key = a.agent_key";
+
+/// One agent as discovery reads it.
+#[derive(Debug, Clone, FromRow)]
+pub(crate) struct AgentRow {
+    pub(crate) agent_key: String,
+    pub(crate) chain_id: i64,
+    pub(crate) source: String,
+    pub(crate) address: Option<String>,
+    pub(crate) registry: Option<String>,
+    pub(crate) token_id: Option<String>,
+    pub(crate) owner: String,
+    pub(crate) operators: String,
+    pub(crate) uri: Option<String>,
+    pub(crate) agent_wallet: Option<String>,
+    pub(crate) payment_address: Option<String>,
+    pub(crate) chain_card_uri: Option<String>,
+    pub(crate) chain_name: Option<String>,
+    pub(crate) chain_description: Option<String>,
+    pub(crate) active: bool,
+    pub(crate) registered_block: i64,
+    pub(crate) registered_at: i64,
+    pub(crate) last_event_block: i64,
+    pub(crate) profile_name: Option<String>,
+    pub(crate) profile_description: Option<String>,
+    pub(crate) card_uri: Option<String>,
+    pub(crate) card_status: Option<String>,
+    pub(crate) card_signature: Option<String>,
+    pub(crate) protocol_version: Option<String>,
+    pub(crate) x402: Option<bool>,
+    pub(crate) input_modes: Option<String>,
+    pub(crate) output_modes: Option<String>,
+    pub(crate) registration_verified: Option<bool>,
+    pub(crate) domain_verified: Option<bool>,
+    pub(crate) score: Option<f64>,
+    pub(crate) payment_score: Option<f64>,
+    pub(crate) payment_count: Option<i64>,
+    pub(crate) unique_payers: Option<i64>,
+    pub(crate) excluded_payments: Option<i64>,
+    pub(crate) feedback_count: Option<i64>,
+    pub(crate) feedback_average: Option<f64>,
+    pub(crate) validation_average: Option<f64>,
+    pub(crate) rating_average: Option<f64>,
+    pub(crate) as_of_block: Option<i64>,
+    pub(crate) evaluation: Option<String>,
+}
+
+/// What to list: the filters of `AgentFilter`, already normalised.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Selection {
+    pub(crate) chain_ids: Vec<i64>,
+    pub(crate) sources: Vec<&'static str>,
+    pub(crate) skill: Option<String>,
+    pub(crate) tags: Vec<String>,
+    pub(crate) input_mode: Option<String>,
+    pub(crate) output_mode: Option<String>,
+    pub(crate) x402: Option<bool>,
+    pub(crate) signed: Option<bool>,
+    pub(crate) active: Option<bool>,
+    pub(crate) min_reputation: Option<f64>,
+    pub(crate) owner: Option<String>,
+    /// An FTS5 query (already quoted) when searching.
+    pub(crate) search: Option<String>,
+}
+
+/// How to order a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    Newest,
+    Reputation,
+    Relevance,
+}
+
+/// An agent row and its rank when the list is a search.
+pub(crate) struct Listed {
+    pub(crate) row: AgentRow,
+    pub(crate) rank: Option<f64>,
+}
+
+/// One agent by key.
+pub(crate) async fn by_key(pool: &SqlitePool, key: &str) -> sqlx::Result<Option<AgentRow>> {
+    let mut query =
+        QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS}{FROM} WHERE a.agent_key = "));
+    query.push_bind(key);
+    query.build_query_as().fetch_optional(pool).await
+}
+
+/// Up to `limit` agents of `selection` in `order`, after `after`.
+pub(crate) async fn list(
+    pool: &SqlitePool,
+    selection: &Selection,
+    order: Order,
+    after: Option<&Cursor>,
+    limit: i64,
+) -> sqlx::Result<Vec<Listed>> {
+    let rank = if selection.search.is_some() {
+        "s.rank"
+    } else {
+        "NULL"
+    };
+    let mut query = QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS}, {rank} AS rank{FROM}"));
+    push_search_join(&mut query, selection);
+    push_filters(&mut query, selection);
+    match (order, after) {
+        (Order::Newest, Some(Cursor::Newest { b, k })) => {
+            query.push(" AND (a.registered_block < ");
+            query.push_bind(*b);
+            query.push(" OR (a.registered_block = ");
+            query.push_bind(*b);
+            query.push(" AND a.agent_key > ");
+            query.push_bind(k.clone());
+            query.push("))");
+        }
+        (Order::Reputation, Some(Cursor::Reputation { s, k })) => {
+            query.push(" AND (coalesce(r.score, 0) < ");
+            query.push_bind(*s);
+            query.push(" OR (coalesce(r.score, 0) = ");
+            query.push_bind(*s);
+            query.push(" AND a.agent_key > ");
+            query.push_bind(k.clone());
+            query.push("))");
+        }
+        (Order::Relevance, Some(Cursor::Relevance { r, k })) => {
+            query.push(" AND (s.rank > ");
+            query.push_bind(*r);
+            query.push(" OR (s.rank = ");
+            query.push_bind(*r);
+            query.push(" AND a.agent_key > ");
+            query.push_bind(k.clone());
+            query.push("))");
+        }
+        _ => {}
+    }
+    query.push(match order {
+        Order::Newest => " ORDER BY a.registered_block DESC, a.agent_key",
+        Order::Reputation => " ORDER BY coalesce(r.score, 0) DESC, a.agent_key",
+        Order::Relevance => " ORDER BY s.rank, a.agent_key",
+    });
+    query.push(" LIMIT ");
+    query.push_bind(limit);
+    let rows = query.build().fetch_all(pool).await?;
+    rows.iter()
+        .map(|row: &SqliteRow| {
+            Ok(Listed {
+                row: AgentRow::from_row(row)?,
+                rank: row.try_get("rank")?,
+            })
+        })
+        .collect()
+}
+
+/// How many agents `selection` matches.
+pub(crate) async fn count(pool: &SqlitePool, selection: &Selection) -> sqlx::Result<i64> {
+    let mut query = QueryBuilder::<Sqlite>::new(format!("SELECT count(*){FROM}"));
+    push_search_join(&mut query, selection);
+    push_filters(&mut query, selection);
+    query.build_query_scalar().fetch_one(pool).await
+}
+
+fn push_search_join(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
+    if let Some(search) = &selection.search {
+        query.push(
+            " JOIN (SELECT agent_key, bm25(agent_search) AS rank FROM agent_search
+                    WHERE agent_search MATCH ",
+        );
+        query.push_bind(search.clone());
+        query.push(") s ON s.agent_key = a.agent_key");
+    }
+}
+
+/// Appends ` WHERE …` for every filter of `selection` (always at least `WHERE 1`).
+fn push_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
+    query.push(" WHERE 1");
+    if !selection.chain_ids.is_empty() {
+        query.push(" AND a.chain_id IN (");
+        let mut list = query.separated(", ");
+        for id in &selection.chain_ids {
+            list.push_bind(*id);
+        }
+        query.push(")");
+    }
+    if !selection.sources.is_empty() {
+        query.push(" AND a.source IN (");
+        let mut list = query.separated(", ");
+        for source in &selection.sources {
+            list.push_bind(*source);
+        }
+        query.push(")");
+    }
+    if let Some(skill) = &selection.skill {
+        query.push(
+            " AND EXISTS (SELECT 1 FROM agent_skills k WHERE k.agent_key = a.agent_key AND (lower(k.skill_id) = ",
+        );
+        query.push_bind(skill.to_lowercase());
+        query.push(" OR EXISTS (SELECT 1 FROM json_each(k.tags) WHERE value = ");
+        query.push_bind(skill.to_lowercase());
+        query.push(")))");
+    }
+    for tag in &selection.tags {
+        query.push(
+            " AND EXISTS (SELECT 1 FROM agent_skills k, json_each(k.tags) t
+                 WHERE k.agent_key = a.agent_key AND t.value = ",
+        );
+        query.push_bind(tag.to_lowercase());
+        query.push(")");
+    }
+    for (column, mode) in [
+        ("p.input_modes", &selection.input_mode),
+        ("p.output_modes", &selection.output_mode),
+    ] {
+        if let Some(mode) = mode {
+            query.push(format!(
+                " AND EXISTS (SELECT 1 FROM json_each({column}) WHERE lower(value) = "
+            ));
+            query.push_bind(mode.to_lowercase());
+            query.push(")");
+        }
+    }
+    if let Some(x402) = selection.x402 {
+        query.push(" AND coalesce(p.x402, 0) = ");
+        query.push_bind(x402);
+    }
+    if let Some(signed) = selection.signed {
+        query.push(if signed {
+            " AND p.card_signature = 'valid'"
+        } else {
+            " AND coalesce(p.card_signature, '') <> 'valid'"
+        });
+    }
+    if let Some(active) = selection.active {
+        query.push(" AND a.active = ");
+        query.push_bind(active);
+    }
+    if let Some(min) = selection.min_reputation {
+        query.push(" AND coalesce(r.score, 0) >= ");
+        query.push_bind(min);
+    }
+    if let Some(owner) = &selection.owner {
+        query.push(" AND a.owner = ");
+        query.push_bind(owner.to_lowercase());
+    }
+}

@@ -1,0 +1,42 @@
+//! Skills of many agents at once, for the skills DataLoader.
+
+use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use std::collections::HashMap;
+
+/// One skill as discovery shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SkillRow {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) tags: Vec<String>,
+}
+
+/// The skills of each of `keys`, in skill-id order.
+pub(crate) async fn of_agents(
+    pool: &SqlitePool,
+    keys: &[String],
+) -> sqlx::Result<HashMap<String, Vec<SkillRow>>> {
+    let mut out: HashMap<String, Vec<SkillRow>> = HashMap::new();
+    for chunk in keys.chunks(500) {
+        let mut query = QueryBuilder::<Sqlite>::new(
+            "SELECT agent_key, skill_id, name, description, tags FROM agent_skills WHERE agent_key IN (",
+        );
+        let mut list = query.separated(", ");
+        for key in chunk {
+            list.push_bind(key.clone());
+        }
+        query.push(") ORDER BY agent_key, skill_id");
+        let rows: Vec<(String, String, String, Option<String>, String)> =
+            query.build_query_as().fetch_all(pool).await?;
+        for (key, id, name, description, tags) in rows {
+            out.entry(key).or_default().push(SkillRow {
+                id,
+                name,
+                description,
+                tags: serde_json::from_str(&tags).unwrap_or_default(),
+            });
+        }
+    }
+    Ok(out)
+}

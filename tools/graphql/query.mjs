@@ -1,0 +1,23 @@
+// Runs GraphQL queries against an agentindex API with the graphql-request client, as an SDK
+// would. Reads a JSON array of {query, variables} from stdin and prints a JSON array of
+// results: {data} on success, {errors} (the server's messages) on a GraphQL error.
+// Usage: node query.mjs http://127.0.0.1:PORT/graphql < requests.json
+import { GraphQLClient, ClientError } from 'graphql-request';
+
+const endpoint = process.argv[2];
+const client = new GraphQLClient(endpoint);
+let input = '';
+for await (const chunk of process.stdin) input += chunk;
+const results = [];
+for (const { query, variables } of JSON.parse(input)) {
+  try {
+    results.push({ data: await client.request(query, variables ?? {}) });
+  } catch (error) {
+    if (error instanceof ClientError) {
+      results.push({ errors: (error.response.errors ?? []).map((e) => e.message), status: error.response.status });
+    } else {
+      throw error;
+    }
+  }
+}
+process.stdout.write(JSON.stringify(results));
