@@ -355,3 +355,139 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
     stop.send(true).unwrap();
     serving.await.unwrap().unwrap();
 }
+
+/// Starts `tools/graphql/subscribe.mjs` for `count` events of `query`.
+fn subscriber(ws: &str, query: &str, variables: Value, count: usize) -> std::process::Child {
+    let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/graphql");
+    Command::new("node")
+        .arg("subscribe.mjs")
+        .args([
+            ws,
+            query,
+            &variables.to_string(),
+            &count.to_string(),
+            "60000",
+        ])
+        .current_dir(&tools)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node runs")
+}
+
+/// The events a subscriber printed, once it got them all.
+fn events_of(child: std::process::Child) -> Vec<Value> {
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "graphql-ws subscriber failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscriptions_report_committed_registrations_payments_and_reputation() {
+    let devnet = Devnet::start().await.unwrap();
+    let a = devnet.accounts();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let mut config = support::config(&devnet, &db, 0);
+    config.chains[0].poll_interval_ms = 20;
+    let store = support::open(&db).await;
+    let (stop, shutdown) = watch::channel(false);
+    let indexing = {
+        let (config, shutdown) = (config.clone(), shutdown.clone());
+        tokio::spawn(async move {
+            let options = agentindex_indexer::engine::IndexOptions {
+                skip_documents: true,
+                retry: support::quick_retry(),
+                ..Default::default()
+            };
+            agentindex_indexer::engine::index(&config, options, shutdown, |_, _| {}).await
+        })
+    };
+    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
+    let serving = tokio::spawn(agentindex_api::serve(
+        ApiState::new(store.clone(), &config),
+        "127.0.0.1:0".parse().unwrap(),
+        shutdown,
+        move |address| {
+            let _ = bound_tx.send(address);
+        },
+    ));
+    let address = bound_rx.await.unwrap();
+    support::chain::wait_for_head(&devnet, &store, std::time::Duration::from_secs(30)).await;
+    let since = store
+        .progress(devnet.chain_id())
+        .await
+        .unwrap()
+        .unwrap()
+        .next_block
+        - 1;
+
+    // What happens on chain after `since`: a factory agent paid twice, and an ERC-8004 agent
+    // the filter leaves out.
+    let agent = demo::via_factory(&devnet, a[1], demo::sample_card(&devnet, "Live", None))
+        .await
+        .unwrap();
+    demo::via_erc8004(&devnet, a[2], "data:application/json,{}")
+        .await
+        .unwrap();
+    let key = format!("{}:{agent:#x}", devnet.chain_id());
+    let ws = format!("ws://{address}/graphql/ws");
+    let registered = subscriber(
+        &ws,
+        "subscription($since: Int) { agentsChanged(filter: { sources: [FACTORY] }, sinceBlock: $since) { id name source } }",
+        json!({ "since": since }),
+        1,
+    );
+    let payments = subscriber(
+        &ws,
+        "subscription($id: ID, $since: Int) { newPayments(agentId: $id, sinceBlock: $since) { agentId payer amount x402 } }",
+        json!({ "id": key, "since": since }),
+        2,
+    );
+    for (payer, amount) in [(a[5], 1_000_000u64), (a[6], 2_000_000)] {
+        let usdc = devnet.usdc();
+        let send = usdc.transfer(agent, U256::from(amount)).from(payer);
+        confirm("paying the live agent", send.send()).await.unwrap();
+    }
+    // A reputation row is replaced as it is rescored, so what a late subscriber replays is the
+    // agent as it stands: both payments counted.
+    support::chain::wait_for_head(&devnet, &store, std::time::Duration::from_secs(30)).await;
+    let rescored = subscriber(
+        &ws,
+        "subscription($id: ID!, $since: Int) { reputationChanged(agentId: $id, sinceBlock: $since) { id reputation { paymentCount uniquePayers } } }",
+        json!({ "id": key, "since": since }),
+        1,
+    );
+
+    let registered = events_of(registered);
+    assert_eq!(registered[0]["agentsChanged"]["id"], key);
+    assert_eq!(registered[0]["agentsChanged"]["source"], "FACTORY");
+    let payments = events_of(payments);
+    let paid: Vec<(&str, &str)> = payments
+        .iter()
+        .map(|p| {
+            (
+                p["newPayments"]["payer"].as_str().unwrap(),
+                p["newPayments"]["amount"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let (five, six) = (format!("{:#x}", a[5]), format!("{:#x}", a[6]));
+    assert_eq!(
+        paid,
+        vec![(five.as_str(), "1000000"), (six.as_str(), "2000000")]
+    );
+    let rescored = events_of(rescored);
+    assert_eq!(rescored[0]["reputationChanged"]["id"], key.as_str());
+    assert_eq!(
+        rescored[0]["reputationChanged"]["reputation"],
+        json!({ "paymentCount": 2, "uniquePayers": 2 })
+    );
+    stop.send(true).unwrap();
+    indexing.await.unwrap().unwrap();
+    serving.await.unwrap().unwrap();
+}

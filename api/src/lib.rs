@@ -3,8 +3,10 @@
 //! [`server`] binds the address and routes requests; [`graphql`] is the GraphQL schema and its
 //! resolvers, over the read queries in `read`; [`http`] has the GraphQL, health, readiness and
 //! status endpoints; [`feeds`] answers the reputation feed (`GET /feeds/reputation.jsonl`);
-//! [`state`] holds what every handler reads from.
+//! [`changes`] turns committed batches into subscription events; [`state`] holds what every
+//! handler reads from.
 
+pub mod changes;
 pub mod feeds;
 pub mod graphql;
 pub mod http;

@@ -3,6 +3,7 @@
 use crate::graphql;
 use crate::state::ApiState;
 use crate::{feeds, http};
+use async_graphql_axum::GraphQLSubscription;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
@@ -34,6 +35,7 @@ pub fn router(state: ApiState) -> Router {
     let schema = graphql::schema(state.clone());
     let api = Router::new()
         .route("/graphql", get(http::graphiql).post(http::graphql))
+        .route_service("/graphql/ws", GraphQLSubscription::new(schema.clone()))
         .route("/status", get(http::status))
         .route("/readyz", get(http::readyz))
         .with_state((schema, state.clone()));

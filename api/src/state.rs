@@ -1,6 +1,7 @@
 //! What every request handler reads from: the store, per configured chain the rules its
 //! reputation is computed under, and whether the index is ready to be asked.
 
+use crate::changes::ChangeFeed;
 use agentindex_indexer::config::Config;
 use agentindex_indexer::reputation::ReputationRules;
 use agentindex_indexer::store::{Store, StoreResult};
@@ -19,10 +20,13 @@ pub struct ApiState {
     ready: Arc<AtomicBool>,
     /// Whether readiness waits for the chains (true under `run`).
     waits_for_chains: bool,
+    /// Committed changes, for subscriptions.
+    pub(crate) changes: ChangeFeed,
 }
 
 impl ApiState {
-    /// State for serving `store` under `config` alone: ready as soon as it serves.
+    /// State for serving `store` under `config` alone: ready as soon as it serves. Starts the
+    /// change feed, so it must be called inside the Tokio runtime.
     pub fn new(store: Store, config: &Config) -> Self {
         let rules = config
             .chains
@@ -35,6 +39,7 @@ impl ApiState {
             })
             .collect();
         Self {
+            changes: ChangeFeed::start(store.clone()),
             store,
             rules: Arc::new(rules),
             ready: Arc::new(AtomicBool::new(true)),

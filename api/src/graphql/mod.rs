@@ -1,4 +1,5 @@
-//! The GraphQL API: the schema ([`schema`]), its query root ([`query`]), the `Agent` type
+//! The GraphQL API: the schema ([`schema`]), its query and subscription roots ([`query`],
+//! [`subscription`]), the `Agent` type
 //! ([`agent`]), the `agents` arguments ([`filter`]), cursors ([`cursor`]) and DataLoaders
 //! ([`loaders`]). `api/schema.graphql` is the schema as printed; a test keeps them equal.
 
@@ -7,12 +8,14 @@ pub(crate) mod cursor;
 pub(crate) mod filter;
 pub(crate) mod loaders;
 pub mod query;
+pub mod subscription;
 
 use crate::state::ApiState;
 use async_graphql::dataloader::DataLoader;
-use async_graphql::{EmptyMutation, EmptySubscription, Schema};
+use async_graphql::{EmptyMutation, Schema};
 use loaders::SkillLoader;
 use query::Query;
+use subscription::Subscription;
 
 /// Deepest nesting a query may have.
 pub const MAX_DEPTH: usize = 12;
@@ -20,12 +23,12 @@ pub const MAX_DEPTH: usize = 12;
 pub const MAX_COMPLEXITY: usize = 5_000;
 
 /// The schema type.
-pub type AgentSchema = Schema<Query, EmptyMutation, EmptySubscription>;
+pub type AgentSchema = Schema<Query, EmptyMutation, Subscription>;
 
 /// The schema over `state`, with its limits and DataLoaders.
 pub fn schema(state: ApiState) -> AgentSchema {
     let skills = DataLoader::new(SkillLoader(state.store.reader().clone()), tokio::spawn);
-    Schema::build(Query, EmptyMutation, EmptySubscription)
+    Schema::build(Query, EmptyMutation, Subscription)
         .data(state)
         .data(skills)
         .limit_depth(MAX_DEPTH)
@@ -35,7 +38,7 @@ pub fn schema(state: ApiState) -> AgentSchema {
 
 /// The schema in GraphQL SDL, as committed in `api/schema.graphql`.
 pub fn sdl() -> String {
-    Schema::build(Query, EmptyMutation, EmptySubscription)
+    Schema::build(Query, EmptyMutation, Subscription)
         .finish()
         .sdl()
 }

@@ -107,6 +107,20 @@ pub(crate) async fn by_key(pool: &SqlitePool, key: &str) -> sqlx::Result<Option<
     query.build_query_as().fetch_optional(pool).await
 }
 
+/// Agent `key` if `selection` matches it.
+pub(crate) async fn matching(
+    pool: &SqlitePool,
+    selection: &Selection,
+    key: &str,
+) -> sqlx::Result<Option<AgentRow>> {
+    let mut query = QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS}{FROM}"));
+    push_search_join(&mut query, selection);
+    push_filters(&mut query, selection);
+    query.push(" AND a.agent_key = ");
+    query.push_bind(key.to_string());
+    query.build_query_as().fetch_optional(pool).await
+}
+
 /// Up to `limit` agents of `selection` in `order`, after `after`.
 pub(crate) async fn list(
     pool: &SqlitePool,

@@ -1,5 +1,7 @@
 //! The API's read queries over the store's read-only pool: agents with their profile and stored
-//! reputation, filtered, searched and ordered ([`agents`]), and skills by agent ([`skills`]).
+//! reputation, filtered, searched and ordered ([`agents`]), skills by agent ([`skills`]), and
+//! what committed batches changed, for subscriptions ([`changes`]).
 
 pub(crate) mod agents;
+pub(crate) mod changes;
 pub(crate) mod skills;

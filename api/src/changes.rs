@@ -1,0 +1,101 @@
+//! The change feed behind subscriptions: a task watches every chain's indexed block and, each
+//! time it advances, reads what the committed batches changed ([`crate::read::changes`]) and
+//! broadcasts it. Because it reads committed rows, subscribers never see uncommitted data, and it
+//! works the same whether the indexer runs in this process (`run`) or another (`serve`).
+
+use crate::read::changes::{self, Change};
+use agentindex_indexer::store::Store;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+use tokio::sync::broadcast;
+
+/// How often the indexed blocks are checked.
+const POLL: Duration = Duration::from_millis(200);
+/// Changes a slow subscriber may fall behind by before it misses some.
+const CAPACITY: usize = 4_096;
+
+/// The feed: subscribe for changes from now on, with the blocks already published per chain.
+#[derive(Debug, Clone)]
+pub struct ChangeFeed {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    sender: broadcast::Sender<Change>,
+    /// Per chain, the block up to which changes were published.
+    published: Mutex<BTreeMap<i64, i64>>,
+}
+
+impl ChangeFeed {
+    /// Starts watching `store`; the task ends when the last handle is dropped.
+    pub fn start(store: Store) -> Self {
+        let (sender, _) = broadcast::channel(CAPACITY);
+        let inner = Arc::new(Inner {
+            sender,
+            published: Mutex::new(BTreeMap::new()),
+        });
+        tokio::spawn(watch(store, Arc::downgrade(&inner)));
+        Self { inner }
+    }
+
+    /// A receiver of changes published from now on, and the block each chain was published up
+    /// to when it was made (changes at or below it are not in the receiver's future, and the
+    /// caller replays them from the store when it wants them).
+    pub(crate) fn subscribe(&self) -> (broadcast::Receiver<Change>, BTreeMap<i64, i64>) {
+        let receiver = self.inner.sender.subscribe();
+        let published = self.inner.published.lock().expect("not poisoned").clone();
+        (receiver, published)
+    }
+}
+
+async fn watch(store: Store, inner: Weak<Inner>) {
+    let mut interval = tokio::time::interval(POLL);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        let Some(inner) = inner.upgrade() else {
+            return;
+        };
+        let statuses = match store.statuses().await {
+            Ok(statuses) => statuses,
+            Err(e) => {
+                tracing::warn!(target: "agentindex::api", error = %e, "change feed: reading chain status");
+                continue;
+            }
+        };
+        for status in statuses {
+            let chain_id = status.chain_id as i64;
+            let indexed = status.indexed_block.map_or(0, |b| b as i64);
+            let last = {
+                let mut published = inner.published.lock().expect("not poisoned");
+                let entry = published.entry(chain_id).or_insert(indexed);
+                if indexed < *entry {
+                    // A reorg rewound the chain: the new branch is published as it is indexed.
+                    *entry = indexed;
+                }
+                *entry
+            };
+            if indexed <= last {
+                continue;
+            }
+            match changes::between(store.reader(), chain_id, last, indexed).await {
+                Ok(found) => {
+                    inner
+                        .published
+                        .lock()
+                        .expect("not poisoned")
+                        .insert(chain_id, indexed);
+                    for change in found {
+                        // No subscriber is not an error.
+                        let _ = inner.sender.send(change);
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(target: "agentindex::api", error = %e, chain_id, "change feed: reading changes")
+                }
+            }
+        }
+    }
+}

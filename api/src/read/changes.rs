@@ -1,0 +1,121 @@
+//! What committed batches changed in a run of blocks: agents registered or updated, reputation
+//! rows rescored, payments credited. Subscriptions are fed from these reads, so they only ever
+//! report committed data.
+
+use sqlx::SqlitePool;
+
+/// One change, at the block it happened in.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Change {
+    /// An agent was registered (`registered`) or its chain state changed.
+    Agent {
+        chain_id: i64,
+        block: i64,
+        key: String,
+        registered: bool,
+    },
+    /// An agent's stored reputation was recomputed.
+    Reputation {
+        chain_id: i64,
+        block: i64,
+        key: String,
+    },
+    /// A payment was credited to an agent.
+    Payment {
+        chain_id: i64,
+        block: i64,
+        payment: PaymentRow,
+    },
+}
+
+impl Change {
+    pub(crate) fn chain_and_block(&self) -> (i64, i64) {
+        match self {
+            Change::Agent {
+                chain_id, block, ..
+            }
+            | Change::Reputation {
+                chain_id, block, ..
+            }
+            | Change::Payment {
+                chain_id, block, ..
+            } => (*chain_id, *block),
+        }
+    }
+}
+
+/// A credited payment as the API shows it.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub(crate) struct PaymentRow {
+    pub(crate) agent_key: String,
+    pub(crate) block_number: i64,
+    pub(crate) log_index: i64,
+    pub(crate) tx_hash: String,
+    pub(crate) token: String,
+    pub(crate) payer: String,
+    pub(crate) payee: String,
+    pub(crate) amount: String,
+    pub(crate) eip3009: bool,
+    pub(crate) timestamp: i64,
+}
+
+/// The changes of `chain_id` in blocks `(after, up_to]`, in chain order within each kind.
+pub(crate) async fn between(
+    pool: &SqlitePool,
+    chain_id: i64,
+    after: i64,
+    up_to: i64,
+) -> sqlx::Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    let agents: Vec<(String, i64, i64)> = sqlx::query_as(
+        "SELECT agent_key, registered_block, last_event_block FROM agents
+         WHERE chain_id = ? AND last_event_block > ? AND last_event_block <= ?
+         ORDER BY last_event_block, agent_key",
+    )
+    .bind(chain_id)
+    .bind(after)
+    .bind(up_to)
+    .fetch_all(pool)
+    .await?;
+    changes.extend(
+        agents
+            .into_iter()
+            .map(|(key, registered, block)| Change::Agent {
+                chain_id,
+                block,
+                key,
+                registered: registered > after,
+            }),
+    );
+    let rescored: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT agent_key, as_of_block FROM agent_reputation
+         WHERE chain_id = ? AND as_of_block > ? AND as_of_block <= ? ORDER BY as_of_block, agent_key",
+    )
+    .bind(chain_id)
+    .bind(after)
+    .bind(up_to)
+    .fetch_all(pool)
+    .await?;
+    changes.extend(rescored.into_iter().map(|(key, block)| Change::Reputation {
+        chain_id,
+        block,
+        key,
+    }));
+    let payments: Vec<PaymentRow> = sqlx::query_as(
+        "SELECT agent_key, block_number, log_index, tx_hash, token, payer, payee, amount, eip3009,
+                timestamp
+         FROM payments WHERE chain_id = ? AND block_number > ? AND block_number <= ?
+         ORDER BY block_number, log_index, agent_key",
+    )
+    .bind(chain_id)
+    .bind(after)
+    .bind(up_to)
+    .fetch_all(pool)
+    .await?;
+    changes.extend(payments.into_iter().map(|payment| Change::Payment {
+        chain_id,
+        block: payment.block_number,
+        payment,
+    }));
+    Ok(changes)
+}
