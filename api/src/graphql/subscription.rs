@@ -34,7 +34,7 @@ impl Subscription {
         since_block: Option<i64>,
     ) -> Result<impl Stream<Item = Agent> + use<>> {
         let wanted = Wanted::Agents(Box::new(filter.unwrap_or_default()));
-        Ok(events(ctx, wanted, since_block).await?)
+        events(ctx, wanted, since_block).await
     }
 
     /// An agent each time its stored reputation is recomputed.
@@ -44,7 +44,7 @@ impl Subscription {
         agent_id: ID,
         since_block: Option<i64>,
     ) -> Result<impl Stream<Item = Agent> + use<>> {
-        Ok(events(ctx, Wanted::Reputation(agent_id.0), since_block).await?)
+        events(ctx, Wanted::Reputation(agent_id.0), since_block).await
     }
 
     /// Payments credited to `agentId` (every agent when absent).
