@@ -2,10 +2,11 @@
 
 use crate::graphql;
 use crate::state::ApiState;
-use crate::{feeds, http};
+use crate::{feeds, http, limits};
 use async_graphql_axum::GraphQLSubscription;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::middleware;
 use axum::routing::get;
 use std::net::SocketAddr;
 use tokio::net::TcpListener;
@@ -39,11 +40,15 @@ pub fn router(state: ApiState) -> Router {
         .route("/status", get(http::status))
         .route("/readyz", get(http::readyz))
         .with_state((schema, state.clone()));
+    let limiter = limits::ClientLimiter::new(&state.api);
+    let cors = limits::cors(&state.api.cors_origins);
     Router::new()
         .route("/feeds/reputation.jsonl", get(feeds::reputation))
         .route("/healthz", get(|| async { "ok" }))
         .with_state(state)
         .merge(api)
+        .layer(middleware::from_fn_with_state(limiter, limits::rate_limit))
+        .layer(cors)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
 }
 
@@ -63,7 +68,8 @@ pub async fn serve(
         .map_err(|source| ServeError::Bind { address, source })?;
     bound(local);
     tracing::info!(target: "agentindex::api", %local, "serving the API");
-    axum::serve(listener, router(state))
+    let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             while !*shutdown.borrow_and_update() {
                 if shutdown.changed().await.is_err() {

@@ -2,7 +2,7 @@
 //! reputation is computed under, and whether the index is ready to be asked.
 
 use crate::changes::ChangeFeed;
-use agentindex_indexer::config::Config;
+use agentindex_indexer::config::{ApiConfig, Config};
 use agentindex_indexer::reputation::ReputationRules;
 use agentindex_indexer::store::{Store, StoreResult};
 use std::collections::BTreeMap;
@@ -22,6 +22,8 @@ pub struct ApiState {
     waits_for_chains: bool,
     /// Committed changes, for subscriptions.
     pub(crate) changes: ChangeFeed,
+    /// `[api]` as configured.
+    pub(crate) api: ApiConfig,
 }
 
 impl ApiState {
@@ -44,6 +46,7 @@ impl ApiState {
             rules: Arc::new(rules),
             ready: Arc::new(AtomicBool::new(true)),
             waits_for_chains: false,
+            api: config.api.clone(),
         }
     }
 

@@ -95,6 +95,15 @@ pub struct ApiConfig {
     /// Address the HTTP server binds.
     #[serde(default = "defaults::listen")]
     pub listen: SocketAddr,
+    /// Requests each client address may make per minute, sustained (health checks excepted).
+    #[serde(default = "defaults::requests_per_minute_per_client")]
+    pub requests_per_minute_per_client: u32,
+    /// Requests a client may make at once before the per-minute rate applies.
+    #[serde(default = "defaults::client_burst")]
+    pub client_burst: u32,
+    /// Origins browsers may call the API from; `["*"]` (the default) allows any.
+    #[serde(default = "defaults::cors_origins")]
+    pub cors_origins: Vec<String>,
 }
 
 /// `[documents]`.
@@ -160,6 +169,9 @@ impl Default for ApiConfig {
     fn default() -> Self {
         Self {
             listen: defaults::listen(),
+            requests_per_minute_per_client: defaults::requests_per_minute_per_client(),
+            client_burst: defaults::client_burst(),
+            cors_origins: defaults::cors_origins(),
         }
     }
 }
@@ -186,6 +198,15 @@ pub(crate) mod defaults {
     }
     pub(crate) fn listen() -> SocketAddr {
         SocketAddr::from(([127, 0, 0, 1], 8080))
+    }
+    pub(crate) fn requests_per_minute_per_client() -> u32 {
+        1_200
+    }
+    pub(crate) fn client_burst() -> u32 {
+        100
+    }
+    pub(crate) fn cors_origins() -> Vec<String> {
+        vec!["*".into()]
     }
     pub(crate) fn requests_per_host_per_second() -> u32 {
         5
@@ -250,6 +271,36 @@ impl Config {
 
     fn validate(&self) -> ConfigResult<()> {
         self.reputation.validate()?;
+        for (key, value) in [
+            (
+                "api.requests_per_minute_per_client",
+                self.api.requests_per_minute_per_client,
+            ),
+            ("api.client_burst", self.api.client_burst),
+        ] {
+            if value == 0 {
+                return Err(ConfigError::Key {
+                    key: key.into(),
+                    message: "must be at least 1".into(),
+                });
+            }
+        }
+        for (i, origin) in self.api.cors_origins.iter().enumerate() {
+            let valid = origin == "*"
+                || url::Url::parse(origin).is_ok_and(|u| {
+                    matches!(u.scheme(), "https" | "http")
+                        && u.path() == "/"
+                        && !origin.ends_with('/')
+                });
+            if !valid {
+                return Err(ConfigError::Key {
+                    key: format!("api.cors_origins[{i}]"),
+                    message: format!(
+                        "{origin:?} is not \"*\" or an origin like https://example.org"
+                    ),
+                });
+            }
+        }
         for (i, gateway) in self.documents.ipfs_gateways.iter().enumerate() {
             let parsed = url::Url::parse(gateway);
             if !parsed.as_ref().is_ok_and(|u| {

@@ -246,3 +246,21 @@ fn reputation_parameters_and_dust_are_checked() {
     assert!(key.ends_with(".dust"), "{key}");
     assert!(message.contains("0.0000001"), "{message}");
 }
+
+#[test]
+fn api_limits_and_cors_origins_are_checked() {
+    let config = load(SAMPLE, &[]).unwrap();
+    assert_eq!(config.api.cors_origins, vec!["*".to_string()]);
+    let (key, _) = key_error(load(SAMPLE, &[("AGENTINDEX_API__CLIENT_BURST", "0")]));
+    assert_eq!(key, "api.client_burst");
+    let (key, _) = key_error(load(
+        SAMPLE,
+        &[("AGENTINDEX_API__REQUESTS_PER_MINUTE_PER_CLIENT", "0")],
+    ));
+    assert_eq!(key, "api.requests_per_minute_per_client");
+    let with_origins =
+        format!("{SAMPLE}\n[api]\ncors_origins = [\"https://ok.example\", \"ftp://no\"]\n");
+    let (key, message) = key_error(load(&with_origins, &[]));
+    assert_eq!(key, "api.cors_origins[1]");
+    assert!(message.contains("ftp://no"), "{message}");
+}
