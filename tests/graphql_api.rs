@@ -581,3 +581,104 @@ rpc = ["http://127.0.0.1:9"]
     stop.send(true).unwrap();
     serving.await.unwrap().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscriptions_wait_for_finality_and_never_report_a_payment_a_reorg_undid() {
+    let devnet = Devnet::start().await.unwrap();
+    let a = devnet.accounts();
+    let agent = demo::via_factory(&devnet, a[1], demo::sample_card(&devnet, "Final", None))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let mut config = support::config(&devnet, &db, 3);
+    config.chains[0].poll_interval_ms = 20;
+    let store = support::open(&db).await;
+    let (stop, shutdown) = watch::channel(false);
+    let indexing = {
+        let (config, shutdown) = (config.clone(), shutdown.clone());
+        tokio::spawn(async move {
+            let options = agentindex_indexer::engine::IndexOptions {
+                skip_documents: true,
+                retry: support::quick_retry(),
+                ..Default::default()
+            };
+            agentindex_indexer::engine::index(&config, options, shutdown, |_, _| {}).await
+        })
+    };
+    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
+    let serving = tokio::spawn(agentindex_api::serve(
+        ApiState::new(store.clone(), &config),
+        "127.0.0.1:0".parse().unwrap(),
+        shutdown,
+        move |address| {
+            let _ = bound_tx.send(address);
+        },
+    ));
+    let address = bound_rx.await.unwrap();
+    let limit = std::time::Duration::from_secs(30);
+    support::chain::wait_for_head(&devnet, &store, limit).await;
+    let since = store
+        .progress(devnet.chain_id())
+        .await
+        .unwrap()
+        .unwrap()
+        .next_block
+        - 1;
+    let key = format!("{}:{agent:#x}", devnet.chain_id());
+    let payments = subscriber(
+        &format!("ws://{address}/graphql/ws"),
+        "subscription($id: ID, $since: Int) { newPayments(agentId: $id, sinceBlock: $since) { payer amount } }",
+        json!({ "id": key, "since": since }),
+        2,
+    );
+    let pay = |payer: alloy::primitives::Address, amount: u64| {
+        let usdc = devnet.usdc();
+        async move {
+            let send = usdc.transfer(agent, U256::from(amount)).from(payer);
+            confirm("paying the agent", send.send()).await.unwrap();
+        }
+    };
+
+    // Paid by a[5]; indexed at the tip, not yet final; then a reorg replaces that block with
+    // one where a[6] pays instead.
+    pay(a[5], 5).await;
+    support::chain::wait_for_head(&devnet, &store, limit).await;
+    let instead = {
+        use alloy::sol_types::SolCall;
+        let input = agentindex_contracts::TestUSDC::transferCall {
+            to: agent,
+            value: U256::from(6u64),
+        }
+        .abi_encode();
+        (a[6], devnet.deployment().usdc, input.into())
+    };
+    support::chain::reorg(&devnet, 1, &[(instead, 0)]).await;
+    support::chain::mine(&devnet, 4).await;
+    support::chain::wait_for_head(&devnet, &store, limit).await;
+    // A later payment, made final too: the stream must hold a[6]'s then a[7]'s, nothing else.
+    pay(a[7], 7).await;
+    support::chain::mine(&devnet, 4).await;
+
+    let events = events_of(payments);
+    let got: Vec<(String, String)> = events
+        .iter()
+        .map(|e| {
+            (
+                e["newPayments"]["payer"].as_str().unwrap().to_string(),
+                e["newPayments"]["amount"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (format!("{:#x}", a[6]), "6".to_string()),
+            (format!("{:#x}", a[7]), "7".to_string())
+        ],
+        "the undone payment never fires, the others fire once each"
+    );
+    stop.send(true).unwrap();
+    indexing.await.unwrap().unwrap();
+    serving.await.unwrap().unwrap();
+}

@@ -1,7 +1,9 @@
-//! The change feed behind subscriptions: a task watches every chain's indexed block and, each
-//! time it advances, reads what the committed batches changed ([`crate::read::changes`]) and
-//! broadcasts it. Because it reads committed rows, subscribers never see uncommitted data, and it
-//! works the same whether the indexer runs in this process (`run`) or another (`serve`).
+//! The change feed behind subscriptions: a task watches every chain's indexed and finalized
+//! block and, each time the part of the index that is both committed and final advances, reads
+//! what the batches changed there ([`crate::read::changes`]) and broadcasts it. Subscribers so
+//! never see uncommitted data, nor a change a reorg later undoes (a chain configured with
+//! `finality = 0` is final at its head). It works the same whether the indexer runs in this
+//! process (`run`) or another (`serve`).
 
 use crate::read::changes::{self, Change};
 use agentindex_indexer::store::Store;
@@ -24,7 +26,7 @@ pub struct ChangeFeed {
 #[derive(Debug)]
 struct Inner {
     sender: broadcast::Sender<Change>,
-    /// Per chain, the block up to which changes were published.
+    /// Per chain, the final block up to which changes were published.
     published: Mutex<BTreeMap<i64, i64>>,
 }
 
@@ -67,7 +69,9 @@ async fn watch(store: Store, inner: Weak<Inner>) {
         };
         for status in statuses {
             let chain_id = status.chain_id as i64;
-            let indexed = status.indexed_block.map_or(0, |b| b as i64);
+            let indexed = status
+                .indexed_block
+                .map_or(0, |b| b.min(status.finalized_block) as i64);
             let last = {
                 let mut published = inner.published.lock().expect("not poisoned");
                 let entry = published.entry(chain_id).or_insert(indexed);

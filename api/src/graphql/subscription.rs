@@ -1,7 +1,8 @@
 //! The subscription root, over `graphql-transport-ws` at `/graphql/ws`: agents registered or
 //! updated (with the `agents` filter), reputation changes, and new payments. Every event comes
-//! from committed rows (see `changes`); `sinceBlock` first replays what was committed after that
-//! block, then continues live without a gap or a repeat.
+//! from committed rows in final blocks (see `changes`), so none is ever undone by a reorg;
+//! `sinceBlock` first replays what was committed after that block, then continues live without
+//! a gap or a repeat.
 
 use super::agent::Agent;
 use super::filter::AgentFilter;
