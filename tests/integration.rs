@@ -3,6 +3,7 @@
 
 mod support;
 
+mod api_abuse;
 mod card_check;
 mod circular_flow;
 mod crash_recovery;

@@ -11,8 +11,6 @@ use agentindex_indexer::store::contract_agent_key;
 use alloy::primitives::{Address, B256, U256};
 use alloy::sol_types::SolCall;
 use sha2::{Digest, Sha256};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 use support::chain;
 use tokio::sync::watch;
@@ -50,39 +48,6 @@ fn usdc_payment(devnet: &Devnet, from: Address, to: Address, amount: u64) -> cha
     }
     .abi_encode();
     (from, devnet.deployment().usdc, input.into())
-}
-
-/// `agentindex run` on its own database; killed when dropped.
-struct RunProcess(Child);
-
-impl Drop for RunProcess {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `agentindex run` and returns it with the base URL it announced.
-fn start_run(config: &std::path::Path) -> (RunProcess, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentindex"))
-        .args(["run", "--config"])
-        .arg(config)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let process = RunProcess(child);
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).unwrap();
-    let url = line
-        .trim()
-        .rsplit(' ')
-        .next()
-        .filter(|u| u.starts_with("http://"))
-        .unwrap_or_else(|| panic!("agentindex run announced no address: {line:?}"))
-        .to_string();
-    (process, url)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -157,7 +122,7 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
         + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
     let config_two = dir.path().join("two.toml");
     std::fs::write(&config_two, toml).unwrap();
-    let (_run, two) = start_run(&config_two);
+    let (_run, two) = support::binary::start(&["run", "--config"], &config_two);
     let store_two = support::open(&db_two).await;
 
     let limit = Duration::from_secs(60);

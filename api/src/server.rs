@@ -5,12 +5,12 @@ use crate::state::ApiState;
 use crate::{feeds, http, limits};
 use async_graphql_axum::GraphQLSubscription;
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
 use axum::middleware;
 use axum::routing::get;
 use std::net::SocketAddr;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
+use tower_http::limit::RequestBodyLimitLayer;
 
 /// Why the server could not start or stopped.
 #[derive(Debug, thiserror::Error)]
@@ -49,7 +49,7 @@ pub fn router(state: ApiState) -> Router {
         .merge(api)
         .layer(middleware::from_fn_with_state(limiter, limits::rate_limit))
         .layer(cors)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
 }
 
 /// Binds `address` and serves until `shutdown` turns true. `bound` learns the address actually

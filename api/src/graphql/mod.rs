@@ -1,9 +1,11 @@
 //! The GraphQL API: the schema ([`schema`]), its query and subscription roots ([`query`],
 //! [`subscription`]), the `Agent` type
 //! ([`agent`]), the `agents` arguments ([`filter`]), cursors ([`cursor`]) and DataLoaders
-//! ([`loaders`]). `api/schema.graphql` is the schema as printed; a test keeps them equal.
+//! ([`loaders`]), and the alias limit ([`aliases`]). `api/schema.graphql` is the schema as
+//! printed; a test keeps them equal.
 
 pub(crate) mod agent;
+pub mod aliases;
 pub(crate) mod cursor;
 pub(crate) mod filter;
 pub(crate) mod loaders;
@@ -33,6 +35,7 @@ pub fn schema(state: ApiState) -> AgentSchema {
         .data(skills)
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
+        .extension(aliases::AliasLimit)
         .finish()
 }
 

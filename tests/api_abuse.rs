@@ -1,0 +1,116 @@
+//! Abuse of the API of a running `agentindex run` (index and serve in one process): a query
+//! nested 50 deep, one with 1,000 aliases, a 1 MB body and a flood of 10,000 requests are each
+//! refused cleanly, and the follower keeps indexing blocks mined during the flood.
+
+use crate::support;
+
+use agentindex_contracts::{Devnet, demo};
+use futures::StreamExt;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_queries_and_a_flood_are_refused_while_indexing_goes_on() {
+    let devnet = Devnet::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db, 0, "")
+        + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
+    let config = dir.path().join("run.toml");
+    std::fs::write(&config, toml).unwrap();
+    let (_run, base) = support::binary::start(&["run", "--config"], &config);
+    let store = support::open(&db).await;
+    support::chain::wait_for_head(&devnet, &store, Duration::from_secs(30)).await;
+    let client = reqwest::Client::new();
+    let post = |body: Value| client.post(format!("{base}/graphql")).json(&body).send();
+    let first_error = |body: &Value| {
+        body["errors"][0]["message"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+
+    // 50 levels deep.
+    let deep = format!(
+        "{{ __schema {{ types {}name{} }} }}",
+        "{ fields { type ".to_string() + &"{ ofType ".repeat(47),
+        " }".repeat(49)
+    );
+    let response = post(json!({ "query": deep })).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.unwrap();
+    let refused = first_error(&body);
+    assert!(
+        refused.contains("nested too deep") || refused.contains("recursion depth"),
+        "{body}"
+    );
+    assert!(body["data"].is_null(), "nothing was executed");
+
+    // 1,000 aliases of one field.
+    let aliases: String = (0..1_000).map(|i| format!("a{i}:__typename ")).collect();
+    let body: Value = post(json!({ "query": format!("{{ {aliases} }}") }))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(first_error(&body).contains("1000 aliases"), "{body}");
+
+    // A 1 MB body.
+    let huge =
+        json!({ "query": format!("{{ indexerStatus {{ chainId }} }} #{}", "x".repeat(1 << 20)) });
+    let response = post(huge).await.unwrap();
+    assert_eq!(
+        response.status(),
+        413,
+        "a body over the limit is refused before parsing"
+    );
+
+    // 10,000 requests at 64 at a time, while agents are registered on chain.
+    let flood = futures::stream::iter(0..10_000)
+        .map(|_| {
+            let client = client.clone();
+            let url = format!("{base}/graphql");
+            async move {
+                client
+                    .post(url)
+                    .json(&json!({ "query": "{ indexerStatus { indexedBlock } }" }))
+                    .send()
+                    .await
+                    .map(|r| r.status().as_u16())
+            }
+        })
+        .buffer_unordered(64)
+        .collect::<Vec<_>>();
+    let registering = async {
+        let a = devnet.accounts();
+        for i in 0..5 {
+            demo::via_erc8004(
+                &devnet,
+                a[1],
+                &format!("data:application/json,{{\"n\":{i}}}"),
+            )
+            .await
+            .unwrap();
+        }
+    };
+    let (statuses, ()) = tokio::join!(flood, registering);
+    let (mut ok, mut limited) = (0, 0);
+    for status in &statuses {
+        match status {
+            Ok(200) => ok += 1,
+            Ok(429) => limited += 1,
+            other => panic!("the flood got {other:?}"),
+        }
+    }
+    assert!(ok >= 100, "the burst is served: {ok}");
+    assert!(limited > 9_000, "the rest is refused: {limited} of 10000");
+
+    // The follower kept going: the agents registered during the flood are indexed.
+    support::chain::wait_for_head(&devnet, &store, Duration::from_secs(30)).await;
+    let agents: i64 = sqlx::query_scalar("SELECT count(*) FROM agents WHERE source = 'erc8004'")
+        .fetch_one(store.reader())
+        .await
+        .unwrap();
+    assert_eq!(agents, 5);
+}

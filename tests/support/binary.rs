@@ -1,0 +1,39 @@
+//! Running the `agentindex` binary as a user would, for tests that drive the real process.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// A running `agentindex`; killed when dropped.
+pub(crate) struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `agentindex ARGS CONFIG` (a serving subcommand) and returns it with the base URL it
+/// announced on its first line.
+pub(crate) fn start(args: &[&str], config: &Path) -> (Running, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentindex"))
+        .args(args)
+        .arg(config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let running = Running(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .filter(|u| u.starts_with("http://"))
+        .unwrap_or_else(|| panic!("agentindex announced no address: {line:?}"))
+        .to_string();
+    (running, url)
+}
