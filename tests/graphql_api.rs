@@ -241,6 +241,53 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
         top["reputation"]["score"]
     );
 
+    // Dashboards: facets, totals, daily series and the top agents.
+    let dash = data(
+        &endpoint,
+        "query($chain: Int!, $usdc: String) {
+          skillFacets { value count }
+          tagFacets(first: 2) { value count }
+          totals { chainId agents factoryAgents erc8004Agents payments feedback }
+          registrations: dailySeries(chainId: $chain, series: REGISTRATIONS) { day value }
+          volume: dailySeries(chainId: $chain, series: VOLUME, token: $usdc) { day value }
+          topAgents(first: 1) { name }
+        }",
+        json!({ "chain": devnet.chain_id(), "usdc": format!("{:#x}", devnet.deployment().usdc) }),
+    );
+    let skills: Vec<(&str, i64)> = dash["skillFacets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["value"].as_str().unwrap(), f["count"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(
+        skills,
+        vec![("forecast", 1), ("summarize", 1), ("translate", 1)]
+    );
+    assert_eq!(
+        dash["tagFacets"],
+        json!([{ "value": "text", "count": 2 }, { "value": "language", "count": 1 }])
+    );
+    assert_eq!(
+        dash["totals"],
+        json!([{ "chainId": devnet.chain_id(), "agents": 9, "factoryAgents": 2, "erc8004Agents": 7, "payments": 3, "feedback": 0 }])
+    );
+    let total = |series: &str| -> f64 {
+        dash[series]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["value"].as_f64().unwrap())
+            .sum()
+    };
+    assert_eq!(total("registrations"), 9.0);
+    assert_eq!(
+        total("volume"),
+        3.0,
+        "three payments of 1 USDC, in whole tokens"
+    );
+    assert_eq!(dash["topAgents"], json!([{ "name": "Weather" }]));
+
     // Newest first, three at a time, while a new agent is registered between pages.
     let mut seen = Vec::new();
     let mut after: Option<String> = None;

@@ -7,6 +7,7 @@
 pub(crate) mod agent;
 pub mod aliases;
 pub(crate) mod cursor;
+pub mod facets;
 pub(crate) mod filter;
 pub(crate) mod loaders;
 pub mod query;
@@ -14,9 +15,8 @@ pub mod subscription;
 
 use crate::state::ApiState;
 use async_graphql::dataloader::DataLoader;
-use async_graphql::{EmptyMutation, Schema};
+use async_graphql::{EmptyMutation, MergedObject, Schema};
 use loaders::SkillLoader;
-use query::Query;
 use subscription::Subscription;
 
 /// Deepest nesting a query may have.
@@ -24,13 +24,17 @@ pub const MAX_DEPTH: usize = 12;
 /// Highest complexity (fields counted, lists by their page size) a query may have.
 pub const MAX_COMPLEXITY: usize = 5_000;
 
+/// The query root: agent lookups and status, and dashboard aggregates.
+#[derive(MergedObject, Default)]
+pub struct Query(query::AgentQuery, facets::FacetQuery);
+
 /// The schema type.
 pub type AgentSchema = Schema<Query, EmptyMutation, Subscription>;
 
 /// The schema over `state`, with its limits and DataLoaders.
 pub fn schema(state: ApiState) -> AgentSchema {
     let skills = DataLoader::new(SkillLoader(state.store.reader().clone()), tokio::spawn);
-    Schema::build(Query, EmptyMutation, Subscription)
+    Schema::build(Query::default(), EmptyMutation, Subscription)
         .data(state)
         .data(skills)
         .limit_depth(MAX_DEPTH)
@@ -41,7 +45,7 @@ pub fn schema(state: ApiState) -> AgentSchema {
 
 /// The schema in GraphQL SDL, as committed in `api/schema.graphql`.
 pub fn sdl() -> String {
-    Schema::build(Query, EmptyMutation, Subscription)
+    Schema::build(Query::default(), EmptyMutation, Subscription)
         .finish()
         .sdl()
 }

@@ -1,4 +1,4 @@
-//! The query root ([`Query`]): `agent`, `agents` (filtered, searched, ordered, keyset-paginated) and
+//! Agent queries ([`AgentQuery`], part of the query root): `agent`, `agents` (filtered, searched, ordered, keyset-paginated) and
 //! `indexerStatus`.
 
 use super::agent::Agent;
@@ -13,11 +13,12 @@ pub const MAX_PAGE: i32 = 100;
 /// Page size when `first` is not given.
 const DEFAULT_PAGE: i32 = 20;
 
-/// Root of every query.
-pub struct Query;
+/// Agent lookups and status.
+#[derive(Default)]
+pub struct AgentQuery;
 
 #[Object]
-impl Query {
+impl AgentQuery {
     /// One agent by id.
     async fn agent(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Agent>> {
         let pool = ctx.data_unchecked::<ApiState>().store.reader();

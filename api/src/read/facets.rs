@@ -1,0 +1,114 @@
+//! Aggregates for dashboards: skills and tags with their agent counts, totals per chain and
+//! source, daily series of registrations, payments, volume and feedback.
+
+use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+
+/// A value and how many agents have it.
+pub(crate) type Counted = (String, i64);
+
+fn push_chains(query: &mut QueryBuilder<'_, Sqlite>, column: &str, chain_ids: &[i64]) {
+    if chain_ids.is_empty() {
+        return;
+    }
+    query.push(format!(" AND {column} IN ("));
+    let mut list = query.separated(", ");
+    for id in chain_ids {
+        list.push_bind(*id);
+    }
+    query.push(")");
+}
+
+/// The most common skill ids (case-folded) with how many agents advertise each.
+pub(crate) async fn skills(
+    pool: &SqlitePool,
+    chain_ids: &[i64],
+    limit: i64,
+) -> sqlx::Result<Vec<Counted>> {
+    let mut query = QueryBuilder::<Sqlite>::new(
+        "SELECT lower(k.skill_id) AS v, count(DISTINCT k.agent_key) AS n
+         FROM agent_skills k JOIN agents a ON a.agent_key = k.agent_key WHERE 1",
+    );
+    push_chains(&mut query, "a.chain_id", chain_ids);
+    query.push(" GROUP BY v ORDER BY n DESC, v LIMIT ");
+    query.push_bind(limit);
+    query.build_query_as().fetch_all(pool).await
+}
+
+/// The most common skill tags with how many agents carry each.
+pub(crate) async fn tags(
+    pool: &SqlitePool,
+    chain_ids: &[i64],
+    limit: i64,
+) -> sqlx::Result<Vec<Counted>> {
+    let mut query = QueryBuilder::<Sqlite>::new(
+        "SELECT t.value AS v, count(DISTINCT k.agent_key) AS n
+         FROM agent_skills k JOIN agents a ON a.agent_key = k.agent_key, json_each(k.tags) t
+         WHERE 1",
+    );
+    push_chains(&mut query, "a.chain_id", chain_ids);
+    query.push(" GROUP BY v ORDER BY n DESC, v LIMIT ");
+    query.push_bind(limit);
+    query.build_query_as().fetch_all(pool).await
+}
+
+/// Agents per (chain, source).
+pub(crate) async fn agents_by_source(pool: &SqlitePool) -> sqlx::Result<Vec<(i64, String, i64)>> {
+    sqlx::query_as(
+        "SELECT chain_id, source, count(*) FROM agents GROUP BY chain_id, source ORDER BY chain_id, source",
+    )
+    .fetch_all(pool)
+    .await
+}
+
+/// Per chain: payments credited, feedback given, validation requests.
+pub(crate) async fn activity(pool: &SqlitePool) -> sqlx::Result<Vec<(i64, i64, i64, i64)>> {
+    sqlx::query_as(
+        "SELECT c.chain_id,
+            (SELECT count(*) FROM payments p WHERE p.chain_id = c.chain_id),
+            (SELECT count(*) FROM feedback f WHERE f.chain_id = c.chain_id),
+            (SELECT count(*) FROM validation_requests v WHERE v.chain_id = c.chain_id)
+         FROM chain_cursor c ORDER BY c.chain_id",
+    )
+    .fetch_all(pool)
+    .await
+}
+
+/// What a daily series counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Series {
+    Registrations,
+    Payments,
+    /// Sum of the amounts of one token, in its smallest unit.
+    Volume,
+    Feedback,
+}
+
+/// The newest `days` days with data of `series` on `chain_id`, oldest first, as (UTC date,
+/// value). Days are block days: the series ends at the newest indexed data, not today.
+pub(crate) async fn daily(
+    pool: &SqlitePool,
+    chain_id: i64,
+    series: Series,
+    token: Option<&str>,
+    days: i64,
+) -> sqlx::Result<Vec<(String, f64)>> {
+    let (value, from, time) = match series {
+        Series::Registrations => ("count(*)", "agents", "registered_at"),
+        Series::Payments => ("count(*)", "payments", "timestamp"),
+        Series::Volume => ("sum(CAST(amount AS REAL))", "payments", "timestamp"),
+        Series::Feedback => ("count(*)", "feedback", "timestamp"),
+    };
+    let mut query = QueryBuilder::<Sqlite>::new(format!(
+        "SELECT day, value FROM (SELECT date({time}, 'unixepoch') AS day, CAST({value} AS REAL) AS value
+         FROM {from} WHERE chain_id = "
+    ));
+    query.push_bind(chain_id);
+    if let (Series::Volume, Some(token)) = (series, token) {
+        query.push(" AND token = ");
+        query.push_bind(token.to_lowercase());
+    }
+    query.push(" GROUP BY day ORDER BY day DESC LIMIT ");
+    query.push_bind(days);
+    query.push(") ORDER BY day");
+    query.build_query_as().fetch_all(pool).await
+}
