@@ -729,3 +729,85 @@ async fn subscriptions_wait_for_finality_and_never_report_a_payment_a_reorg_undi
     indexing.await.unwrap().unwrap();
     serving.await.unwrap().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_shows_its_payments_feedback_and_validations() {
+    let devnet = Devnet::start().await.unwrap();
+    let s = support::scenario::run(&devnet).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let config = support::config(&devnet, &db, 0);
+    support::index_until_synced(&config).await;
+    let store = support::open(&db).await;
+    let (stop, shutdown) = watch::channel(false);
+    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
+    let serving = tokio::spawn(agentindex_api::serve(
+        ApiState::new(store, &config),
+        "127.0.0.1:0".parse().unwrap(),
+        shutdown,
+        move |address| {
+            let _ = bound_tx.send(address);
+        },
+    ));
+    let endpoint = format!("http://{}/graphql", bound_rx.await.unwrap());
+    let key = format!(
+        "{}:{:#x}:{}",
+        devnet.chain_id(),
+        devnet.deployment().identity,
+        s.erc8004_id
+    );
+    let agent = data(
+        &endpoint,
+        "query($id: ID!) { agent(id: $id) {
+            payments { payer amount x402 counts excludedBecause }
+            feedback { client index value valueDecimals revoked responses }
+            validations { validator responses }
+            reputation { paymentCount excludedPayments feedbackCount }
+        } }",
+        json!({ "id": key }),
+    )["agent"]
+        .clone();
+    let hex = |a: alloy::primitives::Address| format!("{a:#x}");
+    assert_eq!(
+        agent["payments"],
+        json!([
+            { "payer": hex(s.erin), "amount": "4", "x402": false, "counts": false, "excludedBecause": "operator" },
+            { "payer": hex(s.dave), "amount": "40", "x402": true, "counts": true, "excludedBecause": null },
+            { "payer": hex(s.dave), "amount": "3", "x402": false, "counts": true, "excludedBecause": null },
+        ]),
+        "newest first, each with whether it counts and why not"
+    );
+    let feedback = agent["feedback"].as_array().unwrap();
+    assert_eq!(feedback.len(), 3);
+    let revoked: Vec<bool> = feedback
+        .iter()
+        .map(|f| f["revoked"].as_bool().unwrap())
+        .collect();
+    assert_eq!(
+        revoked,
+        vec![false, false, true],
+        "newest first; dave's first was revoked"
+    );
+    let answered = feedback
+        .iter()
+        .find(|f| f["client"] == hex(s.dave) && f["index"] == 2)
+        .unwrap();
+    assert_eq!(answered["value"], "-250");
+    assert_eq!(answered["valueDecimals"], 2);
+    assert_eq!(answered["responses"].as_array().unwrap().len(), 2);
+    assert_eq!(answered["responses"][0]["uri"], "ipfs://r1");
+    let responses: Vec<i64> = agent["validations"][0]["responses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["response"].as_i64().unwrap())
+        .collect();
+    assert_eq!(responses, vec![0, 100], "every response, oldest first");
+    assert_eq!(agent["validations"][0]["validator"], hex(s.grace));
+    assert_eq!(
+        agent["reputation"],
+        json!({ "paymentCount": 2, "excludedPayments": 1, "feedbackCount": 2 })
+    );
+    stop.send(true).unwrap();
+    serving.await.unwrap().unwrap();
+}

@@ -2,11 +2,15 @@
 //! reputation with its components.
 
 use super::filter::AgentSource;
-use super::loaders::SkillLoader;
+use super::loaders::{
+    DocumentLoader, FeedbackLoader, PaymentLoader, SkillLoader, ValidationLoader,
+};
+use super::relations::{AgentPayment, Feedback, MAX_LIST, Validation};
 use crate::read::agents::AgentRow;
+use crate::read::documents::{DocumentRow, LintRow};
 use crate::read::skills::SkillRow;
 use async_graphql::dataloader::DataLoader;
-use async_graphql::{Context, ID, Object, Result, SimpleObject};
+use async_graphql::{Context, ID, Json, Object, Result, SimpleObject};
 
 /// An agent known on-chain, with what its documents and its reputation say.
 pub(crate) struct Agent(pub(crate) AgentRow);
@@ -155,6 +159,81 @@ impl Agent {
         self.0.domain_verified
     }
 
+    /// Payment terms it declares (a2a-x402 extension, vendor objects, per-skill pricing,
+    /// contract terms), as read from its documents.
+    async fn payment_terms(&self) -> Json<serde_json::Value> {
+        Json(
+            self.0
+                .payment_terms
+                .as_deref()
+                .and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or(serde_json::Value::Array(Vec::new())),
+        )
+    }
+
+    /// Every document the chain points at for it (registration file, card, on-chain card,
+    /// domain proof), with its projection, signature status and lint report.
+    async fn documents(&self, ctx: &Context<'_>) -> Result<Vec<Document>> {
+        let loader = ctx.data_unchecked::<DataLoader<DocumentLoader>>();
+        let documents = loader.load_one(self.0.agent_key.clone()).await?;
+        Ok(documents
+            .unwrap_or_default()
+            .into_iter()
+            .map(Document)
+            .collect())
+    }
+
+    /// Payments credited to it, newest first, each with whether it counts for reputation.
+    async fn payments(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 20)] first: i32,
+    ) -> Result<Vec<AgentPayment>> {
+        let first = list_size(first)?;
+        let loader = ctx.data_unchecked::<DataLoader<PaymentLoader>>();
+        let payments = loader.load_one(self.0.agent_key.clone()).await?;
+        Ok(payments
+            .unwrap_or_default()
+            .into_iter()
+            .take(first)
+            .map(AgentPayment::from)
+            .collect())
+    }
+
+    /// ERC-8004 feedback, newest first, revoked ones marked, with their responses.
+    async fn feedback(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 20)] first: i32,
+    ) -> Result<Vec<Feedback>> {
+        let first = list_size(first)?;
+        let loader = ctx.data_unchecked::<DataLoader<FeedbackLoader>>();
+        let feedback = loader.load_one(self.0.agent_key.clone()).await?;
+        Ok(feedback
+            .unwrap_or_default()
+            .into_iter()
+            .take(first)
+            .map(Feedback::from)
+            .collect())
+    }
+
+    /// ERC-8004 validation requests, newest first, with every response.
+    async fn validations(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 20)] first: i32,
+    ) -> Result<Vec<Validation>> {
+        let first = list_size(first)?;
+        let loader = ctx.data_unchecked::<DataLoader<ValidationLoader>>();
+        let validations = loader.load_one(self.0.agent_key.clone()).await?;
+        Ok(validations
+            .unwrap_or_default()
+            .into_iter()
+            .take(first)
+            .map(Validation::from)
+            .collect())
+    }
+
     /// Reputation with its components, as of the newest block among the agent's own facts.
     async fn reputation(&self) -> Reputation {
         let r = &self.0;
@@ -197,6 +276,17 @@ impl Agent {
                 ratings: weight("ratings"),
             },
         }
+    }
+}
+
+/// `first` of a relation, checked.
+fn list_size(first: i32) -> Result<usize> {
+    if (0..=MAX_LIST).contains(&first) {
+        Ok(first as usize)
+    } else {
+        Err(async_graphql::Error::new(format!(
+            "first must be between 0 and {MAX_LIST}, got {first}"
+        )))
     }
 }
 
@@ -297,4 +387,85 @@ pub(crate) struct ComponentWeights {
     validations: f64,
     /// Ratings.
     ratings: f64,
+}
+
+/// A document an agent points at, as last fetched.
+pub(crate) struct Document(DocumentRow);
+
+#[Object]
+impl Document {
+    /// registration | card | metadata | domain | onchain.
+    async fn role(&self) -> &str {
+        &self.0.role
+    }
+
+    /// Where it is.
+    async fn uri(&self) -> &str {
+        &self.0.uri
+    }
+
+    /// ok | invalid | failed, or absent before the first fetch.
+    async fn status(&self) -> Option<&str> {
+        self.0.status.as_deref()
+    }
+
+    /// card | registration, once read.
+    async fn kind(&self) -> Option<&str> {
+        self.0.kind.as_deref()
+    }
+
+    /// A card's signature status.
+    async fn signature(&self) -> Option<&str> {
+        self.0.signature.as_deref()
+    }
+
+    /// The first error, when it failed.
+    async fn error(&self) -> Option<&str> {
+        self.0.error.as_deref()
+    }
+
+    /// When it was last fetched (unix seconds).
+    async fn fetched_at(&self) -> Option<i64> {
+        self.0.fetched_at
+    }
+
+    /// Its normalised projection: for a card its interfaces, capabilities, security schemes,
+    /// skills, extensions and payment terms; for a registration file its services, trust
+    /// models, registrations and x402 support.
+    async fn projection(&self) -> Option<Json<serde_json::Value>> {
+        self.0
+            .projection
+            .as_deref()
+            .and_then(|p| serde_json::from_str(p).ok())
+            .map(Json)
+    }
+
+    /// The validation report.
+    async fn lints(&self) -> Vec<Lint> {
+        self.0.lints.iter().cloned().map(Lint::from).collect()
+    }
+}
+
+/// One finding of a document's validation report.
+#[derive(SimpleObject)]
+pub(crate) struct Lint {
+    /// Stable code, e.g. `card.skills.missing`.
+    code: String,
+    /// error | warning | info.
+    severity: String,
+    /// What is wrong.
+    message: String,
+    /// JSON path in the document.
+    path: String,
+}
+
+impl From<LintRow> for Lint {
+    fn from(l: LintRow) -> Self {
+        Self {
+            code: l.code,
+            severity: l.severity,
+            message: l.message,
+            path: l.path,
+        }
+    }
 }

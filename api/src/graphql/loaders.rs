@@ -1,9 +1,15 @@
 //! DataLoaders: every relation an agent list needs is read once per request for all agents on
 //! the page, never once per agent.
 
+use crate::read::activity::{self, FeedbackRow, ValidationRow};
+use crate::read::documents::{self, DocumentRow};
 use crate::read::skills::{self, SkillRow};
+use crate::state::ApiState;
+use agentindex_indexer::reputation::{Exclusion, Payment};
+use agentindex_indexer::store::StoreError;
 use async_graphql::dataloader::Loader;
 use sqlx::SqlitePool;
+use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -16,5 +22,70 @@ impl Loader<String> for SkillLoader {
 
     async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
         skills::of_agents(&self.0, keys).await.map_err(Arc::new)
+    }
+}
+
+/// Documents (with lints) by agent key.
+pub(crate) struct DocumentLoader(pub(crate) SqlitePool);
+
+impl Loader<String> for DocumentLoader {
+    type Value = Vec<DocumentRow>;
+    type Error = Arc<sqlx::Error>;
+
+    async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
+        documents::of_agents(&self.0, keys).await.map_err(Arc::new)
+    }
+}
+
+/// ERC-8004 feedback by agent key.
+pub(crate) struct FeedbackLoader(pub(crate) SqlitePool);
+
+impl Loader<String> for FeedbackLoader {
+    type Value = Vec<FeedbackRow>;
+    type Error = Arc<sqlx::Error>;
+
+    async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
+        activity::feedback(&self.0, keys).await.map_err(Arc::new)
+    }
+}
+
+/// ERC-8004 validation requests by agent key.
+pub(crate) struct ValidationLoader(pub(crate) SqlitePool);
+
+impl Loader<String> for ValidationLoader {
+    type Value = Vec<ValidationRow>;
+    type Error = Arc<sqlx::Error>;
+
+    async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
+        activity::validations(&self.0, keys).await.map_err(Arc::new)
+    }
+}
+
+/// Credited payments, newest first, with why each does not count, by agent key.
+pub(crate) struct PaymentLoader(pub(crate) ApiState);
+
+impl Loader<String> for PaymentLoader {
+    type Value = Vec<(Payment, Option<Exclusion>)>;
+    type Error = Arc<StoreError>;
+
+    async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
+        let mut by_chain: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+        for key in keys {
+            if let Some(chain) = key.split(':').next().and_then(|c| c.parse().ok()) {
+                by_chain.entry(chain).or_default().push(key.clone());
+            }
+        }
+        let mut out = HashMap::new();
+        for (chain_id, keys) in by_chain {
+            let rules = self.0.rules.get(&chain_id).cloned().unwrap_or_default();
+            let found = self
+                .0
+                .store
+                .classified_payments(chain_id, &keys, &rules)
+                .await
+                .map_err(Arc::new)?;
+            out.extend(found);
+        }
+        Ok(out)
     }
 }

@@ -1,8 +1,8 @@
 //! The GraphQL API: the schema ([`schema`]), its query and subscription roots ([`query`],
-//! [`subscription`]), the `Agent` type
-//! ([`agent`]), the `agents` arguments ([`filter`]), cursors ([`cursor`]) and DataLoaders
-//! ([`loaders`]), and the alias limit ([`aliases`]). `api/schema.graphql` is the schema as
-//! printed; a test keeps them equal.
+//! [`facets`], [`subscription`]), the `Agent` type ([`agent`]) and its payments, feedback and
+//! validations (`relations`), the `agents` arguments ([`filter`]), cursors ([`cursor`]),
+//! DataLoaders ([`loaders`]) and the alias limit ([`aliases`]). `api/schema.graphql` is the
+//! schema as printed; a test keeps them equal.
 
 pub(crate) mod agent;
 pub mod aliases;
@@ -11,12 +11,13 @@ pub mod facets;
 pub(crate) mod filter;
 pub(crate) mod loaders;
 pub mod query;
+pub(crate) mod relations;
 pub mod subscription;
 
 use crate::state::ApiState;
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{EmptyMutation, MergedObject, Schema};
-use loaders::SkillLoader;
+use loaders::{DocumentLoader, FeedbackLoader, PaymentLoader, SkillLoader, ValidationLoader};
 use subscription::Subscription;
 
 /// Deepest nesting a query may have.
@@ -35,8 +36,21 @@ pub type AgentSchema = Schema<Query, EmptyMutation, Subscription>;
 pub fn schema(state: ApiState) -> AgentSchema {
     let skills = DataLoader::new(SkillLoader(state.store.reader().clone()), tokio::spawn);
     Schema::build(Query::default(), EmptyMutation, Subscription)
-        .data(state)
+        .data(state.clone())
         .data(skills)
+        .data(DataLoader::new(
+            DocumentLoader(state.store.reader().clone()),
+            tokio::spawn,
+        ))
+        .data(DataLoader::new(
+            FeedbackLoader(state.store.reader().clone()),
+            tokio::spawn,
+        ))
+        .data(DataLoader::new(
+            ValidationLoader(state.store.reader().clone()),
+            tokio::spawn,
+        ))
+        .data(DataLoader::new(PaymentLoader(state.clone()), tokio::spawn))
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
         .extension(aliases::AliasLimit)

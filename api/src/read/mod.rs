@@ -1,9 +1,12 @@
 //! The API's read queries over the store's read-only pool: agents with their profile and stored
-//! reputation, filtered, searched and ordered ([`agents`]), skills by agent ([`skills`]), and
-//! what committed batches changed, for subscriptions ([`changes`]), and dashboard aggregates
-//! ([`facets`]).
+//! reputation, filtered, searched and ordered ([`agents`]), skills and documents by agent
+//! ([`skills`], [`documents`]), what committed batches changed, for subscriptions ([`changes`]),
+//! dashboard aggregates ([`facets`]), and ERC-8004 feedback and validations by agent
+//! ([`activity`]).
 
+pub(crate) mod activity;
 pub(crate) mod agents;
 pub(crate) mod changes;
+pub(crate) mod documents;
 pub(crate) mod facets;
 pub(crate) mod skills;

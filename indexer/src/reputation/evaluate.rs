@@ -65,21 +65,32 @@ impl Evaluation {
     }
 }
 
-/// The reputation `facts` give as of `as_of` (a block timestamp) under `rules`.
-pub fn evaluate(facts: &AgentFacts, as_of: u64, rules: &ReputationRules) -> Evaluation {
+/// Why each of `facts.payments` does not count, judged by the agent's side when it was made
+/// (`None`: it counts).
+pub fn classify(facts: &AgentFacts, rules: &ReputationRules) -> Vec<Option<Exclusion>> {
     let positions: Vec<(u64, u64)> = facts
         .payments
         .iter()
         .map(|p| (p.block, p.log_index))
         .collect();
     let sides = facts.side.sides_at(&positions);
+    facts
+        .payments
+        .iter()
+        .zip(&sides)
+        .map(|(payment, side)| exclusion(payment, side, &rules.tokens))
+        .collect()
+}
+
+/// The reputation `facts` give as of `as_of` (a block timestamp) under `rules`.
+pub fn evaluate(facts: &AgentFacts, as_of: u64, rules: &ReputationRules) -> Evaluation {
     let mut excluded: BTreeMap<Exclusion, u64> = BTreeMap::new();
     let mut counted = Vec::with_capacity(facts.payments.len());
-    for (payment, side) in facts.payments.iter().zip(&sides) {
+    for (payment, reason) in facts.payments.iter().zip(classify(facts, rules)) {
         if payment.timestamp > as_of {
             continue;
         }
-        match exclusion(payment, side, &rules.tokens) {
+        match reason {
             Some(reason) => *excluded.entry(reason).or_default() += 1,
             None => counted.push(payment.clone()),
         }

@@ -20,7 +20,7 @@ pub mod summary;
 pub mod validations;
 
 pub use composite::{Components, Composite, Weights, composite};
-pub use evaluate::{AgentFacts, Evaluation, evaluate};
+pub use evaluate::{AgentFacts, Evaluation, classify, evaluate};
 pub use features::{PaymentFeatures, features};
 pub use feedback::{FeedbackAggregate, Tally, aggregate};
 pub use payments::{AgentSide, Exclusion, Payment, TokenRule, exclusion};

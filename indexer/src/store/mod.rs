@@ -25,6 +25,15 @@ pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use documents::{DocumentResult, DueDocument};
 pub use keys::{contract_agent_key, erc8004_agent_key};
 pub use reputation::AgentReputation;
+
+/// Each agent's credited payments, newest first, with why each does not count (`None`: it does).
+pub type ClassifiedPayments = std::collections::BTreeMap<
+    String,
+    Vec<(
+        crate::reputation::Payment,
+        Option<crate::reputation::Exclusion>,
+    )>,
+>;
 pub use writer::{ApplySummary, QueuedBatch, Writer};
 
 use crate::reputation::ReputationRules;
@@ -194,6 +203,22 @@ impl Store {
         token_id: &alloy::primitives::U256,
     ) -> StoreResult<Vec<crate::reputation::FeedbackEntry>> {
         feedback::of_agent(&self.read, chain_id, registry, token_id).await
+    }
+
+    /// Every payment credited to each of `keys` (agents of `chain_id`), newest first, with why
+    /// it does not count for reputation (`None`: it counts).
+    pub async fn classified_payments(
+        &self,
+        chain_id: u64,
+        keys: &[String],
+        rules: &ReputationRules,
+    ) -> StoreResult<ClassifiedPayments> {
+        let mut conn = self
+            .read
+            .acquire()
+            .await
+            .context("acquiring a read connection")?;
+        reputation::classified_payments(&mut conn, chain_id, keys, rules).await
     }
 
     /// The stored reputation of `agent_key`: as of the newest block among its own facts.

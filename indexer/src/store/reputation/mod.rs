@@ -15,7 +15,7 @@ mod touched;
 
 use super::sql::push_in;
 use super::{QueryContext, StoreError, StoreResult};
-use crate::reputation::{Evaluation, ReputationRules, evaluate};
+use crate::reputation::{Evaluation, Exclusion, Payment, ReputationRules, classify, evaluate};
 use load::Subject;
 use serde::{Deserialize, Serialize};
 use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection, SqlitePool};
@@ -230,6 +230,29 @@ async fn write(conn: &mut SqliteConnection, computed: &[AgentReputation]) -> Sto
         .await
         .context("writing agents' reputation")?;
     Ok(())
+}
+
+/// Every payment credited to each of `keys` (agents of `chain_id`), newest first, with why it
+/// does not count (`None`: it counts).
+pub(super) async fn classified_payments(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    keys: &[String],
+    rules: &ReputationRules,
+) -> StoreResult<BTreeMap<String, Vec<(Payment, Option<Exclusion>)>>> {
+    let mut out = BTreeMap::new();
+    for chunk in keys.chunks(AGENTS_PER_ROUND) {
+        let subjects = load::subjects(conn, chunk).await?;
+        let loaded = load::facts(conn, chain_id, &subjects, u64::MAX).await?;
+        for (key, entry) in loaded {
+            let reasons = classify(&entry.facts, rules);
+            let mut classified: Vec<(Payment, Option<Exclusion>)> =
+                entry.facts.payments.into_iter().zip(reasons).collect();
+            classified.reverse();
+            out.insert(key, classified);
+        }
+    }
+    Ok(out)
 }
 
 /// The stored reputation of `agent_key`, if it has any.

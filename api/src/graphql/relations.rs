@@ -1,0 +1,132 @@
+//! What hangs off an agent besides its card: credited payments with why each does or does not
+//! count, ERC-8004 feedback with revocations and responses, and validations with every response.
+
+use crate::read::activity::{FeedbackRow, ValidationRow};
+use agentindex_indexer::reputation::{Exclusion, Payment};
+use async_graphql::{Json, SimpleObject};
+
+/// Largest list a relation returns.
+pub(crate) const MAX_LIST: i32 = 100;
+
+/// A payment credited to an agent.
+#[derive(SimpleObject)]
+pub(crate) struct AgentPayment {
+    /// Who paid, lower-case hex.
+    payer: String,
+    /// The address paid (bound to the agent then).
+    payee: String,
+    /// Token contract (the zero address for the chain's coin).
+    token: String,
+    /// Amount in the token's smallest unit, as a decimal string.
+    amount: String,
+    /// Settled an EIP-3009 authorisation (an x402 payment).
+    x402: bool,
+    /// Block.
+    block_number: i64,
+    /// Log index in the block.
+    log_index: i64,
+    /// Block timestamp.
+    timestamp: i64,
+    /// Whether it counts for reputation.
+    counts: bool,
+    /// Why not: self_payment | owner | operator | wallet | dust | unknown_token.
+    excluded_because: Option<String>,
+}
+
+impl From<(Payment, Option<Exclusion>)> for AgentPayment {
+    fn from((p, reason): (Payment, Option<Exclusion>)) -> Self {
+        Self {
+            payer: format!("{:#x}", p.payer),
+            payee: format!("{:#x}", p.payee),
+            token: format!("{:#x}", p.token),
+            amount: p.amount.to_string(),
+            x402: p.eip3009,
+            block_number: p.block as i64,
+            log_index: p.log_index as i64,
+            timestamp: p.timestamp as i64,
+            counts: reason.is_none(),
+            excluded_because: reason.map(|r| r.as_str().to_string()),
+        }
+    }
+}
+
+/// ERC-8004 feedback given to an agent.
+#[derive(SimpleObject)]
+pub(crate) struct Feedback {
+    /// Who gave it.
+    client: String,
+    /// Its index among the client's feedback (absent for legacy shapes).
+    index: Option<i64>,
+    /// Value as a signed decimal integer.
+    value: String,
+    /// Decimals of `value`.
+    value_decimals: i64,
+    /// First tag.
+    tag1: String,
+    /// Second tag.
+    tag2: String,
+    /// Endpoint the feedback is about.
+    endpoint: String,
+    /// Off-chain feedback file.
+    uri: String,
+    /// Block.
+    block_number: i64,
+    /// Transaction.
+    tx_hash: String,
+    /// Block timestamp.
+    timestamp: i64,
+    /// Revoked by the client.
+    revoked: bool,
+    /// Responses appended: responder, uri, hash, block.
+    responses: Json<serde_json::Value>,
+}
+
+impl From<FeedbackRow> for Feedback {
+    fn from(f: FeedbackRow) -> Self {
+        Self {
+            client: f.client,
+            index: f.feedback_index,
+            value: f.value,
+            value_decimals: f.value_decimals,
+            tag1: f.tag1,
+            tag2: f.tag2,
+            endpoint: f.endpoint,
+            uri: f.feedback_uri,
+            block_number: f.block_number,
+            tx_hash: f.tx_hash,
+            timestamp: f.timestamp,
+            revoked: f.revoked,
+            responses: Json(serde_json::from_str(&f.responses).unwrap_or_default()),
+        }
+    }
+}
+
+/// An ERC-8004 validation request for an agent.
+#[derive(SimpleObject)]
+pub(crate) struct Validation {
+    /// The request's hash.
+    request_hash: String,
+    /// The validator asked.
+    validator: String,
+    /// The request file.
+    request_uri: String,
+    /// Block.
+    block_number: i64,
+    /// Transaction.
+    tx_hash: String,
+    /// Every response, oldest first: response (0–100), uri, tag, block, timestamp.
+    responses: Json<serde_json::Value>,
+}
+
+impl From<ValidationRow> for Validation {
+    fn from(v: ValidationRow) -> Self {
+        Self {
+            request_hash: v.request_hash,
+            validator: v.validator,
+            request_uri: v.request_uri,
+            block_number: v.block_number,
+            tx_hash: v.tx_hash,
+            responses: Json(serde_json::from_str(&v.responses).unwrap_or_default()),
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! ERC-8004 feedback (with revocations and responses) and validations (requests with every
+//! response) of many agents at once, for their DataLoaders. Agents are ERC-8004 keys
+//! `{chain}:{identity registry}:{token id}`; other keys have none.
+
+use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use std::collections::HashMap;
+
+/// A feedback with what happened to it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub(crate) struct FeedbackRow {
+    pub(crate) agent_key: String,
+    pub(crate) client: String,
+    pub(crate) feedback_index: Option<i64>,
+    pub(crate) value: String,
+    pub(crate) value_decimals: i64,
+    pub(crate) tag1: String,
+    pub(crate) tag2: String,
+    pub(crate) endpoint: String,
+    pub(crate) feedback_uri: String,
+    pub(crate) block_number: i64,
+    pub(crate) tx_hash: String,
+    pub(crate) timestamp: i64,
+    pub(crate) revoked: bool,
+    /// JSON array of {responder, uri, hash, block}.
+    pub(crate) responses: String,
+}
+
+/// A validation request with every response to it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub(crate) struct ValidationRow {
+    pub(crate) agent_key: String,
+    pub(crate) request_hash: String,
+    pub(crate) validator: String,
+    pub(crate) request_uri: String,
+    pub(crate) block_number: i64,
+    pub(crate) tx_hash: String,
+    /// JSON array of {response, uri, tag, block, timestamp}, oldest first.
+    pub(crate) responses: String,
+}
+
+/// (chain id, registry, token id) of ERC-8004 keys; other keys are skipped.
+fn tokens(keys: &[String]) -> Vec<(i64, &str, &str)> {
+    keys.iter()
+        .filter_map(|key| {
+            let mut parts = key.splitn(3, ':');
+            let chain = parts.next()?.parse().ok()?;
+            Some((chain, parts.next()?, parts.next()?))
+        })
+        .collect()
+}
+
+fn push_tokens(query: &mut QueryBuilder<'_, Sqlite>, alias: &str, tokens: &[(i64, &str, &str)]) {
+    query.push(format!(
+        " ({alias}.chain_id, {alias}.registry, {alias}.token_id) IN (VALUES "
+    ));
+    let mut list = query.separated(", ");
+    for (chain, registry, token) in tokens {
+        list.push("(");
+        list.push_bind_unseparated(*chain);
+        list.push_unseparated(", ");
+        list.push_bind_unseparated(registry.to_string());
+        list.push_unseparated(", ");
+        list.push_bind_unseparated(token.to_string());
+        list.push_unseparated(")");
+    }
+    query.push(")");
+}
+
+/// Every feedback of each of `keys`, newest first.
+pub(crate) async fn feedback(
+    pool: &SqlitePool,
+    keys: &[String],
+) -> sqlx::Result<HashMap<String, Vec<FeedbackRow>>> {
+    let mut out: HashMap<String, Vec<FeedbackRow>> = HashMap::new();
+    for chunk in keys.chunks(300) {
+        let tokens = tokens(chunk);
+        if tokens.is_empty() {
+            continue;
+        }
+        let mut query = QueryBuilder::<Sqlite>::new(
+            "SELECT f.chain_id || ':' || f.registry || ':' || f.token_id AS agent_key, f.client,
+                f.feedback_index, f.value, f.value_decimals, f.tag1, f.tag2, f.endpoint,
+                f.feedback_uri, f.block_number, f.tx_hash, f.timestamp,
+                EXISTS (SELECT 1 FROM feedback_revocations r
+                        WHERE r.chain_id = f.chain_id AND r.registry = f.registry
+                          AND r.token_id = f.token_id AND r.client = f.client
+                          AND r.feedback_index = f.feedback_index) AS revoked,
+                (SELECT json_group_array(json_object('responder', p.responder, 'uri', p.response_uri,
+                            'hash', p.response_hash, 'block', p.block_number))
+                   FROM feedback_responses p
+                  WHERE p.chain_id = f.chain_id AND p.registry = f.registry
+                    AND p.token_id = f.token_id AND p.client = f.client
+                    AND p.feedback_index = f.feedback_index) AS responses
+             FROM feedback f WHERE",
+        );
+        push_tokens(&mut query, "f", &tokens);
+        query.push(" ORDER BY f.block_number DESC, f.log_index DESC");
+        let rows: Vec<FeedbackRow> = query.build_query_as().fetch_all(pool).await?;
+        for row in rows {
+            out.entry(row.agent_key.clone()).or_default().push(row);
+        }
+    }
+    Ok(out)
+}
+
+/// Every validation request of each of `keys`, newest first, with its responses.
+pub(crate) async fn validations(
+    pool: &SqlitePool,
+    keys: &[String],
+) -> sqlx::Result<HashMap<String, Vec<ValidationRow>>> {
+    let mut out: HashMap<String, Vec<ValidationRow>> = HashMap::new();
+    for chunk in keys.chunks(300) {
+        let tokens = tokens(chunk);
+        if tokens.is_empty() {
+            continue;
+        }
+        let mut query = QueryBuilder::<Sqlite>::new(
+            "SELECT v.chain_id || ':' || v.registry || ':' || v.token_id AS agent_key,
+                v.request_hash, v.validator, v.request_uri, v.block_number, v.tx_hash,
+                (SELECT json_group_array(json_object('response', s.response, 'uri', s.response_uri,
+                            'tag', s.tag, 'block', s.block_number, 'timestamp', s.timestamp))
+                   FROM (SELECT * FROM validation_responses s
+                          WHERE s.chain_id = v.chain_id AND s.registry = v.registry
+                            AND s.request_hash = v.request_hash
+                          ORDER BY s.block_number, s.log_index) s) AS responses
+             FROM validation_requests v WHERE",
+        );
+        push_tokens(&mut query, "v", &tokens);
+        query.push(" ORDER BY v.block_number DESC, v.log_index DESC");
+        let rows: Vec<ValidationRow> = query.build_query_as().fetch_all(pool).await?;
+        for row in rows {
+            out.entry(row.agent_key.clone()).or_default().push(row);
+        }
+    }
+    Ok(out)
+}
