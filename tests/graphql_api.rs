@@ -97,7 +97,12 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
     let a = devnet.accounts();
 
     // An ERC-8004 agent with a signed card that takes x402.
-    let x402 = json!([{"uri": "https://github.com/google-a2a/a2a-x402/v0.1", "params": {}}]);
+    let x402 = json!([{
+        "uri": "https://github.com/google-a2a/a2a-x402/v0.1",
+        "params": {"accepts": [{"scheme": "exact", "network": "base", "maxAmountRequired": "10000",
+                                "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+                                "payTo": "0x000000000000000000000000000000000000dEaD"}]}
+    }]);
     let signed = support::signing::sign_es256(
         serde_json::from_slice(&card("Polyglot", "translate", &["language"], x402)).unwrap(),
         "api-key",
@@ -229,6 +234,24 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
     );
     assert_eq!(by(json!({ "chainIds": [1] })).len(), 0);
     assert_eq!(by(json!({ "active": true })).len(), 9);
+    assert_eq!(
+        by(json!({ "protocolBinding": "jsonrpc" })).len(),
+        3,
+        "the three with cards"
+    );
+    assert_eq!(by(json!({ "protocolBinding": "GRPC" })).len(), 0);
+    assert_eq!(by(json!({ "streaming": true })).len(), 0);
+    assert_eq!(by(json!({ "streaming": false })).len(), 3);
+    assert_eq!(
+        by(json!({ "extensionUri": "https://github.com/google-a2a/a2a-x402/v0.1" })),
+        vec!["Polyglot"]
+    );
+    assert_eq!(by(json!({ "maxPrice": "20000" })), vec!["Polyglot"]);
+    assert_eq!(
+        by(json!({ "minPrice": "10000", "maxPrice": "10000" })),
+        vec!["Polyglot"]
+    );
+    assert_eq!(by(json!({ "maxPrice": "9999" })).len(), 0);
 
     // Ordering by reputation puts the paid agent first, with its components.
     let ranked = list(json!({ "orderBy": "REPUTATION", "first": 2 }));

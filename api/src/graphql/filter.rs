@@ -71,6 +71,16 @@ pub(crate) struct AgentFilter {
     pub(crate) min_reputation: Option<f64>,
     /// Current on-chain owner (hex address).
     pub(crate) owner: Option<String>,
+    /// A card interface with this protocol binding (JSONRPC, GRPC, HTTP+JSON), any case.
+    pub(crate) protocol_binding: Option<String>,
+    /// The card declares (or denies) streaming.
+    pub(crate) streaming: Option<bool>,
+    /// The card declares this extension URI.
+    pub(crate) extension_uri: Option<String>,
+    /// Some declared price is at least this (atomic units of its asset, a decimal integer).
+    pub(crate) min_price: Option<String>,
+    /// Some declared price is at most this (atomic units of its asset, a decimal integer).
+    pub(crate) max_price: Option<String>,
 }
 
 impl AgentFilter {
@@ -88,9 +98,24 @@ impl AgentFilter {
             active: self.active,
             min_reputation: self.min_reputation,
             owner: self.owner.clone(),
+            protocol_binding: self.protocol_binding.clone(),
+            streaming: self.streaming,
+            extension_uri: self.extension_uri.clone(),
+            min_price: self.min_price.as_deref().and_then(price),
+            max_price: self.max_price.as_deref().and_then(price),
             search: search.and_then(fts_query),
         }
     }
+}
+
+/// A price bound as a number (`None` when it is not a decimal integer, which then filters
+/// nothing out).
+fn price(text: &str) -> Option<f64> {
+    text.trim()
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| text.trim().parse().ok())
+        .flatten()
 }
 
 /// The order a request asks for: relevance only makes sense with a search.

@@ -82,6 +82,11 @@ pub(crate) struct Selection {
     pub(crate) active: Option<bool>,
     pub(crate) min_reputation: Option<f64>,
     pub(crate) owner: Option<String>,
+    pub(crate) protocol_binding: Option<String>,
+    pub(crate) streaming: Option<bool>,
+    pub(crate) extension_uri: Option<String>,
+    pub(crate) min_price: Option<f64>,
+    pub(crate) max_price: Option<f64>,
     /// An FTS5 query (already quoted) when searching.
     pub(crate) search: Option<String>,
 }
@@ -275,5 +280,49 @@ fn push_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
     if let Some(owner) = &selection.owner {
         query.push(" AND a.owner = ");
         query.push_bind(owner.to_lowercase());
+    }
+    push_card_filters(query, selection);
+    for (bound, compare) in [(selection.min_price, ">="), (selection.max_price, "<=")] {
+        if let Some(bound) = bound {
+            query.push(format!(
+                " AND EXISTS (SELECT 1 FROM json_each(p.payments) t
+                   WHERE CAST(json_extract(t.value, '$.amount') AS REAL) {compare} "
+            ));
+            query.push_bind(bound);
+            query.push(" AND json_extract(t.value, '$.amount') GLOB '[0-9]*')");
+        }
+    }
+}
+
+/// Filters on what an agent's card declares: interfaces, streaming, extensions. They look at
+/// the card discovery shows for the agent (`agent_profiles.card_uri`: the off-chain card, or
+/// the contract's own when that one is missing or fails its anchored hash).
+fn push_card_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
+    const CARDS: &str = " AND EXISTS (SELECT 1 FROM agent_documents l
+        JOIN documents d ON d.uri = l.uri AND d.expect = l.expect";
+    const OF_AGENT: &str = " WHERE l.agent_key = a.agent_key AND l.uri = p.card_uri
+        AND d.kind = 'card' AND d.status = 'ok'";
+    if let Some(binding) = &selection.protocol_binding {
+        query.push(format!(
+            "{CARDS}, json_each(d.projection, '$.interfaces') i{OF_AGENT}
+               AND upper(json_extract(i.value, '$.binding')) = "
+        ));
+        query.push_bind(binding.to_uppercase());
+        query.push(")");
+    }
+    if let Some(streaming) = selection.streaming {
+        query.push(format!(
+            "{CARDS}{OF_AGENT} AND coalesce(json_extract(d.projection, '$.capabilities.streaming'), 0) = "
+        ));
+        query.push_bind(streaming);
+        query.push(")");
+    }
+    if let Some(uri) = &selection.extension_uri {
+        query.push(format!(
+            "{CARDS}, json_each(d.projection, '$.capabilities.extensions') e{OF_AGENT}
+               AND json_extract(e.value, '$.uri') = "
+        ));
+        query.push_bind(uri.clone());
+        query.push(")");
     }
 }
