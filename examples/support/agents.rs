@@ -1,0 +1,366 @@
+//! Synthetic agents for the benchmarks: `count` agents written straight into a database, half
+//! ERC-8004 agents with feedback, half agent contracts with ratings, each paid four times, and
+//! optionally the profile, skills and search row their documents would give.
+
+#![allow(dead_code)]
+
+use agentindex_indexer::reputation::{ReputationRules, TokenRule};
+use agentindex_indexer::store::{ChainContext, contract_agent_key, erc8004_agent_key};
+use alloy::primitives::{Address, U256};
+use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The chain the agents are on.
+pub(crate) const CHAIN: u64 = 31_337;
+/// Rows per INSERT while filling.
+const ROWS: usize = 400;
+/// Words skills are named from.
+const WORDS: [&str; 24] = [
+    "translate",
+    "summarize",
+    "forecast",
+    "search",
+    "classify",
+    "transcribe",
+    "caption",
+    "route",
+    "price",
+    "audit",
+    "review",
+    "schedule",
+    "negotiate",
+    "trade",
+    "monitor",
+    "extract",
+    "rank",
+    "recommend",
+    "detect",
+    "generate",
+    "answer",
+    "plan",
+    "verify",
+    "index",
+];
+
+/// Reputation rules with the payment token the agents are paid in.
+pub(crate) fn rules() -> ReputationRules {
+    ReputationRules {
+        tokens: BTreeMap::from([(
+            token(),
+            TokenRule {
+                decimals: 6,
+                dust: U256::from(1_000u64),
+            },
+        )]),
+        ..ReputationRules::default()
+    }
+}
+
+/// The chain context batches and rescoring of these agents use.
+pub(crate) fn chain_context(rules: ReputationRules) -> ChainContext {
+    ChainContext {
+        chain_id: CHAIN,
+        name: "bench".into(),
+        identity: Some(registry()),
+        rules: Arc::new(rules),
+    }
+}
+
+pub(crate) fn registry() -> Address {
+    Address::repeat_byte(0x80)
+}
+
+pub(crate) fn token() -> Address {
+    Address::repeat_byte(0x0c)
+}
+
+fn address(kind: u8, n: usize) -> Address {
+    let mut bytes = [0u8; 20];
+    bytes[0] = kind;
+    bytes[12..].copy_from_slice(&(n as u64).to_be_bytes());
+    Address::from(bytes)
+}
+
+fn hex(a: &Address) -> String {
+    format!("{a:#x}")
+}
+
+/// One agent's rows.
+struct Agent {
+    key: String,
+    erc8004: bool,
+    n: usize,
+    block: i64,
+}
+
+/// Writes `count` agents with their facts; returns their keys.
+pub(crate) async fn fill(
+    pool: &SqlitePool,
+    count: usize,
+    documents: bool,
+) -> anyhow::Result<Vec<String>> {
+    let agents: Vec<Agent> = (0..count)
+        .map(|n| {
+            let erc8004 = n % 2 == 0;
+            let key = if erc8004 {
+                erc8004_agent_key(CHAIN, &registry(), &U256::from(n))
+            } else {
+                contract_agent_key(CHAIN, &address(0xa0, n))
+            };
+            Agent {
+                key,
+                erc8004,
+                n,
+                block: (n / 10) as i64 + 1,
+            }
+        })
+        .collect();
+    let last_block = agents.last().map_or(1, |a| a.block) + 4 * 1_000;
+    let time = |block: i64| 1_700_000_000 + 12 * block;
+    let mut tx = pool.begin().await?;
+    let blocks: Vec<i64> = (1..=last_block).collect();
+    for chunk in blocks.chunks(ROWS) {
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO events (chain_id, block_number, log_index, block_hash, block_timestamp,
+               tx_hash, address, source, topics, data) ",
+        );
+        q.push_values(chunk, |mut row, block| {
+            row.push_bind(CHAIN as i64)
+                .push_bind(*block)
+                .push_bind(0)
+                .push_bind("0x")
+                .push_bind(time(*block))
+                .push_bind("0x")
+                .push_bind("0x")
+                .push_bind("bench")
+                .push_bind("[]")
+                .push_bind(Vec::<u8>::new());
+        });
+        q.build().execute(&mut *tx).await?;
+    }
+    for chunk in agents.chunks(ROWS) {
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO agents (agent_key, chain_id, source, address, registry, token_id, owner,
+               operators, active, registered_block, registered_at, last_event_block) ",
+        );
+        q.push_values(chunk, |mut row, a| {
+            let (source, contract, reg, token) = if a.erc8004 {
+                (
+                    "erc8004",
+                    None,
+                    Some(hex(&registry())),
+                    Some(a.n.to_string()),
+                )
+            } else {
+                ("factory", Some(hex(&address(0xa0, a.n))), None, None)
+            };
+            row.push_bind(&a.key)
+                .push_bind(CHAIN as i64)
+                .push_bind(source)
+                .push_bind(contract)
+                .push_bind(reg)
+                .push_bind(token)
+                .push_bind(hex(&address(0x0e, a.n)))
+                .push_bind("[]")
+                .push_bind(true)
+                .push_bind(a.block)
+                .push_bind(time(a.block))
+                .push_bind(a.block);
+        });
+        q.build().execute(&mut *tx).await?;
+
+        let (tokens, contracts): (Vec<&Agent>, Vec<&Agent>) = chunk.iter().partition(|a| a.erc8004);
+        if !tokens.is_empty() {
+            let mut q = QueryBuilder::<Sqlite>::new(
+                "INSERT INTO identity_registrations (chain_id, registry, token_id, owner, uri,
+                   block_number, log_index, tx_hash, timestamp) ",
+            );
+            q.push_values(&tokens, |mut row, a| {
+                row.push_bind(CHAIN as i64)
+                    .push_bind(hex(&registry()))
+                    .push_bind(a.n.to_string())
+                    .push_bind(hex(&address(0x0e, a.n)))
+                    .push_bind("ipfs://bench")
+                    .push_bind(a.block)
+                    .push_bind(a.n as i64)
+                    .push_bind("0x")
+                    .push_bind(time(a.block));
+            });
+            q.build().execute(&mut *tx).await?;
+            let feedback: Vec<(&Agent, usize)> =
+                tokens.iter().flat_map(|a| [(*a, 0), (*a, 1)]).collect();
+            let mut q = QueryBuilder::<Sqlite>::new(
+                "INSERT INTO feedback (chain_id, registry, token_id, client, feedback_index, value,
+                   value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash, shape,
+                   block_number, log_index, tx_hash, timestamp) ",
+            );
+            q.push_values(&feedback, |mut row, (a, k)| {
+                let block = a.block + 500 * (*k as i64 + 1);
+                row.push_bind(CHAIN as i64)
+                    .push_bind(hex(&registry()))
+                    .push_bind(a.n.to_string())
+                    .push_bind(hex(&address(0xc1, (a.n + k) % 997)))
+                    .push_bind(1)
+                    .push_bind(((a.n * 7 + k) % 100).to_string())
+                    .push_bind(0)
+                    .push_bind("quality")
+                    .push_bind("")
+                    .push_bind("")
+                    .push_bind("")
+                    .push_bind("0x")
+                    .push_bind("v2")
+                    .push_bind(block)
+                    .push_bind((a.n * 2 + k) as i64)
+                    .push_bind("0x")
+                    .push_bind(time(block));
+            });
+            q.build().execute(&mut *tx).await?;
+        }
+        if !contracts.is_empty() {
+            let mut q = QueryBuilder::<Sqlite>::new(
+                "INSERT INTO agent_contract_events (chain_id, agent, kind, value, block_number,
+                   log_index, timestamp) ",
+            );
+            q.push_values(&contracts, |mut row, a| {
+                row.push_bind(CHAIN as i64)
+                    .push_bind(hex(&address(0xa0, a.n)))
+                    .push_bind("owner")
+                    .push_bind(hex(&address(0x0e, a.n)))
+                    .push_bind(a.block)
+                    .push_bind(a.n as i64)
+                    .push_bind(time(a.block));
+            });
+            q.build().execute(&mut *tx).await?;
+            let mut q = QueryBuilder::<Sqlite>::new(
+                "INSERT INTO ratings (chain_id, agent, rater, score, block_number, log_index, timestamp) ",
+            );
+            q.push_values(&contracts, |mut row, a| {
+                let block = a.block + 700;
+                row.push_bind(CHAIN as i64)
+                    .push_bind(hex(&address(0xa0, a.n)))
+                    .push_bind(hex(&address(0xc1, a.n % 997)))
+                    .push_bind((a.n % 101) as i64)
+                    .push_bind(block)
+                    .push_bind(a.n as i64)
+                    .push_bind(time(block));
+            });
+            q.build().execute(&mut *tx).await?;
+        }
+        let payments: Vec<(&Agent, usize)> = chunk
+            .iter()
+            .flat_map(|a| (0..4).map(move |k| (a, k)))
+            .collect();
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO payments (chain_id, block_number, log_index, agent_key, tx_hash, token,
+               payer, payee, amount, eip3009, timestamp) ",
+        );
+        q.push_values(&payments, |mut row, (a, k)| {
+            let block = a.block + 1_000 * (*k as i64 + 1);
+            let payee = if a.erc8004 {
+                address(0x0e, a.n)
+            } else {
+                address(0xa0, a.n)
+            };
+            row.push_bind(CHAIN as i64)
+                .push_bind(block)
+                .push_bind((a.n * 4 + k) as i64)
+                .push_bind(&a.key)
+                .push_bind("0x")
+                .push_bind(hex(&token()))
+                .push_bind(hex(&address(0xb0, (a.n * 31 + k * 17) % 5_000)))
+                .push_bind(hex(&payee))
+                .push_bind(((k + 1) * 250_000).to_string())
+                .push_bind(k % 2 == 0)
+                .push_bind(time(block));
+        });
+        q.build().execute(&mut *tx).await?;
+    }
+    if documents {
+        for chunk in agents.chunks(ROWS) {
+            profiles(&mut tx, chunk).await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(agents.into_iter().map(|a| a.key).collect())
+}
+
+/// The two skills of agent `n`: (id, tags).
+fn skills_of(n: usize) -> [(&'static str, [String; 2]); 2] {
+    let tag = |i: usize| WORDS[i % WORDS.len()].to_string();
+    [
+        (
+            WORDS[n % WORDS.len()],
+            [tag(n * 5), format!("tag{}", n % 50)],
+        ),
+        (
+            WORDS[(n * 7 + 3) % WORDS.len()],
+            [tag(n * 11 + 1), format!("tag{}", (n + 7) % 50)],
+        ),
+    ]
+}
+
+/// Profiles, skills and search rows, as documents would give them.
+async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::Result<()> {
+    let mut q = QueryBuilder::<Sqlite>::new(
+        "INSERT INTO agent_profiles (agent_key, name, description, card_uri, card_status,
+           card_signature, protocol_version, x402, input_modes, output_modes, payments, chain_block) ",
+    );
+    q.push_values(chunk, |mut row, a| {
+        row.push_bind(&a.key)
+            .push_bind(format!("Agent {}", a.n))
+            .push_bind(format!("Agent {} does {}", a.n, WORDS[a.n % WORDS.len()]))
+            .push_bind(format!("https://agents.example/{}/card.json", a.n))
+            .push_bind("ok")
+            .push_bind(if a.n % 4 == 0 { "valid" } else { "unsigned" })
+            .push_bind("1.0")
+            .push_bind(a.n % 3 == 0)
+            .push_bind(r#"["text/plain"]"#)
+            .push_bind(r#"["application/json"]"#)
+            .push_bind("[]")
+            .push_bind(a.block);
+    });
+    q.build().execute(&mut *tx).await?;
+    let skills: Vec<(&Agent, &'static str, String)> = chunk
+        .iter()
+        .flat_map(|a| {
+            skills_of(a.n).map(|(id, tags)| {
+                (
+                    a,
+                    id,
+                    serde_json::to_string(&tags).expect("strings serialise"),
+                )
+            })
+        })
+        .collect();
+    let mut q = QueryBuilder::<Sqlite>::new(
+        "INSERT OR IGNORE INTO agent_skills (agent_key, skill_id, name, description, tags) ",
+    );
+    q.push_values(&skills, |mut row, (a, id, tags)| {
+        row.push_bind(&a.key)
+            .push_bind(*id)
+            .push_bind(*id)
+            .push_bind(format!("{id} for you"))
+            .push_bind(tags);
+    });
+    q.build().execute(&mut *tx).await?;
+    let mut q = QueryBuilder::<Sqlite>::new(
+        "INSERT INTO agent_search (agent_key, name, description, skills, tags) ",
+    );
+    q.push_values(chunk, |mut row, a| {
+        let skills = skills_of(a.n);
+        row.push_bind(&a.key)
+            .push_bind(format!("Agent {}", a.n))
+            .push_bind(format!("Agent {} does {}", a.n, WORDS[a.n % WORDS.len()]))
+            .push_bind(format!("{} {}", skills[0].0, skills[1].0))
+            .push_bind(
+                skills
+                    .iter()
+                    .flat_map(|(_, tags)| tags.iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+    });
+    q.build().execute(&mut *tx).await?;
+    Ok(())
+}
