@@ -6,7 +6,6 @@
 
 use crate::support;
 
-use agentindex_api::ApiState;
 use agentindex_contracts::{Devnet, confirm, demo};
 use agentindex_indexer::config::Config;
 use alloy::primitives::U256;
@@ -15,7 +14,6 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::process::{Command, Stdio};
 use support::doc_server::{DocServer, Route};
-use tokio::sync::watch;
 
 fn card(name: &str, skill: &str, tags: &[&str], extensions: Value) -> Vec<u8> {
     json!({
@@ -166,17 +164,8 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
     index(&config).await;
 
     let store = support::open(&db).await;
-    let (stop, shutdown) = watch::channel(false);
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
-    let serving = tokio::spawn(agentindex_api::serve(
-        ApiState::new(store.clone(), &config),
-        "127.0.0.1:0".parse().unwrap(),
-        shutdown,
-        move |address| {
-            let _ = bound_tx.send(address);
-        },
-    ));
-    let base = format!("http://{}", bound_rx.await.unwrap());
+    let served = support::api::serve(store.clone(), &config).await;
+    let base = served.base.clone();
     let endpoint = format!("{base}/graphql");
     let list = |variables: Value| data(&endpoint, LIST, variables)["agents"].clone();
 
@@ -422,8 +411,7 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
     let statuses: Vec<Value> = get("/status").await.unwrap().json().await.unwrap();
     assert_eq!(statuses[0]["chain_id"], devnet.chain_id());
 
-    stop.send(true).unwrap();
-    serving.await.unwrap().unwrap();
+    served.stop().await;
 }
 
 /// Starts `tools/graphql/subscribe.mjs` for `count` events of `query`.
@@ -465,28 +453,9 @@ async fn subscriptions_report_committed_registrations_payments_and_reputation() 
     let mut config = support::config(&devnet, &db, 0);
     config.chains[0].poll_interval_ms = 20;
     let store = support::open(&db).await;
-    let (stop, shutdown) = watch::channel(false);
-    let indexing = {
-        let (config, shutdown) = (config.clone(), shutdown.clone());
-        tokio::spawn(async move {
-            let options = agentindex_indexer::engine::IndexOptions {
-                skip_documents: true,
-                retry: support::quick_retry(),
-                ..Default::default()
-            };
-            agentindex_indexer::engine::index(&config, options, shutdown, |_, _| {}).await
-        })
-    };
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
-    let serving = tokio::spawn(agentindex_api::serve(
-        ApiState::new(store.clone(), &config),
-        "127.0.0.1:0".parse().unwrap(),
-        shutdown,
-        move |address| {
-            let _ = bound_tx.send(address);
-        },
-    ));
-    let address = bound_rx.await.unwrap();
+    let indexing = support::api::index_in_background(&config);
+    let served = support::api::serve(store.clone(), &config).await;
+    let address = served.base.trim_start_matches("http://").to_string();
     support::chain::wait_for_head(&devnet, &store, std::time::Duration::from_secs(30)).await;
     let since = store
         .progress(devnet.chain_id())
@@ -557,9 +526,8 @@ async fn subscriptions_report_committed_registrations_payments_and_reputation() 
         rescored[0]["reputationChanged"]["reputation"],
         json!({ "paymentCount": 2, "uniquePayers": 2 })
     );
-    stop.send(true).unwrap();
-    indexing.await.unwrap().unwrap();
-    serving.await.unwrap().unwrap();
+    indexing.stop().await;
+    served.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -587,17 +555,8 @@ rpc = ["http://127.0.0.1:9"]
     let store = agentindex_indexer::store::Store::open(&config.database.url)
         .await
         .unwrap();
-    let (stop, shutdown) = watch::channel(false);
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
-    let serving = tokio::spawn(agentindex_api::serve(
-        ApiState::new(store, &config),
-        "127.0.0.1:0".parse().unwrap(),
-        shutdown,
-        move |address| {
-            let _ = bound_tx.send(address);
-        },
-    ));
-    let base = format!("http://{}", bound_rx.await.unwrap());
+    let served = support::api::serve(store, &config).await;
+    let base = served.base.clone();
     let client = reqwest::Client::new();
     let query = json!({ "query": "{ indexerStatus { chainId } }" });
     let mut statuses = Vec::new();
@@ -648,8 +607,7 @@ rpc = ["http://127.0.0.1:9"]
             .is_none()
     );
 
-    stop.send(true).unwrap();
-    serving.await.unwrap().unwrap();
+    served.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -664,28 +622,9 @@ async fn subscriptions_wait_for_finality_and_never_report_a_payment_a_reorg_undi
     let mut config = support::config(&devnet, &db, 3);
     config.chains[0].poll_interval_ms = 20;
     let store = support::open(&db).await;
-    let (stop, shutdown) = watch::channel(false);
-    let indexing = {
-        let (config, shutdown) = (config.clone(), shutdown.clone());
-        tokio::spawn(async move {
-            let options = agentindex_indexer::engine::IndexOptions {
-                skip_documents: true,
-                retry: support::quick_retry(),
-                ..Default::default()
-            };
-            agentindex_indexer::engine::index(&config, options, shutdown, |_, _| {}).await
-        })
-    };
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
-    let serving = tokio::spawn(agentindex_api::serve(
-        ApiState::new(store.clone(), &config),
-        "127.0.0.1:0".parse().unwrap(),
-        shutdown,
-        move |address| {
-            let _ = bound_tx.send(address);
-        },
-    ));
-    let address = bound_rx.await.unwrap();
+    let indexing = support::api::index_in_background(&config);
+    let served = support::api::serve(store.clone(), &config).await;
+    let address = served.base.trim_start_matches("http://").to_string();
     let limit = std::time::Duration::from_secs(30);
     support::chain::wait_for_head(&devnet, &store, limit).await;
     let since = store
@@ -748,9 +687,8 @@ async fn subscriptions_wait_for_finality_and_never_report_a_payment_a_reorg_undi
         ],
         "the undone payment never fires, the others fire once each"
     );
-    stop.send(true).unwrap();
-    indexing.await.unwrap().unwrap();
-    serving.await.unwrap().unwrap();
+    indexing.stop().await;
+    served.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -762,17 +700,8 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
     let config = support::config(&devnet, &db, 0);
     support::index_until_synced(&config).await;
     let store = support::open(&db).await;
-    let (stop, shutdown) = watch::channel(false);
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
-    let serving = tokio::spawn(agentindex_api::serve(
-        ApiState::new(store, &config),
-        "127.0.0.1:0".parse().unwrap(),
-        shutdown,
-        move |address| {
-            let _ = bound_tx.send(address);
-        },
-    ));
-    let endpoint = format!("http://{}/graphql", bound_rx.await.unwrap());
+    let served = support::api::serve(store, &config).await;
+    let endpoint = format!("{}/graphql", served.base);
     let key = format!(
         "{}:{:#x}:{}",
         devnet.chain_id(),
@@ -831,6 +760,5 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
         agent["reputation"],
         json!({ "paymentCount": 2, "excludedPayments": 1, "feedbackCount": 2 })
     );
-    stop.send(true).unwrap();
-    serving.await.unwrap().unwrap();
+    served.stop().await;
 }

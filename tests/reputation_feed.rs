@@ -5,7 +5,6 @@
 
 use crate::support;
 
-use agentindex_api::ApiState;
 use agentindex_contracts::{Devnet, TestUSDC, confirm, demo};
 use agentindex_indexer::store::contract_agent_key;
 use alloy::primitives::{Address, B256, U256};
@@ -13,7 +12,6 @@ use alloy::sol_types::SolCall;
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 use support::chain;
-use tokio::sync::watch;
 
 const DEPTH: u64 = 10;
 
@@ -92,29 +90,9 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     let mut config_one = support::config(&devnet, &db_one, DEPTH);
     config_one.chains[0].poll_interval_ms = 20;
     let store_one = support::open(&db_one).await;
-    let (stop, shutdown) = watch::channel(false);
-    let indexing = {
-        let config = config_one.clone();
-        let shutdown = shutdown.clone();
-        tokio::spawn(async move {
-            let options = agentindex_indexer::engine::IndexOptions {
-                skip_documents: true,
-                retry: support::quick_retry(),
-                ..Default::default()
-            };
-            agentindex_indexer::engine::index(&config, options, shutdown, |_, _| {}).await
-        })
-    };
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
-    let serving = tokio::spawn(agentindex_api::serve(
-        ApiState::new(store_one.clone(), &config_one),
-        "127.0.0.1:0".parse().unwrap(),
-        shutdown,
-        move |address| {
-            let _ = bound_tx.send(address);
-        },
-    ));
-    let one = format!("http://{}", bound_rx.await.unwrap());
+    let indexing = support::api::index_in_background(&config_one);
+    let served = support::api::serve(store_one.clone(), &config_one).await;
+    let one = served.base.clone();
 
     // Instance two: the `agentindex run` binary on a database of its own.
     let db_two = dir.path().join("two.db");
@@ -204,9 +182,8 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
         "a block below the reorg keeps its feed"
     );
 
-    stop.send(true).unwrap();
-    indexing.await.unwrap().unwrap();
-    serving.await.unwrap().unwrap();
+    indexing.stop().await;
+    served.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -224,17 +201,8 @@ async fn bad_feed_requests_get_a_clear_error() {
         .unwrap()
         .next_block
         - 1;
-    let (stop, shutdown) = watch::channel(false);
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
-    let serving = tokio::spawn(agentindex_api::serve(
-        ApiState::new(store, &config),
-        "127.0.0.1:0".parse().unwrap(),
-        shutdown,
-        move |address| {
-            let _ = bound_tx.send(address);
-        },
-    ));
-    let base = format!("http://{}/feeds/reputation.jsonl", bound_rx.await.unwrap());
+    let served = support::api::serve(store, &config).await;
+    let base = format!("{}/feeds/reputation.jsonl", served.base);
     for (query, status, names) in [
         ("?block=abc", 400, "block=\"abc\""),
         ("?block=-1", 400, "block=\"-1\""),
@@ -251,6 +219,5 @@ async fn bad_feed_requests_get_a_clear_error() {
         let error = body["error"].as_str().unwrap();
         assert!(error.contains(names), "{query}: {error}");
     }
-    stop.send(true).unwrap();
-    serving.await.unwrap().unwrap();
+    served.stop().await;
 }

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub(crate) mod api;
 pub(crate) mod binary;
 pub(crate) mod chain;
 pub(crate) mod checker;

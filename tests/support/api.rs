@@ -1,0 +1,70 @@
+//! The API served in the test's own process on a loopback port, and indexing in the background,
+//! for tests that query while the chain moves.
+
+use agentindex_api::{ApiState, ServeError};
+use agentindex_indexer::config::Config;
+use agentindex_indexer::engine::{self, EngineError, IndexOptions};
+use agentindex_indexer::store::Store;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+/// A running API server.
+pub(crate) struct Served {
+    /// `http://127.0.0.1:PORT`.
+    pub(crate) base: String,
+    stop: watch::Sender<bool>,
+    task: JoinHandle<Result<(), ServeError>>,
+}
+
+impl Served {
+    /// Stops the server and checks it ended cleanly.
+    pub(crate) async fn stop(self) {
+        self.stop.send(true).unwrap();
+        self.task.await.unwrap().unwrap();
+    }
+}
+
+/// Serves `store` under `config` on a free loopback port.
+pub(crate) async fn serve(store: Store, config: &Config) -> Served {
+    let (stop, shutdown) = watch::channel(false);
+    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
+    let task = tokio::spawn(agentindex_api::serve(
+        ApiState::new(store, config),
+        "127.0.0.1:0".parse().unwrap(),
+        shutdown,
+        move |address| {
+            let _ = bound_tx.send(address);
+        },
+    ));
+    let base = format!("http://{}", bound_rx.await.unwrap());
+    Served { base, stop, task }
+}
+
+/// Indexing of `config` (chains only, no documents) running until [`Indexing::stop`].
+pub(crate) struct Indexing {
+    stop: watch::Sender<bool>,
+    task: JoinHandle<Result<(), EngineError>>,
+}
+
+impl Indexing {
+    /// Stops indexing after the batch in flight and checks it ended cleanly.
+    pub(crate) async fn stop(self) {
+        self.stop.send(true).unwrap();
+        self.task.await.unwrap().unwrap();
+    }
+}
+
+/// Starts following the chains of `config` in the background.
+pub(crate) fn index_in_background(config: &Config) -> Indexing {
+    let (stop, shutdown) = watch::channel(false);
+    let config = config.clone();
+    let task = tokio::spawn(async move {
+        let options = IndexOptions {
+            skip_documents: true,
+            retry: super::quick_retry(),
+            ..IndexOptions::default()
+        };
+        engine::index(&config, options, shutdown, |_, _| {}).await
+    });
+    Indexing { stop, task }
+}
