@@ -715,6 +715,7 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
             feedback { client index value valueDecimals revoked responses }
             validations { validator responses }
             reputation { paymentCount excludedPayments feedbackCount }
+            history(first: 100) { blockNumber logIndex kind detail }
         } }",
         json!({ "id": key }),
     )["agent"]
@@ -760,5 +761,28 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
         agent["reputation"],
         json!({ "paymentCount": 2, "excludedPayments": 1, "feedbackCount": 2 })
     );
+    let history = agent["history"].as_array().unwrap();
+    let kinds: BTreeSet<&str> = history
+        .iter()
+        .map(|h| h["kind"].as_str().unwrap())
+        .collect();
+    for kind in ["registered", "metadata_set", "approval", "transferred"] {
+        assert!(kinds.contains(kind), "{kind} missing from {kinds:?}");
+    }
+    let positions: Vec<(i64, i64)> = history
+        .iter()
+        .map(|h| {
+            (
+                h["blockNumber"].as_i64().unwrap(),
+                h["logIndex"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        positions.windows(2).all(|w| w[0] > w[1]),
+        "newest first: {positions:?}"
+    );
+    let transfer = history.iter().find(|h| h["kind"] == "transferred").unwrap();
+    assert_eq!(transfer["detail"]["to"], hex(s.dave));
     served.stop().await;
 }

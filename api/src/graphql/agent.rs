@@ -3,9 +3,9 @@
 
 use super::filter::AgentSource;
 use super::loaders::{
-    DocumentLoader, FeedbackLoader, PaymentLoader, SkillLoader, ValidationLoader,
+    DocumentLoader, FeedbackLoader, HistoryLoader, PaymentLoader, SkillLoader, ValidationLoader,
 };
-use super::relations::{AgentPayment, Feedback, MAX_LIST, Validation};
+use super::relations::{AgentPayment, Feedback, HistoryEvent, MAX_LIST, Validation};
 use crate::read::agents::AgentRow;
 use crate::read::documents::{DocumentRow, LintRow};
 use crate::read::skills::SkillRow;
@@ -231,6 +231,23 @@ impl Agent {
             .into_iter()
             .take(first)
             .map(Validation::from)
+            .collect())
+    }
+
+    /// Its on-chain history, newest first.
+    async fn history(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 20)] first: i32,
+    ) -> Result<Vec<HistoryEvent>> {
+        let first = list_size(first)?;
+        let loader = ctx.data_unchecked::<DataLoader<HistoryLoader>>();
+        let history = loader.load_one(self.0.agent_key.clone()).await?;
+        Ok(history
+            .unwrap_or_default()
+            .into_iter()
+            .take(first)
+            .map(HistoryEvent::from)
             .collect())
     }
 

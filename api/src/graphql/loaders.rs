@@ -1,7 +1,7 @@
 //! DataLoaders: every relation an agent list needs is read once per request for all agents on
 //! the page, never once per agent.
 
-use crate::read::activity::{self, FeedbackRow, ValidationRow};
+use crate::read::activity::{self, FeedbackRow, HistoryRow, ValidationRow};
 use crate::read::documents::{self, DocumentRow};
 use crate::read::skills::{self, SkillRow};
 use crate::state::ApiState;
@@ -87,5 +87,17 @@ impl Loader<String> for PaymentLoader {
             out.extend(found);
         }
         Ok(out)
+    }
+}
+
+/// On-chain history by agent key.
+pub(crate) struct HistoryLoader(pub(crate) SqlitePool);
+
+impl Loader<String> for HistoryLoader {
+    type Value = Vec<HistoryRow>;
+    type Error = Arc<sqlx::Error>;
+
+    async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
+        activity::history(&self.0, keys).await.map_err(Arc::new)
     }
 }

@@ -17,7 +17,9 @@ pub mod subscription;
 use crate::state::ApiState;
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{EmptyMutation, MergedObject, Schema};
-use loaders::{DocumentLoader, FeedbackLoader, PaymentLoader, SkillLoader, ValidationLoader};
+use loaders::{
+    DocumentLoader, FeedbackLoader, HistoryLoader, PaymentLoader, SkillLoader, ValidationLoader,
+};
 use subscription::Subscription;
 
 /// Deepest nesting a query may have.
@@ -51,6 +53,10 @@ pub fn schema(state: ApiState) -> AgentSchema {
             tokio::spawn,
         ))
         .data(DataLoader::new(PaymentLoader(state.clone()), tokio::spawn))
+        .data(DataLoader::new(
+            HistoryLoader(state.store.reader().clone()),
+            tokio::spawn,
+        ))
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
         .extension(aliases::AliasLimit)

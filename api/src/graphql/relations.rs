@@ -1,7 +1,8 @@
 //! What hangs off an agent besides its card: credited payments with why each does or does not
-//! count, ERC-8004 feedback with revocations and responses, and validations with every response.
+//! count, ERC-8004 feedback with revocations and responses, validations with every response,
+//! and the agent's on-chain history.
 
-use crate::read::activity::{FeedbackRow, ValidationRow};
+use crate::read::activity::{FeedbackRow, HistoryRow, ValidationRow};
 use agentindex_indexer::reputation::{Exclusion, Payment};
 use async_graphql::{Json, SimpleObject};
 
@@ -127,6 +128,31 @@ impl From<ValidationRow> for Validation {
             block_number: v.block_number,
             tx_hash: v.tx_hash,
             responses: Json(serde_json::from_str(&v.responses).unwrap_or_default()),
+        }
+    }
+}
+
+/// One on-chain event in an agent's history.
+#[derive(SimpleObject)]
+pub(crate) struct HistoryEvent {
+    /// Block.
+    block_number: i64,
+    /// Log index in the block.
+    log_index: i64,
+    /// What happened: registered, transferred, uri_updated, metadata_set, approval, discovered,
+    /// owner, card, active, interval, heartbeat, registry_registered, registry_approved, …
+    kind: String,
+    /// What the event said.
+    detail: Json<serde_json::Value>,
+}
+
+impl From<HistoryRow> for HistoryEvent {
+    fn from(h: HistoryRow) -> Self {
+        Self {
+            block_number: h.block_number,
+            log_index: h.log_index,
+            kind: h.kind,
+            detail: Json(serde_json::from_str(&h.detail).unwrap_or_default()),
         }
     }
 }

@@ -134,3 +134,109 @@ pub(crate) async fn validations(
     }
     Ok(out)
 }
+
+/// One on-chain event in an agent's history.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub(crate) struct HistoryRow {
+    pub(crate) agent_key: String,
+    pub(crate) block_number: i64,
+    pub(crate) log_index: i64,
+    pub(crate) kind: String,
+    /// JSON object of what the event said.
+    pub(crate) detail: String,
+}
+
+/// The on-chain history of each of `keys`, newest first: for ERC-8004 agents registration,
+/// transfers, URI and metadata changes and approvals; for agent contracts discovery, their own
+/// events and registry events.
+pub(crate) async fn history(
+    pool: &SqlitePool,
+    keys: &[String],
+) -> sqlx::Result<HashMap<String, Vec<HistoryRow>>> {
+    let mut out: HashMap<String, Vec<HistoryRow>> = HashMap::new();
+    for chunk in keys.chunks(200) {
+        let tokens = tokens(chunk);
+        let contracts: Vec<(i64, &str)> = chunk
+            .iter()
+            .filter(|k| k.matches(':').count() == 1)
+            .filter_map(|k| {
+                let (chain, address) = k.split_once(':')?;
+                Some((chain.parse().ok()?, address))
+            })
+            .collect();
+        let mut rows: Vec<HistoryRow> = Vec::new();
+        if !tokens.is_empty() {
+            for (kind, table, detail) in [
+                (
+                    "registered",
+                    "identity_registrations",
+                    "json_object('owner', t.owner, 'uri', t.uri)",
+                ),
+                (
+                    "transferred",
+                    "identity_transfers",
+                    "json_object('from', t.from_address, 'to', t.to_address)",
+                ),
+                (
+                    "uri_updated",
+                    "identity_uri_updates",
+                    "json_object('uri', t.uri, 'by', t.updated_by)",
+                ),
+                (
+                    "metadata_set",
+                    "identity_metadata",
+                    "json_object('key', t.key, 'value', '0x' || hex(t.value))",
+                ),
+                (
+                    "approval",
+                    "identity_approvals",
+                    "json_object('operator', t.operator, 'approved', t.approved)",
+                ),
+            ] {
+                let mut query = QueryBuilder::<Sqlite>::new(format!(
+                    "SELECT t.chain_id || ':' || t.registry || ':' || t.token_id AS agent_key,
+                        t.block_number, t.log_index, '{kind}' AS kind, {detail} AS detail
+                     FROM {table} t WHERE"
+                ));
+                push_tokens(&mut query, "t", &tokens);
+                rows.extend(query.build_query_as::<HistoryRow>().fetch_all(pool).await?);
+            }
+        }
+        if !contracts.is_empty() {
+            for (select, column) in [
+                (
+                    "'discovered' AS kind, json_object('by', t.discovered_by, 'via', t.via) AS detail FROM watched_agents t",
+                    "address",
+                ),
+                (
+                    "t.kind AS kind, json_object('value', t.value) AS detail FROM agent_contract_events t",
+                    "agent",
+                ),
+                (
+                    "'registry_' || t.kind AS kind, json_object('registry', t.registry, 'actor', t.actor, 'uri', t.metadata_uri, 'reason', t.reason) AS detail FROM registry_events t",
+                    "agent",
+                ),
+            ] {
+                let mut query = QueryBuilder::<Sqlite>::new(format!(
+                    "SELECT t.chain_id || ':' || t.{column} AS agent_key, t.block_number, t.log_index, {select}
+                     WHERE (t.chain_id, t.{column}) IN (VALUES "
+                ));
+                let mut list = query.separated(", ");
+                for (chain, address) in &contracts {
+                    list.push("(");
+                    list.push_bind_unseparated(*chain);
+                    list.push_unseparated(", ");
+                    list.push_bind_unseparated(address.to_string());
+                    list.push_unseparated(")");
+                }
+                query.push(")");
+                rows.extend(query.build_query_as::<HistoryRow>().fetch_all(pool).await?);
+            }
+        }
+        rows.sort_by(|a, b| (b.block_number, b.log_index).cmp(&(a.block_number, a.log_index)));
+        for row in rows {
+            out.entry(row.agent_key.clone()).or_default().push(row);
+        }
+    }
+    Ok(out)
+}
