@@ -233,7 +233,7 @@ pub(crate) async fn history(
                 rows.extend(query.build_query_as::<HistoryRow>().fetch_all(pool).await?);
             }
         }
-        rows.sort_by(|a, b| (b.block_number, b.log_index).cmp(&(a.block_number, a.log_index)));
+        rows.sort_by_key(|r| std::cmp::Reverse((r.block_number, r.log_index)));
         for row in rows {
             out.entry(row.agent_key.clone()).or_default().push(row);
         }
