@@ -1,8 +1,9 @@
-//! The GraphQL API driven by a real client: the npm `graphql-request` library (run by node from
-//! `tools/graphql/query.mjs`) queries a served index of agents registered on anvil whose
-//! documents a local server serves. Search, every filter, ordering, keyset pagination across an
-//! insert made between pages, `agent(id)`, `indexerStatus`, the limits, and the plain HTTP
-//! endpoints.
+//! The GraphQL API driven by real clients: the npm `graphql-request` library (run by node from
+//! `tools/graphql/query.mjs`) queries `agentindex serve` over an index of agents registered on
+//! anvil whose documents a local server serves: search, every filter, ordering, keyset
+//! pagination across an insert made between pages, dashboards, `agent(id)` with its relations,
+//! `indexerStatus`, the limits and the plain HTTP endpoints. The npm `graphql-ws` client
+//! subscribes (`tools/graphql/subscribe.mjs`).
 
 use crate::support;
 
@@ -163,9 +164,12 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
     config.documents.trusted_keys = vec![support::signing::es256_jwk("api-key")];
     index(&config).await;
 
-    let store = support::open(&db).await;
-    let served = support::api::serve(store.clone(), &config).await;
-    let base = served.base.clone();
+    // Served by the `agentindex serve` binary over the database indexed here.
+    let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db, 0, "")
+        + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
+    let serve_config = dir.path().join("serve.toml");
+    std::fs::write(&serve_config, toml).unwrap();
+    let (_serving, base) = support::binary::start(&["serve", "--config"], &serve_config);
     let endpoint = format!("{base}/graphql");
     let list = |variables: Value| data(&endpoint, LIST, variables)["agents"].clone();
 
@@ -410,8 +414,6 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
     assert!(graphiql.contains("GraphiQL"));
     let statuses: Vec<Value> = get("/status").await.unwrap().json().await.unwrap();
     assert_eq!(statuses[0]["chain_id"], devnet.chain_id());
-
-    served.stop().await;
 }
 
 /// Starts `tools/graphql/subscribe.mjs` for `count` events of `query`.
