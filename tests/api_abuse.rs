@@ -1,6 +1,7 @@
 //! Abuse of the API of a running `agentindex run` (index and serve in one process): a query
 //! nested 50 deep, one with 1,000 aliases, a 1 MB body and a flood of 10,000 requests are each
-//! refused cleanly, and the follower keeps indexing blocks mined during the flood.
+//! refused cleanly, the follower keeps indexing blocks mined during the flood, and `/metrics`
+//! counts what happened.
 
 use crate::support;
 
@@ -113,4 +114,39 @@ async fn hostile_queries_and_a_flood_are_refused_while_indexing_goes_on() {
         .await
         .unwrap();
     assert_eq!(agents, 5);
+
+    // /metrics tells the same story.
+    let metrics = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let value = |prefix: &str| -> f64 {
+        metrics
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {prefix} in:\n{metrics}"))
+    };
+    assert_eq!(
+        value("agentindex_api_rate_limited_requests_total"),
+        limited as f64
+    );
+    assert!(value("agentindex_api_requests_total{operation=\"anonymous\"}") >= ok as f64);
+    assert_eq!(
+        value("agentindex_agents{chain_id=\"31337\",source=\"erc8004\"}"),
+        5.0
+    );
+    let head = store
+        .progress(devnet.chain_id())
+        .await
+        .unwrap()
+        .unwrap()
+        .next_block
+        - 1;
+    assert!(value("agentindex_chain_indexed_block{") >= head as f64);
 }

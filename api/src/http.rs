@@ -1,5 +1,5 @@
 //! The HTTP endpoints besides the feed: GraphQL (`POST /graphql`, GraphiQL on `GET /graphql`),
-//! `/healthz`, `/readyz` and `/status`.
+//! `/healthz`, `/readyz`, `/status` and `/metrics`.
 
 use crate::graphql::AgentSchema;
 use crate::state::ApiState;
@@ -16,12 +16,23 @@ pub const MAX_QUERY_BYTES: usize = 16 * 1024;
 /// Longest a query may run.
 pub const QUERY_TIME_LIMIT: Duration = Duration::from_secs(10);
 
-/// `POST /graphql`.
+/// `POST /graphql`; counted and timed by operation name in `/metrics`.
 pub(crate) async fn graphql(
-    State((schema, _)): State<(AgentSchema, ApiState)>,
+    State((schema, state)): State<(AgentSchema, ApiState)>,
     request: GraphQLRequest,
 ) -> GraphQLResponse {
     let request = request.into_inner();
+    let operation = request
+        .operation_name
+        .clone()
+        .unwrap_or_else(|| "anonymous".into());
+    let started = std::time::Instant::now();
+    let response = execute(&schema, request).await;
+    state.metrics.observe(&operation, started.elapsed());
+    response
+}
+
+async fn execute(schema: &AgentSchema, request: async_graphql::Request) -> GraphQLResponse {
     if request.query.len() > MAX_QUERY_BYTES {
         let error = ServerError::new(
             format!(
@@ -47,6 +58,21 @@ pub(crate) async fn graphql(
 /// `GET /graphql`: GraphiQL.
 pub(crate) async fn graphiql() -> Html<&'static str> {
     Html(include_str!("graphiql.html"))
+}
+
+/// `GET /metrics`.
+pub(crate) async fn metrics(State((_, state)): State<(AgentSchema, ApiState)>) -> Response {
+    match state.metrics.render(&state.store).await {
+        Ok(text) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, e).into_response(),
+    }
 }
 
 /// `GET /status`: every chain's head, finalized and indexed block and lag.

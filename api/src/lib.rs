@@ -2,7 +2,8 @@
 //!
 //! [`server`] binds the address and routes requests; [`graphql`] is the GraphQL schema and its
 //! resolvers, over the read queries in `read`; [`http`] has the GraphQL, health, readiness and
-//! status endpoints; [`limits`] the per-client rate limit and CORS; [`feeds`] answers the
+//! status endpoints; [`limits`] the per-client rate limit and CORS; [`metrics`] `/metrics`;
+//! [`feeds`] answers the
 //! reputation feed (`GET /feeds/reputation.jsonl`);
 //! [`changes`] turns committed batches into subscription events; [`state`] holds what every
 //! handler reads from.
@@ -12,6 +13,7 @@ pub mod feeds;
 pub mod graphql;
 pub mod http;
 pub mod limits;
+pub mod metrics;
 mod read;
 pub mod server;
 pub mod state;

@@ -1,6 +1,7 @@
 //! Protection of the HTTP API: a governor rate limit per client address (429 with Retry-After
-//! when exceeded; health and readiness checks are never limited) and the configured CORS.
+//! when exceeded; health, readiness and metrics are never limited) and the configured CORS.
 
+use crate::metrics::ApiMetrics;
 use agentindex_indexer::config::ApiConfig;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
@@ -15,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 /// Paths that are never rate limited.
-const UNLIMITED: [&str; 2] = ["/healthz", "/readyz"];
+const UNLIMITED: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
 /// Forget idle clients every this many requests.
 const RETAIN_EVERY: u64 = 4_096;
 
@@ -24,11 +25,12 @@ const RETAIN_EVERY: u64 = 4_096;
 pub struct ClientLimiter {
     limiter: Arc<DefaultKeyedRateLimiter<IpAddr>>,
     seen: Arc<AtomicU64>,
+    metrics: Arc<ApiMetrics>,
 }
 
 impl ClientLimiter {
     /// A limiter as `[api]` configures it (zero values were refused when the config loaded).
-    pub fn new(config: &ApiConfig) -> Self {
+    pub fn new(config: &ApiConfig, metrics: Arc<ApiMetrics>) -> Self {
         let per_minute =
             NonZeroU32::new(config.requests_per_minute_per_client).unwrap_or(NonZeroU32::MIN);
         let burst = NonZeroU32::new(config.client_burst).unwrap_or(NonZeroU32::MIN);
@@ -37,6 +39,7 @@ impl ClientLimiter {
                 Quota::per_minute(per_minute).allow_burst(burst),
             )),
             seen: Arc::new(AtomicU64::new(0)),
+            metrics,
         }
     }
 }
@@ -57,6 +60,7 @@ pub(crate) async fn rate_limit(
     match limiter.limiter.check_key(&peer.ip()) {
         Ok(()) => next.run(request).await,
         Err(not_until) => {
+            limiter.metrics.rate_limited();
             let wait = not_until.wait_time_from(DefaultClock::default().now());
             let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
             let mut response = (

@@ -39,8 +39,9 @@ pub fn router(state: ApiState) -> Router {
         .route_service("/graphql/ws", GraphQLSubscription::new(schema.clone()))
         .route("/status", get(http::status))
         .route("/readyz", get(http::readyz))
+        .route("/metrics", get(http::metrics))
         .with_state((schema, state.clone()));
-    let limiter = limits::ClientLimiter::new(&state.api);
+    let limiter = limits::ClientLimiter::new(&state.api, state.metrics.clone());
     let cors = limits::cors(&state.api.cors_origins);
     Router::new()
         .route("/feeds/reputation.jsonl", get(feeds::reputation))

@@ -2,6 +2,7 @@
 //! reputation is computed under, and whether the index is ready to be asked.
 
 use crate::changes::ChangeFeed;
+use crate::metrics::ApiMetrics;
 use agentindex_indexer::config::{ApiConfig, Config};
 use agentindex_indexer::reputation::ReputationRules;
 use agentindex_indexer::store::{Store, StoreResult};
@@ -24,6 +25,8 @@ pub struct ApiState {
     pub(crate) changes: ChangeFeed,
     /// `[api]` as configured.
     pub(crate) api: ApiConfig,
+    /// What `/metrics` shows.
+    pub(crate) metrics: Arc<ApiMetrics>,
 }
 
 impl ApiState {
@@ -47,6 +50,7 @@ impl ApiState {
             ready: Arc::new(AtomicBool::new(true)),
             waits_for_chains: false,
             api: config.api.clone(),
+            metrics: Arc::new(ApiMetrics::default()),
         }
     }
 

@@ -1,0 +1,164 @@
+//! `/metrics` in the Prometheus (OpenMetrics) text format: every chain's head, finalized and
+//! indexed block and lag, agents by chain and source (read from the store at each scrape), and
+//! the API's own requests, latency by GraphQL operation and rate-limited requests.
+
+use agentindex_indexer::store::Store;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use std::time::Duration;
+
+/// Labels of one chain.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ChainLabels {
+    chain_id: String,
+    chain: String,
+}
+
+/// Labels of agents by chain and source.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct SourceLabels {
+    chain_id: String,
+    source: String,
+}
+
+/// Labels of an API operation: the GraphQL operation name (or `anonymous`), or the route.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OperationLabels {
+    operation: String,
+}
+
+/// The API's metrics and the registry that renders them.
+#[derive(Debug)]
+pub struct ApiMetrics {
+    registry: Registry,
+    head: Family<ChainLabels, Gauge>,
+    finalized: Family<ChainLabels, Gauge>,
+    indexed: Family<ChainLabels, Gauge>,
+    lag: Family<ChainLabels, Gauge>,
+    agents: Family<SourceLabels, Gauge>,
+    requests: Family<OperationLabels, Counter>,
+    latency: Family<OperationLabels, Histogram>,
+    rate_limited: Counter,
+}
+
+impl Default for ApiMetrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("agentindex");
+        let head = Family::<ChainLabels, Gauge>::default();
+        let finalized = Family::<ChainLabels, Gauge>::default();
+        let indexed = Family::<ChainLabels, Gauge>::default();
+        let lag = Family::<ChainLabels, Gauge>::default();
+        let agents = Family::<SourceLabels, Gauge>::default();
+        let requests = Family::<OperationLabels, Counter>::default();
+        let latency = Family::<OperationLabels, Histogram>::new_with_constructor(|| {
+            Histogram::new(exponential_buckets(0.0005, 2.0, 16))
+        });
+        let rate_limited = Counter::default();
+        registry.register("chain_head_block", "Newest head block seen", head.clone());
+        registry.register(
+            "chain_finalized_block",
+            "Newest finalized block seen",
+            finalized.clone(),
+        );
+        registry.register(
+            "chain_indexed_block",
+            "Last block fully indexed",
+            indexed.clone(),
+        );
+        registry.register(
+            "chain_lag_blocks",
+            "Blocks between the head and the index",
+            lag.clone(),
+        );
+        registry.register(
+            "agents",
+            "Agents indexed, by chain and source",
+            agents.clone(),
+        );
+        registry.register(
+            "api_requests",
+            "API requests by GraphQL operation or route",
+            requests.clone(),
+        );
+        registry.register(
+            "api_request_seconds",
+            "API request latency by GraphQL operation or route",
+            latency.clone(),
+        );
+        registry.register(
+            "api_rate_limited_requests",
+            "Requests refused with 429 by the per-client rate limit",
+            rate_limited.clone(),
+        );
+        Self {
+            registry,
+            head,
+            finalized,
+            indexed,
+            lag,
+            agents,
+            requests,
+            latency,
+            rate_limited,
+        }
+    }
+}
+
+impl ApiMetrics {
+    /// Counts one request of `operation` that took `took`.
+    pub fn observe(&self, operation: &str, took: Duration) {
+        let labels = OperationLabels {
+            operation: operation.to_string(),
+        };
+        self.requests.get_or_create(&labels).inc();
+        self.latency
+            .get_or_create(&labels)
+            .observe(took.as_secs_f64());
+    }
+
+    /// Counts a request refused by the rate limit.
+    pub fn rate_limited(&self) {
+        self.rate_limited.inc();
+    }
+
+    /// Reads the chain and agent gauges from `store`, then renders everything.
+    pub async fn render(&self, store: &Store) -> Result<String, String> {
+        let statuses = store.statuses().await.map_err(|e| e.to_string())?;
+        for s in statuses {
+            let labels = ChainLabels {
+                chain_id: s.chain_id.to_string(),
+                chain: s.name.clone(),
+            };
+            self.head.get_or_create(&labels).set(s.head_block as i64);
+            self.finalized
+                .get_or_create(&labels)
+                .set(s.finalized_block as i64);
+            self.indexed
+                .get_or_create(&labels)
+                .set(s.indexed_block.map_or(0, |b| b as i64));
+            self.lag.get_or_create(&labels).set(s.lag as i64);
+        }
+        let counts: Vec<(i64, String, i64)> = sqlx::query_as(
+            "SELECT chain_id, source, count(*) FROM agents GROUP BY chain_id, source",
+        )
+        .fetch_all(store.reader())
+        .await
+        .map_err(|e| e.to_string())?;
+        for (chain_id, source, count) in counts {
+            self.agents
+                .get_or_create(&SourceLabels {
+                    chain_id: chain_id.to_string(),
+                    source,
+                })
+                .set(count);
+        }
+        let mut text = String::new();
+        encode(&mut text, &self.registry).map_err(|e| e.to_string())?;
+        Ok(text)
+    }
+}
