@@ -1,18 +1,21 @@
 //! `agentindex dev`: a local chain with the contracts deployed and demo agents registered
-//! through every path, kept running until Ctrl-C.
-//!
-//! Indexing that chain and serving the API join here when the follower and API issues land; until
-//! then the command says so and prints what a user needs to point other tools at the chain.
+//! through every path, then indexed and served until Ctrl-C. The database is `data/dev.db`,
+//! started afresh each time (the chain is new each time).
 
 use agentindex_contracts::{Devnet, demo};
+use agentindex_indexer::config::Config;
 use anyhow::Context;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Where the dev database lives.
+const DEV_DB: &str = "data/dev.db";
+
 pub(crate) async fn run(config: Option<PathBuf>) -> anyhow::Result<ExitCode> {
-    if let Some(path) = config {
-        tracing::warn!(config = %path.display(), "dev ignores --config until the follower lands");
-    }
+    let listen = match &config {
+        Some(path) => Config::load(path)?.api.listen,
+        None => "127.0.0.1:8080".parse().expect("a socket address"),
+    };
     let devnet = Devnet::start().await.context("starting the local chain")?;
     let accounts = devnet.accounts();
     let (alice, bob, carol) = (accounts[1], accounts[2], accounts[3]);
@@ -55,14 +58,70 @@ pub(crate) async fn run(config: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     println!(
         "demo agents   factory {factory_agent}, registry {registry_agent}, ERC-8004 #{erc8004_agent}"
     );
-    println!();
-    println!(
-        "Indexing and the GraphQL API are not yet implemented (chain follower #3, API later);"
-    );
-    println!("the chain stays up for other tools until Ctrl-C.");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{DEV_DB}{suffix}"));
+    }
+    let config = dev_config(&devnet, listen)?;
+    crate::serve::index_and_serve(&config, |address| {
+        println!();
+        println!("GraphiQL      http://{address}/graphql");
+        println!("try           {{ agents(first: 10) {{ totalCount edges {{ node {{ id name source owner }} }} }} }}");
+        println!("              {{ agents(orderBy: REPUTATION) {{ edges {{ node {{ name reputation {{ score }} }} }} }} }}");
+        println!("              {{ indexerStatus {{ chainId headBlock indexedBlock lag }} }}");
+        println!("Ctrl-C stops the chain, the indexer and the API.");
+    })
+    .await
+}
 
-    tokio::signal::ctrl_c()
-        .await
-        .context("waiting for Ctrl-C")?;
-    Ok(ExitCode::SUCCESS)
+/// A config that follows `devnet` into the dev database and serves on `listen`.
+fn dev_config(devnet: &Devnet, listen: std::net::SocketAddr) -> anyhow::Result<Config> {
+    let d = devnet.deployment();
+    let text = format!(
+        r#"
+[database]
+url = "sqlite://{DEV_DB}"
+
+[api]
+listen = "{listen}"
+
+[[chains]]
+name = "devnet"
+chain_id = {chain_id}
+rpc = ["{rpc}"]
+finality = 0
+start_block = {start}
+poll_interval_ms = 200
+
+[chains.erc8004]
+identity = "{identity}"
+reputation = "{reputation}"
+validation = "{validation}"
+
+[[chains.factories]]
+address = "{factory}"
+
+[[chains.registries]]
+address = "{registry}"
+
+[[chains.registries]]
+address = "{curated}"
+
+[[chains.payment_tokens]]
+address = "{usdc}"
+symbol = "USDC"
+decimals = 6
+"#,
+        chain_id = devnet.chain_id(),
+        rpc = devnet.endpoint(),
+        start = d.start_block,
+        identity = d.identity,
+        reputation = d.reputation,
+        validation = d.validation,
+        factory = d.factory,
+        registry = d.registry,
+        curated = d.curated_registry,
+        usdc = d.usdc,
+    );
+    Config::from_toml_and_env(&text, Path::new("agentindex dev"), std::env::vars())
+        .context("the dev config")
 }

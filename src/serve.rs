@@ -30,17 +30,26 @@ pub(crate) async fn serve(config_path: &Path) -> anyhow::Result<ExitCode> {
 /// Indexes every chain and serves the API until Ctrl-C or until indexing fails.
 pub(crate) async fn run(config_path: &Path) -> anyhow::Result<ExitCode> {
     let config = Config::load(config_path)?;
+    index_and_serve(&config, announce).await
+}
+
+/// Indexes every chain of `config` and serves the API over it until Ctrl-C or until indexing
+/// fails; `bound` learns the API's address.
+pub(crate) async fn index_and_serve(
+    config: &Config,
+    bound: impl FnOnce(std::net::SocketAddr),
+) -> anyhow::Result<ExitCode> {
     let store = Store::open(&config.database.url).await?;
     let shutdown = stop_on_ctrl_c();
     let api = agentindex_api::serve(
-        ApiState::indexing(store.clone(), &config),
+        ApiState::indexing(store.clone(), config),
         config.api.listen,
         shutdown.clone(),
-        announce,
+        bound,
     );
-    let reporter = Reporter::for_config(&config);
+    let reporter = Reporter::for_config(config);
     let index = engine::index(
-        &config,
+        config,
         IndexOptions::default(),
         shutdown,
         move |chain, o| reporter.report(chain, o),
