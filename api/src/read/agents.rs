@@ -18,7 +18,7 @@ const COLUMNS: &str = "a.agent_key, a.chain_id, a.source, a.address, a.registry,
     r.feedback_count, r.feedback_average, r.validation_average, r.rating_average,
     r.as_of_block, r.evaluation";
 
-const FROM: &str = " FROM agents a
+const JOINS: &str = "
     LEFT JOIN agent_profiles p ON p.agent_key = a.agent_key
     LEFT JOIN agent_reputation r ON r.agent_key = a.agent_key";
 
@@ -107,8 +107,9 @@ pub(crate) struct Listed {
 
 /// One agent by key.
 pub(crate) async fn by_key(pool: &SqlitePool, key: &str) -> sqlx::Result<Option<AgentRow>> {
-    let mut query =
-        QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS}{FROM} WHERE a.agent_key = "));
+    let mut query = QueryBuilder::<Sqlite>::new(format!(
+        "SELECT {COLUMNS} FROM agents a{JOINS} WHERE a.agent_key = "
+    ));
     query.push_bind(key);
     query.build_query_as().fetch_optional(pool).await
 }
@@ -119,7 +120,7 @@ pub(crate) async fn matching(
     selection: &Selection,
     key: &str,
 ) -> sqlx::Result<Option<AgentRow>> {
-    let mut query = QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS}{FROM}"));
+    let mut query = QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS} FROM agents a{JOINS}"));
     push_search_join(&mut query, selection);
     push_filters(&mut query, selection);
     query.push(" AND a.agent_key = ");
@@ -127,7 +128,9 @@ pub(crate) async fn matching(
     query.build_query_as().fetch_optional(pool).await
 }
 
-/// Up to `limit` agents of `selection` in `order`, after `after`.
+/// Up to `limit` agents of `selection` in `order`, after `after`. The table the order comes
+/// from drives the query (the search hits, the reputation index, the newest-first index), so a
+/// page reads about as many rows as it returns plus those the filters skip.
 pub(crate) async fn list(
     pool: &SqlitePool,
     selection: &Selection,
@@ -135,13 +138,32 @@ pub(crate) async fn list(
     after: Option<&Cursor>,
     limit: i64,
 ) -> sqlx::Result<Vec<Listed>> {
+    let mut query = QueryBuilder::<Sqlite>::new("");
+    if let Some(search) = &selection.search {
+        query.push(
+            "WITH s AS MATERIALIZED (SELECT agent_key, bm25(agent_search) AS rank FROM agent_search
+                WHERE agent_search MATCH ",
+        );
+        query.push_bind(search.clone());
+        query.push(") ");
+    }
     let rank = if selection.search.is_some() {
         "s.rank"
     } else {
         "NULL"
     };
-    let mut query = QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS}, {rank} AS rank{FROM}"));
-    push_search_join(&mut query, selection);
+    query.push(format!("SELECT {COLUMNS}, {rank} AS rank FROM "));
+    match (selection.search.is_some(), order) {
+        (true, _) => query.push("s CROSS JOIN agents a ON a.agent_key = s.agent_key"),
+        (false, Order::Reputation) => {
+            query.push("agent_reputation r CROSS JOIN agents a ON a.agent_key = r.agent_key")
+        }
+        (false, _) => query.push("agents a"),
+    };
+    query.push(" LEFT JOIN agent_profiles p ON p.agent_key = a.agent_key");
+    if selection.search.is_some() || order != Order::Reputation {
+        query.push(" LEFT JOIN agent_reputation r ON r.agent_key = a.agent_key");
+    }
     push_filters(&mut query, selection);
     match (order, after) {
         (Order::Newest, Some(Cursor::Newest { b, k })) => {
@@ -173,10 +195,11 @@ pub(crate) async fn list(
         }
         _ => {}
     }
-    query.push(match order {
-        Order::Newest => " ORDER BY a.registered_block DESC, a.agent_key",
-        Order::Reputation => " ORDER BY coalesce(r.score, 0) DESC, a.agent_key",
-        Order::Relevance => " ORDER BY s.rank, a.agent_key",
+    query.push(match (order, selection.search.is_some()) {
+        (Order::Newest, _) => " ORDER BY a.registered_block DESC, a.agent_key",
+        (Order::Reputation, true) => " ORDER BY coalesce(r.score, 0) DESC, a.agent_key",
+        (Order::Reputation, false) => " ORDER BY r.score DESC, r.agent_key",
+        (Order::Relevance, _) => " ORDER BY s.rank, a.agent_key",
     });
     query.push(" LIMIT ");
     query.push_bind(limit);
@@ -193,8 +216,21 @@ pub(crate) async fn list(
 
 /// How many agents `selection` matches.
 pub(crate) async fn count(pool: &SqlitePool, selection: &Selection) -> sqlx::Result<i64> {
-    let mut query = QueryBuilder::<Sqlite>::new(format!("SELECT count(*){FROM}"));
-    push_search_join(&mut query, selection);
+    let mut query = QueryBuilder::<Sqlite>::new("");
+    match &selection.search {
+        Some(search) => {
+            query.push(
+                "WITH s AS MATERIALIZED (SELECT agent_key FROM agent_search WHERE agent_search MATCH ",
+            );
+            query.push_bind(search.clone());
+            query.push(format!(
+                ") SELECT count(*) FROM s CROSS JOIN agents a ON a.agent_key = s.agent_key{JOINS}"
+            ));
+        }
+        None => {
+            query.push(format!("SELECT count(*) FROM agents a{JOINS}"));
+        }
+    }
     push_filters(&mut query, selection);
     query.build_query_scalar().fetch_one(pool).await
 }
@@ -230,18 +266,13 @@ fn push_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
         query.push(")");
     }
     if let Some(skill) = &selection.skill {
-        query.push(
-            " AND EXISTS (SELECT 1 FROM agent_skills k WHERE k.agent_key = a.agent_key AND (lower(k.skill_id) = ",
-        );
+        query.push(" AND a.agent_key IN (SELECT agent_key FROM agent_terms WHERE term = ");
         query.push_bind(skill.to_lowercase());
-        query.push(" OR EXISTS (SELECT 1 FROM json_each(k.tags) WHERE value = ");
-        query.push_bind(skill.to_lowercase());
-        query.push(")))");
+        query.push(")");
     }
     for tag in &selection.tags {
         query.push(
-            " AND EXISTS (SELECT 1 FROM agent_skills k, json_each(k.tags) t
-                 WHERE k.agent_key = a.agent_key AND t.value = ",
+            " AND a.agent_key IN (SELECT agent_key FROM agent_terms WHERE kind = 'tag' AND term = ",
         );
         query.push_bind(tag.to_lowercase());
         query.push(")");
