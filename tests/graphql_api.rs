@@ -186,6 +186,19 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
         vec!["Polyglot"],
         "prefix match"
     );
+    // Relevance pages, one agent at a time: every skill description says "for you".
+    let mut ranked = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = list(json!({ "search": "for you", "first": 1, "after": after }));
+        ranked.extend(names(&page));
+        if page["pageInfo"]["hasNextPage"] == false {
+            break;
+        }
+        after = page["pageInfo"]["endCursor"].as_str().map(String::from);
+    }
+    ranked.sort();
+    assert_eq!(ranked, vec!["Polyglot", "Summariser", "Weather"]);
 
     // Every filter.
     let by = |filter: Value| {

@@ -69,7 +69,7 @@ pub(crate) struct AgentRow {
 }
 
 /// What to list: the filters of `AgentFilter`, already normalised.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Selection {
     pub(crate) chain_ids: Vec<i64>,
     pub(crate) sources: Vec<&'static str>,
@@ -89,6 +89,19 @@ pub(crate) struct Selection {
     pub(crate) max_price: Option<f64>,
     /// An FTS5 query (already quoted) when searching.
     pub(crate) search: Option<String>,
+}
+
+impl Selection {
+    /// Whether the search is all there is to the selection.
+    fn only_search(&self) -> bool {
+        let Selection { search, .. } = self;
+        search.is_some()
+            && *self
+                == Selection {
+                    search: search.clone(),
+                    ..Selection::default()
+                }
+    }
 }
 
 /// How to order a list.
@@ -139,32 +152,58 @@ pub(crate) async fn list(
     limit: i64,
 ) -> sqlx::Result<Vec<Listed>> {
     let mut query = QueryBuilder::<Sqlite>::new("");
+    // A plain search (no other filter, relevance order) is ranked and cut inside the full-text
+    // index, so only the page's rows are joined.
+    let plain_search = order == Order::Relevance && selection.only_search();
     if let Some(search) = &selection.search {
         query.push(
             "WITH s AS MATERIALIZED (SELECT agent_key, bm25(agent_search) AS rank FROM agent_search
                 WHERE agent_search MATCH ",
         );
         query.push_bind(search.clone());
+        if plain_search {
+            if let Some(Cursor::Relevance { r, k }) = after {
+                query.push(" AND (bm25(agent_search) > ");
+                query.push_bind(*r);
+                query.push(" OR (bm25(agent_search) = ");
+                query.push_bind(*r);
+                query.push(" AND agent_key > ");
+                query.push_bind(k.clone());
+                query.push("))");
+            }
+            query.push(" ORDER BY rank, agent_key LIMIT ");
+            query.push_bind(limit);
+        }
         query.push(") ");
     }
+    // With a common skill or tag, walking the order's index and checking the term beats
+    // collecting every agent with the term and sorting them; with a rare one it is the reverse.
+    let walk_index = selection.search.is_none()
+        && order != Order::Relevance
+        && common_terms(pool, selection).await?;
     let rank = if selection.search.is_some() {
         "s.rank"
     } else {
         "NULL"
     };
     query.push(format!("SELECT {COLUMNS}, {rank} AS rank FROM "));
-    match (selection.search.is_some(), order) {
-        (true, _) => query.push("s CROSS JOIN agents a ON a.agent_key = s.agent_key"),
-        (false, Order::Reputation) => {
+    match (selection.search.is_some(), order, walk_index) {
+        (true, ..) => query.push("s CROSS JOIN agents a ON a.agent_key = s.agent_key"),
+        (false, Order::Reputation, true) => query.push(
+            "agent_reputation r INDEXED BY agent_reputation_score
+             CROSS JOIN agents a ON a.agent_key = r.agent_key",
+        ),
+        (false, Order::Reputation, false) => {
             query.push("agent_reputation r CROSS JOIN agents a ON a.agent_key = r.agent_key")
         }
-        (false, _) => query.push("agents a"),
+        (false, _, true) => query.push("agents a INDEXED BY agents_newest"),
+        (false, ..) => query.push("agents a"),
     };
     query.push(" LEFT JOIN agent_profiles p ON p.agent_key = a.agent_key");
     if selection.search.is_some() || order != Order::Reputation {
         query.push(" LEFT JOIN agent_reputation r ON r.agent_key = a.agent_key");
     }
-    push_filters(&mut query, selection);
+    push_filters_with(&mut query, selection, walk_index);
     match (order, after) {
         (Order::Newest, Some(Cursor::Newest { b, k })) => {
             query.push(" AND (a.registered_block < ");
@@ -246,8 +285,59 @@ fn push_search_join(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection)
     }
 }
 
+/// Agents per skill or tag above which a term counts as common (see `list`).
+const COMMON_TERM: i64 = 1_000;
+
+/// Whether every skill and tag the selection asks for is common (false when it asks for none).
+async fn common_terms(pool: &SqlitePool, selection: &Selection) -> sqlx::Result<bool> {
+    let mut terms: Vec<(String, Option<&str>)> = Vec::new();
+    if let Some(skill) = &selection.skill {
+        terms.push((skill.to_lowercase(), None));
+    }
+    terms.extend(
+        selection
+            .tags
+            .iter()
+            .map(|t| (t.to_lowercase(), Some("tag"))),
+    );
+    if terms.is_empty() {
+        return Ok(false);
+    }
+    for (term, kind) in terms {
+        let agents: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM (SELECT 1 FROM agent_terms WHERE term = ?
+               AND (? IS NULL OR kind = ?) LIMIT ?)",
+        )
+        .bind(&term)
+        .bind(kind)
+        .bind(kind)
+        .bind(COMMON_TERM + 1)
+        .fetch_one(pool)
+        .await?;
+        if agents <= COMMON_TERM {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// Appends ` WHERE …` for every filter of `selection` (always at least `WHERE 1`).
 fn push_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
+    push_filters_with(query, selection, false);
+}
+
+/// As [`push_filters`]; `checked_terms` keeps the planner from driving the query by the skill
+/// and tag lookups (they are then checked row by row).
+fn push_filters_with(
+    query: &mut QueryBuilder<'_, Sqlite>,
+    selection: &Selection,
+    checked_terms: bool,
+) {
+    let key = if checked_terms {
+        "+a.agent_key"
+    } else {
+        "a.agent_key"
+    };
     query.push(" WHERE 1");
     if !selection.chain_ids.is_empty() {
         query.push(" AND a.chain_id IN (");
@@ -266,14 +356,16 @@ fn push_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
         query.push(")");
     }
     if let Some(skill) = &selection.skill {
-        query.push(" AND a.agent_key IN (SELECT agent_key FROM agent_terms WHERE term = ");
+        query.push(format!(
+            " AND {key} IN (SELECT agent_key FROM agent_terms WHERE term = "
+        ));
         query.push_bind(skill.to_lowercase());
         query.push(")");
     }
     for tag in &selection.tags {
-        query.push(
-            " AND a.agent_key IN (SELECT agent_key FROM agent_terms WHERE kind = 'tag' AND term = ",
-        );
+        query.push(format!(
+            " AND {key} IN (SELECT agent_key FROM agent_terms WHERE kind = 'tag' AND term = "
+        ));
         query.push_bind(tag.to_lowercase());
         query.push(")");
     }
