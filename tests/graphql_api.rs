@@ -354,6 +354,11 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
         10,
         "the new one is counted now"
     );
+    assert_eq!(
+        by(json!({ "active": true })).len(),
+        10,
+        "an answer cached before the index changed is not served after"
+    );
 
     // One agent by id, and the chain's status.
     let key = format!(

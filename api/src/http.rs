@@ -16,23 +16,54 @@ pub const MAX_QUERY_BYTES: usize = 16 * 1024;
 /// Longest a query may run.
 pub const QUERY_TIME_LIMIT: Duration = Duration::from_secs(10);
 
-/// `POST /graphql`; counted and timed by operation name in `/metrics`.
+/// `POST /graphql`; counted and timed by operation name in `/metrics`; answered from the
+/// response cache while the database is unchanged.
 pub(crate) async fn graphql(
     State((schema, state)): State<(AgentSchema, ApiState)>,
     request: GraphQLRequest,
-) -> GraphQLResponse {
+) -> Response {
     let request = request.into_inner();
     let operation = request
         .operation_name
         .clone()
         .unwrap_or_else(|| "anonymous".into());
     let started = std::time::Instant::now();
-    let response = execute(&schema, request).await;
+    let key =
+        serde_json::to_string(&(&request.operation_name, &request.query, &request.variables)).ok();
+    let version = state.cache.version().await.ok();
+    let cached = match (&key, version) {
+        (Some(key), Some(version)) => state.cache.get(key, version),
+        _ => None,
+    };
+    let response = match cached {
+        Some(body) => json_body(body),
+        None => {
+            let response = execute(&schema, request).await;
+            match (key, version, response.is_ok()) {
+                (Some(key), Some(version), true) => match serde_json::to_vec(&response) {
+                    Ok(body) => {
+                        state.cache.put(key, version, body.clone());
+                        json_body(body)
+                    }
+                    Err(_) => GraphQLResponse::from(response).into_response(),
+                },
+                _ => GraphQLResponse::from(response).into_response(),
+            }
+        }
+    };
     state.metrics.observe(&operation, started.elapsed());
     response
 }
 
-async fn execute(schema: &AgentSchema, request: async_graphql::Request) -> GraphQLResponse {
+fn json_body(body: Vec<u8>) -> Response {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
+async fn execute(schema: &AgentSchema, request: async_graphql::Request) -> async_graphql::Response {
     if request.query.len() > MAX_QUERY_BYTES {
         let error = ServerError::new(
             format!(
@@ -41,16 +72,16 @@ async fn execute(schema: &AgentSchema, request: async_graphql::Request) -> Graph
             ),
             None,
         );
-        return async_graphql::Response::from_errors(vec![error]).into();
+        return async_graphql::Response::from_errors(vec![error]);
     }
     match tokio::time::timeout(QUERY_TIME_LIMIT, schema.execute(request)).await {
-        Ok(response) => response.into(),
+        Ok(response) => response,
         Err(_) => {
             let error = ServerError::new(
                 format!("the query ran longer than {QUERY_TIME_LIMIT:?} and was stopped"),
                 None,
             );
-            async_graphql::Response::from_errors(vec![error]).into()
+            async_graphql::Response::from_errors(vec![error])
         }
     }
 }

@@ -5,9 +5,11 @@
 //! status endpoints; [`limits`] the per-client rate limit and CORS; [`metrics`] `/metrics`;
 //! [`feeds`] answers the
 //! reputation feed (`GET /feeds/reputation.jsonl`);
-//! [`changes`] turns committed batches into subscription events; [`state`] holds what every
+//! [`changes`] turns committed batches into subscription events; [`cache`] keeps query
+//! responses while the database is unchanged; [`state`] holds what every
 //! handler reads from.
 
+pub mod cache;
 pub mod changes;
 pub mod feeds;
 pub mod graphql;

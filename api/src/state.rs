@@ -1,6 +1,7 @@
 //! What every request handler reads from: the store, per configured chain the rules its
 //! reputation is computed under, and whether the index is ready to be asked.
 
+use crate::cache::ResponseCache;
 use crate::changes::ChangeFeed;
 use crate::metrics::ApiMetrics;
 use agentindex_indexer::config::{ApiConfig, Config};
@@ -27,6 +28,8 @@ pub struct ApiState {
     pub(crate) api: ApiConfig,
     /// What `/metrics` shows.
     pub(crate) metrics: Arc<ApiMetrics>,
+    /// Query responses while the database is unchanged.
+    pub(crate) cache: Arc<ResponseCache>,
 }
 
 impl ApiState {
@@ -45,6 +48,7 @@ impl ApiState {
             .collect();
         Self {
             changes: ChangeFeed::start(store.clone()),
+            cache: Arc::new(ResponseCache::new(store.reader().clone())),
             store,
             rules: Arc::new(rules),
             ready: Arc::new(AtomicBool::new(true)),
