@@ -75,53 +75,13 @@ pub(crate) async fn run(config: Option<PathBuf>) -> anyhow::Result<ExitCode> {
 
 /// A config that follows `devnet` into the dev database and serves on `listen`.
 fn dev_config(devnet: &Devnet, listen: std::net::SocketAddr) -> anyhow::Result<Config> {
-    let d = devnet.deployment();
-    let text = format!(
-        r#"
-[database]
-url = "sqlite://{DEV_DB}"
-
-[api]
-listen = "{listen}"
-
-[[chains]]
-name = "devnet"
-chain_id = {chain_id}
-rpc = ["{rpc}"]
-finality = 0
-start_block = {start}
-poll_interval_ms = 200
-
-[chains.erc8004]
-identity = "{identity}"
-reputation = "{reputation}"
-validation = "{validation}"
-
-[[chains.factories]]
-address = "{factory}"
-
-[[chains.registries]]
-address = "{registry}"
-
-[[chains.registries]]
-address = "{curated}"
-
-[[chains.payment_tokens]]
-address = "{usdc}"
-symbol = "USDC"
-decimals = 6
-"#,
-        chain_id = devnet.chain_id(),
-        rpc = devnet.endpoint(),
-        start = d.start_block,
-        identity = d.identity,
-        reputation = d.reputation,
-        validation = d.validation,
-        factory = d.factory,
-        registry = d.registry,
-        curated = d.curated_registry,
-        usdc = d.usdc,
+    let chain = devnet.chain_toml(
+        "devnet",
+        &[devnet.endpoint()],
+        "finality = 0\npoll_interval_ms = 200",
     );
+    let text =
+        format!("[database]\nurl = \"sqlite://{DEV_DB}\"\n\n[api]\nlisten = \"{listen}\"\n{chain}");
     Config::from_toml_and_env(&text, Path::new("agentindex dev"), std::env::vars())
         .context("the dev config")
 }

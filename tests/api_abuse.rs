@@ -1,11 +1,13 @@
 //! Abuse of the API of a running `agentindex run` (index and serve in one process): a query
 //! nested 50 deep, one with 1,000 aliases, a 1 MB body and a flood of 10,000 requests are each
 //! refused cleanly, the follower keeps indexing blocks mined during the flood, and `/metrics`
-//! counts what happened.
+//! counts what happened. Over its rate a client gets 429 with Retry-After, and CORS follows the
+//! config.
 
 use crate::support;
 
 use agentindex_contracts::{Devnet, demo};
+use agentindex_indexer::config::Config;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -141,12 +143,86 @@ async fn hostile_queries_and_a_flood_are_refused_while_indexing_goes_on() {
         value("agentindex_agents{chain_id=\"31337\",source=\"erc8004\"}"),
         5.0
     );
-    let head = store
-        .progress(devnet.chain_id())
-        .await
-        .unwrap()
-        .unwrap()
-        .next_block
-        - 1;
+    let head = support::indexed_block(&store, devnet.chain_id()).await;
     assert!(value("agentindex_chain_indexed_block{") >= head as f64);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_over_their_rate_get_429_and_cors_follows_the_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = format!(
+        r#"
+[database]
+url = "sqlite://{db}"
+
+[api]
+requests_per_minute_per_client = 1
+client_burst = 2
+cors_origins = ["https://explorer.example"]
+
+[[chains]]
+name = "idle"
+chain_id = 31337
+rpc = ["http://127.0.0.1:9"]
+"#,
+        db = dir.path().join("index.db").display()
+    );
+    let config =
+        Config::from_toml_and_env(&toml, std::path::Path::new("api.toml"), Vec::new()).unwrap();
+    let store = agentindex_indexer::store::Store::open(&config.database.url)
+        .await
+        .unwrap();
+    let served = support::api::serve(store, &config).await;
+    let base = served.base.clone();
+    let client = reqwest::Client::new();
+    let query = json!({ "query": "{ indexerStatus { chainId } }" });
+    let mut statuses = Vec::new();
+    for _ in 0..3 {
+        let response = client
+            .post(format!("{base}/graphql"))
+            .json(&query)
+            .send()
+            .await
+            .unwrap();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap().parse::<u64>().unwrap());
+        statuses.push((response.status().as_u16(), retry_after));
+    }
+    assert_eq!(
+        statuses[..2],
+        [(200, None), (200, None)],
+        "the burst is served"
+    );
+    let (status, retry_after) = statuses[2];
+    assert_eq!(status, 429, "one a minute after the burst");
+    assert!(
+        retry_after.is_some_and(|s| (1..=60).contains(&s)),
+        "{retry_after:?}"
+    );
+    let health = client.get(format!("{base}/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), 200, "health checks are never limited");
+
+    let preflight = |origin: &'static str| {
+        client
+            .request(reqwest::Method::OPTIONS, format!("{base}/graphql"))
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .send()
+    };
+    let allowed = preflight("https://explorer.example").await.unwrap();
+    assert_eq!(
+        allowed.headers()["access-control-allow-origin"],
+        "https://explorer.example"
+    );
+    let refused = preflight("https://elsewhere.example").await.unwrap();
+    assert!(
+        refused
+            .headers()
+            .get("access-control-allow-origin")
+            .is_none()
+    );
+
+    served.stop().await;
 }

@@ -11,6 +11,7 @@ mod document_fetch;
 mod documents_end_to_end;
 mod feedback_summary;
 mod graphql_api;
+mod graphql_subscriptions;
 mod index_scenario;
 mod index_smoke;
 mod legacy_logs;

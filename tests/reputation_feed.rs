@@ -106,13 +106,7 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     let limit = Duration::from_secs(60);
     chain::wait_for_head(&devnet, &store_one, limit).await;
     chain::wait_for_head(&devnet, &store_two, limit).await;
-    let head = store_one
-        .progress(devnet.chain_id())
-        .await
-        .unwrap()
-        .unwrap()
-        .next_block
-        - 1;
+    let head = support::indexed_block(&store_one, devnet.chain_id()).await;
     let at_head = format!("?block={head}");
     let (first_one, first_two) = (feed(&one, &at_head).await, feed(&two, &at_head).await);
     assert_eq!(
@@ -194,13 +188,7 @@ async fn bad_feed_requests_get_a_clear_error() {
     let config = support::config(&devnet, &db, 0);
     support::index_until_synced(&config).await;
     let store = support::open(&db).await;
-    let indexed = store
-        .progress(devnet.chain_id())
-        .await
-        .unwrap()
-        .unwrap()
-        .next_block
-        - 1;
+    let indexed = support::indexed_block(&store, devnet.chain_id()).await;
     let served = support::api::serve(store, &config).await;
     let base = format!("{}/feeds/reputation.jsonl", served.base);
     for (query, status, names) in [

@@ -9,6 +9,7 @@ pub(crate) mod chain;
 pub(crate) mod checker;
 pub(crate) mod doc_server;
 pub(crate) mod faulty_rpc;
+pub(crate) mod graphql;
 pub(crate) mod memory;
 pub(crate) mod scenario;
 pub(crate) mod signing;
@@ -33,53 +34,12 @@ pub(crate) fn config_toml(
     depth: u64,
     extra: &str,
 ) -> String {
-    let d = devnet.deployment();
-    let rpc: Vec<String> = rpc.iter().map(|u| format!("{u:?}")).collect();
-    format!(
-        r#"
-[database]
-url = "sqlite://{db}"
-
-[[chains]]
-name = "devnet"
-chain_id = {chain_id}
-rpc = [{rpc}]
-finality = {depth}
-start_block = {start}
-poll_interval_ms = 100
-{extra}
-
-[chains.erc8004]
-identity = "{identity}"
-reputation = "{reputation}"
-validation = "{validation}"
-
-[[chains.factories]]
-address = "{factory}"
-
-[[chains.registries]]
-address = "{registry}"
-
-[[chains.registries]]
-address = "{curated}"
-
-[[chains.payment_tokens]]
-address = "{usdc}"
-symbol = "USDC"
-decimals = 6
-"#,
-        db = db.display(),
-        chain_id = devnet.chain_id(),
-        rpc = rpc.join(", "),
-        start = d.start_block,
-        identity = d.identity,
-        reputation = d.reputation,
-        validation = d.validation,
-        factory = d.factory,
-        registry = d.registry,
-        curated = d.curated_registry,
-        usdc = d.usdc,
-    )
+    let chain = devnet.chain_toml(
+        "devnet",
+        rpc,
+        &format!("finality = {depth}\npoll_interval_ms = 100\n{extra}"),
+    );
+    format!("\n[database]\nurl = \"sqlite://{}\"\n{chain}", db.display())
 }
 
 /// The parsed config of [`config_toml`].
@@ -153,6 +113,12 @@ pub(crate) async fn dump(db: &Path) -> String {
     let text = store.canonical_dump().await.unwrap();
     store.close().await;
     text
+}
+
+/// The last block indexed on `chain_id`.
+pub(crate) async fn indexed_block(store: &Store, chain_id: u64) -> u64 {
+    let progress = store.progress(chain_id).await.unwrap();
+    progress.expect("the chain was indexed").next_block - 1
 }
 
 /// A read-only pool on the database at `db`, for field-by-field checks.

@@ -198,6 +198,53 @@ impl Devnet {
         &self.deployment
     }
 
+    /// An agentindex `[[chains]]` entry named `name` that follows this chain through `rpc`,
+    /// watching every deployed contract and paying in its USDC; `extra` is more keys of the
+    /// entry (finality, poll interval, …), as TOML lines.
+    pub fn chain_toml(&self, name: &str, rpc: &[String], extra: &str) -> String {
+        let d = &self.deployment;
+        let rpc: Vec<String> = rpc.iter().map(|u| format!("{u:?}")).collect();
+        format!(
+            r#"
+[[chains]]
+name = "{name}"
+chain_id = {chain_id}
+rpc = [{rpc}]
+start_block = {start}
+{extra}
+
+[chains.erc8004]
+identity = "{identity}"
+reputation = "{reputation}"
+validation = "{validation}"
+
+[[chains.factories]]
+address = "{factory}"
+
+[[chains.registries]]
+address = "{registry}"
+
+[[chains.registries]]
+address = "{curated}"
+
+[[chains.payment_tokens]]
+address = "{usdc}"
+symbol = "USDC"
+decimals = 6
+"#,
+            chain_id = self.chain_id(),
+            rpc = rpc.join(", "),
+            start = d.start_block,
+            identity = d.identity,
+            reputation = d.reputation,
+            validation = d.validation,
+            factory = d.factory,
+            registry = d.registry,
+            curated = d.curated_registry,
+            usdc = d.usdc,
+        )
+    }
+
     /// The ERC-8004 Identity Registry.
     pub fn identity(&self) -> IdentityRegistry::IdentityRegistryInstance<DynProvider> {
         IdentityRegistry::new(self.deployment.identity, self.provider.clone())

@@ -15,7 +15,9 @@ mod touched;
 
 use super::sql::push_in;
 use super::{QueryContext, StoreError, StoreResult};
-use crate::reputation::{Evaluation, Exclusion, Payment, ReputationRules, classify, evaluate};
+use crate::reputation::{
+    AgentFacts, Evaluation, Exclusion, Payment, ReputationRules, classify, evaluate,
+};
 use load::Subject;
 use serde::{Deserialize, Serialize};
 use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection, SqlitePool};
@@ -42,6 +44,28 @@ pub struct AgentReputation {
     pub score: f64,
     /// Everything that went into it.
     pub evaluation: Evaluation,
+}
+
+impl AgentReputation {
+    /// `subject`'s reputation from `facts` as of `block` (at `timestamp`) under `rules`.
+    fn of(
+        subject: &Subject,
+        facts: &AgentFacts,
+        chain_id: u64,
+        block: u64,
+        timestamp: u64,
+        rules: &ReputationRules,
+    ) -> Self {
+        let evaluation = evaluate(facts, timestamp, rules);
+        Self {
+            agent: subject.key.clone(),
+            chain_id,
+            as_of_block: block,
+            as_of_timestamp: timestamp,
+            score: evaluation.score(),
+            evaluation,
+        }
+    }
 }
 
 /// Recomputes the stored reputation of `keys` on `chain_id`; agents that no longer exist lose
@@ -88,15 +112,9 @@ pub(super) async fn refresh(
             let facts = loaded.remove(&subject.key).unwrap_or_default().facts;
             let block = as_of[subject.key.as_str()];
             let timestamp = times.get(&block).copied().unwrap_or(0);
-            let evaluation = evaluate(&facts, timestamp, rules);
-            computed.push(AgentReputation {
-                agent: subject.key.clone(),
-                chain_id,
-                as_of_block: block,
-                as_of_timestamp: timestamp,
-                score: evaluation.score(),
-                evaluation,
-            });
+            computed.push(AgentReputation::of(
+                subject, &facts, chain_id, block, timestamp, rules,
+            ));
         }
         write(conn, &computed).await?;
     }
@@ -319,15 +337,7 @@ pub(super) async fn as_of_block(
                 .iter()
                 .map(|subject| {
                     let facts = loaded.remove(&subject.key).unwrap_or_default().facts;
-                    let evaluation = evaluate(&facts, timestamp, rules);
-                    AgentReputation {
-                        agent: subject.key.clone(),
-                        chain_id,
-                        as_of_block: block,
-                        as_of_timestamp: timestamp,
-                        score: evaluation.score(),
-                        evaluation,
-                    }
+                    AgentReputation::of(subject, &facts, chain_id, block, timestamp, rules)
                 })
                 .collect(),
         );

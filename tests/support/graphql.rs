@@ -1,0 +1,75 @@
+//! Real GraphQL clients for tests: the npm `graphql-request` library
+//! (`tools/graphql/query.mjs`) for queries and `graphql-ws` (`tools/graphql/subscribe.mjs`) for
+//! subscriptions, each run by node as an SDK would use it.
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::{Child, Command, Stdio};
+
+/// Runs `requests` ([{query, variables}]) through graphql-request against `endpoint`.
+pub(crate) fn gql(endpoint: &str, requests: Value) -> Vec<Value> {
+    let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/graphql");
+    let mut child = Command::new("node")
+        .arg("query.mjs")
+        .arg(endpoint)
+        .current_dir(&tools)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(requests.to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "graphql-request failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// One query's data, failing on errors.
+pub(crate) fn data(endpoint: &str, query: &str, variables: Value) -> Value {
+    let mut results = gql(
+        endpoint,
+        json!([{ "query": query, "variables": variables }]),
+    );
+    let result = results.remove(0);
+    assert!(result.get("errors").is_none(), "{query}: {result}");
+    result["data"].clone()
+}
+
+/// Starts `tools/graphql/subscribe.mjs` for `count` events of `query`.
+pub(crate) fn subscriber(ws: &str, query: &str, variables: Value, count: usize) -> Child {
+    let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/graphql");
+    Command::new("node")
+        .arg("subscribe.mjs")
+        .args([
+            ws,
+            query,
+            &variables.to_string(),
+            &count.to_string(),
+            "60000",
+        ])
+        .current_dir(&tools)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node runs")
+}
+
+/// The events a subscriber printed, once it got them all.
+pub(crate) fn events_of(child: Child) -> Vec<Value> {
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "graphql-ws subscriber failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
