@@ -1,8 +1,10 @@
 //! API benchmark: 100,000 agents (with profiles, skills, search rows and scores) served by the
-//! API in this process, loaded by `oha` (crates.io) from another: by-id lookups and a bare
-//! `/healthz` as fast as 16 connections go, a filtered search and a full-text search at a
-//! fixed 500 requests/s. Prints p50, p99 and requests/s of each, and each one's throughput as a
-//! ratio of the bare endpoint's, measured in the same run.
+//! API in this process, loaded by `oha` (crates.io) from another, GraphQL queries sent in the
+//! URL: by-id lookups and a bare `/healthz` as fast as 16 connections go; filtered searches,
+//! full-text searches and reputation-ordered pages at a fixed 500 requests/s, each drawn from
+//! thousands of distinct queries so the response cache rarely helps; and one query repeated, to
+//! show the cache. Prints p50, p99 and requests/s of each, and each one's throughput as a ratio of
+//! the bare endpoint's, measured in the same run.
 //!
 //! Run with `scripts/bench-api` (or `cargo run --release --example api_bench -- [agents]
 //! [seconds]` with `oha` on the PATH or in `OHA`).
@@ -14,7 +16,8 @@ use agentindex_api::ApiState;
 use agentindex_indexer::config::Config;
 use agentindex_indexer::store::Store;
 use agents::{CHAIN, fill, rules};
-use serde_json::{Value, json};
+use rand::seq::SliceRandom;
+use serde_json::Value;
 use sqlx::sqlite::SqlitePoolOptions;
 use std::process::Command;
 use std::sync::Arc;
@@ -24,10 +27,116 @@ use tokio::sync::watch;
 /// One load to measure.
 struct Load {
     name: &'static str,
-    path: &'static str,
-    body: Option<Value>,
+    /// Paths (with query strings) oha picks from; one path is a repeated request.
+    paths: Vec<String>,
     /// Fixed requests/s, or as fast as the connections go.
     rate: Option<u32>,
+}
+
+/// `/graphql?query=…`: a GraphQL query sent in the URL.
+fn in_url(query: &str) -> String {
+    let mut url = url::Url::parse("http://x/graphql").expect("a fixed URL parses");
+    url.query_pairs_mut().append_pair("query", query);
+    format!("/graphql?{}", url.query().unwrap_or_default())
+}
+
+/// Filtered searches: every skill word with and without x402, a range of minimum scores and
+/// page sizes, in random order.
+fn filtered_searches(rng: &mut impl rand::Rng) -> Vec<String> {
+    let mut paths = Vec::new();
+    for skill in agents::WORDS {
+        for x402 in ["true", "false"] {
+            for min in [0, 10, 20, 25, 30, 35, 40] {
+                for first in 5..=40 {
+                    paths.push(in_url(&format!(
+                        "{{ agents(filter: {{ skill: \"{skill}\", x402: {x402}, minReputation: {min} }}, \
+                         orderBy: REPUTATION, first: {first}) {{ edges {{ node {{ id name reputation {{ score }} }} }} }} }}"
+                    )));
+                }
+            }
+        }
+    }
+    paths.shuffle(rng);
+    paths
+}
+
+/// Full-text searches: a skill word and a tag, each page size, in random order.
+fn text_searches(rng: &mut impl rand::Rng) -> Vec<String> {
+    let mut paths = Vec::new();
+    for word in agents::WORDS {
+        for tag in 0..50 {
+            for first in 5..=20 {
+                paths.push(in_url(&format!(
+                    "{{ agents(search: \"{word} tag{tag}\", first: {first}) {{ edges {{ node {{ id name skills {{ id }} }} }} }} }}"
+                )));
+            }
+        }
+    }
+    paths.shuffle(rng);
+    paths
+}
+
+/// The best-reputed agents with a tag, each tag and page size, in random order.
+fn reputation_pages(rng: &mut impl rand::Rng) -> Vec<String> {
+    let mut paths = Vec::new();
+    let tags = agents::WORDS
+        .iter()
+        .map(|word| word.to_string())
+        .chain((0..50).map(|n| format!("tag{n}")));
+    for tag in tags {
+        for first in 1..=100 {
+            paths.push(in_url(&format!(
+                "{{ agents(filter: {{ tags: [\"{tag}\"] }}, orderBy: REPUTATION, first: {first}) {{ edges {{ node {{ id reputation {{ score paymentCount uniquePayers }} }} }} }} }}"
+            )));
+        }
+    }
+    paths.shuffle(rng);
+    paths
+}
+
+/// Runs `oha` for `seconds` on `paths` (one, or a list it draws from) at the load's rate.
+fn run_oha(
+    oha: &str,
+    base: &str,
+    dir: &std::path::Path,
+    load: &Load,
+    paths: &[String],
+    seconds: usize,
+) -> anyhow::Result<std::process::Output> {
+    let mut command = Command::new(oha);
+    command.args([
+        "--no-tui",
+        "--output-format",
+        "json",
+        "-z",
+        &format!("{seconds}s"),
+        "-c",
+        if load.rate.is_some() { "32" } else { "16" },
+    ]);
+    if let Some(rate) = load.rate {
+        command.args(["-q", &rate.to_string()]);
+    }
+    if let [path] = paths {
+        command.arg(format!("{base}{path}"));
+    } else {
+        let list = dir.join("urls.txt");
+        let mut text = String::new();
+        for path in paths {
+            text.push_str(base);
+            text.push_str(path);
+            text.push('\n');
+        }
+        std::fs::write(&list, text)?;
+        command.arg("--urls-from-file").arg(&list);
+    }
+    let output = command.output()?;
+    anyhow::ensure!(
+        output.status.success(),
+        "oha failed for {}: {}",
+        load.name,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Ok(output)
 }
 
 #[tokio::main]
@@ -37,8 +146,11 @@ async fn main() -> anyhow::Result<()> {
     let seconds = args.next().transpose()?.unwrap_or(10);
     let oha = std::env::var("OHA").unwrap_or_else(|_| "oha".into());
 
+    // `API_BENCH_DB` keeps the loaded database at that path (to look at plans afterwards).
     let dir = tempfile::tempdir()?;
-    let db = dir.path().join("api.db");
+    let db = std::env::var_os("API_BENCH_DB")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| dir.path().join("api.db"));
     let url = format!("sqlite://{}", db.display());
     let store = Store::open(&url).await?;
     let pool = SqlitePoolOptions::new()
@@ -85,72 +197,73 @@ rpc = ["http://127.0.0.1:9"]
     ));
     let base = format!("http://{}", bound_rx.await?);
 
-    let by_id = &keys[keys.len() / 2];
+    let mut rng = rand::rng();
+    let mut ids: Vec<String> = keys
+        .iter()
+        .map(|key| {
+            in_url(&format!(
+                "{{ agent(id: \"{key}\") {{ id name owner reputation {{ score paymentCount }} }} }}"
+            ))
+        })
+        .collect();
+    ids.shuffle(&mut rng);
+    let repeated = in_url(
+        "{ agents(filter: { skill: \"translate\", x402: true, minReputation: 1 }, orderBy: REPUTATION, first: 20) { edges { node { id name reputation { score } } } } }",
+    );
+    // Every load but the last asks varied questions (thousands of distinct URLs, as many as it
+    // sends or more), so the response cache rarely answers; the last repeats one and shows it.
     let loads = [
         Load {
             name: "bare GET /healthz (baseline)",
-            path: "/healthz",
-            body: None,
+            paths: vec!["/healthz".into()],
             rate: None,
         },
         Load {
             name: "agent by id",
-            path: "/graphql",
-            body: Some(json!({ "query": format!(
-                "{{ agent(id: \"{by_id}\") {{ id name owner reputation {{ score paymentCount }} }} }}"
-            ) })),
+            paths: ids,
             rate: None,
         },
         Load {
             name: "filtered search @500/s",
-            path: "/graphql",
-            body: Some(json!({ "query":
-                "{ agents(filter: { skill: \"translate\", x402: true, minReputation: 1 }, orderBy: REPUTATION, first: 20) { edges { node { id name reputation { score } } } } }"
-            })),
+            paths: filtered_searches(&mut rng),
             rate: Some(500),
         },
         Load {
             name: "full-text search @500/s",
-            path: "/graphql",
-            body: Some(json!({ "query":
-                "{ agents(search: \"forecast tag7\", first: 20) { edges { node { id name skills { id } } } } }"
-            })),
+            paths: text_searches(&mut rng),
             rate: Some(500),
+        },
+        Load {
+            name: "reputation order @500/s",
+            paths: reputation_pages(&mut rng),
+            rate: Some(500),
+        },
+        Load {
+            name: "one search repeated (cached)",
+            paths: vec![repeated],
+            rate: None,
         },
     ];
     let mut results = Vec::new();
-    for load in &loads {
-        let mut command = Command::new(&oha);
-        command.args([
-            "--no-tui",
-            "--output-format",
-            "json",
-            "-z",
-            &format!("{seconds}s"),
-            "-c",
-            if load.rate.is_some() { "32" } else { "16" },
-        ]);
-        if let Some(rate) = load.rate {
-            command.args(["-q", &rate.to_string()]);
-        }
-        if let Some(body) = &load.body {
-            command.args([
-                "-m",
-                "POST",
-                "-H",
-                "content-type: application/json",
-                "-d",
-                &body.to_string(),
-            ]);
-        }
-        command.arg(format!("{base}{}", load.path));
-        let output = command.output()?;
-        anyhow::ensure!(
-            output.status.success(),
-            "oha failed for {}: {}",
-            load.name,
-            String::from_utf8_lossy(&output.stderr)
-        );
+    // `API_BENCH_ONLY=text` measures only the loads whose name contains it (and the baseline).
+    let only = std::env::var("API_BENCH_ONLY").unwrap_or_default();
+    for load in loads
+        .iter()
+        .enumerate()
+        .filter(|(i, load)| *i == 0 || load.name.contains(&only))
+        .map(|(_, load)| load)
+    {
+        // A varied load first runs two seconds on a fifth of its queries (faulting in the
+        // pages it reads), then is measured on the rest, which the warm-up has not cached.
+        let measured = match load.paths.as_slice() {
+            [_] => &load.paths[..],
+            paths => {
+                let (warm, rest) = paths.split_at(paths.len() / 5);
+                run_oha(&oha, &base, dir.path(), load, warm, 2)?;
+                rest
+            }
+        };
+        let output = run_oha(&oha, &base, dir.path(), load, measured, seconds)?;
         let report: Value = serde_json::from_slice(&output.stdout)?;
         let statuses = &report["statusCodeDistribution"];
         anyhow::ensure!(
@@ -166,16 +279,17 @@ rpc = ["http://127.0.0.1:9"]
             report["summary"]["requestsPerSec"].as_f64().unwrap_or(0.0),
             ms("p50"),
             ms("p99"),
+            measured.len(),
         ));
     }
     let baseline = results[0].1;
     println!(
-        "{:<32} {:>12} {:>10} {:>10} {:>14}",
-        "load", "requests/s", "p50 ms", "p99 ms", "vs baseline"
+        "{:<32} {:>9} {:>12} {:>10} {:>10} {:>14}",
+        "load", "queries", "requests/s", "p50 ms", "p99 ms", "vs baseline"
     );
-    for (name, rps, p50, p99) in &results {
+    for (name, rps, p50, p99, queries) in &results {
         println!(
-            "{name:<32} {rps:>12.0} {p50:>10.2} {p99:>10.2} {:>13.2}x",
+            "{name:<32} {queries:>9} {rps:>12.0} {p50:>10.2} {p99:>10.2} {:>13.2}x",
             rps / baseline
         );
     }

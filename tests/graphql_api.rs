@@ -390,6 +390,18 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
     assert_eq!(get("/readyz").await.unwrap().status(), 200);
     let graphiql = get("/graphql").await.unwrap().text().await.unwrap();
     assert!(graphiql.contains("GraphiQL"));
+    // A query in the URL, as graphql-request sends it in GET mode, with variables.
+    let by_url = gql(
+        &endpoint,
+        json!([{
+            "method": "GET",
+            "query": "query One($id: ID!) { agent(id: $id) { id } }",
+            "variables": { "id": key },
+        }]),
+    );
+    assert_eq!(by_url[0]["data"]["agent"]["id"], key, "{}", by_url[0]);
+    let not_graphql = get("/graphql?variables=%7B%7D").await.unwrap();
+    assert_eq!(not_graphql.status(), 400);
     let statuses: Vec<Value> = get("/status").await.unwrap().json().await.unwrap();
     assert_eq!(statuses[0]["chain_id"], devnet.chain_id());
 }

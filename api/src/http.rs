@@ -1,12 +1,12 @@
-//! The HTTP endpoints besides the feed: GraphQL (`POST /graphql`, GraphiQL on `GET /graphql`),
-//! `/healthz`, `/readyz`, `/status` and `/metrics`.
+//! The HTTP endpoints besides the feed: GraphQL (`POST /graphql`, and `GET /graphql` with the
+//! query in the URL or GraphiQL without one), `/healthz`, `/readyz`, `/status` and `/metrics`.
 
 use crate::graphql::AgentSchema;
 use crate::state::ApiState;
 use async_graphql::ServerError;
 use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use std::time::Duration;
@@ -16,13 +16,43 @@ pub const MAX_QUERY_BYTES: usize = 16 * 1024;
 /// Longest a query may run.
 pub const QUERY_TIME_LIMIT: Duration = Duration::from_secs(10);
 
-/// `POST /graphql`; counted and timed by operation name in `/metrics`; answered from the
-/// response cache while the database is unchanged.
+/// `POST /graphql`.
 pub(crate) async fn graphql(
     State((schema, state)): State<(AgentSchema, ApiState)>,
     request: GraphQLRequest,
 ) -> Response {
-    let request = request.into_inner();
+    answer(&schema, &state, request.into_inner()).await
+}
+
+/// `GET /graphql`: a query in the URL (`?query=…&variables=…&operationName=…`, as GraphQL over
+/// HTTP has it, so answers can be cached by URL), or GraphiQL when the URL has none.
+pub(crate) async fn graphql_get(
+    State((schema, state)): State<(AgentSchema, ApiState)>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let Some(raw) = raw.filter(|raw| !raw.is_empty()) else {
+        return Html(include_str!("graphiql.html")).into_response();
+    };
+    match async_graphql::http::parse_query_string(&raw) {
+        Ok(request) if request.query.trim().is_empty() => {
+            (StatusCode::BAD_REQUEST, "the URL has no `query` parameter").into_response()
+        }
+        Ok(request) => answer(&schema, &state, request).await,
+        Err(e) => (
+            StatusCode::BAD_REQUEST,
+            format!("the URL holds no GraphQL request: {e}"),
+        )
+            .into_response(),
+    }
+}
+
+/// Runs one request; counted and timed by operation name in `/metrics`; answered from the
+/// response cache while the database is unchanged.
+async fn answer(
+    schema: &AgentSchema,
+    state: &ApiState,
+    request: async_graphql::Request,
+) -> Response {
     let operation = request
         .operation_name
         .clone()
@@ -38,7 +68,7 @@ pub(crate) async fn graphql(
     let response = match cached {
         Some(body) => json_body(body),
         None => {
-            let response = execute(&schema, request).await;
+            let response = execute(schema, request).await;
             match (key, version, response.is_ok()) {
                 (Some(key), Some(version), true) => match serde_json::to_vec(&response) {
                     Ok(body) => {
@@ -84,11 +114,6 @@ async fn execute(schema: &AgentSchema, request: async_graphql::Request) -> async
             async_graphql::Response::from_errors(vec![error])
         }
     }
-}
-
-/// `GET /graphql`: GraphiQL.
-pub(crate) async fn graphiql() -> Html<&'static str> {
-    Html(include_str!("graphiql.html"))
 }
 
 /// `GET /metrics`.

@@ -35,7 +35,7 @@ const MAX_BODY_BYTES: usize = 64 * 1024;
 pub fn router(state: ApiState) -> Router {
     let schema = graphql::schema(state.clone());
     let api = Router::new()
-        .route("/graphql", get(http::graphiql).post(http::graphql))
+        .route("/graphql", get(http::graphql_get).post(http::graphql))
         .route_service("/graphql/ws", GraphQLSubscription::new(schema.clone()))
         .route("/status", get(http::status))
         .route("/readyz", get(http::readyz))

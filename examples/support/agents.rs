@@ -15,8 +15,8 @@ use std::sync::Arc;
 pub(crate) const CHAIN: u64 = 31_337;
 /// Rows per INSERT while filling.
 const ROWS: usize = 400;
-/// Words skills are named from.
-const WORDS: [&str; 24] = [
+/// Words skills and tags are named from.
+pub(crate) const WORDS: [&str; 24] = [
     "translate",
     "summarize",
     "forecast",
@@ -288,6 +288,7 @@ pub(crate) async fn fill(
 /// The two skills of agent `n`: (id, tags).
 fn skills_of(n: usize) -> [(&'static str, [String; 2]); 2] {
     let tag = |i: usize| WORDS[i % WORDS.len()].to_string();
+    let n = mix(n) as usize;
     [
         (
             WORDS[n % WORDS.len()],
@@ -298,6 +299,13 @@ fn skills_of(n: usize) -> [(&'static str, [String; 2]); 2] {
             [tag(n * 11 + 1), format!("tag{}", (n + 7) % 50)],
         ),
     ]
+}
+
+/// `n` scrambled, so properties drawn from it (skills, tags, signed, x402) line up neither with
+/// each other nor with the reputation, which follows `n` modulo 100: every skill has agents
+/// with and without each property, at every score.
+fn mix(n: usize) -> u64 {
+    (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40
 }
 
 /// Profiles, skills and search rows, as documents would give them.
@@ -312,9 +320,13 @@ async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::R
             .push_bind(format!("Agent {} does {}", a.n, WORDS[a.n % WORDS.len()]))
             .push_bind(format!("https://agents.example/{}/card.json", a.n))
             .push_bind("ok")
-            .push_bind(if a.n % 4 == 0 { "valid" } else { "unsigned" })
+            .push_bind(if (mix(a.n) >> 12).is_multiple_of(4) {
+                "valid"
+            } else {
+                "unsigned"
+            })
             .push_bind("1.0")
-            .push_bind(a.n % 3 == 0)
+            .push_bind((mix(a.n) >> 8).is_multiple_of(3))
             .push_bind(r#"["text/plain"]"#)
             .push_bind(r#"["application/json"]"#)
             .push_bind("[]")

@@ -103,7 +103,8 @@ impl AgentFilter {
             extension_uri: self.extension_uri.clone(),
             min_price: self.min_price.as_deref().and_then(price),
             max_price: self.max_price.as_deref().and_then(price),
-            search: search.and_then(fts_query),
+            search: search.and_then(|text| fts_query(text, false)),
+            search_as_prefix: search.and_then(|text| fts_query(text, true)),
         }
     }
 }
@@ -128,21 +129,22 @@ pub(crate) fn order(asked: Option<AgentOrder>, searching: bool) -> Order {
     }
 }
 
-/// An FTS5 query from free text: every word quoted (so no input is FTS syntax), all required,
-/// the last one also as a prefix. `None` when there is no word.
-pub(crate) fn fts_query(text: &str) -> Option<String> {
+/// An FTS5 query from free text: every word quoted (so no input is FTS syntax), all required;
+/// with `last_as_prefix` the last one matches any word it begins. `None` when there is no word.
+pub(crate) fn fts_query(text: &str, last_as_prefix: bool) -> Option<String> {
     let words: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .take(16)
         .map(|w| format!("\"{}\"", w.to_lowercase()))
         .collect();
-    let last = words.last()?.clone();
-    let mut query = words[..words.len() - 1].join(" ");
-    if !query.is_empty() {
-        query.push(' ');
+    let mut query = words.join(" ");
+    if query.is_empty() {
+        return None;
     }
-    query.push_str(&format!("{last}*"));
+    if last_as_prefix {
+        query.push('*');
+    }
     Some(query)
 }
 
@@ -153,15 +155,19 @@ mod tests {
     #[test]
     fn search_text_becomes_quoted_words_with_a_prefix_last() {
         assert_eq!(
-            fts_query("Translate text"),
+            fts_query("Translate text", false),
+            Some("\"translate\" \"text\"".into())
+        );
+        assert_eq!(
+            fts_query("Translate text", true),
             Some("\"translate\" \"text\"*".into())
         );
         assert_eq!(
-            fts_query("weather) OR \"x\" NEAR(y"),
+            fts_query("weather) OR \"x\" NEAR(y", true),
             Some("\"weather\" \"or\" \"x\" \"near\" \"y\"*".into()),
             "FTS operators in the input are plain words"
         );
-        assert_eq!(fts_query("  ()  "), None);
+        assert_eq!(fts_query("  ()  ", true), None);
     }
 
     #[test]

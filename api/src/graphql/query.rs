@@ -26,7 +26,9 @@ impl AgentQuery {
     }
 
     /// Agents matching `filter` and `search`, in `orderBy` order (relevance when searching,
-    /// else newest), `first` at a time (at most 100) after the cursor `after`.
+    /// else newest), `first` at a time (at most 100) after the cursor `after`. `search` finds
+    /// agents whose name, description, skills or tags have every word of it; when none has
+    /// them all, the last word also matches words it begins (search as you type).
     async fn agents(
         &self,
         ctx: &Context<'_>,
@@ -42,7 +44,7 @@ impl AgentQuery {
                 "first must be between 0 and {MAX_PAGE}, got {first}"
             )));
         }
-        let selection = filter.unwrap_or_default().selection(search.as_deref());
+        let mut selection = filter.unwrap_or_default().selection(search.as_deref());
         if search.as_deref().is_some_and(|s| !s.trim().is_empty()) && selection.search.is_none() {
             // Only punctuation: nothing can match.
             return Ok(AgentConnection::empty(selection));
@@ -59,6 +61,7 @@ impl AgentQuery {
             None => None,
         };
         let pool = ctx.data_unchecked::<ApiState>().store.reader();
+        agents::settle_search(pool, &mut selection).await?;
         let mut listed = agents::list(
             pool,
             &selection,
@@ -117,7 +120,7 @@ fn fits(cursor: &Cursor, order: Order) -> bool {
     )
 }
 
-fn cursor_of(listed: &Listed, order: Order) -> Cursor {
+pub(crate) fn cursor_of(listed: &Listed, order: Order) -> Cursor {
     let k = listed.row.agent_key.clone();
     match order {
         Order::Newest => Cursor::Newest {

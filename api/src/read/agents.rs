@@ -87,21 +87,53 @@ pub(crate) struct Selection {
     pub(crate) extension_uri: Option<String>,
     pub(crate) min_price: Option<f64>,
     pub(crate) max_price: Option<f64>,
-    /// An FTS5 query (already quoted) when searching.
+    /// An FTS5 query (already quoted) when searching: whole words.
     pub(crate) search: Option<String>,
+    /// The same with the last word as a prefix, used when no agent has the whole words (see
+    /// [`settle_search`]).
+    pub(crate) search_as_prefix: Option<String>,
 }
 
 impl Selection {
     /// Whether the search is all there is to the selection.
     fn only_search(&self) -> bool {
-        let Selection { search, .. } = self;
+        let Selection {
+            search,
+            search_as_prefix,
+            ..
+        } = self;
         search.is_some()
             && *self
                 == Selection {
                     search: search.clone(),
+                    search_as_prefix: search_as_prefix.clone(),
                     ..Selection::default()
                 }
     }
+}
+
+/// Settles which form of the search text `selection` uses: whole words when any agent has
+/// them all, else the last word as a prefix (search as you type). Whole words first keeps
+/// a search as precise, and as cheap to rank, as its words allow; the choice depends only on
+/// the text and the index, so every page of a listing and its count agree.
+pub(crate) async fn settle_search(
+    pool: &SqlitePool,
+    selection: &mut Selection,
+) -> sqlx::Result<()> {
+    let Some(prefix) = selection.search_as_prefix.take() else {
+        return Ok(());
+    };
+    if let Some(whole) = &selection.search {
+        let found: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM agent_search WHERE agent_search MATCH ? LIMIT 1")
+                .bind(whole)
+                .fetch_optional(pool)
+                .await?;
+        if found.is_none() {
+            selection.search = Some(prefix);
+        }
+    }
+    Ok(())
 }
 
 /// How to order a list.
@@ -151,6 +183,143 @@ pub(crate) async fn list(
     after: Option<&Cursor>,
     limit: i64,
 ) -> sqlx::Result<Vec<Listed>> {
+    list_planned(pool, selection, order, after, limit, true).await
+}
+
+/// [`list`], walking the order's index only when `may_walk` (the tests compare both plans).
+async fn list_planned(
+    pool: &SqlitePool,
+    selection: &Selection,
+    order: Order,
+    after: Option<&Cursor>,
+    limit: i64,
+    may_walk: bool,
+) -> sqlx::Result<Vec<Listed>> {
+    // With a skill or tag most agents have, walking the order's index and checking each row
+    // beats collecting every agent with the term and sorting them; with a rarer one it is the
+    // reverse. The walk reads about as many rows as the terms' share of agents says a page
+    // needs, four times over: when that fills the page the page is right (those rows come first in
+    // the order); when it does not, the other filters were too selective for a walk and the
+    // matches are collected instead.
+    let walkable = may_walk && selection.search.is_none() && order != Order::Relevance;
+    let budget = match walkable {
+        true => walk_budget(pool, selection, limit).await?,
+        false => None,
+    };
+    if let Some(budget) = budget {
+        let bound = walk_bound(pool, selection, order, after, budget).await?;
+        let walked = fetch(
+            list_query(selection, order, after, limit, Plan::Walk(bound)),
+            pool,
+        )
+        .await?;
+        if walked.len() as i64 >= limit || bound.is_none() {
+            return Ok(walked);
+        }
+    }
+    fetch(
+        list_query(selection, order, after, limit, Plan::Collect),
+        pool,
+    )
+    .await
+}
+
+/// How a list query finds its rows (see [`list`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Plan {
+    /// The order's index, each row checked against the filters, down to the bound if any.
+    Walk(Option<Bound>),
+    /// Every match (or every search hit), then sorted.
+    Collect,
+}
+
+/// Where a walk stops: the order's value a budget of rows down the index.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Bound {
+    Score(f64),
+    Block(i64),
+}
+
+/// The value of the order's key `budget` rows after `after` in the order's index (ties at
+/// the bound are read too); `None` when fewer rows are left (then the walk reads them all, and
+/// its answer is complete).
+async fn walk_bound(
+    pool: &SqlitePool,
+    selection: &Selection,
+    order: Order,
+    after: Option<&Cursor>,
+    budget: i64,
+) -> sqlx::Result<Option<Bound>> {
+    let mut query = QueryBuilder::<Sqlite>::new("");
+    match (order, after) {
+        (Order::Reputation, after) => {
+            query.push(
+                "SELECT score FROM agent_reputation INDEXED BY agent_reputation_score WHERE 1",
+            );
+            if let Some(min) = selection.min_reputation {
+                query.push(" AND score >= ");
+                query.push_bind(min);
+            }
+            if let Some(Cursor::Reputation { s, k }) = after {
+                query.push(" AND (score < ");
+                query.push_bind(*s);
+                query.push(" OR (score = ");
+                query.push_bind(*s);
+                query.push(" AND agent_key > ");
+                query.push_bind(k.clone());
+                query.push("))");
+            }
+            query.push(" ORDER BY score DESC, agent_key");
+        }
+        (_, after) => {
+            query.push("SELECT registered_block FROM agents INDEXED BY agents_newest WHERE 1");
+            if let Some(Cursor::Newest { b, k }) = after {
+                query.push(" AND (registered_block < ");
+                query.push_bind(*b);
+                query.push(" OR (registered_block = ");
+                query.push_bind(*b);
+                query.push(" AND agent_key > ");
+                query.push_bind(k.clone());
+                query.push("))");
+            }
+            query.push(" ORDER BY registered_block DESC, agent_key");
+        }
+    }
+    query.push(" LIMIT 1 OFFSET ");
+    query.push_bind(budget);
+    let row = query.build().fetch_optional(pool).await?;
+    row.map(|row| {
+        Ok(if order == Order::Reputation {
+            Bound::Score(row.try_get(0)?)
+        } else {
+            Bound::Block(row.try_get(0)?)
+        })
+    })
+    .transpose()
+}
+
+async fn fetch(
+    mut query: QueryBuilder<'_, Sqlite>,
+    pool: &SqlitePool,
+) -> sqlx::Result<Vec<Listed>> {
+    let rows = query.build().fetch_all(pool).await?;
+    rows.iter()
+        .map(|row: &SqliteRow| {
+            Ok(Listed {
+                row: AgentRow::from_row(row)?,
+                rank: row.try_get("rank")?,
+            })
+        })
+        .collect()
+}
+
+fn list_query<'a>(
+    selection: &'a Selection,
+    order: Order,
+    after: Option<&'a Cursor>,
+    limit: i64,
+    plan: Plan,
+) -> QueryBuilder<'a, Sqlite> {
     let mut query = QueryBuilder::<Sqlite>::new("");
     // A plain search (no other filter, relevance order) is ranked and cut inside the full-text
     // index, so only the page's rows are joined.
@@ -176,18 +345,14 @@ pub(crate) async fn list(
         }
         query.push(") ");
     }
-    // With a common skill or tag, walking the order's index and checking the term beats
-    // collecting every agent with the term and sorting them; with a rare one it is the reverse.
-    let walk_index = selection.search.is_none()
-        && order != Order::Relevance
-        && common_terms(pool, selection).await?;
     let rank = if selection.search.is_some() {
         "s.rank"
     } else {
         "NULL"
     };
     query.push(format!("SELECT {COLUMNS}, {rank} AS rank FROM "));
-    match (selection.search.is_some(), order, walk_index) {
+    let walk = matches!(plan, Plan::Walk(_));
+    match (selection.search.is_some(), order, walk) {
         (true, ..) => query.push("s CROSS JOIN agents a ON a.agent_key = s.agent_key"),
         (false, Order::Reputation, true) => query.push(
             "agent_reputation r INDEXED BY agent_reputation_score
@@ -200,10 +365,27 @@ pub(crate) async fn list(
         (false, ..) => query.push("agents a"),
     };
     query.push(" LEFT JOIN agent_profiles p ON p.agent_key = a.agent_key");
-    if selection.search.is_some() || order != Order::Reputation {
+    let reputation_drives = order == Order::Reputation && selection.search.is_none();
+    if !reputation_drives {
         query.push(" LEFT JOIN agent_reputation r ON r.agent_key = a.agent_key");
     }
-    push_filters_with(&mut query, selection, walk_index);
+    push_filters_with(&mut query, selection, walk);
+    // Bare column comparisons on the walked index's key: they end the walk.
+    match plan {
+        Plan::Walk(Some(Bound::Score(bound))) => {
+            query.push(" AND r.score >= ");
+            query.push_bind(bound);
+        }
+        Plan::Walk(Some(Bound::Block(bound))) => {
+            query.push(" AND a.registered_block >= ");
+            query.push_bind(bound);
+        }
+        _ => {}
+    }
+    if let (true, Some(min)) = (reputation_drives, selection.min_reputation) {
+        query.push(" AND r.score >= ");
+        query.push_bind(min);
+    }
     match (order, after) {
         (Order::Newest, Some(Cursor::Newest { b, k })) => {
             query.push(" AND (a.registered_block < ");
@@ -234,23 +416,15 @@ pub(crate) async fn list(
         }
         _ => {}
     }
-    query.push(match (order, selection.search.is_some()) {
+    query.push(match (order, reputation_drives) {
         (Order::Newest, _) => " ORDER BY a.registered_block DESC, a.agent_key",
-        (Order::Reputation, true) => " ORDER BY coalesce(r.score, 0) DESC, a.agent_key",
-        (Order::Reputation, false) => " ORDER BY r.score DESC, r.agent_key",
+        (Order::Reputation, false) => " ORDER BY coalesce(r.score, 0) DESC, a.agent_key",
+        (Order::Reputation, true) => " ORDER BY r.score DESC, r.agent_key",
         (Order::Relevance, _) => " ORDER BY s.rank, a.agent_key",
     });
     query.push(" LIMIT ");
     query.push_bind(limit);
-    let rows = query.build().fetch_all(pool).await?;
-    rows.iter()
-        .map(|row: &SqliteRow| {
-            Ok(Listed {
-                row: AgentRow::from_row(row)?,
-                rank: row.try_get("rank")?,
-            })
-        })
-        .collect()
+    query
 }
 
 /// How many agents `selection` matches.
@@ -285,40 +459,55 @@ fn push_search_join(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection)
     }
 }
 
-/// Agents per skill or tag above which a term counts as common (see `list`).
-const COMMON_TERM: i64 = 1_000;
+/// Agents counted per term at most when estimating a walk (a larger share walks anyway).
+const TERM_COUNT_CAP: i64 = 20_000;
+/// Rows a walk reads at least and at most.
+const WALK_ROWS: (i64, i64) = (2_000, 20_000);
 
-/// Whether every skill and tag the selection asks for is common (false when it asks for none).
-async fn common_terms(pool: &SqlitePool, selection: &Selection) -> sqlx::Result<bool> {
-    let mut terms: Vec<(String, Option<&str>)> = Vec::new();
+/// How many rows of the order's index to walk for a page of `limit`: four times what the share
+/// of agents with every asked skill and tag (taken as independent) says it takes, as other
+/// filters skip rows too. `None` when the
+/// selection asks for no term, or when collecting the term's agents reads fewer rows.
+async fn walk_budget(
+    pool: &SqlitePool,
+    selection: &Selection,
+    limit: i64,
+) -> sqlx::Result<Option<i64>> {
+    let mut terms: Vec<(String, &str)> = Vec::new();
     if let Some(skill) = &selection.skill {
-        terms.push((skill.to_lowercase(), None));
+        terms.push((skill.to_lowercase(), "skill"));
     }
-    terms.extend(
-        selection
-            .tags
-            .iter()
-            .map(|t| (t.to_lowercase(), Some("tag"))),
-    );
+    terms.extend(selection.tags.iter().map(|t| (t.to_lowercase(), "tag")));
     if terms.is_empty() {
-        return Ok(false);
+        return Ok(None);
     }
+    // Agent rows are never deleted but by a reorg, so the largest rowid is about their number.
+    let agents: i64 = sqlx::query_scalar("SELECT coalesce(max(rowid), 0) FROM agents")
+        .fetch_one(pool)
+        .await?;
+    let mut share = 1.0;
+    let mut fewest = i64::MAX;
     for (term, kind) in terms {
-        let agents: i64 = sqlx::query_scalar(
+        let with_term: i64 = sqlx::query_scalar(
             "SELECT count(*) FROM (SELECT 1 FROM agent_terms WHERE term = ?
-               AND (? IS NULL OR kind = ?) LIMIT ?)",
+               AND (? = 'skill' OR kind = 'tag') LIMIT ?)",
         )
         .bind(&term)
         .bind(kind)
-        .bind(kind)
-        .bind(COMMON_TERM + 1)
+        .bind(TERM_COUNT_CAP)
         .fetch_one(pool)
         .await?;
-        if agents <= COMMON_TERM {
-            return Ok(false);
-        }
+        fewest = fewest.min(with_term);
+        share *= with_term as f64 / agents.max(1) as f64;
     }
-    Ok(true)
+    if fewest == 0 {
+        return Ok(None);
+    }
+    let budget = ((4 * limit) as f64 / share.min(1.0)).ceil() as i64;
+    let budget = budget.clamp(WALK_ROWS.0, WALK_ROWS.1);
+    // A walked row costs a fraction of a collected one (one index step and a probe, against
+    // lookups in three tables and a sort).
+    Ok((budget < 4 * fewest).then_some(budget))
 }
 
 /// Appends ` WHERE …` for every filter of `selection` (always at least `WHERE 1`).
@@ -327,17 +516,12 @@ fn push_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
 }
 
 /// As [`push_filters`]; `checked_terms` keeps the planner from driving the query by the skill
-/// and tag lookups (they are then checked row by row).
+/// and tag lookups (they are then checked for each row the order's index yields).
 fn push_filters_with(
     query: &mut QueryBuilder<'_, Sqlite>,
     selection: &Selection,
     checked_terms: bool,
 ) {
-    let key = if checked_terms {
-        "+a.agent_key"
-    } else {
-        "a.agent_key"
-    };
     query.push(" WHERE 1");
     if !selection.chain_ids.is_empty() {
         query.push(" AND a.chain_id IN (");
@@ -355,18 +539,26 @@ fn push_filters_with(
         }
         query.push(")");
     }
-    if let Some(skill) = &selection.skill {
-        query.push(format!(
-            " AND {key} IN (SELECT agent_key FROM agent_terms WHERE term = "
-        ));
-        query.push_bind(skill.to_lowercase());
-        query.push(")");
-    }
-    for tag in &selection.tags {
-        query.push(format!(
-            " AND {key} IN (SELECT agent_key FROM agent_terms WHERE kind = 'tag' AND term = "
-        ));
-        query.push_bind(tag.to_lowercase());
+    let terms = selection
+        .skill
+        .iter()
+        .map(|skill| (skill, "'skill', 'tag'"))
+        .chain(selection.tags.iter().map(|tag| (tag, "'tag'")));
+    for (term, kinds) in terms {
+        // Checked row by row: one probe of the (agent, term) index per candidate. Otherwise the
+        // agents with the term are listed first and drive the query.
+        query.push(if checked_terms {
+            format!(
+                " AND EXISTS (SELECT 1 FROM agent_terms t WHERE t.agent_key = a.agent_key
+                   AND t.kind IN ({kinds}) AND t.term = "
+            )
+        } else {
+            format!(
+                " AND a.agent_key IN (SELECT agent_key FROM agent_terms WHERE kind IN ({kinds})
+                   AND term = "
+            )
+        });
+        query.push_bind(term.to_lowercase());
         query.push(")");
     }
     for (column, mode) in [
@@ -449,3 +641,7 @@ fn push_card_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection
         query.push(")");
     }
 }
+
+#[cfg(test)]
+#[path = "agents_plans_test.rs"]
+mod plans_test;

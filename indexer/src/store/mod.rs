@@ -155,7 +155,9 @@ impl Store {
             })?;
         let read = SqlitePoolOptions::new()
             .max_connections(8)
-            .connect_with(options.read_only(true))
+            // Readers map the file: a page read is then a memory access, not a system call and
+            // a copy into each connection's own cache.
+            .connect_with(options.read_only(true).pragma("mmap_size", READ_MMAP_BYTES))
             .await
             .map_err(open_error)?;
         Ok(Self { write, read })
@@ -270,6 +272,10 @@ impl Store {
         self.write.close().await;
     }
 }
+
+/// How much of the database file each reader maps into memory (address space, shared with
+/// the operating system's page cache; not memory of its own).
+const READ_MMAP_BYTES: &str = "4294967296";
 
 fn connect_options(url: &str) -> StoreResult<SqliteConnectOptions> {
     let path = url

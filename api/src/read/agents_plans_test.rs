@@ -1,0 +1,171 @@
+//! The two ways `list` finds a page (walking the order's index with a bound, falling back to
+//! collecting the matches) give the same pages: 3,000 agents in a real store, terms common
+//! enough to walk, filters selective enough to make the walk come up short, paged to the end
+//! with cursors under both plans.
+
+use super::{Order, Selection, list_planned, walk_budget};
+use crate::graphql::cursor::Cursor;
+use crate::graphql::query::cursor_of;
+use agentindex_indexer::store::Store;
+use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+
+const AGENTS: usize = 3_000;
+
+async fn store_with_agents() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("plans.db").display());
+    let store = Store::open(&url).await.unwrap();
+    let pool = SqlitePool::connect(&url).await.unwrap();
+    let numbers: Vec<usize> = (0..AGENTS).collect();
+    for chunk in numbers.chunks(300) {
+        let mut agents = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO agents (agent_key, chain_id, source, owner, operators, active,
+               registered_block, registered_at, last_event_block) ",
+        );
+        // Blocks repeat (ten agents each) so the newest order has ties to break by key.
+        agents.push_values(chunk, |mut row, i| {
+            let block = (*i / 10) as i64;
+            row.push_bind(format!("1:{i:05}"))
+                .push_bind(1)
+                .push_bind("factory")
+                .push_bind(format!("0x{:040x}", i % 7))
+                .push_bind("[]")
+                .push_bind(i % 11 != 0)
+                .push_bind(block)
+                .push_bind(block * 12)
+                .push_bind(block);
+        });
+        agents.build().execute(&pool).await.unwrap();
+        let mut scores = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO agent_reputation (agent_key, chain_id, as_of_block, as_of_timestamp,
+               score, payment_score, payment_count, unique_payers, excluded_payments,
+               feedback_count, evaluation) ",
+        );
+        // 101 distinct scores: many ties.
+        scores.push_values(chunk, |mut row, i| {
+            row.push_bind(format!("1:{i:05}"))
+                .push_bind(1)
+                .push_bind(1)
+                .push_bind(12)
+                .push_bind(((i * 37) % 101) as f64)
+                .push_bind(0.0)
+                .push_bind(0)
+                .push_bind(0)
+                .push_bind(0)
+                .push_bind(0)
+                .push_bind("{}");
+        });
+        scores.build().execute(&pool).await.unwrap();
+        let mut profiles = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO agent_profiles (agent_key, name, x402, input_modes, output_modes,
+               payments, chain_block) ",
+        );
+        // x402 is rare (one in fifty): a walk over a common term comes up short with it.
+        profiles.push_values(chunk, |mut row, i| {
+            row.push_bind(format!("1:{i:05}"))
+                .push_bind(format!("Agent {i}"))
+                .push_bind(i % 50 == 0)
+                .push_bind("[]")
+                .push_bind("[]")
+                .push_bind("[]")
+                .push_bind(1);
+        });
+        profiles.build().execute(&pool).await.unwrap();
+        let mut skills = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO agent_skills (agent_key, skill_id, name, tags) ",
+        );
+        // Skill `common` on two agents in three; tag `half` on every other; tag `rare` on 31.
+        skills.push_values(chunk, |mut row, i| {
+            let skill = if i % 3 == 0 { "other" } else { "common" };
+            let mut tags = Vec::new();
+            if i % 2 == 0 {
+                tags.push("half");
+            }
+            if i % 97 == 0 {
+                tags.push("rare");
+            }
+            row.push_bind(format!("1:{i:05}"))
+                .push_bind(skill)
+                .push_bind(skill)
+                .push_bind(serde_json::to_string(&tags).unwrap());
+        });
+        skills.build().execute(&pool).await.unwrap();
+    }
+    pool.close().await;
+    (dir, store)
+}
+
+/// Every agent of `selection` in `order`, `page` at a time, following cursors.
+async fn page_through(
+    pool: &SqlitePool,
+    selection: &Selection,
+    order: Order,
+    page: i64,
+    may_walk: bool,
+) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut after: Option<Cursor> = None;
+    loop {
+        let listed = list_planned(pool, selection, order, after.as_ref(), page, may_walk)
+            .await
+            .unwrap();
+        keys.extend(listed.iter().map(|l| l.row.agent_key.clone()));
+        match listed.last() {
+            Some(last) if listed.len() as i64 == page => after = Some(cursor_of(last, order)),
+            _ => return keys,
+        }
+    }
+}
+
+#[tokio::test]
+async fn walking_the_order_index_gives_the_pages_collecting_gives() {
+    let (_dir, store) = store_with_agents().await;
+    let pool = store.reader();
+    let common = Selection {
+        skill: Some("Common".into()),
+        ..Selection::default()
+    };
+    assert!(
+        walk_budget(pool, &common, 21).await.unwrap().is_some(),
+        "a skill two agents in three have is walked"
+    );
+    let selections = [
+        common.clone(),
+        Selection {
+            x402: Some(true),
+            ..common.clone()
+        },
+        Selection {
+            min_reputation: Some(60.0),
+            ..common.clone()
+        },
+        Selection {
+            tags: vec!["half".into()],
+            active: Some(true),
+            ..common.clone()
+        },
+        Selection {
+            tags: vec!["rare".into()],
+            ..Selection::default()
+        },
+        Selection {
+            tags: vec!["half".into()],
+            x402: Some(false),
+            min_reputation: Some(99.0),
+            ..Selection::default()
+        },
+    ];
+    for selection in &selections {
+        for order in [Order::Reputation, Order::Newest] {
+            for page in [7, 100] {
+                let collected = page_through(pool, selection, order, page, false).await;
+                let planned = page_through(pool, selection, order, page, true).await;
+                assert!(!collected.is_empty(), "{selection:?} matches agents");
+                assert_eq!(
+                    planned, collected,
+                    "{selection:?} in {order:?} order, {page} at a time"
+                );
+            }
+        }
+    }
+}
