@@ -426,18 +426,19 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
     let agent = data(
         &endpoint,
         "query($id: ID!) { agent(id: $id) {
-            payments { payer amount x402 counts excludedBecause }
-            feedback { client index value valueDecimals revoked responses }
-            validations { validator responses }
+            payments { totalCount nodes { payer amount x402 counts excludedBecause } }
+            feedback { nodes { client index value valueDecimals revoked responses } }
+            validations { nodes { validator responses } }
             reputation { paymentCount excludedPayments feedbackCount }
-            history(first: 100) { blockNumber logIndex kind detail }
+            history(first: 100) { totalCount nodes { blockNumber logIndex kind detail } }
         } }",
         json!({ "id": key }),
     )["agent"]
         .clone();
     let hex = |a: alloy::primitives::Address| format!("{a:#x}");
+    assert_eq!(agent["payments"]["totalCount"], 3);
     assert_eq!(
-        agent["payments"],
+        agent["payments"]["nodes"],
         json!([
             { "payer": hex(s.erin), "amount": "4", "x402": false, "counts": false, "excludedBecause": "operator" },
             { "payer": hex(s.dave), "amount": "40", "x402": true, "counts": true, "excludedBecause": null },
@@ -445,7 +446,7 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
         ]),
         "newest first, each with whether it counts and why not"
     );
-    let feedback = agent["feedback"].as_array().unwrap();
+    let feedback = agent["feedback"]["nodes"].as_array().unwrap();
     assert_eq!(feedback.len(), 3);
     let revoked: Vec<bool> = feedback
         .iter()
@@ -464,19 +465,20 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
     assert_eq!(answered["valueDecimals"], 2);
     assert_eq!(answered["responses"].as_array().unwrap().len(), 2);
     assert_eq!(answered["responses"][0]["uri"], "ipfs://r1");
-    let responses: Vec<i64> = agent["validations"][0]["responses"]
+    let responses: Vec<i64> = agent["validations"]["nodes"][0]["responses"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| r["response"].as_i64().unwrap())
         .collect();
     assert_eq!(responses, vec![0, 100], "every response, oldest first");
-    assert_eq!(agent["validations"][0]["validator"], hex(s.grace));
+    assert_eq!(agent["validations"]["nodes"][0]["validator"], hex(s.grace));
     assert_eq!(
         agent["reputation"],
         json!({ "paymentCount": 2, "excludedPayments": 1, "feedbackCount": 2 })
     );
-    let history = agent["history"].as_array().unwrap();
+    let history = agent["history"]["nodes"].as_array().unwrap();
+    assert_eq!(agent["history"]["totalCount"], history.len());
     let kinds: BTreeSet<&str> = history
         .iter()
         .map(|h| h["kind"].as_str().unwrap())
@@ -499,5 +501,35 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
     );
     let transfer = history.iter().find(|h| h["kind"] == "transferred").unwrap();
     assert_eq!(transfer["detail"]["to"], hex(s.dave));
+
+    // Paging through the history two at a time gives the whole list, in order, once.
+    let mut paged: Vec<Value> = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = data(
+            &endpoint,
+            "query($id: ID!, $after: String) { agent(id: $id) {
+                history(first: 2, after: $after) {
+                    pageInfo { hasNextPage endCursor } nodes { blockNumber logIndex kind detail } } } }",
+            json!({ "id": key, "after": after }),
+        )["agent"]["history"]
+            .clone();
+        paged.extend(page["nodes"].as_array().unwrap().iter().cloned());
+        if page["pageInfo"]["hasNextPage"] == false {
+            break;
+        }
+        after = page["pageInfo"]["endCursor"].as_str().map(String::from);
+    }
+    assert_eq!(&paged, history, "pages of two add up to the whole history");
+    let wrong = gql(
+        &endpoint,
+        json!([{ "query": "query($id: ID!) { agent(id: $id) { payments(after: \"nope\") { totalCount } } }",
+                 "variables": { "id": key } }]),
+    );
+    assert!(
+        wrong[0]["errors"][0].as_str().unwrap_or("").contains("not a cursor of this list"),
+        "{}",
+        wrong[0]
+    );
     served.stop().await;
 }

@@ -5,7 +5,7 @@ use super::filter::AgentSource;
 use super::loaders::{
     DocumentLoader, FeedbackLoader, HistoryLoader, PaymentLoader, SkillLoader, ValidationLoader,
 };
-use super::relations::{AgentPayment, Feedback, HistoryEvent, MAX_LIST, Validation};
+use super::relations::{AgentPayment, Feedback, HistoryEvent, ListPage, Validation, page};
 use crate::read::agents::AgentRow;
 use crate::read::documents::{DocumentRow, LintRow};
 use crate::read::skills::SkillRow;
@@ -184,71 +184,75 @@ impl Agent {
     }
 
     /// Payments credited to it, newest first, each with whether it counts for reputation.
+    /// `first` at a time (at most 100) after the cursor `after`.
     async fn payments(
         &self,
         ctx: &Context<'_>,
         #[graphql(default = 20)] first: i32,
-    ) -> Result<Vec<AgentPayment>> {
-        let first = list_size(first)?;
+        after: Option<String>,
+    ) -> Result<ListPage<AgentPayment>> {
         let loader = ctx.data_unchecked::<DataLoader<PaymentLoader>>();
         let payments = loader.load_one(self.0.agent_key.clone()).await?;
-        Ok(payments
-            .unwrap_or_default()
-            .into_iter()
-            .take(first)
-            .map(AgentPayment::from)
-            .collect())
+        page(
+            payments.unwrap_or_default(),
+            |(p, _)| (p.block as i64, p.log_index as i64),
+            first,
+            after,
+        )
     }
 
     /// ERC-8004 feedback, newest first, revoked ones marked, with their responses.
+    /// `first` at a time (at most 100) after the cursor `after`.
     async fn feedback(
         &self,
         ctx: &Context<'_>,
         #[graphql(default = 20)] first: i32,
-    ) -> Result<Vec<Feedback>> {
-        let first = list_size(first)?;
+        after: Option<String>,
+    ) -> Result<ListPage<Feedback>> {
         let loader = ctx.data_unchecked::<DataLoader<FeedbackLoader>>();
         let feedback = loader.load_one(self.0.agent_key.clone()).await?;
-        Ok(feedback
-            .unwrap_or_default()
-            .into_iter()
-            .take(first)
-            .map(Feedback::from)
-            .collect())
+        page(
+            feedback.unwrap_or_default(),
+            |f| (f.block_number, f.log_index),
+            first,
+            after,
+        )
     }
 
     /// ERC-8004 validation requests, newest first, with every response.
+    /// `first` at a time (at most 100) after the cursor `after`.
     async fn validations(
         &self,
         ctx: &Context<'_>,
         #[graphql(default = 20)] first: i32,
-    ) -> Result<Vec<Validation>> {
-        let first = list_size(first)?;
+        after: Option<String>,
+    ) -> Result<ListPage<Validation>> {
         let loader = ctx.data_unchecked::<DataLoader<ValidationLoader>>();
         let validations = loader.load_one(self.0.agent_key.clone()).await?;
-        Ok(validations
-            .unwrap_or_default()
-            .into_iter()
-            .take(first)
-            .map(Validation::from)
-            .collect())
+        page(
+            validations.unwrap_or_default(),
+            |v| (v.block_number, v.log_index),
+            first,
+            after,
+        )
     }
 
     /// Its on-chain history, newest first.
+    /// `first` at a time (at most 100) after the cursor `after`.
     async fn history(
         &self,
         ctx: &Context<'_>,
         #[graphql(default = 20)] first: i32,
-    ) -> Result<Vec<HistoryEvent>> {
-        let first = list_size(first)?;
+        after: Option<String>,
+    ) -> Result<ListPage<HistoryEvent>> {
         let loader = ctx.data_unchecked::<DataLoader<HistoryLoader>>();
         let history = loader.load_one(self.0.agent_key.clone()).await?;
-        Ok(history
-            .unwrap_or_default()
-            .into_iter()
-            .take(first)
-            .map(HistoryEvent::from)
-            .collect())
+        page(
+            history.unwrap_or_default(),
+            |h| (h.block_number, h.log_index),
+            first,
+            after,
+        )
     }
 
     /// Reputation with its components, as of the newest block among the agent's own facts.
@@ -297,16 +301,6 @@ impl Agent {
 }
 
 /// `first` of a relation, checked.
-fn list_size(first: i32) -> Result<usize> {
-    if (0..=MAX_LIST).contains(&first) {
-        Ok(first as usize)
-    } else {
-        Err(async_graphql::Error::new(format!(
-            "first must be between 0 and {MAX_LIST}, got {first}"
-        )))
-    }
-}
-
 fn json_list(text: Option<&str>) -> Vec<String> {
     text.and_then(|t| serde_json::from_str(t).ok())
         .unwrap_or_default()

@@ -1,5 +1,6 @@
 //! Opaque Relay cursors for keyset pagination: the sort key of the last row seen and its agent
-//! key, so the next page starts strictly after it however many agents arrived meanwhile.
+//! key (or, in an agent's own lists, its block and log index), so the next page starts strictly
+//! after it however many rows arrived meanwhile.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -29,6 +30,13 @@ pub(crate) enum Cursor {
         r: f64,
         /// Its agent key.
         k: String,
+    },
+    /// An agent's payments, feedback, validations or history, newest first: (block, log index).
+    Event {
+        /// Block of the last item.
+        b: i64,
+        /// Its log index.
+        l: i64,
     },
 }
 
@@ -64,6 +72,7 @@ mod tests {
                 r: -1.25,
                 k: "x".into(),
             },
+            Cursor::Event { b: 9, l: 2 },
         ] {
             assert_eq!(Cursor::decode(&cursor.encode()), Some(cursor));
         }

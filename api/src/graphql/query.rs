@@ -6,6 +6,7 @@ use super::cursor::Cursor;
 use super::filter::{AgentFilter, AgentOrder, order};
 use crate::read::agents::{self, Listed, Order, Selection};
 use crate::state::ApiState;
+use async_graphql::connection::PageInfo;
 use async_graphql::{Context, Error, ID, Object, Result, SimpleObject};
 
 /// Largest page `agents` returns.
@@ -82,13 +83,15 @@ impl AgentQuery {
                 }
             })
             .collect();
-        let end_cursor = edges.last().map(|e| e.cursor.clone());
+        let page_info = PageInfo {
+            has_previous_page: after.is_some(),
+            has_next_page,
+            start_cursor: edges.first().map(|e| e.cursor.clone()),
+            end_cursor: edges.last().map(|e| e.cursor.clone()),
+        };
         Ok(AgentConnection {
             edges,
-            page_info: PageInfo {
-                has_next_page,
-                end_cursor,
-            },
+            page_info,
             selection,
             empty: false,
         })
@@ -151,7 +154,9 @@ impl AgentConnection {
         Self {
             edges: Vec::new(),
             page_info: PageInfo {
+                has_previous_page: false,
                 has_next_page: false,
+                start_cursor: None,
                 end_cursor: None,
             },
             selection,
@@ -189,15 +194,6 @@ pub(crate) struct AgentEdge {
     node: Agent,
     /// Pass as `after` to continue after it.
     cursor: String,
-}
-
-/// Relay page information.
-#[derive(SimpleObject)]
-pub(crate) struct PageInfo {
-    /// More agents follow this page.
-    has_next_page: bool,
-    /// The cursor of the last edge.
-    end_cursor: Option<String>,
 }
 
 /// One chain's indexing status.

@@ -2,12 +2,69 @@
 //! count, ERC-8004 feedback with revocations and responses, validations with every response,
 //! and the agent's on-chain history.
 
+use super::cursor::Cursor;
 use crate::read::activity::{FeedbackRow, HistoryRow, ValidationRow};
 use agentindex_indexer::reputation::{Exclusion, Payment};
-use async_graphql::{Json, SimpleObject};
+use async_graphql::connection::{Connection, Edge, EmptyFields};
+use async_graphql::{Json, OutputType, Result, SimpleObject};
 
-/// Largest list a relation returns.
+/// Largest page a relation returns.
 pub(crate) const MAX_LIST: i32 = 100;
+
+/// What a relation's connection tells besides its page.
+#[derive(SimpleObject)]
+pub(crate) struct ListTotal {
+    /// Items in the whole list.
+    total_count: usize,
+}
+
+/// A page of a relation of one agent.
+pub(crate) type ListPage<N> = Connection<String, N, ListTotal, EmptyFields>;
+
+/// One page of `items` (the agent's whole list, newest first, each at a (block, log index)
+/// position): `first` items after the cursor `after`, keyed by position so a page starts
+/// strictly after the last one seen whatever arrived meanwhile.
+pub(crate) fn page<T, N: OutputType + From<T>>(
+    items: Vec<T>,
+    position: impl Fn(&T) -> (i64, i64),
+    first: i32,
+    after: Option<String>,
+) -> Result<ListPage<N>> {
+    if !(0..=MAX_LIST).contains(&first) {
+        return Err(async_graphql::Error::new(format!(
+            "first must be between 0 and {MAX_LIST}, got {first}"
+        )));
+    }
+    let after = match after {
+        Some(text) => match Cursor::decode(&text) {
+            Some(Cursor::Event { b, l }) => Some((b, l)),
+            _ => {
+                return Err(async_graphql::Error::new(format!(
+                    "after: {text:?} is not a cursor of this list"
+                )));
+            }
+        },
+        None => None,
+    };
+    let total_count = items.len();
+    let mut rest = items
+        .into_iter()
+        .filter(|item| after.is_none_or(|after| position(item) < after))
+        .peekable();
+    let mut edges = Vec::new();
+    while edges.len() < first as usize {
+        let Some(item) = rest.next() else { break };
+        let (b, l) = position(&item);
+        edges.push(Edge::new(Cursor::Event { b, l }.encode(), N::from(item)));
+    }
+    let mut connection = Connection::with_additional_fields(
+        after.is_some(),
+        rest.peek().is_some(),
+        ListTotal { total_count },
+    );
+    connection.edges = edges;
+    Ok(connection)
+}
 
 /// A payment credited to an agent.
 #[derive(SimpleObject)]
@@ -72,6 +129,8 @@ pub(crate) struct Feedback {
     uri: String,
     /// Block.
     block_number: i64,
+    /// Log index in the block.
+    log_index: i64,
     /// Transaction.
     tx_hash: String,
     /// Block timestamp.
@@ -94,6 +153,7 @@ impl From<FeedbackRow> for Feedback {
             endpoint: f.endpoint,
             uri: f.feedback_uri,
             block_number: f.block_number,
+            log_index: f.log_index,
             tx_hash: f.tx_hash,
             timestamp: f.timestamp,
             revoked: f.revoked,
@@ -113,6 +173,8 @@ pub(crate) struct Validation {
     request_uri: String,
     /// Block.
     block_number: i64,
+    /// Log index in the block.
+    log_index: i64,
     /// Transaction.
     tx_hash: String,
     /// Every response, oldest first: response (0–100), uri, tag, block, timestamp.
@@ -126,6 +188,7 @@ impl From<ValidationRow> for Validation {
             validator: v.validator,
             request_uri: v.request_uri,
             block_number: v.block_number,
+            log_index: v.log_index,
             tx_hash: v.tx_hash,
             responses: Json(serde_json::from_str(&v.responses).unwrap_or_default()),
         }

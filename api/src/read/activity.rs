@@ -18,6 +18,7 @@ pub(crate) struct FeedbackRow {
     pub(crate) endpoint: String,
     pub(crate) feedback_uri: String,
     pub(crate) block_number: i64,
+    pub(crate) log_index: i64,
     pub(crate) tx_hash: String,
     pub(crate) timestamp: i64,
     pub(crate) revoked: bool,
@@ -33,6 +34,7 @@ pub(crate) struct ValidationRow {
     pub(crate) validator: String,
     pub(crate) request_uri: String,
     pub(crate) block_number: i64,
+    pub(crate) log_index: i64,
     pub(crate) tx_hash: String,
     /// JSON array of {response, uri, tag, block, timestamp}, oldest first.
     pub(crate) responses: String,
@@ -80,7 +82,7 @@ pub(crate) async fn feedback(
         let mut query = QueryBuilder::<Sqlite>::new(
             "SELECT f.chain_id || ':' || f.registry || ':' || f.token_id AS agent_key, f.client,
                 f.feedback_index, f.value, f.value_decimals, f.tag1, f.tag2, f.endpoint,
-                f.feedback_uri, f.block_number, f.tx_hash, f.timestamp,
+                f.feedback_uri, f.block_number, f.log_index, f.tx_hash, f.timestamp,
                 EXISTS (SELECT 1 FROM feedback_revocations r
                         WHERE r.chain_id = f.chain_id AND r.registry = f.registry
                           AND r.token_id = f.token_id AND r.client = f.client
@@ -116,7 +118,8 @@ pub(crate) async fn validations(
         }
         let mut query = QueryBuilder::<Sqlite>::new(
             "SELECT v.chain_id || ':' || v.registry || ':' || v.token_id AS agent_key,
-                v.request_hash, v.validator, v.request_uri, v.block_number, v.tx_hash,
+                v.request_hash, v.validator, v.request_uri, v.block_number, v.log_index,
+                v.tx_hash,
                 (SELECT json_group_array(json_object('response', s.response, 'uri', s.response_uri,
                             'tag', s.tag, 'block', s.block_number, 'timestamp', s.timestamp))
                    FROM (SELECT * FROM validation_responses s
