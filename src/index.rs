@@ -7,7 +7,6 @@ use agentindex_indexer::engine::{self, IndexOptions};
 use anyhow::Context;
 use std::path::Path;
 use std::process::ExitCode;
-use tokio::sync::watch;
 
 pub(crate) async fn run(
     config_path: &Path,
@@ -16,13 +15,7 @@ pub(crate) async fn run(
     skip_documents: bool,
 ) -> anyhow::Result<ExitCode> {
     let config = Config::load(config_path)?;
-    let (stop, shutdown) = watch::channel(false);
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            tracing::info!("shutting down after the current batch");
-            let _ = stop.send(true);
-        }
-    });
+    let shutdown = crate::shutdown::on_signal();
     let options = IndexOptions {
         until_block,
         exit_when_synced,

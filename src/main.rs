@@ -8,6 +8,7 @@ mod logging;
 mod migrate;
 mod progress;
 mod serve;
+mod shutdown;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -9,13 +9,12 @@ use agentindex_indexer::store::Store;
 use anyhow::Context;
 use std::path::Path;
 use std::process::ExitCode;
-use tokio::sync::watch;
 
-/// Serves the API until Ctrl-C.
+/// Serves the API until SIGTERM or Ctrl-C.
 pub(crate) async fn serve(config_path: &Path) -> anyhow::Result<ExitCode> {
     let config = Config::load(config_path)?;
     let store = Store::open(&config.database.url).await?;
-    let shutdown = stop_on_ctrl_c();
+    let shutdown = crate::shutdown::on_signal();
     agentindex_api::serve(
         ApiState::new(store.clone(), &config),
         config.api.listen,
@@ -27,7 +26,7 @@ pub(crate) async fn serve(config_path: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Indexes every chain and serves the API until Ctrl-C or until indexing fails.
+/// Indexes every chain and serves the API until SIGTERM, Ctrl-C or a failure to index.
 pub(crate) async fn run(config_path: &Path) -> anyhow::Result<ExitCode> {
     let config = Config::load(config_path)?;
     index_and_serve(&config, announce).await
@@ -40,7 +39,7 @@ pub(crate) async fn index_and_serve(
     bound: impl FnOnce(std::net::SocketAddr),
 ) -> anyhow::Result<ExitCode> {
     let store = Store::open(&config.database.url).await?;
-    let shutdown = stop_on_ctrl_c();
+    let shutdown = crate::shutdown::on_signal();
     let api = agentindex_api::serve(
         ApiState::indexing(store.clone(), config),
         config.api.listen,
@@ -62,16 +61,4 @@ pub(crate) async fn index_and_serve(
 
 fn announce(address: std::net::SocketAddr) {
     println!("agentindex API listening on http://{address}");
-}
-
-/// A shutdown signal that turns true on Ctrl-C.
-fn stop_on_ctrl_c() -> watch::Receiver<bool> {
-    let (stop, shutdown) = watch::channel(false);
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            tracing::info!("shutting down");
-            let _ = stop.send(true);
-        }
-    });
-    shutdown
 }

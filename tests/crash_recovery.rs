@@ -96,3 +96,88 @@ async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
     assert!(index_command(&config).status().unwrap().success());
     support::assert_same_index(&support::dump(&db).await, &clean, "killed and restarted");
 }
+
+/// Events of `chain` at or above and below `block` in the database at `db`.
+async fn events_around(db: &Path, chain: u64, block: u64) -> (i64, i64) {
+    let store = support::open(db).await;
+    let count = async |op: &str| -> i64 {
+        sqlx::query_scalar(&format!(
+            "SELECT count(*) FROM events WHERE chain_id = ? AND block_number {op} ?"
+        ))
+        .bind(chain as i64)
+        .bind(block as i64)
+        .fetch_one(store.reader())
+        .await
+        .unwrap()
+    };
+    let counts = (count("<").await, count(">=").await);
+    store.close().await;
+    counts
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_mid_backfill_commits_the_batch_exits_zero_and_resumes() {
+    let devnet = Devnet::start_with(DevnetOptions {
+        gas_limit: Some(100_000_000),
+        ..DevnetOptions::default()
+    })
+    .await
+    .unwrap();
+    workload::seed(&devnet, Workload::small(16)).await.unwrap();
+    let head = devnet.block_number().await.unwrap();
+    let chain = devnet.chain_id();
+    let dir = tempfile::tempdir().unwrap();
+    let (clean_config, clean_db) = write_config(&devnet, dir.path(), "clean");
+    assert!(index_command(&clean_config).status().unwrap().success());
+    let clean = support::dump(&clean_db).await;
+
+    let (config, db) = write_config(&devnet, dir.path(), "terminated");
+    let store = support::open(&db).await;
+    let cursor = async || {
+        store
+            .progress(chain)
+            .await
+            .unwrap()
+            .map_or(0, |p| p.next_block)
+    };
+    let mut child = index_command(&config).spawn().unwrap();
+    while cursor().await < 5 {
+        assert!(child.try_wait().unwrap().is_none(), "exited before block 5");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let signalled = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running 30 s after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(status.code(), Some(0), "SIGTERM is a clean exit");
+    let stopped_at = cursor().await;
+    store.close().await;
+    assert!(
+        stopped_at <= head,
+        "stopped mid-backfill (next block {stopped_at}, head {head})"
+    );
+    // Consistent: every event below the cursor is there, none above it.
+    let (below, above) = events_around(&db, chain, stopped_at).await;
+    let (clean_below, _) = events_around(&clean_db, chain, stopped_at).await;
+    assert_eq!(above, 0, "nothing past the committed cursor");
+    assert_eq!(below, clean_below, "every event below the cursor");
+
+    assert!(index_command(&config).status().unwrap().success());
+    support::assert_same_index(
+        &support::dump(&db).await,
+        &clean,
+        "terminated and restarted",
+    );
+}

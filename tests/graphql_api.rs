@@ -527,7 +527,10 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
                  "variables": { "id": key } }]),
     );
     assert!(
-        wrong[0]["errors"][0].as_str().unwrap_or("").contains("not a cursor of this list"),
+        wrong[0]["errors"][0]
+            .as_str()
+            .unwrap_or("")
+            .contains("not a cursor of this list"),
         "{}",
         wrong[0]
     );
