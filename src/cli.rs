@@ -48,6 +48,14 @@ pub(crate) enum Command {
     },
     /// Create the database if missing and apply pending migrations.
     Migrate(ConfigArg),
+    /// Write a consistent copy of the database to PATH while indexing and serving go on.
+    Backup {
+        /// The file to create (never overwritten).
+        #[arg(value_name = "PATH")]
+        path: PathBuf,
+        #[command(flatten)]
+        config: ConfigArg,
+    },
     /// Work with Agent Cards and registration files.
     #[command(subcommand)]
     Card(CardCommand),
@@ -81,6 +89,7 @@ impl Command {
             }
             Command::Serve(config) => crate::serve::serve(&config.config).await,
             Command::Migrate(config) => crate::migrate::run(&config.config).await,
+            Command::Backup { path, config } => crate::backup::run(&config.config, &path).await,
             Command::Card(CardCommand::Check { url, config }) => {
                 crate::card_check::run(&url, config.as_deref()).await
             }

@@ -1,5 +1,6 @@
 //! The `agentindex` command: parses the command line, starts tracing and runs the subcommand.
 
+mod backup;
 mod card_check;
 mod cli;
 mod dev;

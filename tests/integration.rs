@@ -15,6 +15,7 @@ mod graphql_subscriptions;
 mod index_scenario;
 mod index_smoke;
 mod legacy_logs;
+mod operations;
 mod payment_reputation;
 mod registration_paths;
 mod reorgs;

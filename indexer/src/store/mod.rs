@@ -86,6 +86,14 @@ pub enum StoreError {
         /// Why it does not parse.
         reason: String,
     },
+    /// A backup could not be written.
+    #[error("backup to {target}: {reason}")]
+    Backup {
+        /// The file asked for.
+        target: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// The writer task is gone (it stopped on an earlier error or at shutdown).
     #[error("the store writer has stopped")]
     WriterGone,
@@ -264,6 +272,29 @@ impl Store {
     /// The canonical dump of everything derived from the chains (see [`dump`]).
     pub async fn canonical_dump(&self) -> StoreResult<String> {
         dump::canonical(&self.read).await
+    }
+
+    /// Writes a consistent copy of the database to `target` while indexing and serving go on:
+    /// one read transaction's snapshot, compacted (`VACUUM INTO`). Refuses an existing file.
+    pub async fn backup(&self, target: &std::path::Path) -> StoreResult<u64> {
+        let failed = |reason: String| StoreError::Backup {
+            target: target.display().to_string(),
+            reason,
+        };
+        if target.exists() {
+            return Err(failed("the file exists; a backup never overwrites".into()));
+        }
+        let name = target
+            .to_str()
+            .ok_or_else(|| failed("the path is not valid UTF-8".into()))?;
+        sqlx::query("VACUUM INTO ?")
+            .bind(name)
+            .execute(&self.read)
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        std::fs::metadata(target)
+            .map(|m| m.len())
+            .map_err(|e| failed(e.to_string()))
     }
 
     /// Closes both pools, flushing the WAL.
