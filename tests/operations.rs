@@ -1,10 +1,25 @@
-//! Running agentindex for months: `agentindex backup` copies a live database consistently.
+//! Running agentindex for months: `agentindex backup` copies a live database consistently, and
+//! `/metrics` tells an operator what the indexer and the API are doing, in a format a
+//! Prometheus parser reads.
 
 use crate::support;
-use crate::support::binary;
+use crate::support::{binary, chain};
 
 use agentindex_contracts::Devnet;
+use prometheus_parse::{Sample, Scrape, Value};
 use std::process::Command;
+use std::time::Duration;
+
+/// Waits until `/readyz` at `base` answers 200.
+async fn ready(base: &str) {
+    loop {
+        let ready = reqwest::get(format!("{base}/readyz")).await.unwrap();
+        if ready.status() == 200 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn backup_copies_the_database_while_it_is_served_and_never_overwrites() {
@@ -17,14 +32,7 @@ async fn backup_copies_the_database_while_it_is_served_and_never_overwrites() {
     let config = dir.path().join("run.toml");
     std::fs::write(&config, toml).unwrap();
     let (running, base) = binary::start(&["run", "--config"], &config);
-    // Ready once every chain reached its head.
-    loop {
-        let ready = reqwest::get(format!("{base}/readyz")).await.unwrap();
-        if ready.status() == 200 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    ready(&base).await;
 
     let copy = dir.path().join("copy.db");
     let backup = || {
@@ -57,5 +65,144 @@ async fn backup_copies_the_database_while_it_is_served_and_never_overwrites() {
         said.contains(&copy.display().to_string()) && said.contains("exists"),
         "{said}"
     );
+    drop(running);
+}
+
+/// The samples of `name`.
+fn samples<'a>(scrape: &'a Scrape, name: &str) -> Vec<&'a Sample> {
+    scrape.samples.iter().filter(|s| s.metric == name).collect()
+}
+
+/// A counter's or gauge's value (a histogram's count).
+fn number(sample: &Sample) -> f64 {
+    match &sample.value {
+        Value::Counter(v) | Value::Gauge(v) | Value::Untyped(v) => *v,
+        Value::Histogram(buckets) => buckets.last().map_or(0.0, |b| b.count),
+        Value::Summary(_) => f64::NAN,
+    }
+}
+
+/// The sum of `name` over the samples whose labels include every pair of `labels`.
+fn total(scrape: &Scrape, name: &str, labels: &[(&str, &str)]) -> f64 {
+    samples(scrape, name)
+        .into_iter()
+        .filter(|s| labels.iter().all(|(k, v)| s.labels.get(k) == Some(*v)))
+        .map(number)
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_parse_as_prometheus_text_and_tell_what_happened() {
+    let devnet = Devnet::start().await.unwrap();
+    support::scenario::run(&devnet).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db, 8, "")
+        + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
+    let config = dir.path().join("run.toml");
+    std::fs::write(&config, toml).unwrap();
+    let (running, base) = binary::start(&["run", "--config"], &config);
+    ready(&base).await;
+    let store = support::open(&db).await;
+    chain::mine(&devnet, 3).await;
+    chain::wait_for_head(&devnet, &store, Duration::from_secs(30)).await;
+    chain::reorg(&devnet, 2, &[]).await;
+    chain::wait_for_head(&devnet, &store, Duration::from_secs(30)).await;
+    let answer = reqwest::Client::new()
+        .post(format!("{base}/graphql"))
+        .json(&serde_json::json!({ "query": "query Count { agents { totalCount } }" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let events: i64 = sqlx::query_scalar("SELECT count(*) FROM events")
+        .fetch_one(store.reader())
+        .await
+        .unwrap();
+    let head = devnet.block_number().await.unwrap() as f64;
+
+    let text = reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let scrape = Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).unwrap();
+    let chain_id = devnet.chain_id().to_string();
+    let of_chain = [("chain_id", chain_id.as_str())];
+    assert_eq!(
+        total(&scrape, "agentindex_chain_head_block", &of_chain),
+        head
+    );
+    assert_eq!(
+        total(&scrape, "agentindex_chain_indexed_block", &of_chain),
+        head
+    );
+    assert_eq!(
+        total(&scrape, "agentindex_chain_lag_blocks", &of_chain),
+        0.0
+    );
+    assert!(total(&scrape, "agentindex_chain_finalized_block", &of_chain) <= head - 8.0);
+    assert!(total(&scrape, "agentindex_agents", &[("source", "erc8004")]) >= 1.0);
+    // Every stored event was counted once as committed (the reorg's undone blocks held none).
+    assert_eq!(
+        total(&scrape, "agentindex_events_stored_total", &of_chain),
+        events as f64,
+        "{text}"
+    );
+    assert!(
+        total(
+            &scrape,
+            "agentindex_events_stored_total",
+            &[("source", "identity"), ("kind", "Registered")]
+        ) >= 1.0
+    );
+    let get_logs = [("method", "eth_getLogs")];
+    assert!(total(&scrape, "agentindex_rpc_requests_total", &get_logs) >= 1.0);
+    assert!(
+        total(&scrape, "agentindex_rpc_request_seconds", &get_logs) >= 1.0,
+        "latency observed per request"
+    );
+    let endpoints: Vec<&str> = samples(&scrape, "agentindex_rpc_requests_total")
+        .iter()
+        .filter_map(|s| s.labels.get("endpoint"))
+        .collect();
+    assert!(
+        endpoints.iter().all(|e| e.starts_with("http://127.0.0.1:")),
+        "{endpoints:?}"
+    );
+    assert!(total(&scrape, "agentindex_log_range_blocks", &of_chain) >= 1.0);
+    assert_eq!(total(&scrape, "agentindex_reorgs_total", &of_chain), 1.0);
+    assert_eq!(
+        total(&scrape, "agentindex_reorg_depth_blocks", &of_chain),
+        1.0,
+        "one reorg in the depth histogram"
+    );
+    assert!(
+        total(
+            &scrape,
+            "agentindex_reputation_recomputations_total",
+            &of_chain
+        ) >= 1.0
+    );
+    assert!(
+        total(&scrape, "agentindex_documents_total", &[]) >= 1.0,
+        "{text}"
+    );
+    assert!(
+        total(
+            &scrape,
+            "agentindex_api_requests_total",
+            &[("operation", "Count")]
+        ) >= 1.0
+    );
+    assert!(
+        total(
+            &scrape,
+            "agentindex_api_request_seconds",
+            &[("operation", "Count")]
+        ) >= 1.0
+    );
+    store.close().await;
     drop(running);
 }

@@ -53,10 +53,7 @@ async fn answer(
     state: &ApiState,
     request: async_graphql::Request,
 ) -> Response {
-    let operation = request
-        .operation_name
-        .clone()
-        .unwrap_or_else(|| "anonymous".into());
+    let operation = operation_label(&request);
     let started = std::time::Instant::now();
     let key =
         serde_json::to_string(&(&request.operation_name, &request.query, &request.variables)).ok();
@@ -83,6 +80,31 @@ async fn answer(
     };
     state.metrics.observe(&operation, started.elapsed());
     response
+}
+
+/// The operation a request is counted under: its `operationName`, else the name its document
+/// gives its first operation (`query Name …`), else `anonymous`.
+fn operation_label(request: &async_graphql::Request) -> String {
+    if let Some(name) = &request.operation_name {
+        return name.clone();
+    }
+    let text = request.query.trim_start();
+    let rest = ["query", "subscription", "mutation"]
+        .iter()
+        .find_map(|keyword| text.strip_prefix(keyword));
+    let name: String = rest
+        .map(|rest| {
+            rest.trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .unwrap_or_default();
+    if name.is_empty() {
+        "anonymous".into()
+    } else {
+        name
+    }
 }
 
 fn json_body(body: Vec<u8>) -> Response {

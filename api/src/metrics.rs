@@ -1,6 +1,7 @@
 //! `/metrics` in the Prometheus (OpenMetrics) text format: every chain's head, finalized and
-//! indexed block and lag, agents by chain and source (read from the store at each scrape), and
-//! the API's own requests, latency by GraphQL operation and rate-limited requests.
+//! indexed block and lag, agents by chain and source (read from the store at each scrape), the
+//! API's own requests, latency by GraphQL operation and rate-limited requests, and the indexer's
+//! metrics of this process ([`agentindex_indexer::metrics`]).
 
 use agentindex_indexer::store::Store;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -44,7 +45,12 @@ pub struct ApiMetrics {
     requests: Family<OperationLabels, Counter>,
     latency: Family<OperationLabels, Histogram>,
     rate_limited: Counter,
+    /// Operation names labelled so far.
+    operations: std::sync::Mutex<std::collections::HashSet<String>>,
 }
+
+/// Distinct operation names `/metrics` labels at most.
+pub const MAX_OPERATIONS: usize = 256;
 
 impl Default for ApiMetrics {
     fn default() -> Self {
@@ -95,6 +101,7 @@ impl Default for ApiMetrics {
             "Requests refused with 429 by the per-client rate limit",
             rate_limited.clone(),
         );
+        agentindex_indexer::metrics::metrics().register(&mut registry);
         Self {
             registry,
             head,
@@ -105,16 +112,36 @@ impl Default for ApiMetrics {
             requests,
             latency,
             rate_limited,
+            operations: Default::default(),
         }
     }
 }
 
 impl ApiMetrics {
-    /// Counts one request of `operation` that took `took`.
+    /// Counts one request of `operation` that took `took`. Clients name operations, so the
+    /// names kept are bounded: valid GraphQL names of at most 64 characters, at most
+    /// [`MAX_OPERATIONS`] of them; the rest count as `other`.
     pub fn observe(&self, operation: &str, took: Duration) {
-        let labels = OperationLabels {
+        let valid = !operation.is_empty()
+            && operation.len() <= 64
+            && operation
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let mut labels = OperationLabels {
             operation: operation.to_string(),
         };
+        if !valid {
+            labels.operation = "other".into();
+        } else {
+            let mut seen = self.operations.lock().unwrap_or_else(|e| e.into_inner());
+            if !seen.contains(operation) {
+                if seen.len() >= MAX_OPERATIONS {
+                    labels.operation = "other".into();
+                } else {
+                    seen.insert(operation.to_string());
+                }
+            }
+        }
         self.requests.get_or_create(&labels).inc();
         self.latency
             .get_or_create(&labels)
@@ -160,5 +187,28 @@ impl ApiMetrics {
         let mut text = String::new();
         encode(&mut text, &self.registry).map_err(|e| e.to_string())?;
         Ok(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operation_labels_are_bounded_whatever_clients_send() {
+        let metrics = ApiMetrics::default();
+        for n in 0..MAX_OPERATIONS + 50 {
+            metrics.observe(&format!("Op{n}"), Duration::from_millis(1));
+        }
+        metrics.observe("not a name!", Duration::from_millis(1));
+        metrics.observe(&"x".repeat(65), Duration::from_millis(1));
+        let mut text = String::new();
+        encode(&mut text, &metrics.registry).unwrap();
+        let labelled = text
+            .lines()
+            .filter(|l| l.starts_with("agentindex_api_requests_total{"))
+            .count();
+        assert_eq!(labelled, MAX_OPERATIONS + 1, "the kept names and `other`");
+        assert!(text.contains("agentindex_api_requests_total{operation=\"other\"} 52"));
     }
 }

@@ -9,6 +9,7 @@ pub mod config;
 pub mod documents;
 pub mod engine;
 pub mod follower;
+pub mod metrics;
 pub mod reputation;
 pub mod rpc;
 pub mod sources;

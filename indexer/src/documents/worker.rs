@@ -6,7 +6,9 @@
 
 use super::check::{Checked, Checker, Expect};
 use super::fetch::Validators;
+use super::lint::Severity;
 use crate::config::DocumentsConfig;
+use crate::metrics::metrics;
 use crate::rpc::ChainRpc;
 use crate::store::{DocumentResult, DueDocument, Store, StoreError, Writer};
 use agentindex_contracts::AgentCard;
@@ -124,6 +126,17 @@ impl DocumentsWorker {
         } else {
             REFRESH_AFTER
         };
+        let failure = checked
+            .report
+            .lints
+            .iter()
+            .find(|l| l.severity == Severity::Error)
+            .map_or("unknown", |l| l.code);
+        match (&checked.bytes, checked.not_modified) {
+            (Some(_), _) => metrics().document("fetched", ""),
+            (None, true) => metrics().document("not_modified", ""),
+            (None, false) => metrics().document("failed", failure),
+        }
         if let Some(first) = checked.report.lints.first()
             && checked.bytes.is_none()
         {

@@ -7,6 +7,7 @@
 //! refuses them as out of order) and the follower starts again from the stored cursor.
 
 use super::{Follower, FollowerError, Outcome};
+use crate::metrics::metrics;
 use crate::store::{Batch, QueuedBatch};
 use alloy::primitives::B256;
 
@@ -50,6 +51,7 @@ impl Follower {
         };
         match oldest.queued.outcome().await {
             Ok(summary) => {
+                metrics().log_range(self.config.chain_id, oldest.to + 1 - oldest.from);
                 tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from = oldest.from, to = oldest.to, events = summary.events, agents = summary.agents_refreshed, "applied");
                 Ok(Outcome::Indexed {
                     from: oldest.from,

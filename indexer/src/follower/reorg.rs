@@ -53,6 +53,8 @@ impl Follower {
             .rewind(self.context.clone(), ancestor)
             .await
             .map_err(|e| self.store_error(e))?;
+        let newest = window.last().map_or(ancestor, |b| b.number);
+        crate::metrics::metrics().reorg(self.config.chain_id, newest.saturating_sub(ancestor));
         self.watched = self
             .store
             .watched(self.config.chain_id)

@@ -47,6 +47,16 @@ pub enum RpcErrorKind {
 }
 
 impl RpcErrorKind {
+    /// The kind's name in metrics.
+    pub fn label(&self) -> &'static str {
+        match self {
+            RpcErrorKind::RangeTooLarge { .. } => "range_too_large",
+            RpcErrorKind::TooManyResults { .. } => "too_many_results",
+            RpcErrorKind::Transient(_) => "transient",
+            RpcErrorKind::Permanent(_) => "permanent",
+        }
+    }
+
     /// Whether the same request may succeed later.
     pub fn is_retryable(&self) -> bool {
         matches!(self, RpcErrorKind::Transient(_))

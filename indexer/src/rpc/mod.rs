@@ -10,6 +10,7 @@ mod error;
 pub use error::{RpcError, RpcErrorKind};
 
 use crate::config::ChainConfig;
+use crate::metrics::metrics;
 use crate::store::BlockRef;
 use alloy::eips::{BlockId, BlockNumberOrTag};
 use alloy::primitives::{Address, B256, Bytes};
@@ -112,16 +113,19 @@ impl ChainRpc {
         loop {
             let endpoint = &self.endpoints[index];
             endpoint.limiter.until_ready().await;
+            let started = std::time::Instant::now();
             let outcome =
                 tokio::time::timeout(self.timeout, request(endpoint.provider.clone())).await;
             let kind = match outcome {
                 Ok(Ok(value)) => {
+                    metrics().rpc(&endpoint.url, method, started.elapsed(), None);
                     self.preferred.store(index, Ordering::Relaxed);
                     return Ok(value);
                 }
                 Ok(Err(error)) => error::classify(&error),
                 Err(_) => RpcErrorKind::Transient(format!("no answer within {:?}", self.timeout)),
             };
+            metrics().rpc(&endpoint.url, method, started.elapsed(), Some(kind.label()));
             attempt += 1;
             let error = RpcError {
                 method,

@@ -288,6 +288,9 @@ async fn apply(pool: &SqlitePool, mut prepared: PreparedBatch) -> StoreResult<Ap
     )
     .await?;
     tx.commit().await.context("committing a batch")?;
+    for ((source, kind), count) in &prepared.kinds {
+        crate::metrics::metrics().events(chain_id, source, kind, *count);
+    }
     tracing::debug!(target: "agentindex::store", chain_id, ?written, ?refreshed, committed = ?started.elapsed(), "batch written");
     Ok(summary)
 }

@@ -17,7 +17,7 @@ use super::rows::Rows;
 use crate::sources::{Decoded, Role, hex_address, hex_b256};
 use alloy::primitives::{Address, U256};
 use sqlx::SqliteConnection;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Agents whose current state a batch may have changed.
 #[derive(Debug, Default)]
@@ -45,6 +45,8 @@ pub(crate) struct PreparedBatch {
     transfers: Vec<EventRecord>,
     /// Events whose rows are in `rows`.
     stored: u64,
+    /// Events stored, by (source, kind), for the metrics once committed.
+    pub(super) kinds: BTreeMap<(&'static str, &'static str), u64>,
     /// Agents to recompute.
     pub(super) touched: Touched,
 }
@@ -57,6 +59,7 @@ pub(super) fn prepare(mut batch: Batch) -> StoreResult<PreparedBatch> {
         rows: Rows::default(),
         transfers: Vec::new(),
         stored: 0,
+        kinds: BTreeMap::new(),
         touched: Touched::default(),
     };
     let chain = prepared.batch.chain.clone();
@@ -67,6 +70,7 @@ pub(super) fn prepare(mut batch: Batch) -> StoreResult<PreparedBatch> {
         }
         apply(&mut prepared.rows, &chain, &event, &mut prepared.touched)?;
         push_raw_event(&mut prepared.rows, chain.chain_id, &event);
+        count_kind(&mut prepared.kinds, &event);
         prepared.stored += 1;
     }
     Ok(prepared)
@@ -85,6 +89,7 @@ pub(super) async fn write(
     let credited = payments::credit_transfers(conn, rows, chain, &prepared.transfers).await?;
     for event in &credited {
         push_raw_event(rows, chain.chain_id, event);
+        count_kind(&mut prepared.kinds, event);
     }
     rows.flush(conn).await?;
     Ok(prepared.stored + credited.len() as u64)
@@ -126,6 +131,11 @@ fn apply(
         }
     }
     Ok(())
+}
+
+fn count_kind(kinds: &mut BTreeMap<(&'static str, &'static str), u64>, ev: &EventRecord) {
+    let kind = ev.decoded.as_ref().map_or("undecodable", |d| d.kind());
+    *kinds.entry((ev.role.as_str(), kind)).or_default() += 1;
 }
 
 /// Adds the raw row of `ev`.

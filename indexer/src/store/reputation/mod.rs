@@ -77,6 +77,7 @@ pub(super) async fn refresh(
     rules: &ReputationRules,
 ) -> StoreResult<()> {
     let keys: Vec<String> = keys.iter().cloned().collect();
+    crate::metrics::metrics().reputation(chain_id, keys.len() as u64);
     for chunk in keys.chunks(AGENTS_PER_ROUND) {
         let subjects = load::subjects(conn, chunk).await?;
         let present: BTreeSet<&str> = subjects.iter().map(|s| s.key.as_str()).collect();
