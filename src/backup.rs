@@ -6,8 +6,7 @@ use agentindex_indexer::store::Store;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub(crate) async fn run(config_path: &Path, target: &Path) -> anyhow::Result<ExitCode> {
-    let config = Config::load(config_path)?;
+pub(crate) async fn run(config: Config, target: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::open(&config.database.url).await?;
     let started = std::time::Instant::now();
     let written = store.backup(target).await;

@@ -1,5 +1,8 @@
 //! The command line: every subcommand of DESIGN.md's interface contract and its flags.
 
+use agentindex_indexer::config::Config;
+use agentindex_indexer::config::networks::{NETWORKS, chain_entry};
+use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,12 +15,39 @@ pub(crate) struct Cli {
     pub(crate) command: Command,
 }
 
-/// The `--config FILE` every subcommand takes.
+/// Where the configuration comes from: `--config FILE`, a network preset (`--network base
+/// --rpc URL`), or both (the preset's chain is added to the file's).
 #[derive(Debug, Args)]
 pub(crate) struct ConfigArg {
     /// TOML configuration file (keys may be overridden by AGENTINDEX_* environment variables).
-    #[arg(long, value_name = "FILE")]
-    pub(crate) config: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "network")]
+    pub(crate) config: Option<PathBuf>,
+    /// Follow a known network: its ERC-8004 registries, start block and USDC are filled in.
+    #[arg(long, value_name = "NAME", value_parser = NETWORKS.map(|n| n.name), requires = "rpc")]
+    pub(crate) network: Option<String>,
+    /// JSON-RPC endpoint of the --network chain (repeat for failover).
+    #[arg(long, value_name = "URL", requires = "network")]
+    pub(crate) rpc: Vec<String>,
+}
+
+impl ConfigArg {
+    /// The configuration these flags describe, with the environment's overrides applied.
+    pub(crate) fn load(&self) -> anyhow::Result<Config> {
+        let mut text = match &self.config {
+            Some(path) => std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?,
+            None => String::new(),
+        };
+        if let Some(network) = &self.network {
+            text.push('\n');
+            text.push_str(&chain_entry(network, &self.rpc, self.config.is_none()));
+        }
+        let origin = self
+            .config
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("--network"));
+        Ok(Config::from_toml_and_env(&text, &origin, std::env::vars())?)
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -78,18 +108,18 @@ impl Command {
     pub(crate) async fn run(self) -> anyhow::Result<ExitCode> {
         match self {
             Command::Dev { config } => crate::dev::run(config).await,
-            Command::Run(config) => crate::serve::run(&config.config).await,
+            Command::Run(config) => crate::serve::run(config.load()?).await,
             Command::Index {
                 config,
                 until_block,
                 exit_when_synced,
                 no_documents,
             } => {
-                crate::index::run(&config.config, until_block, exit_when_synced, no_documents).await
+                crate::index::run(config.load()?, until_block, exit_when_synced, no_documents).await
             }
-            Command::Serve(config) => crate::serve::serve(&config.config).await,
-            Command::Migrate(config) => crate::migrate::run(&config.config).await,
-            Command::Backup { path, config } => crate::backup::run(&config.config, &path).await,
+            Command::Serve(config) => crate::serve::serve(config.load()?).await,
+            Command::Migrate(config) => crate::migrate::run(config.load()?).await,
+            Command::Backup { path, config } => crate::backup::run(config.load()?, &path).await,
             Command::Card(CardCommand::Check { url, config }) => {
                 crate::card_check::run(&url, config.as_deref()).await
             }

@@ -5,16 +5,14 @@ use crate::progress::Reporter;
 use agentindex_indexer::config::Config;
 use agentindex_indexer::engine::{self, IndexOptions};
 use anyhow::Context;
-use std::path::Path;
 use std::process::ExitCode;
 
 pub(crate) async fn run(
-    config_path: &Path,
+    config: Config,
     until_block: Option<u64>,
     exit_when_synced: bool,
     skip_documents: bool,
 ) -> anyhow::Result<ExitCode> {
-    let config = Config::load(config_path)?;
     let shutdown = crate::shutdown::on_signal();
     let options = IndexOptions {
         until_block,

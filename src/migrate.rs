@@ -2,11 +2,9 @@
 
 use agentindex_indexer::config::Config;
 use agentindex_indexer::store::Store;
-use std::path::Path;
 use std::process::ExitCode;
 
-pub(crate) async fn run(config_path: &Path) -> anyhow::Result<ExitCode> {
-    let config = Config::load(config_path)?;
+pub(crate) async fn run(config: Config) -> anyhow::Result<ExitCode> {
     let store = Store::open(&config.database.url).await?;
     store.close().await;
     println!("{} is migrated", config.database.url);

@@ -7,12 +7,10 @@ use agentindex_indexer::config::Config;
 use agentindex_indexer::engine::{self, IndexOptions};
 use agentindex_indexer::store::Store;
 use anyhow::Context;
-use std::path::Path;
 use std::process::ExitCode;
 
 /// Serves the API until SIGTERM or Ctrl-C.
-pub(crate) async fn serve(config_path: &Path) -> anyhow::Result<ExitCode> {
-    let config = Config::load(config_path)?;
+pub(crate) async fn serve(config: Config) -> anyhow::Result<ExitCode> {
     let store = Store::open(&config.database.url).await?;
     let shutdown = crate::shutdown::on_signal();
     agentindex_api::serve(
@@ -27,8 +25,7 @@ pub(crate) async fn serve(config_path: &Path) -> anyhow::Result<ExitCode> {
 }
 
 /// Indexes every chain and serves the API until SIGTERM, Ctrl-C or a failure to index.
-pub(crate) async fn run(config_path: &Path) -> anyhow::Result<ExitCode> {
-    let config = Config::load(config_path)?;
+pub(crate) async fn run(config: Config) -> anyhow::Result<ExitCode> {
     index_and_serve(&config, announce).await
 }
 

@@ -206,3 +206,82 @@ async fn metrics_parse_as_prometheus_text_and_tell_what_happened() {
     store.close().await;
     drop(running);
 }
+
+/// Runs `agentindex ARGS`; returns whether it succeeded and what it printed on both streams.
+fn agentindex(args: &[&str]) -> (bool, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_agentindex"))
+        .args(args)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout).to_string()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), said)
+}
+
+#[test]
+fn network_flags_and_config_errors_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("presets.db");
+    let config = dir.path().join("base.toml");
+    std::fs::write(
+        &config,
+        format!("[database]\nurl = \"sqlite://{}\"\n", db.display()),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    // A preset chain added to a file that only names the database.
+    let (ok, said) = agentindex(&[
+        "migrate",
+        "--config",
+        config,
+        "--network",
+        "base-sepolia",
+        "--rpc",
+        "http://127.0.0.1:9",
+    ]);
+    assert!(ok, "{said}");
+    assert!(db.exists());
+    let (ok, said) = agentindex(&[
+        "migrate",
+        "--config",
+        config,
+        "--network",
+        "basse",
+        "--rpc",
+        "http://x",
+    ]);
+    assert!(
+        !ok && said.contains("basse") && said.contains("base-sepolia"),
+        "{said}"
+    );
+    let (ok, said) = agentindex(&["migrate", "--network", "base"]);
+    assert!(!ok && said.contains("--rpc"), "{said}");
+
+    // Each bad key is named.
+    let cases = [
+        (
+            "[database]\nurl = \"sqlite://x.db\"\n[[chains]]\nnetwork = \"base\"\nrpc = [\"ftp://r\"]\n",
+            "chains[0].rpc[0]",
+        ),
+        (
+            "[database]\nurl = \"sqlite://x.db\"\n[[chains]]\nnetwork = \"base\"\nrpc = [\"https://r\"]\nfinalty = 3\n",
+            "finalty",
+        ),
+        (
+            "[database]\nurl = \"sqlite://x.db\"\n[api]\nlisten = \"nowhere\"\n",
+            "api.listen",
+        ),
+        ("[database]\nurl = \"postgres://x\"\n", "postgres://x"),
+        (
+            "[database]\nurl = \"sqlite://x.db\"\n[reputation]\nhalf_life_days = -1\n",
+            "reputation",
+        ),
+    ];
+    for (i, (text, key)) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("bad{i}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let (ok, said) = agentindex(&["migrate", "--config", path.to_str().unwrap()]);
+        assert!(!ok, "{text} was accepted");
+        assert!(said.contains(key), "{text}: {said}");
+    }
+}

@@ -7,6 +7,7 @@
 
 mod chain;
 mod env;
+pub mod networks;
 mod reputation;
 
 pub use chain::{
@@ -258,6 +259,7 @@ impl Config {
             message: e.to_string(),
         })?;
         env::apply_overrides(&mut tree, vars)?;
+        networks::apply_presets(&mut tree)?;
         let config: Config =
             serde_path_to_error::deserialize(toml::Value::Table(tree)).map_err(|e| {
                 ConfigError::Key {

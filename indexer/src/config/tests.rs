@@ -264,3 +264,71 @@ fn api_limits_and_cors_origins_are_checked() {
     assert_eq!(key, "api.cors_origins[1]");
     assert!(message.contains("ftp://no"), "{message}");
 }
+
+#[test]
+fn network_presets_fill_in_the_chain_and_keep_what_the_entry_sets() {
+    let config = load(
+        r#"
+[database]
+url = "sqlite://data/base.db"
+
+[[chains]]
+network = "base"
+rpc = ["https://base.example"]
+
+[[chains]]
+network = "base-sepolia"
+name = "testnet"
+rpc = ["https://sepolia.base.example"]
+start_block = 40000000
+"#,
+        &[],
+    )
+    .unwrap();
+    let base = &config.chains[0];
+    assert_eq!((base.name.as_str(), base.chain_id), ("base", 8453));
+    assert_eq!(base.start_block, 41_663_799);
+    let registries = base.erc8004.as_ref().unwrap();
+    assert_eq!(
+        registries.identity,
+        Some(
+            "0x8004A169FB4a3325136EB29fA0ceB6D2e539a432"
+                .parse()
+                .unwrap()
+        )
+    );
+    assert_eq!(registries.validation, None, "none announced on mainnets");
+    assert_eq!(base.payment_tokens.len(), 1);
+    assert_eq!(
+        base.payment_tokens[0].address,
+        "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+            .parse::<alloy::primitives::Address>()
+            .unwrap()
+    );
+    assert_eq!(base.payment_tokens[0].decimals, 6);
+    let testnet = &config.chains[1];
+    assert_eq!(testnet.name, "testnet", "the entry's own name wins");
+    assert_eq!(testnet.start_block, 40_000_000, "and its start block");
+    assert_eq!(testnet.chain_id, 84_532);
+    assert!(testnet.erc8004.as_ref().unwrap().validation.is_some());
+}
+
+#[test]
+fn network_preset_errors_name_the_key() {
+    let chain = |body: &str| {
+        format!(
+            "[database]\nurl = \"sqlite://x.db\"\n[[chains]]\nrpc = [\"https://r.example\"]\n{body}\n"
+        )
+    };
+    let (key, message) = key_error(load(&chain("network = \"basse\""), &[]));
+    assert_eq!(key, "chains[0].network");
+    assert!(
+        message.contains("basse") && message.contains("base-sepolia"),
+        "{message}"
+    );
+    let (key, message) = key_error(load(&chain("network = \"base\"\nchain_id = 1"), &[]));
+    assert_eq!(key, "chains[0].chain_id");
+    assert!(message.contains("8453"), "{message}");
+    let (key, _) = key_error(load(&chain("network = 5"), &[]));
+    assert_eq!(key, "chains[0].network");
+}
