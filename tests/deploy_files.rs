@@ -1,0 +1,194 @@
+//! The deployment files stay true to the code: `docker build` cannot run here, so the
+//! Dockerfile's build steps are checked against the repository (every file it copies exists and
+//! is not ignored, the toolchain is new enough, the binary it builds and starts is the one Cargo
+//! produces); every shipped config loads; compose, systemd and Kubernetes name real files, the
+//! binary and its probes.
+
+use agentindex_indexer::config::Config;
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(repo().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The binary's file name as Cargo builds it.
+fn binary() -> String {
+    Path::new(env!("CARGO_BIN_EXE_agentindex"))
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Dockerfile instructions, continuation lines joined, comments dropped.
+fn instructions(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('#') || (line.is_empty() && current.is_empty()) {
+            continue;
+        }
+        match line.strip_suffix('\\') {
+            Some(part) => current.push_str(part),
+            None => {
+                current.push_str(line);
+                out.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_dockerfile_builds_from_files_that_exist_and_runs_the_binary_cargo_makes() {
+    let dockerfile = read("deploy/Dockerfile");
+    let ignored: Vec<String> = read(".dockerignore")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect();
+    let steps = instructions(&dockerfile);
+    let bin = binary();
+
+    // The builder's toolchain is at least the workspace's rust-version.
+    let manifest = read("Cargo.toml");
+    let wanted: Vec<u32> = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = "))
+        .expect("rust-version in Cargo.toml")
+        .trim_matches('"')
+        .split('.')
+        .map(|p| p.parse().unwrap())
+        .collect();
+    let builder = steps
+        .iter()
+        .find_map(|s| s.strip_prefix("FROM rust:"))
+        .expect("a rust builder stage");
+    let have: Vec<u32> = builder
+        .split(['-', ' '])
+        .next()
+        .unwrap()
+        .split('.')
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert!(
+        have >= wanted,
+        "builder rust:{builder} is older than {wanted:?}"
+    );
+
+    let mut copied = 0;
+    for step in &steps {
+        let Some(args) = step.strip_prefix("COPY ") else {
+            continue;
+        };
+        if args.starts_with("--from=") {
+            continue;
+        }
+        let parts: Vec<&str> = args.split_whitespace().collect();
+        for source in &parts[..parts.len() - 1] {
+            assert!(repo().join(source).exists(), "COPY {source}: no such file");
+            assert!(
+                !ignored
+                    .iter()
+                    .any(|i| source == i || source.starts_with(&format!("{i}/"))),
+                "COPY {source}: excluded by .dockerignore"
+            );
+            copied += 1;
+        }
+    }
+    assert!(copied > 5, "the build copies the sources");
+    let build = steps
+        .iter()
+        .find(|s| s.starts_with("RUN cargo build"))
+        .expect("a cargo build step");
+    assert!(
+        build.contains("--release") && build.contains("--locked"),
+        "{build}"
+    );
+    let words: Vec<&str> = build.split_whitespace().collect();
+    let built = words.windows(2).find(|w| w[0] == "--bin").map(|w| w[1]);
+    assert_eq!(built, Some(bin.as_str()), "{build}");
+    let from_build: Vec<&str> = steps
+        .iter()
+        .find(|s| s.starts_with("COPY --from=build"))
+        .expect("the binary copied from the builder")
+        .split_whitespace()
+        .collect();
+    let installed = format!("/usr/local/bin/{bin}");
+    assert_eq!(
+        from_build[2..],
+        [
+            format!("/src/target/release/{bin}").as_str(),
+            installed.as_str()
+        ]
+    );
+    let entrypoint = steps
+        .iter()
+        .find(|s| s.starts_with("ENTRYPOINT"))
+        .expect("an entrypoint");
+    assert_eq!(entrypoint, &format!("ENTRYPOINT [\"{installed}\"]"));
+    // The default command is a real subcommand.
+    let cmd = steps.iter().find(|s| s.starts_with("CMD")).unwrap();
+    assert!(cmd.contains("\"run\""), "{cmd}");
+}
+
+#[test]
+fn every_shipped_config_loads() {
+    let mut configs = vec![repo().join("deploy/agentindex.example.toml")];
+    for entry in std::fs::read_dir(repo().join("deploy/networks")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            configs.push(path);
+        }
+    }
+    assert_eq!(configs.len(), 5, "the example and four presets");
+    for path in configs {
+        let config = Config::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(!config.chains.is_empty(), "{}", path.display());
+    }
+    // The Kubernetes ConfigMap's config too.
+    let manifest = read("deploy/kubernetes/agentindex.yaml");
+    let start = manifest.find("config.toml: |").unwrap() + "config.toml: |".len();
+    let end = manifest[start..].find("---").unwrap() + start;
+    let text: String = manifest[start..end]
+        .lines()
+        .map(|l| l.strip_prefix("    ").unwrap_or(l.trim()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let config = Config::from_toml_and_env(&text, Path::new("configmap"), Vec::new()).unwrap();
+    assert_eq!(config.chains[0].chain_id, 8453);
+}
+
+#[test]
+fn compose_systemd_and_kubernetes_name_real_files_the_binary_and_its_probes() {
+    let bin = binary();
+    let compose = read("deploy/compose.yaml");
+    assert!(compose.contains("dockerfile: deploy/Dockerfile"));
+    for line in compose.lines() {
+        if let Some(mount) = line.trim().strip_prefix("- ./") {
+            let file = mount.split(':').next().unwrap();
+            assert!(
+                repo().join("deploy").join(file).exists(),
+                "compose mounts {file}"
+            );
+        }
+    }
+    let unit = read("deploy/systemd/agentindex.service");
+    assert!(unit.contains(&format!("ExecStart=/usr/local/bin/{bin} run --config")));
+    assert!(unit.contains("KillSignal=SIGTERM"));
+    let kubernetes = read("deploy/kubernetes/agentindex.yaml");
+    for probe in [
+        "path: /healthz",
+        "path: /readyz",
+        "replicas: 1",
+        "volumeClaimTemplates",
+    ] {
+        assert!(kubernetes.contains(probe), "{probe}");
+    }
+}
