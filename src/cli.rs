@@ -72,9 +72,12 @@ pub(crate) enum Command {
     Serve(ConfigArg),
     /// Start a local chain, deploy the contracts, register demo agents, then index and serve.
     Dev {
-        /// Configuration to start from; the local chain and its contracts are added to it.
-        #[arg(long, value_name = "FILE")]
+        /// A configuration whose `[api] listen` address to serve on.
+        #[arg(long, value_name = "FILE", conflicts_with = "listen")]
         config: Option<PathBuf>,
+        /// Address to serve the API on (port 0 picks a free one).
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<std::net::SocketAddr>,
     },
     /// Create the database if missing and apply pending migrations.
     Migrate(ConfigArg),
@@ -107,7 +110,7 @@ impl Command {
     /// Runs the subcommand; the exit code is the command's verdict.
     pub(crate) async fn run(self) -> anyhow::Result<ExitCode> {
         match self {
-            Command::Dev { config } => crate::dev::run(config).await,
+            Command::Dev { config, listen } => crate::dev::run(config, listen).await,
             Command::Run(config) => crate::serve::run(config.load()?).await,
             Command::Index {
                 config,

@@ -7,6 +7,7 @@ mod api_abuse;
 mod card_check;
 mod circular_flow;
 mod crash_recovery;
+mod demo;
 mod deploy_files;
 mod document_fetch;
 mod documents_end_to_end;
