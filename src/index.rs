@@ -4,6 +4,7 @@
 use crate::progress::Reporter;
 use agentindex_indexer::config::Config;
 use agentindex_indexer::engine::{self, IndexOptions};
+use agentindex_indexer::store::Store;
 use anyhow::Context;
 use std::process::ExitCode;
 
@@ -21,6 +22,9 @@ pub(crate) async fn run(
         ..IndexOptions::default()
     };
     let reporter = Reporter::for_config(&config);
+    if !skip_documents {
+        reporter.watch_documents(Store::open(&config.database.url).await?);
+    }
     engine::index(&config, options, shutdown, move |chain, outcome| {
         reporter.report(chain, outcome)
     })

@@ -1,8 +1,9 @@
-//! Progress of `agentindex index`: a bar per chain on a terminal (blocks, events, events/s,
-//! ETA), structured log lines otherwise.
+//! Progress of indexing: a bar per chain on a terminal (blocks, events, events/s, ETA) and one
+//! for documents (read, invalid, failed, waiting), structured log lines otherwise.
 
 use agentindex_indexer::config::Config;
 use agentindex_indexer::follower::Outcome;
+use agentindex_indexer::store::{DocumentCounts, Store};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::collections::HashMap;
 use std::io::IsTerminal;
@@ -36,6 +37,53 @@ impl Reporter {
             })
         });
         Self { bars }
+    }
+
+    /// Follows the documents in `store` until the process ends: a bar on a terminal, a log
+    /// line whenever the counts changed (at most every ten seconds) otherwise.
+    pub(crate) fn watch_documents(&self, store: Store) {
+        let bar = self.bars.as_ref().map(|bars| {
+            let bar = bars.multi.add(ProgressBar::new(0));
+            bar.set_style(
+                ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} {msg}")
+                    .expect("a valid template")
+                    .progress_chars("=> "),
+            );
+            bar.set_prefix("documents");
+            bar
+        });
+        tokio::spawn(async move {
+            let every = if bar.is_some() { 1 } else { 10 };
+            let mut ticks = tokio::time::interval(std::time::Duration::from_secs(every));
+            let mut last = DocumentCounts::default();
+            loop {
+                ticks.tick().await;
+                let Ok(counts) = store.document_counts().await else {
+                    continue;
+                };
+                let tried = counts.ok + counts.invalid + counts.failed;
+                match &bar {
+                    Some(bar) => {
+                        bar.set_length(tried + counts.pending);
+                        bar.set_position(tried);
+                        bar.set_message(format!(
+                            "{} read, {} invalid, {} failed, {} waiting",
+                            counts.ok, counts.invalid, counts.failed, counts.pending
+                        ));
+                    }
+                    None if counts != last => tracing::info!(
+                        target: "agentindex::documents",
+                        read = counts.ok,
+                        invalid = counts.invalid,
+                        failed = counts.failed,
+                        waiting = counts.pending,
+                        "documents"
+                    ),
+                    None => {}
+                }
+                last = counts;
+            }
+        });
     }
 
     pub(crate) fn report(&self, chain: &str, outcome: &Outcome) {

@@ -44,6 +44,7 @@ pub(crate) async fn index_and_serve(
         bound,
     );
     let reporter = Reporter::for_config(config);
+    reporter.watch_documents(store.clone());
     let index = engine::index(
         config,
         IndexOptions::default(),

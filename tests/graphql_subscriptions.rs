@@ -7,6 +7,7 @@ use crate::support;
 use agentindex_contracts::{Devnet, confirm, demo};
 use alloy::primitives::U256;
 use serde_json::json;
+use support::doc_server::Route;
 use support::graphql::{events_of, subscriber};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -160,6 +161,125 @@ async fn subscriptions_wait_for_finality_and_never_report_a_payment_a_reorg_undi
         ],
         "the undone payment never fires, the others fire once each"
     );
+    indexing.stop().await;
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_whose_new_card_matches_the_filter_is_reported_once_fetched() {
+    let devnet = Devnet::start().await.unwrap();
+    let server = support::doc_server::DocServer::start().await;
+    let card = |skill: &str| {
+        json!({
+            "name": "Shifting", "description": "changes what it does", "version": "1.0.0",
+            "supportedInterfaces": [{"url": "https://agents.example/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": skill, "name": skill, "description": skill, "tags": []}]
+        })
+        .to_string()
+        .into_bytes()
+    };
+    let registration = |card_url: &str| {
+        json!({
+            "type": "https://eips.ethereum.org/EIPS/eip-8004#registration-v1",
+            "name": "Shifting", "description": "changes what it does",
+            "services": [{"name": "A2A", "endpoint": card_url, "version": "1.0"}]
+        })
+        .to_string()
+        .into_bytes()
+    };
+    let card_1 = server.route(
+        "/card-1.json",
+        Route::Body("application/json", card("translate")),
+    );
+    let reg_1 = server.route(
+        "/reg-1.json",
+        Route::Body("application/json", registration(&card_1)),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let mut config = support::config(&devnet, &db, 0);
+    config.chains[0].poll_interval_ms = 20;
+    config.documents.allow_private_addresses = true;
+    config.documents.allow_http = true;
+    config.documents.retry_secs = 1;
+    let store = support::open(&db).await;
+    let indexing = support::api::index_with_documents_in_background(&config);
+    let served = support::api::serve(store.clone(), &config).await;
+    let endpoint = format!("{}/graphql", served.base);
+    let id = demo::via_erc8004(&devnet, devnet.accounts()[1], &reg_1)
+        .await
+        .unwrap();
+    let key = format!(
+        "{}:{:#x}:{id}",
+        devnet.chain_id(),
+        devnet.deployment().identity
+    );
+    let with_skill = |skill: &str| {
+        support::graphql::data(
+            &endpoint,
+            "query($skill: String!) { agents(filter: { skill: $skill }) { totalCount } }",
+            json!({ "skill": skill }),
+        )["agents"]["totalCount"]
+            .as_i64()
+            .unwrap()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while with_skill("translate") == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first card was never read"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+
+    // Subscribed for agents that summarize (none does yet), and for any change.
+    let ws = format!(
+        "ws://{}/graphql/ws",
+        served.base.trim_start_matches("http://")
+    );
+    let mut summarizers = subscriber(
+        &ws,
+        "subscription { agentsChanged(filter: { skill: \"summarize\" }) { id name skills { id } } }",
+        json!({}),
+        1,
+    );
+    let mut anything = subscriber(&ws, "subscription { agentsChanged { id } }", json!({}), 1);
+    support::graphql::wait_connected(&mut summarizers);
+    support::graphql::wait_connected(&mut anything);
+    // The agent moves to a registration file whose card cannot be fetched yet: the on-chain
+    // change is reported, and the agent does not summarize.
+    let card_2 = server.route("/card-2.json", Route::Status(503));
+    let reg_2 = server.route(
+        "/reg-2.json",
+        Route::Body("application/json", registration(&card_2)),
+    );
+    confirm(
+        "setAgentURI",
+        devnet
+            .identity()
+            .setAgentURI(id, reg_2)
+            .from(devnet.accounts()[1])
+            .send(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(events_of(anything)[0]["agentsChanged"]["id"], key);
+    // The card comes up; its retry, not the chain, makes the agent a summarizer.
+    server.route(
+        "/card-2.json",
+        Route::Body("application/json", card("summarize")),
+    );
+    let events = events_of(summarizers);
+    assert_eq!(events.len(), 1);
+    let agent = &events[0]["agentsChanged"];
+    assert_eq!(agent["id"], key);
+    assert_eq!(
+        agent["skills"],
+        json!([{ "id": "summarize" }]),
+        "reported with its new card"
+    );
+    assert_eq!(with_skill("translate"), 0);
     indexing.stop().await;
     served.stop().await;
 }

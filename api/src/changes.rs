@@ -1,6 +1,7 @@
 //! The change feed behind subscriptions: a task watches every chain's indexed and finalized
 //! block and, each time the part of the index that is both committed and final advances, reads
-//! what the batches changed there ([`crate::read::changes`]) and broadcasts it. Subscribers so
+//! what the batches changed there ([`crate::read::changes`]) and broadcasts it; it also
+//! broadcasts agents whose documents changed (numbered by `agent_profiles.document_seq`). Subscribers so
 //! never see uncommitted data, nor a change a reorg later undoes (a chain configured with
 //! `finality = 0` is final at its head). It works the same whether the indexer runs in this
 //! process (`run`) or another (`serve`).
@@ -30,6 +31,38 @@ struct Inner {
     published: Mutex<BTreeMap<i64, i64>>,
 }
 
+/// Reports agents whose documents changed since the last call (after the first, which only
+/// takes note of where the updates stand). An agent whose on-chain state is not published yet is
+/// left to the block-ordered feed, which reports it with its documents as they are by then.
+async fn publish_document_updates(
+    store: &Store,
+    inner: &Inner,
+    seen: &mut Option<i64>,
+) -> sqlx::Result<()> {
+    let pool = store.reader();
+    let Some(after) = *seen else {
+        *seen = Some(changes::latest_document_update(pool).await?);
+        return Ok(());
+    };
+    let updates = changes::document_updates(pool, after).await?;
+    let published = inner.published.lock().expect("not poisoned").clone();
+    for update in &updates {
+        let final_on_chain = published
+            .get(&update.chain_id)
+            .is_some_and(|through| update.last_event_block <= *through);
+        if final_on_chain {
+            let _ = inner.sender.send(Change::Documents {
+                chain_id: update.chain_id,
+                key: update.agent_key.clone(),
+            });
+        }
+    }
+    if let Some(last) = updates.last() {
+        *seen = Some(last.seq);
+    }
+    Ok(())
+}
+
 impl ChangeFeed {
     /// Starts watching `store`; the task ends when the last handle is dropped.
     pub fn start(store: Store) -> Self {
@@ -55,11 +88,15 @@ impl ChangeFeed {
 async fn watch(store: Store, inner: Weak<Inner>) {
     let mut interval = tokio::time::interval(POLL);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut documents_seen = None;
     loop {
         interval.tick().await;
         let Some(inner) = inner.upgrade() else {
             return;
         };
+        if let Err(e) = publish_document_updates(&store, &inner, &mut documents_seen).await {
+            tracing::warn!(target: "agentindex::api", error = %e, "change feed: reading document updates");
+        }
         let statuses = match store.statuses().await {
             Ok(statuses) => statuses,
             Err(e) => {

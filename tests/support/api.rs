@@ -54,13 +54,22 @@ impl Indexing {
     }
 }
 
-/// Starts following the chains of `config` in the background.
+/// Starts following the chains of `config` in the background (no documents).
 pub(crate) fn index_in_background(config: &Config) -> Indexing {
+    start_indexing(config, true)
+}
+
+/// Starts following the chains of `config` and fetching their documents in the background.
+pub(crate) fn index_with_documents_in_background(config: &Config) -> Indexing {
+    start_indexing(config, false)
+}
+
+fn start_indexing(config: &Config, skip_documents: bool) -> Indexing {
     let (stop, shutdown) = watch::channel(false);
     let config = config.clone();
     let task = tokio::spawn(async move {
         let options = IndexOptions {
-            skip_documents: true,
+            skip_documents,
             retry: super::quick_retry(),
             ..IndexOptions::default()
         };

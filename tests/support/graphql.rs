@@ -63,6 +63,22 @@ pub(crate) fn subscriber(ws: &str, query: &str, variables: Value, count: usize) 
         .expect("node runs")
 }
 
+/// Waits until `subscriber` says the server acknowledged its connection.
+pub(crate) fn wait_connected(subscriber: &mut Child) {
+    use std::io::BufRead;
+    let stderr = subscriber.stderr.take().expect("stderr is piped");
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    loop {
+        match lines.next() {
+            Some(Ok(line)) if line.trim() == "connected" => break,
+            Some(Ok(_)) => continue,
+            other => panic!("the subscriber ended before connecting: {other:?}"),
+        }
+    }
+    // Keep draining stderr so the subscriber never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+}
+
 /// The events a subscriber printed, once it got them all.
 pub(crate) fn events_of(child: Child) -> Vec<Value> {
     let output = child.wait_with_output().unwrap();

@@ -6,7 +6,12 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 
 const [url, query, variables, count, timeout] = process.argv.slice(2);
-const client = createClient({ url, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0 });
+// "connected" on stderr once the server acknowledged the connection (the subscription is sent
+// right after), for tests of live-only events.
+const client = createClient({
+  url, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0,
+  on: { connected: () => console.error('connected') },
+});
 const events = [];
 const timer = setTimeout(() => {
   console.error(`timed out with ${events.length} of ${count} events: ${JSON.stringify(events)}`);

@@ -27,7 +27,9 @@ enum Wanted {
 
 #[Subscription]
 impl Subscription {
-    /// Agents registered or whose on-chain state changed, that match `filter`.
+    /// Agents registered, whose on-chain state changed, or whose documents (card,
+    /// registration file) changed, that match `filter`. `sinceBlock` replays on-chain changes;
+    /// document changes are reported live.
     async fn agents_changed(
         &self,
         ctx: &Context<'_>,
@@ -79,7 +81,7 @@ async fn events(
         for await change in stream {
             let pool = state.store.reader();
             let row = match (&wanted, &change) {
-                (Wanted::Agents(filter), Change::Agent { key, .. }) => {
+                (Wanted::Agents(filter), Change::Agent { key, .. } | Change::Documents { key, .. }) => {
                     agents::matching(pool, &filter.selection(None), key).await
                 }
                 (Wanted::Reputation(_), Change::Reputation { key, .. }) => {
@@ -124,8 +126,10 @@ async fn raw(
         loop {
             match receiver.recv().await {
                 Ok(change) => {
-                    let (chain, block) = change.chain_and_block();
-                    if skip_through.get(&chain).is_some_and(|through| block <= *through) {
+                    let replayed = change.chain_and_block().is_some_and(|(chain, block)| {
+                        skip_through.get(&chain).is_some_and(|through| block <= *through)
+                    });
+                    if replayed {
                         continue;
                     }
                     if wants(&wanted, &change) {
@@ -143,7 +147,7 @@ async fn raw(
 
 fn wants(wanted: &Wanted, change: &Change) -> bool {
     match (wanted, change) {
-        (Wanted::Agents(_), Change::Agent { .. }) => true,
+        (Wanted::Agents(_), Change::Agent { .. } | Change::Documents { .. }) => true,
         (Wanted::Reputation(id), Change::Reputation { key, .. }) => id == key,
         (Wanted::Payments(id), Change::Payment { payment, .. }) => {
             id.as_ref().is_none_or(|id| *id == payment.agent_key)

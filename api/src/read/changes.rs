@@ -14,6 +14,9 @@ pub(crate) enum Change {
         key: String,
         registered: bool,
     },
+    /// What an agent's documents say changed (its card, registration file or their
+    /// verification), on-chain state unchanged. Not tied to a block: reported live only.
+    Documents { chain_id: i64, key: String },
     /// An agent's stored reputation was recomputed.
     Reputation {
         chain_id: i64,
@@ -29,7 +32,8 @@ pub(crate) enum Change {
 }
 
 impl Change {
-    pub(crate) fn chain_and_block(&self) -> (i64, i64) {
+    /// The chain and block of a change that happened on-chain; `None` for document updates.
+    pub(crate) fn chain_and_block(&self) -> Option<(i64, i64)> {
         match self {
             Change::Agent {
                 chain_id, block, ..
@@ -39,9 +43,41 @@ impl Change {
             }
             | Change::Payment {
                 chain_id, block, ..
-            } => (*chain_id, *block),
+            } => Some((*chain_id, *block)),
+            Change::Documents { .. } => None,
         }
     }
+}
+
+/// An agent whose documents changed: its update number, key, chain and newest on-chain block.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub(crate) struct DocumentUpdate {
+    pub(crate) seq: i64,
+    pub(crate) agent_key: String,
+    pub(crate) chain_id: i64,
+    pub(crate) last_event_block: i64,
+}
+
+/// The newest document update number.
+pub(crate) async fn latest_document_update(pool: &SqlitePool) -> sqlx::Result<i64> {
+    sqlx::query_scalar("SELECT coalesce(max(document_seq), 0) FROM agent_profiles")
+        .fetch_one(pool)
+        .await
+}
+
+/// Agents whose documents changed after update number `after`, oldest first.
+pub(crate) async fn document_updates(
+    pool: &SqlitePool,
+    after: i64,
+) -> sqlx::Result<Vec<DocumentUpdate>> {
+    sqlx::query_as(
+        "SELECT p.document_seq AS seq, p.agent_key, a.chain_id, a.last_event_block
+           FROM agent_profiles p JOIN agents a ON a.agent_key = p.agent_key
+          WHERE p.document_seq > ? ORDER BY p.document_seq",
+    )
+    .bind(after)
+    .fetch_all(pool)
+    .await
 }
 
 /// A credited payment as the API shows it.

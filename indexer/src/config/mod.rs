@@ -129,6 +129,13 @@ pub struct DocumentsConfig {
     /// Document fetches in flight at once, over all hosts.
     #[serde(default = "defaults::fetch_concurrency")]
     pub concurrency: usize,
+    /// Seconds after which a fetched document is fetched again (conditionally).
+    #[serde(default = "defaults::refresh_secs")]
+    pub refresh_secs: u64,
+    /// Seconds before a failed fetch is tried again, doubled per failure in a row up to
+    /// `refresh_secs`.
+    #[serde(default = "defaults::retry_secs")]
+    pub retry_secs: u64,
 }
 
 impl DocumentsConfig {
@@ -186,6 +193,8 @@ impl Default for DocumentsConfig {
             trusted_keys: Vec::new(),
             requests_per_host_per_second: defaults::requests_per_host_per_second(),
             concurrency: defaults::fetch_concurrency(),
+            refresh_secs: defaults::refresh_secs(),
+            retry_secs: defaults::retry_secs(),
         }
     }
 }
@@ -214,6 +223,12 @@ pub(crate) mod defaults {
     }
     pub(crate) fn fetch_concurrency() -> usize {
         32
+    }
+    pub(crate) fn refresh_secs() -> u64 {
+        6 * 3600
+    }
+    pub(crate) fn retry_secs() -> u64 {
+        60
     }
     pub(crate) fn ipfs_gateways() -> Vec<String> {
         vec!["https://ipfs.io/ipfs/".into()]

@@ -21,10 +21,6 @@ use tokio::sync::watch;
 
 /// Documents fetched per step at most.
 const PER_STEP: i64 = 256;
-/// A document that was read is fetched again after this long.
-const REFRESH_AFTER: Duration = Duration::from_secs(6 * 3600);
-/// A failed fetch is retried after this long, doubled per failure in a row, up to the refresh.
-const FIRST_RETRY: Duration = Duration::from_secs(60);
 /// Pause when nothing is due.
 const IDLE_PAUSE: Duration = Duration::from_millis(500);
 
@@ -52,6 +48,10 @@ pub struct DocumentsWorker {
     checker: Checker,
     /// RPC per chain id, for agent contracts' on-chain cards.
     chains: BTreeMap<u64, ChainRpc>,
+    /// A fetched document is fetched again after this long.
+    refresh: Duration,
+    /// A failed fetch is retried after this long, doubled per failure in a row, up to `refresh`.
+    first_retry: Duration,
 }
 
 impl std::fmt::Debug for DocumentsWorker {
@@ -73,6 +73,8 @@ impl DocumentsWorker {
     ) -> Result<Self, super::FetchError> {
         Ok(Self {
             checker: Checker::from_config(config)?,
+            refresh: Duration::from_secs(config.refresh_secs.max(1)),
+            first_retry: Duration::from_secs(config.retry_secs.max(1)),
             store,
             writer,
             chains,
@@ -121,10 +123,12 @@ impl DocumentsWorker {
         };
         let now = unix_now();
         let next = if checked.bytes.is_none() && !checked.not_modified {
-            let backoff = FIRST_RETRY.saturating_mul(1 << document.failures.clamp(0, 16));
-            backoff.min(REFRESH_AFTER)
+            let backoff = self
+                .first_retry
+                .saturating_mul(1 << document.failures.clamp(0, 16));
+            backoff.min(self.refresh)
         } else {
-            REFRESH_AFTER
+            self.refresh
         };
         let failure = checked
             .report

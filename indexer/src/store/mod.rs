@@ -22,7 +22,7 @@ mod writer;
 pub use agents::wallet_from_metadata;
 pub use batch::{AgentSnapshot, Batch, BlockRef, ChainContext, EventRecord};
 pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
-pub use documents::{DocumentResult, DueDocument};
+pub use documents::{DocumentCounts, DocumentResult, DueDocument};
 pub use keys::{contract_agent_key, erc8004_agent_key};
 pub use reputation::AgentReputation;
 
@@ -189,6 +189,11 @@ impl Store {
     /// Documents never fetched or due at `now` (unix seconds), at most `limit`.
     pub async fn due_documents(&self, now: i64, limit: i64) -> StoreResult<Vec<DueDocument>> {
         documents::due(&self.read, now, limit).await
+    }
+
+    /// Documents fetched, invalid, failed and not tried yet.
+    pub async fn document_counts(&self) -> StoreResult<documents::DocumentCounts> {
+        documents::counts(&self.read).await
     }
 
     /// Whether every document an agent points at was fetched or failed at least once.

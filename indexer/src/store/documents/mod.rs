@@ -80,6 +80,39 @@ pub(super) async fn all_attempted(pool: &SqlitePool) -> StoreResult<bool> {
     Ok(pending == 0)
 }
 
+/// Documents by state, for progress reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DocumentCounts {
+    /// Fetched and read.
+    pub ok: u64,
+    /// Fetched but not a valid document.
+    pub invalid: u64,
+    /// Could not be fetched (retried later).
+    pub failed: u64,
+    /// Linked from an agent and never tried yet.
+    pub pending: u64,
+}
+
+pub(super) async fn counts(pool: &SqlitePool) -> StoreResult<DocumentCounts> {
+    let (ok, invalid, failed, pending): (i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM documents WHERE status = 'ok'),
+                (SELECT count(*) FROM documents WHERE status = 'invalid'),
+                (SELECT count(*) FROM documents WHERE status = 'failed'),
+                (SELECT count(*) FROM (SELECT DISTINCT l.uri, l.expect FROM agent_documents l
+                   LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
+                  WHERE d.uri IS NULL))",
+    )
+    .fetch_one(pool)
+    .await
+    .context("counting documents by state")?;
+    Ok(DocumentCounts {
+        ok: ok as u64,
+        invalid: invalid as u64,
+        failed: failed as u64,
+        pending: pending as u64,
+    })
+}
+
 /// Brings links and profiles in line with the agents table; returns the agents recomputed.
 pub(super) async fn sync(conn: &mut SqliteConnection) -> StoreResult<u64> {
     links::link(conn).await?;

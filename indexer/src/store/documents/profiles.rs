@@ -132,26 +132,78 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
             .then(|| registration.as_ref().is_some_and(names_this_agent));
         let domain_verified = (erc8004 && registration.is_some())
             .then(|| domain.as_ref().is_some_and(names_this_agent));
+        let card_uri = card.as_ref().map(|c| c.0.clone());
+        let card_status = card.as_ref().map_or("none".to_string(), |c| c.1.clone());
+        let protocol_version = projection.and_then(|c| c.protocol_versions.first().cloned());
+        let input_modes = json(
+            &projection
+                .map(|c| c.default_input_modes.clone())
+                .unwrap_or_default(),
+        );
+        let output_modes = json(
+            &projection
+                .map(|c| c.default_output_modes.clone())
+                .unwrap_or_default(),
+        );
+        let payments = json(&payments);
+        // What the documents say, in one digest: a new one is an update subscribers hear of.
+        let said = serde_json::json!([
+            name,
+            description,
+            card_uri,
+            card_status,
+            protocol_version,
+            x402,
+            input_modes,
+            output_modes,
+            payments,
+            signature,
+            registration_verified,
+            domain_verified,
+            skills
+                .iter()
+                .map(|s| (&s.id, &s.name, &s.description, &s.tags))
+                .collect::<Vec<_>>(),
+        ]);
+        let digest = format!("{:x}", alloy::primitives::keccak256(said.to_string()));
+        let previous: Option<(Option<String>, i64)> = sqlx::query_as(
+            "SELECT document_digest, document_seq FROM agent_profiles WHERE agent_key = ?",
+        )
+        .bind(key)
+        .fetch_optional(&mut *conn)
+        .await
+        .context("reading an agent's document digest")?;
+        let seq = match previous {
+            Some((Some(old), seq)) if old == digest => seq,
+            _ => sqlx::query_scalar::<_, i64>(
+                "SELECT coalesce(max(document_seq), 0) + 1 FROM agent_profiles",
+            )
+            .fetch_one(&mut *conn)
+            .await
+            .context("numbering a document update")?,
+        };
         sqlx::query(
             "INSERT OR REPLACE INTO agent_profiles (agent_key, name, description, card_uri, card_status,
                 protocol_version, x402, input_modes, output_modes, payments, chain_block, card_signature,
-                registration_verified, domain_verified)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                registration_verified, domain_verified, document_digest, document_seq)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(key)
         .bind(&name)
         .bind(&description)
-        .bind(card.as_ref().map(|c| c.0.clone()))
-        .bind(card.as_ref().map_or("none".to_string(), |c| c.1.clone()))
-        .bind(projection.and_then(|c| c.protocol_versions.first().cloned()))
+        .bind(card_uri)
+        .bind(card_status)
+        .bind(protocol_version)
         .bind(x402)
-        .bind(json(&projection.map(|c| c.default_input_modes.clone()).unwrap_or_default()))
-        .bind(json(&projection.map(|c| c.default_output_modes.clone()).unwrap_or_default()))
-        .bind(json(&payments))
+        .bind(input_modes)
+        .bind(output_modes)
+        .bind(payments)
         .bind(agent.get::<i64, _>("last_event_block"))
         .bind(&signature)
         .bind(registration_verified)
         .bind(domain_verified)
+        .bind(&digest)
+        .bind(seq)
         .execute(&mut *conn)
         .await
         .context("writing an agent profile")?;
