@@ -1,0 +1,126 @@
+//! What the backfill benchmarks share: one `agentindex index` run over a seeded chain (time,
+//! peak memory, events and database size) and one bare `eth_getLogs` pass over the same blocks.
+
+#![allow(dead_code)]
+
+use agentindex_contracts::Devnet;
+use alloy::providers::Provider;
+use alloy::rpc::types::Filter;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Blocks per `eth_getLogs` range, for the bare fetch and agentindex alike.
+pub(crate) const RANGE: u64 = 2_000;
+
+/// What one run of `agentindex index` took.
+pub(crate) struct IndexRun {
+    pub(crate) elapsed: Duration,
+    pub(crate) peak_kib: u64,
+    pub(crate) events: i64,
+    /// The database file's size after the run.
+    pub(crate) db_bytes: u64,
+}
+
+/// Runs `agentindex index --exit-when-synced` over the whole chain into a fresh database in
+/// `dir`, sampling its peak memory.
+pub(crate) async fn index_pass(
+    binary: &str,
+    devnet: &Devnet,
+    dir: &Path,
+) -> anyhow::Result<IndexRun> {
+    std::fs::create_dir_all(dir)?;
+    let db = dir.join("bench.db");
+    let d = devnet.deployment();
+    let config = format!(
+        r#"[database]
+url = "sqlite://{db}"
+[[chains]]
+name = "bench"
+chain_id = {chain}
+rpc = ["{rpc}"]
+finality = 0
+start_block = {start}
+max_block_range = {RANGE}
+requests_per_second = 100000
+[chains.erc8004]
+identity = "{identity}"
+reputation = "{reputation}"
+validation = "{validation}"
+[[chains.factories]]
+address = "{factory}"
+[[chains.payment_tokens]]
+address = "{usdc}"
+symbol = "USDC"
+decimals = 6
+"#,
+        db = db.display(),
+        chain = devnet.chain_id(),
+        rpc = devnet.endpoint(),
+        start = d.start_block,
+        identity = d.identity,
+        reputation = d.reputation,
+        validation = d.validation,
+        factory = d.factory,
+        usdc = d.usdc,
+    );
+    let config_path = dir.join("bench.toml");
+    std::fs::write(&config_path, config)?;
+
+    let started = Instant::now();
+    let mut child = Command::new(binary)
+        .args(["index", "--exit-when-synced", "--no-documents", "--config"])
+        .arg(&config_path)
+        .env(
+            "RUST_LOG",
+            std::env::var("BENCH_LOG").unwrap_or_else(|_| "warn".into()),
+        )
+        .spawn()?;
+    // VmHWM is the process's peak resident set so far; the last reading before exit is its peak.
+    let mut peak_kib = 0u64;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        peak_kib = peak_kib.max(crate::memory::peak_kib(&child.id().to_string()).unwrap_or(0));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let elapsed = started.elapsed();
+    anyhow::ensure!(status.success(), "{binary} failed: {status}");
+
+    let store =
+        agentindex_indexer::store::Store::open(&format!("sqlite://{}", db.display())).await?;
+    let events: i64 = sqlx::query_scalar("SELECT count(*) FROM events")
+        .fetch_one(store.reader())
+        .await?;
+    store.close().await;
+    let db_bytes = std::fs::metadata(&db)?.len();
+    Ok(IndexRun {
+        elapsed,
+        peak_kib,
+        events,
+        db_bytes,
+    })
+}
+
+/// One pass of `eth_getLogs` over `[start, head]` in ranges of [`RANGE`] blocks: its duration
+/// and the logs it returned.
+pub(crate) async fn bare_fetch(
+    devnet: &Devnet,
+    start: u64,
+    head: u64,
+) -> anyhow::Result<(std::time::Duration, usize)> {
+    let started = Instant::now();
+    let mut logs = 0usize;
+    let mut from = start;
+    while from <= head {
+        let to = head.min(from + RANGE - 1);
+        logs += devnet
+            .provider()
+            .get_logs(&Filter::new().from_block(from).to_block(to))
+            .await?
+            .len();
+        from = to + 1;
+    }
+    Ok((started.elapsed(), logs))
+}
