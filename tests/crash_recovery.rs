@@ -37,8 +37,8 @@ fn index_command(config: &Path) -> Command {
     command
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
+/// A devnet with a workload big enough to interrupt a backfill of it.
+async fn seeded_devnet() -> Devnet {
     let devnet = Devnet::start_with(DevnetOptions {
         gas_limit: Some(100_000_000),
         ..DevnetOptions::default()
@@ -46,6 +46,12 @@ async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
     .await
     .unwrap();
     workload::seed(&devnet, Workload::small(16)).await.unwrap();
+    devnet
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
+    let devnet = seeded_devnet().await;
     let head = devnet.block_number().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
 
@@ -117,13 +123,7 @@ async fn events_around(db: &Path, chain: u64, block: u64) -> (i64, i64) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_mid_backfill_commits_the_batch_exits_zero_and_resumes() {
-    let devnet = Devnet::start_with(DevnetOptions {
-        gas_limit: Some(100_000_000),
-        ..DevnetOptions::default()
-    })
-    .await
-    .unwrap();
-    workload::seed(&devnet, Workload::small(16)).await.unwrap();
+    let devnet = seeded_devnet().await;
     let head = devnet.block_number().await.unwrap();
     let chain = devnet.chain_id();
     let dir = tempfile::tempdir().unwrap();

@@ -13,6 +13,7 @@ mod document_fetch;
 mod documents_end_to_end;
 mod feedback_summary;
 mod graphql_api;
+mod graphql_relations;
 mod graphql_subscriptions;
 mod index_scenario;
 mod index_smoke;

@@ -2,6 +2,8 @@
 //! profile and its stored reputation, with every filter, full-text search and keyset
 //! pagination done in SQL.
 
+use super::agent_filters::{push_after, push_filters, push_filters_with, push_search_join};
+use super::agent_walk::{Bound, Plan, walk_bound, walk_budget};
 use crate::graphql::cursor::Cursor;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{FromRow, QueryBuilder, Row, Sqlite, SqlitePool};
@@ -224,80 +226,6 @@ async fn list_planned(
     .await
 }
 
-/// How a list query finds its rows (see [`list`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Plan {
-    /// The order's index, each row checked against the filters, down to the bound if any.
-    Walk(Option<Bound>),
-    /// Every match (or every search hit), then sorted.
-    Collect,
-}
-
-/// Where a walk stops: the order's value a budget of rows down the index.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Bound {
-    Score(f64),
-    Block(i64),
-}
-
-/// The value of the order's key `budget` rows after `after` in the order's index (ties at
-/// the bound are read too); `None` when fewer rows are left (then the walk reads them all, and
-/// its answer is complete).
-async fn walk_bound(
-    pool: &SqlitePool,
-    selection: &Selection,
-    order: Order,
-    after: Option<&Cursor>,
-    budget: i64,
-) -> sqlx::Result<Option<Bound>> {
-    let mut query = QueryBuilder::<Sqlite>::new("");
-    match (order, after) {
-        (Order::Reputation, after) => {
-            query.push(
-                "SELECT score FROM agent_reputation INDEXED BY agent_reputation_score WHERE 1",
-            );
-            if let Some(min) = selection.min_reputation {
-                query.push(" AND score >= ");
-                query.push_bind(min);
-            }
-            if let Some(Cursor::Reputation { s, k }) = after {
-                query.push(" AND (score < ");
-                query.push_bind(*s);
-                query.push(" OR (score = ");
-                query.push_bind(*s);
-                query.push(" AND agent_key > ");
-                query.push_bind(k.clone());
-                query.push("))");
-            }
-            query.push(" ORDER BY score DESC, agent_key");
-        }
-        (_, after) => {
-            query.push("SELECT registered_block FROM agents INDEXED BY agents_newest WHERE 1");
-            if let Some(Cursor::Newest { b, k }) = after {
-                query.push(" AND (registered_block < ");
-                query.push_bind(*b);
-                query.push(" OR (registered_block = ");
-                query.push_bind(*b);
-                query.push(" AND agent_key > ");
-                query.push_bind(k.clone());
-                query.push("))");
-            }
-            query.push(" ORDER BY registered_block DESC, agent_key");
-        }
-    }
-    query.push(" LIMIT 1 OFFSET ");
-    query.push_bind(budget);
-    let row = query.build().fetch_optional(pool).await?;
-    row.map(|row| {
-        Ok(if order == Order::Reputation {
-            Bound::Score(row.try_get(0)?)
-        } else {
-            Bound::Block(row.try_get(0)?)
-        })
-    })
-    .transpose()
-}
-
 async fn fetch(
     mut query: QueryBuilder<'_, Sqlite>,
     pool: &SqlitePool,
@@ -332,13 +260,7 @@ fn list_query<'a>(
         query.push_bind(search.clone());
         if plain_search {
             if let Some(Cursor::Relevance { r, k }) = after {
-                query.push(" AND (bm25(agent_search) > ");
-                query.push_bind(*r);
-                query.push(" OR (bm25(agent_search) = ");
-                query.push_bind(*r);
-                query.push(" AND agent_key > ");
-                query.push_bind(k.clone());
-                query.push("))");
+                push_after(&mut query, "bm25(agent_search)", ">", *r, "agent_key", k);
             }
             query.push(" ORDER BY rank, agent_key LIMIT ");
             query.push_bind(limit);
@@ -388,31 +310,20 @@ fn list_query<'a>(
     }
     match (order, after) {
         (Order::Newest, Some(Cursor::Newest { b, k })) => {
-            query.push(" AND (a.registered_block < ");
-            query.push_bind(*b);
-            query.push(" OR (a.registered_block = ");
-            query.push_bind(*b);
-            query.push(" AND a.agent_key > ");
-            query.push_bind(k.clone());
-            query.push("))");
+            push_after(&mut query, "a.registered_block", "<", *b, "a.agent_key", k);
         }
         (Order::Reputation, Some(Cursor::Reputation { s, k })) => {
-            query.push(" AND (coalesce(r.score, 0) < ");
-            query.push_bind(*s);
-            query.push(" OR (coalesce(r.score, 0) = ");
-            query.push_bind(*s);
-            query.push(" AND a.agent_key > ");
-            query.push_bind(k.clone());
-            query.push("))");
+            push_after(
+                &mut query,
+                "coalesce(r.score, 0)",
+                "<",
+                *s,
+                "a.agent_key",
+                k,
+            );
         }
         (Order::Relevance, Some(Cursor::Relevance { r, k })) => {
-            query.push(" AND (s.rank > ");
-            query.push_bind(*r);
-            query.push(" OR (s.rank = ");
-            query.push_bind(*r);
-            query.push(" AND a.agent_key > ");
-            query.push_bind(k.clone());
-            query.push("))");
+            push_after(&mut query, "s.rank", ">", *r, "a.agent_key", k);
         }
         _ => {}
     }
@@ -446,200 +357,6 @@ pub(crate) async fn count(pool: &SqlitePool, selection: &Selection) -> sqlx::Res
     }
     push_filters(&mut query, selection);
     query.build_query_scalar().fetch_one(pool).await
-}
-
-fn push_search_join(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
-    if let Some(search) = &selection.search {
-        query.push(
-            " JOIN (SELECT agent_key, bm25(agent_search) AS rank FROM agent_search
-                    WHERE agent_search MATCH ",
-        );
-        query.push_bind(search.clone());
-        query.push(") s ON s.agent_key = a.agent_key");
-    }
-}
-
-/// Agents counted per term at most when estimating a walk (a larger share walks anyway).
-const TERM_COUNT_CAP: i64 = 20_000;
-/// Rows a walk reads at least and at most.
-const WALK_ROWS: (i64, i64) = (2_000, 20_000);
-
-/// How many rows of the order's index to walk for a page of `limit`: four times what the share
-/// of agents with every asked skill and tag (taken as independent) says it takes, as other
-/// filters skip rows too. `None` when the
-/// selection asks for no term, or when collecting the term's agents reads fewer rows.
-async fn walk_budget(
-    pool: &SqlitePool,
-    selection: &Selection,
-    limit: i64,
-) -> sqlx::Result<Option<i64>> {
-    let mut terms: Vec<(String, &str)> = Vec::new();
-    if let Some(skill) = &selection.skill {
-        terms.push((skill.to_lowercase(), "skill"));
-    }
-    terms.extend(selection.tags.iter().map(|t| (t.to_lowercase(), "tag")));
-    if terms.is_empty() {
-        return Ok(None);
-    }
-    // Agent rows are never deleted but by a reorg, so the largest rowid is about their number.
-    let agents: i64 = sqlx::query_scalar("SELECT coalesce(max(rowid), 0) FROM agents")
-        .fetch_one(pool)
-        .await?;
-    let mut share = 1.0;
-    let mut fewest = i64::MAX;
-    for (term, kind) in terms {
-        let with_term: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM (SELECT 1 FROM agent_terms WHERE term = ?
-               AND (? = 'skill' OR kind = 'tag') LIMIT ?)",
-        )
-        .bind(&term)
-        .bind(kind)
-        .bind(TERM_COUNT_CAP)
-        .fetch_one(pool)
-        .await?;
-        fewest = fewest.min(with_term);
-        share *= with_term as f64 / agents.max(1) as f64;
-    }
-    if fewest == 0 {
-        return Ok(None);
-    }
-    let budget = ((4 * limit) as f64 / share.min(1.0)).ceil() as i64;
-    let budget = budget.clamp(WALK_ROWS.0, WALK_ROWS.1);
-    // A walked row costs a fraction of a collected one (one index step and a probe, against
-    // lookups in three tables and a sort).
-    Ok((budget < 4 * fewest).then_some(budget))
-}
-
-/// Appends ` WHERE …` for every filter of `selection` (always at least `WHERE 1`).
-fn push_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
-    push_filters_with(query, selection, false);
-}
-
-/// As [`push_filters`]; `checked_terms` keeps the planner from driving the query by the skill
-/// and tag lookups (they are then checked for each row the order's index yields).
-fn push_filters_with(
-    query: &mut QueryBuilder<'_, Sqlite>,
-    selection: &Selection,
-    checked_terms: bool,
-) {
-    query.push(" WHERE 1");
-    if !selection.chain_ids.is_empty() {
-        query.push(" AND a.chain_id IN (");
-        let mut list = query.separated(", ");
-        for id in &selection.chain_ids {
-            list.push_bind(*id);
-        }
-        query.push(")");
-    }
-    if !selection.sources.is_empty() {
-        query.push(" AND a.source IN (");
-        let mut list = query.separated(", ");
-        for source in &selection.sources {
-            list.push_bind(*source);
-        }
-        query.push(")");
-    }
-    let terms = selection
-        .skill
-        .iter()
-        .map(|skill| (skill, "'skill', 'tag'"))
-        .chain(selection.tags.iter().map(|tag| (tag, "'tag'")));
-    for (term, kinds) in terms {
-        // Checked row by row: one probe of the (agent, term) index per candidate. Otherwise the
-        // agents with the term are listed first and drive the query.
-        query.push(if checked_terms {
-            format!(
-                " AND EXISTS (SELECT 1 FROM agent_terms t WHERE t.agent_key = a.agent_key
-                   AND t.kind IN ({kinds}) AND t.term = "
-            )
-        } else {
-            format!(
-                " AND a.agent_key IN (SELECT agent_key FROM agent_terms WHERE kind IN ({kinds})
-                   AND term = "
-            )
-        });
-        query.push_bind(term.to_lowercase());
-        query.push(")");
-    }
-    for (column, mode) in [
-        ("p.input_modes", &selection.input_mode),
-        ("p.output_modes", &selection.output_mode),
-    ] {
-        if let Some(mode) = mode {
-            query.push(format!(
-                " AND EXISTS (SELECT 1 FROM json_each({column}) WHERE lower(value) = "
-            ));
-            query.push_bind(mode.to_lowercase());
-            query.push(")");
-        }
-    }
-    if let Some(x402) = selection.x402 {
-        query.push(" AND coalesce(p.x402, 0) = ");
-        query.push_bind(x402);
-    }
-    if let Some(signed) = selection.signed {
-        query.push(if signed {
-            " AND p.card_signature = 'valid'"
-        } else {
-            " AND coalesce(p.card_signature, '') <> 'valid'"
-        });
-    }
-    if let Some(active) = selection.active {
-        query.push(" AND a.active = ");
-        query.push_bind(active);
-    }
-    if let Some(min) = selection.min_reputation {
-        query.push(" AND coalesce(r.score, 0) >= ");
-        query.push_bind(min);
-    }
-    if let Some(owner) = &selection.owner {
-        query.push(" AND a.owner = ");
-        query.push_bind(owner.to_lowercase());
-    }
-    push_card_filters(query, selection);
-    for (bound, compare) in [(selection.min_price, ">="), (selection.max_price, "<=")] {
-        if let Some(bound) = bound {
-            query.push(format!(
-                " AND EXISTS (SELECT 1 FROM json_each(p.payments) t
-                   WHERE CAST(json_extract(t.value, '$.amount') AS REAL) {compare} "
-            ));
-            query.push_bind(bound);
-            query.push(" AND json_extract(t.value, '$.amount') GLOB '[0-9]*')");
-        }
-    }
-}
-
-/// Filters on what an agent's card declares: interfaces, streaming, extensions. They look at
-/// the card discovery shows for the agent (`agent_profiles.card_uri`: the off-chain card, or
-/// the contract's own when that one is missing or fails its anchored hash).
-fn push_card_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
-    const CARDS: &str = " AND EXISTS (SELECT 1 FROM agent_documents l
-        JOIN documents d ON d.uri = l.uri AND d.expect = l.expect";
-    const OF_AGENT: &str = " WHERE l.agent_key = a.agent_key AND l.uri = p.card_uri
-        AND d.kind = 'card' AND d.status = 'ok'";
-    if let Some(binding) = &selection.protocol_binding {
-        query.push(format!(
-            "{CARDS}, json_each(d.projection, '$.interfaces') i{OF_AGENT}
-               AND upper(json_extract(i.value, '$.binding')) = "
-        ));
-        query.push_bind(binding.to_uppercase());
-        query.push(")");
-    }
-    if let Some(streaming) = selection.streaming {
-        query.push(format!(
-            "{CARDS}{OF_AGENT} AND coalesce(json_extract(d.projection, '$.capabilities.streaming'), 0) = "
-        ));
-        query.push_bind(streaming);
-        query.push(")");
-    }
-    if let Some(uri) = &selection.extension_uri {
-        query.push(format!(
-            "{CARDS}, json_each(d.projection, '$.capabilities.extensions') e{OF_AGENT}
-               AND json_extract(e.value, '$.uri') = "
-        ));
-        query.push_bind(uri.clone());
-        query.push(")");
-    }
 }
 
 #[cfg(test)]

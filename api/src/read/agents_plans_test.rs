@@ -3,9 +3,10 @@
 //! enough to walk, filters selective enough to make the walk come up short, paged to the end
 //! with cursors under both plans.
 
-use super::{Order, Selection, list_planned, walk_budget};
+use super::{Order, Selection, list_planned};
 use crate::graphql::cursor::Cursor;
 use crate::graphql::query::cursor_of;
+use crate::read::agent_walk::walk_budget;
 use agentindex_indexer::store::Store;
 use sqlx::{QueryBuilder, Sqlite, SqlitePool};
 

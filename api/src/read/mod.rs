@@ -1,10 +1,13 @@
 //! The API's read queries over the store's read-only pool: agents with their profile and stored
-//! reputation, filtered, searched and ordered ([`agents`]), skills and documents by agent
+//! reputation, filtered, searched and ordered ([`agents`], with its `WHERE` clauses in
+//! `agent_filters` and its choice of plan in `agent_walk`), skills and documents by agent
 //! ([`skills`], [`documents`]), what committed batches changed, for subscriptions ([`changes`]),
 //! dashboard aggregates ([`facets`]), and ERC-8004 feedback and validations by agent
 //! ([`activity`]).
 
 pub(crate) mod activity;
+mod agent_filters;
+mod agent_walk;
 pub(crate) mod agents;
 pub(crate) mod changes;
 pub(crate) mod documents;

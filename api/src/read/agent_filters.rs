@@ -1,0 +1,170 @@
+//! The `WHERE` clauses of agent reads: every filter of a [`Selection`], the full-text search
+//! join, and keyset conditions that start a page after a cursor.
+
+use super::agents::Selection;
+use sqlx::{QueryBuilder, Sqlite};
+
+/// Appends ` AND ({column} {before} value OR ({column} = value AND {key_column} > key))`: the
+/// rows after (`column`, `key`) in an order by `column` (descending when `before` is `<`) and
+/// then by key.
+pub(super) fn push_after<'a, T>(
+    query: &mut QueryBuilder<'a, Sqlite>,
+    column: &str,
+    before: &str,
+    value: T,
+    key_column: &str,
+    key: &str,
+) where
+    T: 'a + Copy + Send + sqlx::Encode<'a, Sqlite> + sqlx::Type<Sqlite>,
+{
+    query.push(format!(" AND ({column} {before} "));
+    query.push_bind(value);
+    query.push(format!(" OR ({column} = "));
+    query.push_bind(value);
+    query.push(format!(" AND {key_column} > "));
+    query.push_bind(key.to_string());
+    query.push("))");
+}
+
+pub(super) fn push_search_join(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
+    if let Some(search) = &selection.search {
+        query.push(
+            " JOIN (SELECT agent_key, bm25(agent_search) AS rank FROM agent_search
+                    WHERE agent_search MATCH ",
+        );
+        query.push_bind(search.clone());
+        query.push(") s ON s.agent_key = a.agent_key");
+    }
+}
+
+/// Appends ` WHERE …` for every filter of `selection` (always at least `WHERE 1`).
+pub(super) fn push_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
+    push_filters_with(query, selection, false);
+}
+
+/// As [`push_filters`]; `checked_terms` keeps the planner from driving the query by the skill
+/// and tag lookups (they are then checked for each row the order's index yields).
+pub(super) fn push_filters_with(
+    query: &mut QueryBuilder<'_, Sqlite>,
+    selection: &Selection,
+    checked_terms: bool,
+) {
+    query.push(" WHERE 1");
+    if !selection.chain_ids.is_empty() {
+        query.push(" AND a.chain_id IN (");
+        let mut list = query.separated(", ");
+        for id in &selection.chain_ids {
+            list.push_bind(*id);
+        }
+        query.push(")");
+    }
+    if !selection.sources.is_empty() {
+        query.push(" AND a.source IN (");
+        let mut list = query.separated(", ");
+        for source in &selection.sources {
+            list.push_bind(*source);
+        }
+        query.push(")");
+    }
+    let terms = selection
+        .skill
+        .iter()
+        .map(|skill| (skill, "'skill', 'tag'"))
+        .chain(selection.tags.iter().map(|tag| (tag, "'tag'")));
+    for (term, kinds) in terms {
+        // Checked row by row: one probe of the (agent, term) index per candidate. Otherwise the
+        // agents with the term are listed first and drive the query.
+        query.push(if checked_terms {
+            format!(
+                " AND EXISTS (SELECT 1 FROM agent_terms t WHERE t.agent_key = a.agent_key
+                   AND t.kind IN ({kinds}) AND t.term = "
+            )
+        } else {
+            format!(
+                " AND a.agent_key IN (SELECT agent_key FROM agent_terms WHERE kind IN ({kinds})
+                   AND term = "
+            )
+        });
+        query.push_bind(term.to_lowercase());
+        query.push(")");
+    }
+    for (column, mode) in [
+        ("p.input_modes", &selection.input_mode),
+        ("p.output_modes", &selection.output_mode),
+    ] {
+        if let Some(mode) = mode {
+            query.push(format!(
+                " AND EXISTS (SELECT 1 FROM json_each({column}) WHERE lower(value) = "
+            ));
+            query.push_bind(mode.to_lowercase());
+            query.push(")");
+        }
+    }
+    if let Some(x402) = selection.x402 {
+        query.push(" AND coalesce(p.x402, 0) = ");
+        query.push_bind(x402);
+    }
+    if let Some(signed) = selection.signed {
+        query.push(if signed {
+            " AND p.card_signature = 'valid'"
+        } else {
+            " AND coalesce(p.card_signature, '') <> 'valid'"
+        });
+    }
+    if let Some(active) = selection.active {
+        query.push(" AND a.active = ");
+        query.push_bind(active);
+    }
+    if let Some(min) = selection.min_reputation {
+        query.push(" AND coalesce(r.score, 0) >= ");
+        query.push_bind(min);
+    }
+    if let Some(owner) = &selection.owner {
+        query.push(" AND a.owner = ");
+        query.push_bind(owner.to_lowercase());
+    }
+    push_card_filters(query, selection);
+    for (bound, compare) in [(selection.min_price, ">="), (selection.max_price, "<=")] {
+        if let Some(bound) = bound {
+            query.push(format!(
+                " AND EXISTS (SELECT 1 FROM json_each(p.payments) t
+                   WHERE CAST(json_extract(t.value, '$.amount') AS REAL) {compare} "
+            ));
+            query.push_bind(bound);
+            query.push(" AND json_extract(t.value, '$.amount') GLOB '[0-9]*')");
+        }
+    }
+}
+
+/// Filters on what an agent's card declares: interfaces, streaming, extensions. They look at
+/// the card discovery shows for the agent (`agent_profiles.card_uri`: the off-chain card, or
+/// the contract's own when that one is missing or fails its anchored hash).
+pub(super) fn push_card_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
+    const CARDS: &str = " AND EXISTS (SELECT 1 FROM agent_documents l
+        JOIN documents d ON d.uri = l.uri AND d.expect = l.expect";
+    const OF_AGENT: &str = " WHERE l.agent_key = a.agent_key AND l.uri = p.card_uri
+        AND d.kind = 'card' AND d.status = 'ok'";
+    if let Some(binding) = &selection.protocol_binding {
+        query.push(format!(
+            "{CARDS}, json_each(d.projection, '$.interfaces') i{OF_AGENT}
+               AND upper(json_extract(i.value, '$.binding')) = "
+        ));
+        query.push_bind(binding.to_uppercase());
+        query.push(")");
+    }
+    if let Some(streaming) = selection.streaming {
+        query.push(format!(
+            "{CARDS}{OF_AGENT} AND coalesce(json_extract(d.projection, '$.capabilities.streaming'), 0) = "
+        ));
+        query.push_bind(streaming);
+        query.push(")");
+    }
+    if let Some(uri) = &selection.extension_uri {
+        query.push(format!(
+            "{CARDS}, json_each(d.projection, '$.capabilities.extensions') e{OF_AGENT}
+               AND json_extract(e.value, '$.uri') = "
+        ));
+        query.push_bind(uri.clone());
+        query.push(")");
+    }
+}

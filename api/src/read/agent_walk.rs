@@ -1,0 +1,121 @@
+//! How an agent list finds its rows: walking the order's index (reputation or newest) down to
+//! a bound sized from how common the asked skills and tags are, or collecting every match and
+//! sorting it (see `agents::list`).
+
+use super::agent_filters::push_after;
+use super::agents::{Order, Selection};
+use crate::graphql::cursor::Cursor;
+use sqlx::{QueryBuilder, Row, Sqlite, SqlitePool};
+
+/// How a list query finds its rows (see [`list`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Plan {
+    /// The order's index, each row checked against the filters, down to the bound if any.
+    Walk(Option<Bound>),
+    /// Every match (or every search hit), then sorted.
+    Collect,
+}
+
+/// Where a walk stops: the order's value a budget of rows down the index.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Bound {
+    Score(f64),
+    Block(i64),
+}
+
+/// The value of the order's key `budget` rows after `after` in the order's index (ties at
+/// the bound are read too); `None` when fewer rows are left (then the walk reads them all, and
+/// its answer is complete).
+pub(super) async fn walk_bound(
+    pool: &SqlitePool,
+    selection: &Selection,
+    order: Order,
+    after: Option<&Cursor>,
+    budget: i64,
+) -> sqlx::Result<Option<Bound>> {
+    let mut query = QueryBuilder::<Sqlite>::new("");
+    match (order, after) {
+        (Order::Reputation, after) => {
+            query.push(
+                "SELECT score FROM agent_reputation INDEXED BY agent_reputation_score WHERE 1",
+            );
+            if let Some(min) = selection.min_reputation {
+                query.push(" AND score >= ");
+                query.push_bind(min);
+            }
+            if let Some(Cursor::Reputation { s, k }) = after {
+                push_after(&mut query, "score", "<", *s, "agent_key", k);
+            }
+            query.push(" ORDER BY score DESC, agent_key");
+        }
+        (_, after) => {
+            query.push("SELECT registered_block FROM agents INDEXED BY agents_newest WHERE 1");
+            if let Some(Cursor::Newest { b, k }) = after {
+                push_after(&mut query, "registered_block", "<", *b, "agent_key", k);
+            }
+            query.push(" ORDER BY registered_block DESC, agent_key");
+        }
+    }
+    query.push(" LIMIT 1 OFFSET ");
+    query.push_bind(budget);
+    let row = query.build().fetch_optional(pool).await?;
+    row.map(|row| {
+        Ok(if order == Order::Reputation {
+            Bound::Score(row.try_get(0)?)
+        } else {
+            Bound::Block(row.try_get(0)?)
+        })
+    })
+    .transpose()
+}
+
+/// Agents counted per term at most when estimating a walk (a larger share walks anyway).
+const TERM_COUNT_CAP: i64 = 20_000;
+/// Rows a walk reads at least and at most.
+const WALK_ROWS: (i64, i64) = (2_000, 20_000);
+
+/// How many rows of the order's index to walk for a page of `limit`: four times what the share
+/// of agents with every asked skill and tag (taken as independent) says it takes, as other
+/// filters skip rows too. `None` when the
+/// selection asks for no term, or when collecting the term's agents reads fewer rows.
+pub(super) async fn walk_budget(
+    pool: &SqlitePool,
+    selection: &Selection,
+    limit: i64,
+) -> sqlx::Result<Option<i64>> {
+    let mut terms: Vec<(String, &str)> = Vec::new();
+    if let Some(skill) = &selection.skill {
+        terms.push((skill.to_lowercase(), "skill"));
+    }
+    terms.extend(selection.tags.iter().map(|t| (t.to_lowercase(), "tag")));
+    if terms.is_empty() {
+        return Ok(None);
+    }
+    // Agent rows are never deleted but by a reorg, so the largest rowid is about their number.
+    let agents: i64 = sqlx::query_scalar("SELECT coalesce(max(rowid), 0) FROM agents")
+        .fetch_one(pool)
+        .await?;
+    let mut share = 1.0;
+    let mut fewest = i64::MAX;
+    for (term, kind) in terms {
+        let with_term: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM (SELECT 1 FROM agent_terms WHERE term = ?
+               AND (? = 'skill' OR kind = 'tag') LIMIT ?)",
+        )
+        .bind(&term)
+        .bind(kind)
+        .bind(TERM_COUNT_CAP)
+        .fetch_one(pool)
+        .await?;
+        fewest = fewest.min(with_term);
+        share *= with_term as f64 / agents.max(1) as f64;
+    }
+    if fewest == 0 {
+        return Ok(None);
+    }
+    let budget = ((4 * limit) as f64 / share.min(1.0)).ceil() as i64;
+    let budget = budget.clamp(WALK_ROWS.0, WALK_ROWS.1);
+    // A walked row costs a fraction of a collected one (one index step and a probe, against
+    // lookups in three tables and a sort).
+    Ok((budget < 4 * fewest).then_some(budget))
+}
