@@ -10,8 +10,8 @@ mod backfill;
 #[path = "../tests/support/memory.rs"]
 mod memory;
 
+use agentindex_contracts::Devnet;
 use agentindex_contracts::workload::{self, Workload};
-use agentindex_contracts::{Devnet, DevnetOptions};
 use backfill::{bare_fetch, index_pass};
 use std::time::{Duration, Instant};
 /// Passes of the bare fetch and of the index, taking turns; the fastest of each counts.
@@ -26,11 +26,7 @@ async fn main() -> anyhow::Result<()> {
     let binary =
         std::env::var("AGENTINDEX_BIN").unwrap_or_else(|_| "target/release/agentindex".into());
 
-    let devnet = Devnet::start_with(DevnetOptions {
-        gas_limit: Some(2_000_000_000),
-        ..DevnetOptions::default()
-    })
-    .await?;
+    let devnet = Devnet::start_with(backfill::devnet_options()).await?;
     let seeding = Instant::now();
     workload::seed(&devnet, Workload::bench(rounds)).await?;
     let head = devnet.block_number().await?;

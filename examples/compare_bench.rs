@@ -15,9 +15,8 @@ mod memory;
 #[path = "support/ponder.rs"]
 mod ponder;
 
+use agentindex_contracts::Devnet;
 use agentindex_contracts::workload::{self, Workload};
-use agentindex_contracts::{Devnet, DevnetOptions};
-use alloy::providers::Provider;
 use backfill::{bare_fetch, index_pass};
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -43,9 +42,6 @@ const SIZES: [Size; 3] = [
     },
 ];
 
-/// Events one round of [`Workload::bench`] emits, about.
-const EVENTS_PER_ROUND: u64 = 5_600;
-
 /// One size's figures.
 struct Figures {
     size: &'static str,
@@ -69,20 +65,11 @@ async fn main() -> anyhow::Result<()> {
     let skip_ponder = std::env::var_os("BENCH_SKIP_PONDER").is_some();
     let mut all = Vec::new();
     for size in SIZES.iter().filter(|s| wanted.iter().any(|w| w == s.name)) {
-        let devnet = Devnet::start_with(DevnetOptions {
-            gas_limit: Some(2_000_000_000),
-            ..DevnetOptions::default()
-        })
-        .await?;
-        let rounds = size.events.div_ceil(EVENTS_PER_ROUND);
+        let devnet = Devnet::start_with(backfill::devnet_options()).await?;
+        let rounds = backfill::rounds_for(size.events);
         let seeding = Instant::now();
         let agents = workload::seed(&devnet, Workload::bench(rounds)).await?;
-        // Ponder treats blocks less than 30 behind the head as unfinalized on anvil and indexes
-        // them one at a time; 35 empty blocks keep the whole workload on its bulk path.
-        let _: serde_json::Value = devnet
-            .provider()
-            .raw_request("anvil_mine".into(), ("0x23",))
-            .await?;
+        backfill::mine_past_ponder_finality(&devnet).await?;
         let head = devnet.block_number().await?;
         let start = devnet.deployment().start_block;
         eprintln!(

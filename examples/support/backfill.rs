@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use agentindex_contracts::Devnet;
+use agentindex_contracts::{Devnet, DevnetOptions};
 use alloy::providers::Provider;
 use alloy::rpc::types::Filter;
 use std::path::Path;
@@ -12,6 +12,34 @@ use std::time::{Duration, Instant};
 
 /// Blocks per `eth_getLogs` range, for the bare fetch and agentindex alike.
 pub(crate) const RANGE: u64 = 2_000;
+
+/// Events one round of [`agentindex_contracts::workload::Workload::bench`] emits, about.
+const EVENTS_PER_ROUND: u64 = 5_600;
+
+/// The anvil every backfill benchmark seeds: blocks large enough for the Seeder's rounds, and
+/// only recent states kept, so a million events fit in memory.
+pub(crate) fn devnet_options() -> DevnetOptions {
+    DevnetOptions {
+        gas_limit: Some(2_000_000_000),
+        prune_history: Some(64),
+        ..DevnetOptions::default()
+    }
+}
+
+/// Seeder rounds that give about `events` events.
+pub(crate) fn rounds_for(events: u64) -> u64 {
+    events.div_ceil(EVENTS_PER_ROUND)
+}
+
+/// Mines 35 empty blocks: Ponder treats blocks less than 30 behind the head as unfinalized on
+/// anvil and indexes them one at a time, so this keeps a whole workload on its bulk path.
+pub(crate) async fn mine_past_ponder_finality(devnet: &Devnet) -> anyhow::Result<()> {
+    let _: serde_json::Value = devnet
+        .provider()
+        .raw_request("anvil_mine".into(), ("0x23",))
+        .await?;
+    Ok(())
+}
 
 /// What one run of `agentindex index` took.
 pub(crate) struct IndexRun {
@@ -31,41 +59,8 @@ pub(crate) async fn index_pass(
 ) -> anyhow::Result<IndexRun> {
     std::fs::create_dir_all(dir)?;
     let db = dir.join("bench.db");
-    let d = devnet.deployment();
-    let config = format!(
-        r#"[database]
-url = "sqlite://{db}"
-[[chains]]
-name = "bench"
-chain_id = {chain}
-rpc = ["{rpc}"]
-finality = 0
-start_block = {start}
-max_block_range = {RANGE}
-requests_per_second = 100000
-[chains.erc8004]
-identity = "{identity}"
-reputation = "{reputation}"
-validation = "{validation}"
-[[chains.factories]]
-address = "{factory}"
-[[chains.payment_tokens]]
-address = "{usdc}"
-symbol = "USDC"
-decimals = 6
-"#,
-        db = db.display(),
-        chain = devnet.chain_id(),
-        rpc = devnet.endpoint(),
-        start = d.start_block,
-        identity = d.identity,
-        reputation = d.reputation,
-        validation = d.validation,
-        factory = d.factory,
-        usdc = d.usdc,
-    );
     let config_path = dir.join("bench.toml");
-    std::fs::write(&config_path, config)?;
+    std::fs::write(&config_path, config(devnet, &db))?;
 
     let started = Instant::now();
     let mut child = Command::new(binary)
@@ -123,4 +118,42 @@ pub(crate) async fn bare_fetch(
         from = to + 1;
     }
     Ok((started.elapsed(), logs))
+}
+
+/// The `agentindex` configuration that indexes everything `devnet` deployed into `db`, from
+/// the deployment block on, in ranges of at most [`RANGE`] blocks.
+pub(crate) fn config(devnet: &Devnet, db: &Path) -> String {
+    let d = devnet.deployment();
+    format!(
+        r#"[database]
+url = "sqlite://{db}"
+[[chains]]
+name = "bench"
+chain_id = {chain}
+rpc = ["{rpc}"]
+finality = 0
+start_block = {start}
+max_block_range = {RANGE}
+requests_per_second = 100000
+[chains.erc8004]
+identity = "{identity}"
+reputation = "{reputation}"
+validation = "{validation}"
+[[chains.factories]]
+address = "{factory}"
+[[chains.payment_tokens]]
+address = "{usdc}"
+symbol = "USDC"
+decimals = 6
+"#,
+        db = db.display(),
+        chain = devnet.chain_id(),
+        rpc = devnet.endpoint(),
+        start = d.start_block,
+        identity = d.identity,
+        reputation = d.reputation,
+        validation = d.validation,
+        factory = d.factory,
+        usdc = d.usdc,
+    )
 }

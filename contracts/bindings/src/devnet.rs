@@ -34,6 +34,10 @@ pub struct DevnetOptions {
     pub usdc_per_account: U256,
     /// Distinct client contracts the Seeder drives.
     pub seeder_clients: u64,
+    /// Keep only this many recent states in memory (anvil's `--prune-history`): large
+    /// workloads otherwise hold a copy of the state for every block. Historical `eth_call`s
+    /// then fail; logs, blocks and receipts are all kept.
+    pub prune_history: Option<u64>,
 }
 
 impl Default for DevnetOptions {
@@ -45,6 +49,7 @@ impl Default for DevnetOptions {
             gas_limit: None,
             usdc_per_account: U256::from(1_000_000_000_000u64),
             seeder_clients: 16,
+            prune_history: None,
         }
     }
 }
@@ -129,6 +134,9 @@ impl Devnet {
         }
         if let Some(limit) = options.gas_limit {
             anvil = anvil.arg("--gas-limit").arg(limit.to_string());
+        }
+        if let Some(states) = options.prune_history {
+            anvil = anvil.arg("--prune-history").arg(states.to_string());
         }
         let anvil = anvil.try_spawn().map_err(|source| DevnetError::Anvil {
             path: path.display().to_string(),
