@@ -225,16 +225,67 @@ pub(in crate::store) fn payment(row: &SqliteRow) -> Option<Payment> {
     })
 }
 
+/// A table of ERC-8004 facts and its index by (chain, registry, token).
+#[derive(Clone, Copy)]
+struct TokenTable {
+    name: &'static str,
+    by_token: &'static str,
+}
+
+const REGISTRATIONS: TokenTable = TokenTable {
+    name: "identity_registrations",
+    by_token: "identity_registrations_token",
+};
+const TRANSFERS: TokenTable = TokenTable {
+    name: "identity_transfers",
+    by_token: "identity_transfers_token",
+};
+const METADATA: TokenTable = TokenTable {
+    name: "identity_metadata",
+    by_token: "identity_metadata_token",
+};
+const APPROVALS: TokenTable = TokenTable {
+    name: "identity_approvals",
+    by_token: "identity_approvals_token",
+};
+const FEEDBACK: TokenTable = TokenTable {
+    name: "feedback",
+    by_token: "feedback_agent",
+};
+const REVOCATIONS: TokenTable = TokenTable {
+    name: "feedback_revocations",
+    by_token: "feedback_revocations_feedback",
+};
+const RESPONSES: TokenTable = TokenTable {
+    name: "feedback_responses",
+    by_token: "feedback_responses_feedback",
+};
+const VALIDATION_REQUESTS: TokenTable = TokenTable {
+    name: "validation_requests",
+    by_token: "validation_requests_agent",
+};
+const VALIDATION_RESPONSES: TokenTable = TokenTable {
+    name: "validation_responses",
+    by_token: "validation_responses_agent",
+};
+
 /// Rows of `table` for `tokens` of the scope's registry, in chain order.
+///
+/// The lookup names the token index and the rows are put in chain order here rather than by
+/// SQL: left to itself (no statistics, a block bound and an order that match the primary key)
+/// SQLite walks the whole table for every round of agents, so rescoring grew with the square of
+/// the chain's length.
 async fn of_tokens(
     conn: &mut SqliteConnection,
     scope: &Scope<'_>,
     tokens: &BTreeMap<&str, &str>,
-    table: &str,
+    table: TokenTable,
     columns: &str,
 ) -> StoreResult<Vec<SqliteRow>> {
     let mut query = QueryBuilder::<Sqlite>::new(format!(
-        "SELECT token_id, block_number, log_index, {columns} FROM {table} WHERE chain_id = "
+        "SELECT token_id, block_number, log_index, {columns} FROM {} INDEXED BY {}
+         WHERE chain_id = ",
+        table.name, table.by_token
     ));
     query.push_bind(scope.chain_id as i64);
     query.push(" AND registry = ");
@@ -243,12 +294,18 @@ async fn of_tokens(
     query.push_bind(clamp(scope.up_to));
     query.push(" AND token_id");
     push_in(&mut query, tokens.keys().copied());
-    query.push("ORDER BY block_number, log_index");
-    query
+    let rows = query
         .build()
         .fetch_all(&mut *conn)
         .await
-        .context("reading ERC-8004 facts for reputation")
+        .context("reading ERC-8004 facts for reputation")?;
+    Ok(in_chain_order(rows))
+}
+
+/// `rows` (with `block_number` and `log_index`) sorted by their position on the chain.
+fn in_chain_order(mut rows: Vec<SqliteRow>) -> Vec<SqliteRow> {
+    rows.sort_by_cached_key(position);
+    rows
 }
 
 fn position(row: &SqliteRow) -> (u64, u64) {
@@ -271,10 +328,7 @@ async fn erc8004_side(
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
     let mut owners_of: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
-    for (table, column) in [
-        ("identity_registrations", "owner"),
-        ("identity_transfers", "to_address"),
-    ] {
+    for (table, column) in [(REGISTRATIONS, "owner"), (TRANSFERS, "to_address")] {
         for row in of_tokens(conn, scope, tokens, table, column).await? {
             let token: &str = row.get("token_id");
             let (Some(key), Some(owner)) = (tokens.get(token), address(&row, column)) else {
@@ -289,7 +343,7 @@ async fn erc8004_side(
                 .push(position(&row), SideChange::Owner(owner));
         }
     }
-    let rows = of_tokens(conn, scope, tokens, "identity_metadata", "key, value").await?;
+    let rows = of_tokens(conn, scope, tokens, METADATA, "key, value").await?;
     for row in rows {
         let token: &str = row.get("token_id");
         let Some(key) = tokens.get(token) else {
@@ -309,7 +363,7 @@ async fn erc8004_side(
         conn,
         scope,
         tokens,
-        "identity_approvals",
+        APPROVALS,
         "operator, approved",
     )
     .await?;
@@ -332,7 +386,8 @@ async fn erc8004_side(
         return Ok(());
     }
     let mut query = QueryBuilder::<Sqlite>::new(
-        "SELECT owner, operator, approved, block_number, log_index FROM identity_approvals
+        "SELECT owner, operator, approved, block_number, log_index
+         FROM identity_approvals INDEXED BY identity_approvals_owner
          WHERE token_id IS NULL AND chain_id = ",
     );
     query.push_bind(scope.chain_id as i64);
@@ -379,7 +434,7 @@ async fn feedback(
         conn,
         scope,
         tokens,
-        "feedback_revocations",
+        REVOCATIONS,
         "client, feedback_index",
     )
     .await?;
@@ -394,7 +449,7 @@ async fn feedback(
         }
         revoked.insert((token, row.get("client"), row.get("feedback_index")));
     }
-    for row in of_tokens(conn, scope, tokens, "feedback_responses", "responder").await? {
+    for row in of_tokens(conn, scope, tokens, RESPONSES, "responder").await? {
         if let Some(key) = tokens.get(row.get::<&str, _>("token_id")) {
             let entry = loaded.get_mut(*key).expect("subjects were loaded");
             entry.saw(row.get("block_number"));
@@ -405,7 +460,7 @@ async fn feedback(
         conn,
         scope,
         tokens,
-        "feedback",
+        FEEDBACK,
         "client, feedback_index, value, value_decimals, tag1, tag2",
     )
     .await?;
@@ -444,7 +499,7 @@ async fn validations(
     tokens: &BTreeMap<&str, &str>,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    for row in of_tokens(conn, scope, tokens, "validation_requests", "request_hash").await? {
+    for row in of_tokens(conn, scope, tokens, VALIDATION_REQUESTS, "request_hash").await? {
         if let Some(key) = tokens.get(row.get::<&str, _>("token_id")) {
             let entry = loaded.get_mut(*key).expect("subjects were loaded");
             entry.saw(row.get("block_number"));
@@ -458,7 +513,7 @@ async fn validations(
         conn,
         scope,
         tokens,
-        "validation_responses",
+        VALIDATION_RESPONSES,
         "request_hash, response",
     )
     .await?;
@@ -487,6 +542,7 @@ async fn contract_facts(
     contracts: &BTreeMap<&str, &str>,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
+    // Each query names the table's agent index, for the reason `of_tokens` gives.
     let select = |sql: &str| {
         let mut query = QueryBuilder::<Sqlite>::new(sql);
         query.push_bind(chain_id as i64);
@@ -494,18 +550,17 @@ async fn contract_facts(
         query.push_bind(clamp(up_to));
         query.push(" AND agent");
         push_in(&mut query, contracts.keys().copied());
-        query.push("ORDER BY block_number, log_index");
         query
     };
     let mut named_owner: BTreeSet<String> = BTreeSet::new();
     let mut enrolled_by: Vec<(String, (u64, u64), Address)> = Vec::new();
     let sources = [
-        "SELECT agent, value AS owner, block_number, log_index FROM agent_contract_events
-         WHERE kind = 'owner' AND chain_id = ",
-        "SELECT agent, owner, block_number, log_index FROM agent_snapshots
-         WHERE owner IS NOT NULL AND chain_id = ",
-        "SELECT agent, actor AS owner, block_number, log_index FROM registry_events
-         WHERE kind = 'registered' AND chain_id = ",
+        "SELECT agent, value AS owner, block_number, log_index
+         FROM agent_contract_events INDEXED BY agent_contract_events_agent WHERE kind = 'owner' AND chain_id = ",
+        "SELECT agent, owner, block_number, log_index
+         FROM agent_snapshots INDEXED BY agent_snapshots_agent WHERE owner IS NOT NULL AND chain_id = ",
+        "SELECT agent, actor AS owner, block_number, log_index
+         FROM registry_events INDEXED BY registry_events_agent WHERE kind = 'registered' AND chain_id = ",
     ];
     for (n, sql) in sources.iter().enumerate() {
         let rows = select(sql)
@@ -513,6 +568,7 @@ async fn contract_facts(
             .fetch_all(&mut *conn)
             .await
             .context("reading agent contracts' owners for reputation")?;
+        let rows = in_chain_order(rows);
         for row in rows {
             let agent: String = row.get("agent");
             let Some(owner) = address(&row, "owner") else {
@@ -549,12 +605,13 @@ async fn contract_facts(
         "SELECT agent, to_address, block_number, log_index,
            (SELECT block_timestamp FROM events e WHERE e.chain_id = w.chain_id
               AND e.block_number = w.block_number AND e.log_index = w.log_index) AS timestamp
-         FROM withdrawals w WHERE chain_id = ",
+         FROM withdrawals w INDEXED BY withdrawals_agent WHERE chain_id = ",
     )
     .build()
     .fetch_all(&mut *conn)
     .await
     .context("reading agent contracts' withdrawals")?;
+    let rows = in_chain_order(rows);
     for row in rows {
         let Some(key) = contracts.get(row.get::<&str, _>("agent")) else {
             continue;
@@ -569,12 +626,14 @@ async fn contract_facts(
         }
     }
     let rows = select(
-        "SELECT agent, rater, score, block_number, log_index FROM ratings WHERE chain_id = ",
+        "SELECT agent, rater, score, block_number, log_index
+         FROM ratings INDEXED BY ratings_agent WHERE chain_id = ",
     )
     .build()
     .fetch_all(&mut *conn)
     .await
     .context("reading agent contracts' ratings")?;
+    let rows = in_chain_order(rows);
     for row in rows {
         let Some(key) = contracts.get(row.get::<&str, _>("agent")) else {
             continue;
