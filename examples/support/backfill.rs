@@ -21,7 +21,7 @@ const EVENTS_PER_ROUND: u64 = 5_600;
 pub(crate) fn devnet_options() -> DevnetOptions {
     DevnetOptions {
         gas_limit: Some(2_000_000_000),
-        prune_history: Some(64),
+        prune_history: Some(2),
         ..DevnetOptions::default()
     }
 }
