@@ -5,6 +5,7 @@
 use super::{AgentRow, Position, push_in, write};
 use crate::sources::hex_address;
 use crate::store::keys::contract_agent_key;
+use crate::store::sql::in_chain_order;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::Address;
 use sqlx::sqlite::SqliteRow;
@@ -24,7 +25,7 @@ pub(super) async fn refresh(
     let found = of_agents(
         conn,
         "SELECT w.address, w.discovered_by, w.via, w.block_number, e.block_timestamp
-         FROM watched_agents w JOIN events e
+         FROM watched_agents w INDEXED BY watched_agents_address JOIN events e
            ON e.chain_id = w.chain_id AND e.block_number = w.block_number AND e.log_index = w.log_index
          WHERE w.chain_id = ",
         chain_id,
@@ -185,10 +186,12 @@ async fn apply_registry_events(
     addresses: &[String],
     rows: &mut BTreeMap<String, AgentRow>,
 ) -> StoreResult<()> {
-    let events = of_agents(conn, "SELECT agent, registry, kind, actor, metadata_uri, pending, block_number FROM registry_events
-         WHERE chain_id = ", chain_id, "agent", addresses, "ORDER BY block_number, log_index")
+    let events = of_agents(conn, "SELECT agent, registry, kind, actor, metadata_uri, pending, block_number, log_index
+         FROM registry_events INDEXED BY registry_events_agent
+         WHERE chain_id = ", chain_id, "agent", addresses, "")
         .await
         .context("reading registry events")?;
+    let events = in_chain_order(events);
     let mut statuses: BTreeMap<String, BTreeMap<String, &str>> = BTreeMap::new();
     for event in events {
         let agent: String = event.get("agent");

@@ -2,6 +2,7 @@
 //! Registry's facts. A set of token ids is recomputed with one query per fact table.
 
 use super::{AgentRow, Position, push_in, wallet_from_metadata, write};
+use crate::store::sql::in_chain_order;
 use crate::sources::hex_address;
 use crate::store::keys::erc8004_agent_key;
 use crate::store::{QueryContext, StoreResult};
@@ -187,7 +188,8 @@ fn agent_row(key: String, registry: &str, id: &str, facts: &TokenFacts) -> Agent
 }
 
 /// Rows of `table` for `ids` of `registry`, in chain order, with `token_id`, `columns`,
-/// `block_number` and `log_index`.
+/// `block_number` and `log_index`. Every fact table has an index `{table}_token` by (chain,
+/// registry, token), which the lookup names (see `store::sql`).
 async fn of_tokens(
     conn: &mut SqliteConnection,
     chain_id: u64,
@@ -198,19 +200,20 @@ async fn of_tokens(
     extra: &str,
 ) -> StoreResult<Vec<SqliteRow>> {
     let mut query = QueryBuilder::<Sqlite>::new(format!(
-        "SELECT token_id, {columns}, block_number, log_index FROM {table} WHERE chain_id = "
+        "SELECT token_id, {columns}, block_number, log_index FROM {table} INDEXED BY {table}_token
+         WHERE chain_id = "
     ));
     query.push_bind(chain_id as i64);
     query.push(" AND registry = ");
     query.push_bind(registry);
     query.push(format!(" {extra} AND token_id"));
     push_in(&mut query, ids);
-    query.push("ORDER BY block_number, log_index");
-    query
+    let rows = query
         .build()
         .fetch_all(&mut *conn)
         .await
-        .context("reading ERC-8004 agents' facts")
+        .context("reading ERC-8004 agents' facts")?;
+    Ok(in_chain_order(rows))
 }
 
 /// Operators each of `owners` currently approves for all its tokens in `registry`.
@@ -224,19 +227,21 @@ async fn operators_for_all(
     let owners: Vec<&str> = owners.into_iter().collect();
     for chunk in owners.chunks(super::AGENTS_PER_QUERY) {
         let mut query = QueryBuilder::<Sqlite>::new(
-            "SELECT owner, operator, approved FROM identity_approvals WHERE token_id IS NULL AND chain_id = ",
+            "SELECT owner, operator, approved, block_number, log_index
+             FROM identity_approvals INDEXED BY identity_approvals_owner
+             WHERE token_id IS NULL AND chain_id = ",
         );
         query.push_bind(chain_id as i64);
         query.push(" AND registry = ");
         query.push_bind(registry);
         query.push(" AND owner");
         push_in(&mut query, chunk.iter().copied());
-        query.push("ORDER BY block_number, log_index");
         let rows = query
             .build()
             .fetch_all(&mut *conn)
             .await
             .context("reading operator approvals")?;
+        let rows = in_chain_order(rows);
         for row in rows {
             latest.insert((row.get("owner"), row.get("operator")), row.get("approved"));
         }

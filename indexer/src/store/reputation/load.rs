@@ -6,7 +6,7 @@ use crate::reputation::{
     AgentFacts, FeedbackEntry, Outflow, Payment, Rating, SideChange, ValidationResponse,
 };
 use crate::store::agents::wallet_from_metadata;
-use crate::store::sql::push_in;
+use crate::store::sql::{in_chain_order, push_in};
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::Address;
 use sqlx::sqlite::SqliteRow;
@@ -269,12 +269,8 @@ const VALIDATION_RESPONSES: TokenTable = TokenTable {
     by_token: "validation_responses_agent",
 };
 
-/// Rows of `table` for `tokens` of the scope's registry, in chain order.
-///
-/// The lookup names the token index and the rows are put in chain order here rather than by
-/// SQL: left to itself (no statistics, a block bound and an order that match the primary key)
-/// SQLite walks the whole table for every round of agents, so rescoring grew with the square of
-/// the chain's length.
+/// Rows of `table` for `tokens` of the scope's registry, in chain order (looked up by the
+/// token index, as `store::sql` explains).
 async fn of_tokens(
     conn: &mut SqliteConnection,
     scope: &Scope<'_>,
@@ -300,12 +296,6 @@ async fn of_tokens(
         .await
         .context("reading ERC-8004 facts for reputation")?;
     Ok(in_chain_order(rows))
-}
-
-/// `rows` (with `block_number` and `log_index`) sorted by their position on the chain.
-fn in_chain_order(mut rows: Vec<SqliteRow>) -> Vec<SqliteRow> {
-    rows.sort_by_cached_key(position);
-    rows
 }
 
 fn position(row: &SqliteRow) -> (u64, u64) {
@@ -542,7 +532,7 @@ async fn contract_facts(
     contracts: &BTreeMap<&str, &str>,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    // Each query names the table's agent index, for the reason `of_tokens` gives.
+    // Each query names the table's agent index (see `store::sql`).
     let select = |sql: &str| {
         let mut query = QueryBuilder::<Sqlite>::new(sql);
         query.push_bind(chain_id as i64);
