@@ -6,7 +6,7 @@
 //! time, events/s, peak RSS). Writes the table, with the ratios agentindex / limit and
 //! agentindex / Ponder, to `BENCHMARKS.md` (or the path in `BENCH_OUT`).
 //!
-//! Run with `scripts/bench-compare [S,M,L]` (installs Ponder into `bench/ponder/node_modules`).
+//! Run with `scripts/benchmarks [S,M,L]` (installs Ponder into `bench/ponder/node_modules`).
 
 #[path = "support/backfill.rs"]
 mod backfill;
