@@ -10,8 +10,8 @@ mod backfill;
 #[path = "../tests/support/memory.rs"]
 mod memory;
 
-use agentindex_contracts::workload::{self, Workload};
 use agentindex_contracts::Devnet;
+use agentindex_contracts::workload::{self, Workload};
 use std::path::PathBuf;
 use std::time::Instant;
 

@@ -186,11 +186,18 @@ async fn apply_registry_events(
     addresses: &[String],
     rows: &mut BTreeMap<String, AgentRow>,
 ) -> StoreResult<()> {
-    let events = of_agents(conn, "SELECT agent, registry, kind, actor, metadata_uri, pending, block_number, log_index
+    let events = of_agents(
+        conn,
+        "SELECT agent, registry, kind, actor, metadata_uri, pending, block_number, log_index
          FROM registry_events INDEXED BY registry_events_agent
-         WHERE chain_id = ", chain_id, "agent", addresses, "")
-        .await
-        .context("reading registry events")?;
+         WHERE chain_id = ",
+        chain_id,
+        "agent",
+        addresses,
+        "",
+    )
+    .await
+    .context("reading registry events")?;
     let events = in_chain_order(events);
     let mut statuses: BTreeMap<String, BTreeMap<String, &str>> = BTreeMap::new();
     for event in events {

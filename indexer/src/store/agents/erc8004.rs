@@ -2,9 +2,9 @@
 //! Registry's facts. A set of token ids is recomputed with one query per fact table.
 
 use super::{AgentRow, Position, push_in, wallet_from_metadata, write};
-use crate::store::sql::in_chain_order;
 use crate::sources::hex_address;
 use crate::store::keys::erc8004_agent_key;
+use crate::store::sql::in_chain_order;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::{Address, U256};
 use sqlx::sqlite::SqliteRow;

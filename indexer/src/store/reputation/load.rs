@@ -349,14 +349,7 @@ async fn erc8004_side(
                 .push(position(&row), SideChange::Wallet(wallet));
         }
     }
-    let rows = of_tokens(
-        conn,
-        scope,
-        tokens,
-        APPROVALS,
-        "operator, approved",
-    )
-    .await?;
+    let rows = of_tokens(conn, scope, tokens, APPROVALS, "operator, approved").await?;
     for row in rows {
         let token: &str = row.get("token_id");
         let Some(key) = tokens.get(token) else {
@@ -420,14 +413,7 @@ async fn feedback(
     tokens: &BTreeMap<&str, &str>,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    let revocations = of_tokens(
-        conn,
-        scope,
-        tokens,
-        REVOCATIONS,
-        "client, feedback_index",
-    )
-    .await?;
+    let revocations = of_tokens(conn, scope, tokens, REVOCATIONS, "client, feedback_index").await?;
     let mut revoked: BTreeSet<(String, String, i64)> = BTreeSet::new();
     for row in &revocations {
         let token: String = row.get("token_id");
