@@ -41,12 +41,21 @@ fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// 2,000 cases per property, or as many as `PROPTEST_CASES` asks for (a longer run by hand).
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|cases| cases.parse().ok())
+        .unwrap_or(2000);
+    ProptestConfig::with_cases(cases)
+}
+
 fn paths_are_inside(report: &Report) -> bool {
     report.lints.iter().all(|l| l.path.starts_with('$'))
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(config())]
 
     #[test]
     fn any_bytes_give_a_projection_or_a_reason(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {

@@ -6,6 +6,7 @@
 
 mod agents;
 mod batch;
+mod checkpoint;
 mod cursor;
 mod documents;
 pub mod dump;
@@ -37,6 +38,7 @@ pub type ClassifiedPayments = std::collections::BTreeMap<
 pub use writer::{ApplySummary, QueuedBatch, Writer};
 
 use crate::reputation::ReputationRules;
+use checkpoint::Checkpointer;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
@@ -131,6 +133,9 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 pub struct Store {
     write: SqlitePool,
     read: SqlitePool,
+    /// A connection of its own for WAL checkpoints, and the task that runs them.
+    checkpoint: SqlitePool,
+    checkpointer: Checkpointer,
 }
 
 impl Store {
@@ -151,7 +156,13 @@ impl Store {
         };
         let write = SqlitePoolOptions::new()
             .max_connections(1)
-            .connect_with(options.clone().create_if_missing(true))
+            .connect_with(
+                options
+                    .clone()
+                    .create_if_missing(true)
+                    // Checkpoints run on their own connection (see `checkpoint`).
+                    .pragma("wal_autocheckpoint", "0"),
+            )
             .await
             .map_err(open_error)?;
         MIGRATOR
@@ -165,10 +176,26 @@ impl Store {
             .max_connections(8)
             // Readers map the file: a page read is then a memory access, not a system call and
             // a copy into each connection's own cache.
-            .connect_with(options.read_only(true).pragma("mmap_size", READ_MMAP_BYTES))
+            .connect_with(
+                options
+                    .clone()
+                    .read_only(true)
+                    .pragma("mmap_size", READ_MMAP_BYTES),
+            )
             .await
             .map_err(open_error)?;
-        Ok(Self { write, read })
+        let checkpoint = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await
+            .map_err(open_error)?;
+        let checkpointer = Checkpointer::spawn(checkpoint.clone());
+        Ok(Self {
+            write,
+            read,
+            checkpoint,
+            checkpointer,
+        })
     }
 
     /// The read-only pool, for queries that never write.
@@ -178,7 +205,7 @@ impl Store {
 
     /// Starts the single writer task; `capacity` bounds the queue of pending batches.
     pub fn writer(&self, capacity: usize) -> Writer {
-        Writer::spawn(self.write.clone(), capacity)
+        Writer::spawn(self.write.clone(), self.checkpointer.clone(), capacity)
     }
 
     /// Where `chain_id`'s index stands, if it was ever started.
@@ -305,6 +332,7 @@ impl Store {
     /// Closes both pools, flushing the WAL.
     pub async fn close(&self) {
         self.read.close().await;
+        self.checkpoint.close().await;
         self.write.close().await;
     }
 }

@@ -3,6 +3,7 @@
 //! disk slows the follower instead of growing memory.
 
 use super::batch::{Batch, ChainContext};
+use super::checkpoint::Checkpointer;
 use super::documents::{self, DocumentResult};
 use super::facts::{self, PreparedBatch};
 use super::{QueryContext, StoreError, StoreResult, agents, cursor, reputation, rewind};
@@ -94,9 +95,9 @@ impl std::fmt::Debug for Command {
 }
 
 impl Writer {
-    pub(super) fn spawn(pool: SqlitePool, capacity: usize) -> Self {
+    pub(super) fn spawn(pool: SqlitePool, checkpointer: Checkpointer, capacity: usize) -> Self {
         let (queue, commands) = mpsc::channel(capacity.max(1));
-        tokio::spawn(run(pool, commands));
+        tokio::spawn(run(pool, checkpointer, commands));
         Self { queue }
     }
 
@@ -193,48 +194,55 @@ impl Writer {
     }
 }
 
-async fn run(pool: SqlitePool, mut commands: mpsc::Receiver<Command>) {
+async fn run(pool: SqlitePool, checkpointer: Checkpointer, mut commands: mpsc::Receiver<Command>) {
     while let Some(command) = commands.recv().await {
-        match command {
-            Command::Init {
-                chain_id,
-                name,
-                start_block,
-                reply,
-            } => {
-                let result = init(&pool, chain_id, &name, start_block).await;
-                let _ = reply.send(result);
-            }
-            Command::Apply { batch, reply } => {
-                let _ = reply.send(apply(&pool, *batch).await);
-            }
-            Command::Rewind {
-                chain,
-                ancestor,
-                reply,
-            } => {
-                let _ = reply.send(rewind_chain(&pool, &chain, ancestor).await);
-            }
-            Command::AdoptRules { chain, reply } => {
-                let _ = reply.send(adopt_rules(&pool, &chain).await);
-            }
-            Command::Rescore { chain, keys, reply } => {
-                let _ = reply.send(rescore(&pool, &chain, keys).await);
-            }
-            Command::Heads {
-                chain_id,
-                head,
-                finalized,
-                reply,
-            } => {
-                let _ = reply.send(heads(&pool, chain_id, head, finalized).await);
-            }
-            Command::SaveDocuments { results, reply } => {
-                let _ = reply.send(save_documents(&pool, &results).await);
-            }
-            Command::SyncDocuments { reply } => {
-                let _ = reply.send(sync_documents(&pool).await);
-            }
+        execute(&pool, command).await;
+        // A checkpoint copies what the command committed into the database file, elsewhere.
+        checkpointer.committed();
+    }
+}
+
+/// Applies one command and answers it.
+async fn execute(pool: &SqlitePool, command: Command) {
+    match command {
+        Command::Init {
+            chain_id,
+            name,
+            start_block,
+            reply,
+        } => {
+            let result = init(pool, chain_id, &name, start_block).await;
+            let _ = reply.send(result);
+        }
+        Command::Apply { batch, reply } => {
+            let _ = reply.send(apply(pool, *batch).await);
+        }
+        Command::Rewind {
+            chain,
+            ancestor,
+            reply,
+        } => {
+            let _ = reply.send(rewind_chain(pool, &chain, ancestor).await);
+        }
+        Command::AdoptRules { chain, reply } => {
+            let _ = reply.send(adopt_rules(pool, &chain).await);
+        }
+        Command::Rescore { chain, keys, reply } => {
+            let _ = reply.send(rescore(pool, &chain, keys).await);
+        }
+        Command::Heads {
+            chain_id,
+            head,
+            finalized,
+            reply,
+        } => {
+            let _ = reply.send(heads(pool, chain_id, head, finalized).await);
+        }
+        Command::SaveDocuments { results, reply } => {
+            let _ = reply.send(save_documents(pool, &results).await);
+        }
+        Command::SyncDocuments { reply } => {
+            let _ = reply.send(sync_documents(pool).await);
         }
     }
 }
