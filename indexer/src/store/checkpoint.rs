@@ -60,3 +60,37 @@ async fn run(pool: SqlitePool, mut commits: watch::Receiver<u64>) {
         tokio::time::sleep(INTERVAL).await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::store::Store;
+    use std::time::{Duration, Instant};
+
+    /// In WAL mode the database file itself only grows when a checkpoint copies pages into it.
+    /// The write connection never checkpoints on its own, so the file of a fresh database
+    /// (migrated, all of it still in the WAL) grows after a commit only if this task ran.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_commit_is_copied_into_the_database_file_without_closing() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("checkpoint.db");
+        let store = Store::open(&format!("sqlite://{}", path.display()))
+            .await
+            .expect("the store opens");
+        let size = || std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let before = size();
+        store
+            .writer(1)
+            .init_chain(1, "test", 1)
+            .await
+            .expect("a commit");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while size() <= before {
+            assert!(
+                Instant::now() < deadline,
+                "the database file stayed at {before} bytes: nothing was checkpointed"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        store.close().await;
+    }
+}
