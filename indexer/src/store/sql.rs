@@ -6,8 +6,9 @@
 //! in key order instead of looking the agents up, so every batch would cost as much as the table
 //! is long and a backfill would grow with the square of the chain.
 
+use super::{QueryContext, StoreResult};
 use sqlx::sqlite::SqliteRow;
-use sqlx::{QueryBuilder, Row, Sqlite};
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 
 /// Appends ` IN (?, ?, …)` with one bound parameter per item.
 pub(super) fn push_in<'a, T>(
@@ -33,4 +34,14 @@ pub(super) fn in_chain_order(mut rows: Vec<SqliteRow>) -> Vec<SqliteRow> {
         )
     });
     rows
+}
+
+/// Runs `query` and returns its rows [`in_chain_order`]; `context` names it in errors.
+pub(super) async fn fetch_in_chain_order(
+    conn: &mut SqliteConnection,
+    mut query: QueryBuilder<'_, Sqlite>,
+    context: &'static str,
+) -> StoreResult<Vec<SqliteRow>> {
+    let rows = query.build().fetch_all(conn).await.context(context)?;
+    Ok(in_chain_order(rows))
 }

@@ -40,6 +40,13 @@ impl Loaded {
     }
 }
 
+/// The facts being loaded for `key` (one of the subjects), having seen one of them in `block`.
+fn seen<'a>(loaded: &'a mut BTreeMap<String, Loaded>, key: &str, block: i64) -> &'a mut Loaded {
+    let entry = loaded.get_mut(key).expect("subjects were loaded");
+    entry.saw(block);
+    entry
+}
+
 /// The agents among `keys` that exist, in key order.
 pub(super) async fn subjects(
     conn: &mut SqliteConnection,

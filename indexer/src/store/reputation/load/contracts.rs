@@ -1,10 +1,10 @@
 //! The facts of an agent contract's reputation: its owner history (its own events, snapshots,
 //! else the account that enrolled it), withdrawals and ratings, for a few hundred contracts at once.
 
-use super::{Loaded, address, clamp, position};
+use super::{Loaded, address, clamp, position, seen};
 use crate::reputation::{Outflow, Rating, SideChange};
-use crate::store::sql::{in_chain_order, push_in};
-use crate::store::{QueryContext, StoreResult};
+use crate::store::StoreResult;
+use crate::store::sql::{fetch_in_chain_order, push_in};
 use alloy::primitives::Address;
 use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 use std::collections::{BTreeMap, BTreeSet};
@@ -38,12 +38,12 @@ pub(super) async fn contract_facts(
          FROM registry_events INDEXED BY registry_events_agent WHERE kind = 'registered' AND chain_id = ",
     ];
     for (n, sql) in sources.iter().enumerate() {
-        let rows = select(sql)
-            .build()
-            .fetch_all(&mut *conn)
-            .await
-            .context("reading agent contracts' owners for reputation")?;
-        let rows = in_chain_order(rows);
+        let rows = fetch_in_chain_order(
+            conn,
+            select(sql),
+            "reading agent contracts' owners for reputation",
+        )
+        .await?;
         for row in rows {
             let agent: String = row.get("agent");
             let Some(owner) = address(&row, "owner") else {
@@ -56,8 +56,7 @@ pub(super) async fn contract_facts(
             let Some(key) = contracts.get(agent.as_str()) else {
                 continue;
             };
-            let entry = loaded.get_mut(*key).expect("subjects were loaded");
-            entry.saw(row.get("block_number"));
+            let entry = seen(loaded, key, row.get("block_number"));
             entry
                 .facts
                 .side
@@ -71,28 +70,23 @@ pub(super) async fn contract_facts(
             continue;
         }
         if let Some(key) = contracts.get(agent.as_str()) {
-            let entry = loaded.get_mut(*key).expect("subjects were loaded");
-            entry.saw(at.0 as i64);
+            let entry = seen(loaded, key, at.0 as i64);
             entry.facts.side.push(at, SideChange::Owner(owner));
         }
     }
-    let rows = select(
+    let withdrawals = select(
         "SELECT agent, to_address, block_number, log_index,
            (SELECT block_timestamp FROM events e WHERE e.chain_id = w.chain_id
               AND e.block_number = w.block_number AND e.log_index = w.log_index) AS timestamp
          FROM withdrawals w INDEXED BY withdrawals_agent WHERE chain_id = ",
-    )
-    .build()
-    .fetch_all(&mut *conn)
-    .await
-    .context("reading agent contracts' withdrawals")?;
-    let rows = in_chain_order(rows);
+    );
+    let rows =
+        fetch_in_chain_order(conn, withdrawals, "reading agent contracts' withdrawals").await?;
     for row in rows {
         let Some(key) = contracts.get(row.get::<&str, _>("agent")) else {
             continue;
         };
-        let entry = loaded.get_mut(*key).expect("subjects were loaded");
-        entry.saw(row.get("block_number"));
+        let entry = seen(loaded, key, row.get("block_number"));
         if let Some(to) = address(&row, "to_address") {
             entry.facts.outflows.push(Outflow {
                 to,
@@ -100,21 +94,16 @@ pub(super) async fn contract_facts(
             });
         }
     }
-    let rows = select(
+    let ratings = select(
         "SELECT agent, rater, score, block_number, log_index
          FROM ratings INDEXED BY ratings_agent WHERE chain_id = ",
-    )
-    .build()
-    .fetch_all(&mut *conn)
-    .await
-    .context("reading agent contracts' ratings")?;
-    let rows = in_chain_order(rows);
+    );
+    let rows = fetch_in_chain_order(conn, ratings, "reading agent contracts' ratings").await?;
     for row in rows {
         let Some(key) = contracts.get(row.get::<&str, _>("agent")) else {
             continue;
         };
-        let entry = loaded.get_mut(*key).expect("subjects were loaded");
-        entry.saw(row.get("block_number"));
+        let entry = seen(loaded, key, row.get("block_number"));
         if let (Some(rater), Ok(score)) = (
             address(&row, "rater"),
             u8::try_from(row.get::<i64, _>("score")),

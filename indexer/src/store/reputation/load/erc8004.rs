@@ -2,10 +2,10 @@
 //! operators its owners approved for all, feedback with revocations and responses, and
 //! validation requests with every response, for a few hundred tokens of one registry at a time.
 
-use super::{Loaded, address, clamp, position};
+use super::{Loaded, address, clamp, position, seen};
 use crate::reputation::{FeedbackEntry, SideChange, ValidationResponse};
 use crate::store::agents::wallet_from_metadata;
-use crate::store::sql::{in_chain_order, push_in};
+use crate::store::sql::{fetch_in_chain_order, push_in};
 use crate::store::{QueryContext, StoreResult};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
@@ -39,12 +39,7 @@ async fn of_tokens(
     query.push_bind(clamp(scope.up_to));
     query.push(" AND token_id");
     push_in(&mut query, tokens.keys().copied());
-    let rows = query
-        .build()
-        .fetch_all(&mut *conn)
-        .await
-        .context("reading ERC-8004 facts for reputation")?;
-    Ok(in_chain_order(rows))
+    fetch_in_chain_order(conn, query, "reading ERC-8004 facts for reputation").await
 }
 
 /// The index of `table` by (chain, registry, token id), as the migrations name it.
@@ -75,8 +70,7 @@ pub(super) async fn erc8004_side(
                 continue;
             };
             owners_of.entry(key).or_default().insert(row.get(column));
-            let entry = loaded.get_mut(*key).expect("subjects were loaded");
-            entry.saw(row.get("block_number"));
+            let entry = seen(loaded, key, row.get("block_number"));
             entry
                 .facts
                 .side
@@ -89,8 +83,7 @@ pub(super) async fn erc8004_side(
         let Some(key) = tokens.get(token) else {
             continue;
         };
-        let entry = loaded.get_mut(*key).expect("subjects were loaded");
-        entry.saw(row.get("block_number"));
+        let entry = seen(loaded, key, row.get("block_number"));
         if row.get::<&str, _>("key") == "agentWallet" {
             let wallet = wallet_from_metadata(row.get("value")).filter(|w| !w.is_zero());
             entry
@@ -114,8 +107,7 @@ pub(super) async fn erc8004_side(
         };
         let approved =
             address(&row, "operator").filter(|a| row.get::<bool, _>("approved") && !a.is_zero());
-        let entry = loaded.get_mut(*key).expect("subjects were loaded");
-        entry.saw(row.get("block_number"));
+        let entry = seen(loaded, key, row.get("block_number"));
         entry
             .facts
             .side
@@ -182,17 +174,13 @@ pub(super) async fn feedback(
     for row in &revocations {
         let token: String = row.get("token_id");
         if let Some(key) = tokens.get(token.as_str()) {
-            loaded
-                .get_mut(*key)
-                .expect("subjects were loaded")
-                .saw(row.get("block_number"));
+            seen(loaded, key, row.get("block_number"));
         }
         revoked.insert((token, row.get("client"), row.get("feedback_index")));
     }
     for row in of_tokens(conn, scope, tokens, "feedback_responses", "responder").await? {
         if let Some(key) = tokens.get(row.get::<&str, _>("token_id")) {
-            let entry = loaded.get_mut(*key).expect("subjects were loaded");
-            entry.saw(row.get("block_number"));
+            let entry = seen(loaded, key, row.get("block_number"));
             entry.facts.feedback_responses += 1;
         }
     }
@@ -209,8 +197,7 @@ pub(super) async fn feedback(
         let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
-        let entry = loaded.get_mut(*key).expect("subjects were loaded");
-        entry.saw(row.get("block_number"));
+        let entry = seen(loaded, key, row.get("block_number"));
         let client: String = row.get("client");
         let index: Option<i64> = row.get("feedback_index");
         let is_revoked =
@@ -241,8 +228,7 @@ pub(super) async fn validations(
 ) -> StoreResult<()> {
     for row in of_tokens(conn, scope, tokens, "validation_requests", "request_hash").await? {
         if let Some(key) = tokens.get(row.get::<&str, _>("token_id")) {
-            let entry = loaded.get_mut(*key).expect("subjects were loaded");
-            entry.saw(row.get("block_number"));
+            let entry = seen(loaded, key, row.get("block_number"));
             entry
                 .facts
                 .validation_requests
@@ -261,8 +247,7 @@ pub(super) async fn validations(
         let Some(key) = tokens.get(row.get::<&str, _>("token_id")) else {
             continue;
         };
-        let entry = loaded.get_mut(*key).expect("subjects were loaded");
-        entry.saw(row.get("block_number"));
+        let entry = seen(loaded, key, row.get("block_number"));
         if let Ok(response) = u8::try_from(row.get::<i64, _>("response")) {
             entry.facts.validation_responses.push(ValidationResponse {
                 request_hash: row.get("request_hash"),
