@@ -341,6 +341,16 @@ impl Store {
 /// the operating system's page cache; not memory of its own).
 const READ_MMAP_BYTES: &str = "4294967296";
 
+/// Rows a connection's thread may read ahead of the task taking them. sqlx's default (50) makes
+/// the two threads hand over every few dozen rows, and the switches cost more than the reads
+/// when rescoring loads hundreds of thousands of rows.
+const ROW_BUFFER: usize = 4096;
+
+/// The page size of a new database (an existing one keeps its own). Twice SQLite's default:
+/// a backfill appends rows in key order to every table, and larger pages mean fewer splits and
+/// WAL frames per row (5% off the 210,000-event backfill; 16 KiB gained little more).
+const PAGE_SIZE: u32 = 8192;
+
 fn connect_options(url: &str) -> StoreResult<SqliteConnectOptions> {
     let path = url
         .strip_prefix("sqlite://")
@@ -364,5 +374,7 @@ fn connect_options(url: &str) -> StoreResult<SqliteConnectOptions> {
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(Duration::from_secs(30))
+        .row_buffer_size(ROW_BUFFER)
+        .page_size(PAGE_SIZE)
         .pragma("cache_size", "-16384"))
 }

@@ -188,22 +188,24 @@ pub(super) async fn adopt_rules(
     Ok(keys.len() as u64)
 }
 
-/// The timestamps of `blocks`, from the events stored in them.
+/// The timestamps of `blocks`, from the events stored in them: the first event of each block
+/// (every event of a block carries the block's timestamp), found through the primary key
+/// without reading the block's other events.
 async fn block_times(
     conn: &mut SqliteConnection,
     chain_id: u64,
     blocks: BTreeSet<u64>,
 ) -> StoreResult<BTreeMap<u64, u64>> {
-    let mut query = QueryBuilder::<Sqlite>::new(
-        "SELECT block_number, MIN(block_timestamp) AS t FROM events WHERE chain_id = ",
-    );
+    if blocks.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let mut query = QueryBuilder::<Sqlite>::new("WITH wanted(n) AS (");
+    query.push_values(&blocks, |mut row, block| {
+        row.push_bind((*block).min(i64::MAX as u64) as i64);
+    });
+    query.push(") SELECT n, (SELECT block_timestamp FROM events WHERE chain_id = ");
     query.push_bind(chain_id as i64);
-    query.push(" AND block_number");
-    push_in(
-        &mut query,
-        blocks.iter().map(|b| (*b).min(i64::MAX as u64) as i64),
-    );
-    query.push("GROUP BY block_number");
+    query.push(" AND block_number = n ORDER BY log_index LIMIT 1) AS t FROM wanted");
     let rows = query
         .build()
         .fetch_all(&mut *conn)
@@ -211,11 +213,9 @@ async fn block_times(
         .context("reading block timestamps for reputation")?;
     Ok(rows
         .iter()
-        .map(|r| {
-            (
-                r.get::<i64, _>("block_number") as u64,
-                r.get::<i64, _>("t") as u64,
-            )
+        .filter_map(|r| {
+            let t: Option<i64> = r.get(1);
+            Some((r.get::<i64, _>(0) as u64, t? as u64))
         })
         .collect())
 }
