@@ -1,14 +1,20 @@
 //! Small SQL-building helpers the store's modules share.
 //!
 //! Looking facts up for a set of agents: such a query names the index it must use (`INDEXED BY`)
-//! and leaves ordering to [`in_chain_order`]. Left to itself (no statistics, and an
+//! and leaves ordering to [`fetch_packed_in_chain_order`]. Left to itself (no statistics, and an
 //! `ORDER BY block_number, log_index` that matches the primary key) SQLite walks the whole table
 //! in key order instead of looking the agents up, so every batch would cost as much as the table
 //! is long and a backfill would grow with the square of the chain.
+//!
+//! Reading many rows: sqlx hands each row from the connection's thread to the task on its own,
+//! and a task that keeps up sleeps and is woken once per row; with a few hundred thousand fact
+//! rows to rescore after a backfill, the wake-ups cost more than SQLite's reading. Such queries
+//! pack their rows into one JSON array instead ([`packed_rows`], [`fetch_packed`]): one value
+//! crosses, and serde decodes it straight into typed tuples.
 
-use super::{QueryContext, StoreResult};
-use sqlx::sqlite::SqliteRow;
-use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+use super::{QueryContext, StoreError, StoreResult};
+use serde::de::DeserializeOwned;
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 
 /// Appends ` IN (?, ?, …)` with one bound parameter per item.
 pub(super) fn push_in<'a, T>(
@@ -25,23 +31,45 @@ pub(super) fn push_in<'a, T>(
     query.push(") ");
 }
 
-/// `rows` (each with `block_number` and `log_index`) sorted by their position on the chain.
-pub(super) fn in_chain_order(mut rows: Vec<SqliteRow>) -> Vec<SqliteRow> {
-    rows.sort_by_cached_key(|row| {
-        (
-            row.get::<i64, _>("block_number"),
-            row.get::<i64, _>("log_index"),
-        )
-    });
-    rows
+/// The select list that packs a query's rows into one JSON array of rows, each the array of
+/// `columns`, for [`fetch_packed`]. `columns` are plain values (text, integers, NULL); SQLite
+/// refuses to put a BLOB in JSON.
+pub(super) fn packed(columns: &str) -> String {
+    format!("json_group_array(json_array({columns}))")
 }
 
-/// Runs `query` and returns its rows [`in_chain_order`]; `context` names it in errors.
-pub(super) async fn fetch_in_chain_order(
+/// [`packed`] for rows with a place on the chain: each `[block_number, log_index, [columns…]]`,
+/// for [`fetch_packed_in_chain_order`].
+pub(super) fn packed_rows(columns: &str) -> String {
+    packed(&format!("block_number, log_index, json_array({columns})"))
+}
+
+/// Runs `query`, whose one result is [`packed`], and returns its rows, each as `T` (a tuple in
+/// the order of the columns). `context` names the query in errors.
+pub(super) async fn fetch_packed<T: DeserializeOwned>(
     conn: &mut SqliteConnection,
     mut query: QueryBuilder<'_, Sqlite>,
     context: &'static str,
-) -> StoreResult<Vec<SqliteRow>> {
-    let rows = query.build().fetch_all(conn).await.context(context)?;
-    Ok(in_chain_order(rows))
+) -> StoreResult<Vec<T>> {
+    let packed: String = query
+        .build_query_scalar()
+        .fetch_one(conn)
+        .await
+        .context(context)?;
+    serde_json::from_str(&packed).map_err(|error| StoreError::Corrupt {
+        what: context.to_string(),
+        reason: error.to_string(),
+    })
+}
+
+/// Runs `query`, whose one result is [`packed_rows`], and returns its rows in chain order: each
+/// its block, log index and columns as `T`.
+pub(super) async fn fetch_packed_in_chain_order<T: DeserializeOwned>(
+    conn: &mut SqliteConnection,
+    query: QueryBuilder<'_, Sqlite>,
+    context: &'static str,
+) -> StoreResult<Vec<(i64, i64, T)>> {
+    let mut rows: Vec<(i64, i64, T)> = fetch_packed(conn, query, context).await?;
+    rows.sort_by_key(|(block, log, _)| (*block, *log));
+    Ok(rows)
 }

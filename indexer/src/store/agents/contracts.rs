@@ -4,12 +4,12 @@
 
 use super::{AgentRow, Position, push_in, write};
 use crate::sources::hex_address;
+use crate::store::StoreResult;
 use crate::store::keys::contract_agent_key;
-use crate::store::sql::in_chain_order;
-use crate::store::{QueryContext, StoreResult};
+use crate::store::sql::{fetch_packed, packed};
 use alloy::primitives::Address;
-use sqlx::sqlite::SqliteRow;
-use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+use serde::de::DeserializeOwned;
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 use std::collections::BTreeMap;
 
 /// Recomputes the agent contracts `agents`, removing those nothing watches any more.
@@ -22,34 +22,31 @@ pub(super) async fn refresh(
     let mut rows: BTreeMap<String, AgentRow> = BTreeMap::new();
 
     // How each was first found; an agent nothing found is gone.
-    let found = of_agents(
+    let mut found: Vec<(String, String, String, i64, i64, i64)> = of_agents(
         conn,
-        "SELECT w.address, w.discovered_by, w.via, w.block_number, e.block_timestamp
-         FROM watched_agents w INDEXED BY watched_agents_address JOIN events e
+        "SELECT {rows} FROM watched_agents w INDEXED BY watched_agents_address JOIN events e
            ON e.chain_id = w.chain_id AND e.block_number = w.block_number AND e.log_index = w.log_index
          WHERE w.chain_id = ",
-        chain_id,
-        "w.address",
-        &addresses,
-        "ORDER BY w.block_number DESC, w.log_index DESC",
+        "w.address, w.discovered_by, w.via, w.block_number, w.log_index, e.block_timestamp",
+        (chain_id, "w.address", &addresses),
+        "",
+        "reading how agent contracts were found",
     )
-    .await
-    .context("reading how agent contracts were found")?;
+    .await?;
     // Newest first, so the earliest discovery is the one left in the map.
-    for row in found {
-        let address: String = row.get("address");
-        let block: i64 = row.get("block_number");
+    found.sort_by_key(|(_, _, _, block, log, _)| std::cmp::Reverse((*block, *log)));
+    for (address, discovered_by, via, block, _, timestamp) in found {
         rows.insert(
             address.clone(),
             AgentRow {
                 key: String::new(),
-                source: row.get("discovered_by"),
-                registry: Some(row.get("via")),
+                source: discovered_by,
+                registry: Some(via),
                 payment_address: Some(address.clone()),
                 address: Some(address),
                 active: true,
                 registered_block: block,
-                registered_at: row.get("block_timestamp"),
+                registered_at: timestamp,
                 last_event_block: block,
                 ..AgentRow::default()
             },
@@ -84,28 +81,30 @@ async fn apply_own_events(
     addresses: &[String],
     rows: &mut BTreeMap<String, AgentRow>,
 ) -> StoreResult<()> {
-    let facts = of_agents(conn, "SELECT agent, kind, value, block_number, log_index, timestamp, newest FROM (
+    let facts: Vec<(String, String, String, i64, i64, i64, i64)> = of_agents(
+        conn,
+        "SELECT {rows} FROM (
            SELECT agent, kind, value, block_number, log_index, timestamp,
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number DESC, log_index DESC) AS newest,
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number, log_index) AS oldest
-           FROM agent_contract_events WHERE chain_id = ", chain_id, "agent", addresses, ") WHERE newest = 1 OR (kind = 'interval' AND oldest = 1)")
-        .await
-        .context("reading agent contract events")?;
+           FROM agent_contract_events WHERE chain_id = ",
+        "agent, kind, value, block_number, log_index, timestamp, newest",
+        (chain_id, "agent", addresses),
+        ") WHERE newest = 1 OR (kind = 'interval' AND oldest = 1)",
+        "reading agent contract events",
+    )
+    .await?;
     let mut newest: BTreeMap<(String, String), (Position, String)> = BTreeMap::new();
     let mut first_interval_at: BTreeMap<String, i64> = BTreeMap::new();
-    for fact in facts {
-        let agent: String = fact.get("agent");
-        let kind: String = fact.get("kind");
+    for (agent, kind, value, block, log, timestamp, newest_rank) in facts {
         if kind == "interval" {
-            let at: i64 = fact.get("timestamp");
-            if fact.get::<i64, _>("newest") != 1 {
-                first_interval_at.insert(agent, at);
+            if newest_rank != 1 {
+                first_interval_at.insert(agent, timestamp);
                 continue;
             }
-            first_interval_at.entry(agent.clone()).or_insert(at);
+            first_interval_at.entry(agent.clone()).or_insert(timestamp);
         }
-        let at: Position = (fact.get("block_number"), fact.get("log_index"));
-        newest.insert((agent, kind), (at, fact.get("value")));
+        newest.insert((agent, kind), ((block, log), value));
     }
     for (agent, kind, at, value) in snapshot_facts(conn, chain_id, addresses).await? {
         let entry = newest
@@ -144,30 +143,37 @@ async fn snapshot_facts(
     chain_id: u64,
     addresses: &[String],
 ) -> StoreResult<Vec<(String, &'static str, Position, String)>> {
-    let snapshots = of_agents(conn, "SELECT agent, owner, card, active, heartbeat_interval, last_heartbeat, block_number, log_index
-         FROM agent_snapshots WHERE chain_id = ", chain_id, "agent", addresses, "")
-        .await
-        .context("reading agent snapshots")?;
+    type SnapshotRow = (
+        String,
+        Option<String>,
+        Option<String>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        i64,
+        i64,
+    );
+    let snapshots: Vec<SnapshotRow> = of_agents(
+        conn,
+        "SELECT {rows} FROM agent_snapshots WHERE chain_id = ",
+        "agent, owner, card, active, heartbeat_interval, last_heartbeat, block_number, log_index",
+        (chain_id, "agent", addresses),
+        "",
+        "reading agent snapshots",
+    )
+    .await?;
     let mut facts = Vec::new();
-    for snapshot in snapshots {
-        let agent: String = snapshot.get("agent");
-        let at: Position = (snapshot.get("block_number"), snapshot.get("log_index"));
-        let number = |column: &str| {
-            snapshot
-                .get::<Option<i64>, _>(column)
-                .map(|n| n.to_string())
-        };
+    for (agent, owner, card, active, interval, heartbeat, block, log) in snapshots {
+        let at: Position = (block, log);
         let fields = [
-            ("owner", snapshot.get::<Option<String>, _>("owner")),
-            ("card", snapshot.get::<Option<String>, _>("card")),
+            ("owner", owner),
+            ("card", card),
             (
                 "active",
-                snapshot
-                    .get::<Option<bool>, _>("active")
-                    .map(|on| if on { "1" } else { "0" }.to_string()),
+                active.map(|on| if on != 0 { "1" } else { "0" }.to_string()),
             ),
-            ("interval", number("heartbeat_interval")),
-            ("heartbeat", number("last_heartbeat")),
+            ("interval", interval.map(|n| n.to_string())),
+            ("heartbeat", heartbeat.map(|n| n.to_string())),
         ];
         for (kind, value) in fields {
             if let Some(value) = value {
@@ -186,34 +192,30 @@ async fn apply_registry_events(
     addresses: &[String],
     rows: &mut BTreeMap<String, AgentRow>,
 ) -> StoreResult<()> {
-    let events = of_agents(
+    type RegistryRow = (String, String, String, String, Option<String>, Option<i64>);
+    let mut events: Vec<(i64, i64, RegistryRow)> = of_agents(
         conn,
-        "SELECT agent, registry, kind, actor, metadata_uri, pending, block_number, log_index
-         FROM registry_events INDEXED BY registry_events_agent
-         WHERE chain_id = ",
-        chain_id,
-        "agent",
-        addresses,
+        "SELECT {rows} FROM registry_events INDEXED BY registry_events_agent WHERE chain_id = ",
+        "block_number, log_index, json_array(agent, registry, kind, actor, metadata_uri, pending)",
+        (chain_id, "agent", addresses),
         "",
+        "reading registry events",
     )
-    .await
-    .context("reading registry events")?;
-    let events = in_chain_order(events);
+    .await?;
+    events.sort_by_key(|(block, log, _)| (*block, *log));
     let mut statuses: BTreeMap<String, BTreeMap<String, &str>> = BTreeMap::new();
-    for event in events {
-        let agent: String = event.get("agent");
+    for (block, _, (agent, registry, kind, actor, metadata_uri, pending)) in events {
         let Some(row) = rows.get_mut(&agent) else {
             continue;
         };
-        row.last_event_block = row.last_event_block.max(event.get("block_number"));
-        let registry: String = event.get("registry");
+        row.last_event_block = row.last_event_block.max(block);
         let of_agent = statuses.entry(agent).or_default();
-        let status = match event.get::<String, _>("kind").as_str() {
+        let status = match kind.as_str() {
             "AgentRegistered" => {
                 if row.owner.is_empty() {
-                    row.owner = event.get("actor");
+                    row.owner = actor;
                 }
-                if event.get::<Option<bool>, _>("pending").unwrap_or(false) {
+                if pending.unwrap_or(0) != 0 {
                     "pending"
                 } else {
                     "active"
@@ -224,7 +226,7 @@ async fn apply_registry_events(
             "AgentDeregistered" => "deregistered",
             _ => of_agent.get(&registry).copied().unwrap_or("active"),
         };
-        if let Some(uri) = event.get::<Option<String>, _>("metadata_uri") {
+        if let Some(uri) = metadata_uri {
             row.uri = Some(uri);
         }
         of_agent.insert(registry, status);
@@ -258,20 +260,21 @@ fn describe_card(row: &mut AgentRow) {
     row.description = text("description");
 }
 
-/// Runs `{select} <chain_id> AND {column} IN (<addresses>) {tail}`; `select` ends in the
-/// chain-id comparison (`… WHERE chain_id = `).
-async fn of_agents(
+/// Runs `{select} <chain_id> AND {column} IN (<addresses>) {tail}` with `{rows}` in `select`
+/// standing for `columns` packed ([`packed`]): `select` ends in the chain-id comparison
+/// (`… WHERE chain_id = `). Each row comes back as `T`; `context` names the query in errors.
+async fn of_agents<T: DeserializeOwned>(
     conn: &mut SqliteConnection,
     select: &str,
-    chain_id: u64,
-    column: &str,
-    addresses: &[String],
+    columns: &str,
+    (chain_id, column, addresses): (u64, &str, &[String]),
     tail: &str,
-) -> Result<Vec<SqliteRow>, sqlx::Error> {
-    let mut query = QueryBuilder::<Sqlite>::new(select);
+    context: &'static str,
+) -> StoreResult<Vec<T>> {
+    let mut query = QueryBuilder::<Sqlite>::new(select.replace("{rows}", &packed(columns)));
     query.push_bind(chain_id as i64);
     query.push(format!(" AND {column}"));
     push_in(&mut query, addresses);
     query.push(tail);
-    query.build().fetch_all(&mut *conn).await
+    fetch_packed(conn, query, context).await
 }

@@ -4,11 +4,11 @@
 use super::{AgentRow, Position, push_in, wallet_from_metadata, write};
 use crate::sources::hex_address;
 use crate::store::keys::erc8004_agent_key;
-use crate::store::sql::in_chain_order;
-use crate::store::{QueryContext, StoreResult};
-use alloy::primitives::{Address, U256};
-use sqlx::sqlite::SqliteRow;
-use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+use crate::store::sql::{fetch_packed_in_chain_order, packed_rows};
+use crate::store::{StoreError, StoreResult};
+use alloy::primitives::{Address, U256, hex};
+use serde::de::DeserializeOwned;
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the facts of one token say, folded in chain order.
@@ -37,7 +37,8 @@ pub(super) async fn refresh(
     let ids: Vec<String> = tokens.iter().map(U256::to_string).collect();
     let mut facts: BTreeMap<String, TokenFacts> = BTreeMap::new();
 
-    let rows = of_tokens(
+    type Registration = (String, String, String, i64);
+    let rows: Vec<(i64, i64, Registration)> = of_tokens(
         conn,
         chain_id,
         &reg,
@@ -47,18 +48,13 @@ pub(super) async fn refresh(
         "",
     )
     .await?;
-    for row in rows {
-        let entry = facts.entry(row.get("token_id")).or_default();
+    for (block, log, (token, owner, uri, timestamp)) in rows {
+        let entry = facts.entry(token).or_default();
         if entry.registered.is_none() {
-            entry.registered = Some((
-                row.get("owner"),
-                row.get("uri"),
-                position(&row),
-                row.get("timestamp"),
-            ));
+            entry.registered = Some((owner, uri, (block, log), timestamp));
         }
     }
-    let rows = of_tokens(
+    let rows: Vec<(i64, i64, (String, String))> = of_tokens(
         conn,
         chain_id,
         &reg,
@@ -68,11 +64,10 @@ pub(super) async fn refresh(
         "",
     )
     .await?;
-    for row in rows {
-        facts.entry(row.get("token_id")).or_default().transferred =
-            Some((row.get("to_address"), position(&row)));
+    for (block, log, (token, to)) in rows {
+        facts.entry(token).or_default().transferred = Some((to, (block, log)));
     }
-    let rows = of_tokens(
+    let rows: Vec<(i64, i64, (String, String))> = of_tokens(
         conn,
         chain_id,
         &reg,
@@ -82,25 +77,27 @@ pub(super) async fn refresh(
         "",
     )
     .await?;
-    for row in rows {
-        facts.entry(row.get("token_id")).or_default().uri_updated =
-            Some((row.get("uri"), position(&row)));
+    for (block, log, (token, uri)) in rows {
+        facts.entry(token).or_default().uri_updated = Some((uri, (block, log)));
     }
-    let rows = of_tokens(
+    let rows: Vec<(i64, i64, (String, String))> = of_tokens(
         conn,
         chain_id,
         &reg,
         &ids,
         "identity_metadata",
-        "value",
+        "hex(value)",
         "AND key = 'agentWallet'",
     )
     .await?;
-    for row in rows {
-        facts.entry(row.get("token_id")).or_default().wallet =
-            Some((row.get("value"), row.get("block_number")));
+    for (block, _, (token, value)) in rows {
+        let value = hex::decode(&value).map_err(|error| StoreError::Corrupt {
+            what: format!("agentWallet metadata of token {token}"),
+            reason: error.to_string(),
+        })?;
+        facts.entry(token).or_default().wallet = Some((value, block));
     }
-    let rows = of_tokens(
+    let rows: Vec<(i64, i64, (String, String, i64))> = of_tokens(
         conn,
         chain_id,
         &reg,
@@ -110,9 +107,8 @@ pub(super) async fn refresh(
         "",
     )
     .await?;
-    for row in rows {
-        facts.entry(row.get("token_id")).or_default().approval =
-            Some((row.get("operator"), row.get("approved"), position(&row)));
+    for (block, log, (token, operator, approved)) in rows {
+        facts.entry(token).or_default().approval = Some((operator, approved != 0, (block, log)));
     }
 
     let mut computed = Vec::with_capacity(ids.len());
@@ -187,10 +183,10 @@ fn agent_row(key: String, registry: &str, id: &str, facts: &TokenFacts) -> Agent
     }
 }
 
-/// Rows of `table` for `ids` of `registry`, in chain order, with `token_id`, `columns`,
-/// `block_number` and `log_index`. Every fact table has an index `{table}_token` by (chain,
-/// registry, token), which the lookup names (see `store::sql`).
-async fn of_tokens(
+/// Rows of `table` for `ids` of `registry`, in chain order: each row's block, log index and
+/// `T`, which holds `token_id` and then `columns`. Every fact table has an index `{table}_token`
+/// by (chain, registry, token), which the lookup names (see `store::sql`).
+async fn of_tokens<T: DeserializeOwned>(
     conn: &mut SqliteConnection,
     chain_id: u64,
     registry: &str,
@@ -198,22 +194,17 @@ async fn of_tokens(
     table: &str,
     columns: &str,
     extra: &str,
-) -> StoreResult<Vec<SqliteRow>> {
+) -> StoreResult<Vec<(i64, i64, T)>> {
     let mut query = QueryBuilder::<Sqlite>::new(format!(
-        "SELECT token_id, {columns}, block_number, log_index FROM {table} INDEXED BY {table}_token
-         WHERE chain_id = "
+        "SELECT {} FROM {table} INDEXED BY {table}_token WHERE chain_id = ",
+        packed_rows(&format!("token_id, {columns}"))
     ));
     query.push_bind(chain_id as i64);
     query.push(" AND registry = ");
     query.push_bind(registry);
     query.push(format!(" {extra} AND token_id"));
     push_in(&mut query, ids);
-    let rows = query
-        .build()
-        .fetch_all(&mut *conn)
-        .await
-        .context("reading ERC-8004 agents' facts")?;
-    Ok(in_chain_order(rows))
+    fetch_packed_in_chain_order(conn, query, "reading ERC-8004 agents' facts").await
 }
 
 /// Operators each of `owners` currently approves for all its tokens in `registry`.
@@ -226,24 +217,20 @@ async fn operators_for_all(
     let mut latest: BTreeMap<(String, String), bool> = BTreeMap::new();
     let owners: Vec<&str> = owners.into_iter().collect();
     for chunk in owners.chunks(super::AGENTS_PER_QUERY) {
-        let mut query = QueryBuilder::<Sqlite>::new(
-            "SELECT owner, operator, approved, block_number, log_index
-             FROM identity_approvals INDEXED BY identity_approvals_owner
+        let mut query = QueryBuilder::<Sqlite>::new(format!(
+            "SELECT {} FROM identity_approvals INDEXED BY identity_approvals_owner
              WHERE token_id IS NULL AND chain_id = ",
-        );
+            packed_rows("owner, operator, approved")
+        ));
         query.push_bind(chain_id as i64);
         query.push(" AND registry = ");
         query.push_bind(registry);
         query.push(" AND owner");
         push_in(&mut query, chunk.iter().copied());
-        let rows = query
-            .build()
-            .fetch_all(&mut *conn)
-            .await
-            .context("reading operator approvals")?;
-        let rows = in_chain_order(rows);
-        for row in rows {
-            latest.insert((row.get("owner"), row.get("operator")), row.get("approved"));
+        let rows: Vec<(i64, i64, (String, String, i64))> =
+            fetch_packed_in_chain_order(conn, query, "reading operator approvals").await?;
+        for (_, _, (owner, operator, approved)) in rows {
+            latest.insert((owner, operator), approved != 0);
         }
     }
     let mut approved: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -253,8 +240,4 @@ async fn operators_for_all(
         }
     }
     Ok(approved)
-}
-
-fn position(row: &SqliteRow) -> Position {
-    (row.get("block_number"), row.get("log_index"))
 }

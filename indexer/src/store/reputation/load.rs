@@ -6,9 +6,8 @@ mod contracts;
 mod erc8004;
 
 use crate::reputation::{AgentFacts, Outflow, Payment};
-use crate::store::sql::push_in;
+use crate::store::sql::{fetch_packed, fetch_packed_in_chain_order, packed, packed_rows, push_in};
 use crate::store::{QueryContext, StoreResult};
-use alloy::primitives::Address;
 use contracts::contract_facts;
 use erc8004::{Scope, erc8004_side, feedback, validations};
 use sqlx::sqlite::SqliteRow;
@@ -52,17 +51,40 @@ pub(super) async fn subjects(
     conn: &mut SqliteConnection,
     keys: &[String],
 ) -> StoreResult<Vec<Subject>> {
-    let mut query = QueryBuilder::<Sqlite>::new(
-        "SELECT agent_key, source, address, registry, token_id, last_event_block FROM agents WHERE agent_key",
-    );
+    let mut query = QueryBuilder::<Sqlite>::new(format!(
+        "SELECT {} FROM agents WHERE agent_key",
+        packed("agent_key, source, address, registry, token_id, last_event_block")
+    ));
     push_in(&mut query, keys);
-    query.push("ORDER BY agent_key");
-    let rows = query
-        .build()
-        .fetch_all(&mut *conn)
-        .await
-        .context("reading the agents to score")?;
-    Ok(rows.iter().map(subject).collect())
+    let rows: Vec<SubjectRow> = fetch_packed(conn, query, "reading the agents to score").await?;
+    let mut subjects: Vec<Subject> = rows.into_iter().map(Subject::from).collect();
+    subjects.sort_by(|a, b| a.key.cmp(&b.key));
+    Ok(subjects)
+}
+
+/// An `agents` row as [`subjects`] reads it: key, source, address, registry, token id and
+/// newest block.
+type SubjectRow = (
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    i64,
+);
+
+impl From<SubjectRow> for Subject {
+    fn from((key, source, contract, registry, token, last_event_block): SubjectRow) -> Self {
+        let erc8004 = (source == "erc8004")
+            .then(|| Some((registry?, token?)))
+            .flatten();
+        Self {
+            key,
+            erc8004,
+            contract,
+            last_event_block: last_event_block.max(0) as u64,
+        }
+    }
 }
 
 /// The agents of `chain_id` registered at or before `block`, in key order, `limit` from after
@@ -74,7 +96,7 @@ pub(super) async fn subjects_at(
     after: &str,
     limit: usize,
 ) -> StoreResult<Vec<Subject>> {
-    let rows = sqlx::query(
+    let rows: Vec<SubjectRow> = sqlx::query_as(
         "SELECT agent_key, source, address, registry, token_id, last_event_block FROM agents
          WHERE chain_id = ? AND registered_block <= ? AND agent_key > ? ORDER BY agent_key LIMIT ?",
     )
@@ -85,21 +107,7 @@ pub(super) async fn subjects_at(
     .fetch_all(&mut *conn)
     .await
     .context("listing the agents of a feed")?;
-    Ok(rows.iter().map(subject).collect())
-}
-
-fn subject(row: &SqliteRow) -> Subject {
-    let source: String = row.get("source");
-    let erc8004 = (source == "erc8004")
-        .then(|| Some((row.get("registry"), row.get("token_id"))))
-        .flatten()
-        .and_then(|(registry, token): (Option<String>, Option<String>)| Some((registry?, token?)));
-    Subject {
-        key: row.get("agent_key"),
-        erc8004,
-        contract: row.get("address"),
-        last_event_block: row.get::<i64, _>("last_event_block").max(0) as u64,
-    }
+    Ok(rows.into_iter().map(Subject::from).collect())
 }
 
 fn clamp(block: u64) -> i64 {
@@ -155,25 +163,32 @@ async fn payments(
     up_to: u64,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    let mut query = QueryBuilder::<Sqlite>::new(
-        "SELECT agent_key, payer, payee, token, amount, block_number, log_index, timestamp, eip3009
-         FROM payments WHERE block_number <= ",
-    );
+    let mut query = QueryBuilder::<Sqlite>::new(format!(
+        "SELECT {} FROM payments WHERE block_number <= ",
+        packed_rows("agent_key, payer, payee, token, amount, timestamp, eip3009")
+    ));
     query.push_bind(clamp(up_to));
     query.push(" AND agent_key");
     push_in(&mut query, subjects.iter().map(|s| s.key.as_str()));
-    query.push("ORDER BY block_number, log_index");
-    let rows = query
-        .build()
-        .fetch_all(&mut *conn)
-        .await
-        .context("reading agents' payments")?;
-    for row in rows {
-        let Some(entry) = loaded.get_mut(row.get::<&str, _>("agent_key")) else {
+    type PaymentRow = (String, String, String, String, String, i64, i64);
+    let rows: Vec<(i64, i64, PaymentRow)> =
+        fetch_packed_in_chain_order(conn, query, "reading agents' payments").await?;
+    for (block, log, (key, payer, payee, token, amount, timestamp, eip3009)) in rows {
+        let Some(entry) = loaded.get_mut(&key) else {
             continue;
         };
-        entry.saw(row.get("block_number"));
-        if let Some(payment) = payment(&row) {
+        entry.saw(block);
+        let fields = PaymentFields {
+            payer: &payer,
+            payee: &payee,
+            token: &token,
+            amount: &amount,
+            block,
+            log_index: log,
+            timestamp,
+            eip3009: eip3009 != 0,
+        };
+        if let Some(payment) = fields.parse() {
             entry.facts.payments.push(payment);
         }
     }
@@ -187,26 +202,24 @@ async fn outflows(
     up_to: u64,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    let mut query = QueryBuilder::<Sqlite>::new(
-        "SELECT agent_key, to_address, block_number, timestamp FROM outflows WHERE block_number <= ",
-    );
+    let mut query = QueryBuilder::<Sqlite>::new(format!(
+        "SELECT {} FROM outflows WHERE block_number <= ",
+        packed("agent_key, to_address, block_number, timestamp")
+    ));
     query.push_bind(clamp(up_to));
     query.push(" AND agent_key");
     push_in(&mut query, subjects.iter().map(|s| s.key.as_str()));
-    let rows = query
-        .build()
-        .fetch_all(&mut *conn)
-        .await
-        .context("reading agents' outflows")?;
-    for row in rows {
-        let Some(entry) = loaded.get_mut(row.get::<&str, _>("agent_key")) else {
+    let rows: Vec<(String, String, i64, i64)> =
+        fetch_packed(conn, query, "reading agents' outflows").await?;
+    for (key, to, block, timestamp) in rows {
+        let Some(entry) = loaded.get_mut(&key) else {
             continue;
         };
-        entry.saw(row.get("block_number"));
-        if let Some(to) = address(&row, "to_address") {
+        entry.saw(block);
+        if let Ok(to) = to.parse() {
             entry.facts.outflows.push(Outflow {
                 to,
-                timestamp: row.get::<i64, _>("timestamp") as u64,
+                timestamp: timestamp as u64,
             });
         }
     }
@@ -215,25 +228,43 @@ async fn outflows(
 
 /// A payments row as reputation reads it (`None` if a stored value does not parse).
 pub(in crate::store) fn payment(row: &SqliteRow) -> Option<Payment> {
-    Some(Payment {
-        payer: row.get::<&str, _>("payer").parse().ok()?,
-        payee: row.get::<&str, _>("payee").parse().ok()?,
-        token: row.get::<&str, _>("token").parse().ok()?,
-        amount: row.get::<&str, _>("amount").parse().ok()?,
-        block: row.get::<i64, _>("block_number") as u64,
-        log_index: row.get::<i64, _>("log_index") as u64,
-        timestamp: row.get::<i64, _>("timestamp") as u64,
+    PaymentFields {
+        payer: row.get("payer"),
+        payee: row.get("payee"),
+        token: row.get("token"),
+        amount: row.get("amount"),
+        block: row.get("block_number"),
+        log_index: row.get("log_index"),
+        timestamp: row.get("timestamp"),
         eip3009: row.get("eip3009"),
-    })
+    }
+    .parse()
 }
 
-fn position(row: &SqliteRow) -> (u64, u64) {
-    (
-        row.get::<i64, _>("block_number") as u64,
-        row.get::<i64, _>("log_index") as u64,
-    )
+/// The stored columns of a payment.
+struct PaymentFields<'a> {
+    payer: &'a str,
+    payee: &'a str,
+    token: &'a str,
+    amount: &'a str,
+    block: i64,
+    log_index: i64,
+    timestamp: i64,
+    eip3009: bool,
 }
 
-fn address(row: &SqliteRow, column: &str) -> Option<Address> {
-    row.get::<&str, _>(column).parse().ok()
+impl PaymentFields<'_> {
+    /// The payment they describe (`None` if a stored value does not parse).
+    fn parse(&self) -> Option<Payment> {
+        Some(Payment {
+            payer: self.payer.parse().ok()?,
+            payee: self.payee.parse().ok()?,
+            token: self.token.parse().ok()?,
+            amount: self.amount.parse().ok()?,
+            block: self.block as u64,
+            log_index: self.log_index as u64,
+            timestamp: self.timestamp as u64,
+            eip3009: self.eip3009,
+        })
+    }
 }

@@ -1,12 +1,12 @@
 //! The facts of an agent contract's reputation: its owner history (its own events, snapshots,
 //! else the account that enrolled it), withdrawals and ratings, for a few hundred contracts at once.
 
-use super::{Loaded, address, clamp, position, seen};
+use super::{Loaded, clamp, seen};
 use crate::reputation::{Outflow, Rating, SideChange};
 use crate::store::StoreResult;
-use crate::store::sql::{fetch_in_chain_order, push_in};
+use crate::store::sql::{fetch_packed_in_chain_order, packed_rows, push_in};
 use alloy::primitives::Address;
-use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Owner history, withdrawals (outflows) and ratings of agent contracts.
@@ -17,9 +17,9 @@ pub(super) async fn contract_facts(
     contracts: &BTreeMap<&str, &str>,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    // Each query names the table's agent index (see `store::sql`).
-    let select = |sql: &str| {
-        let mut query = QueryBuilder::<Sqlite>::new(sql);
+    // Each query names the table's agent index (see `store::sql`); `{rows}` packs the columns.
+    let select = |sql: &str, columns: &str| {
+        let mut query = QueryBuilder::<Sqlite>::new(sql.replace("{rows}", &packed_rows(columns)));
         query.push_bind(chain_id as i64);
         query.push(" AND block_number <= ");
         query.push_bind(clamp(up_to));
@@ -27,40 +27,49 @@ pub(super) async fn contract_facts(
         push_in(&mut query, contracts.keys().copied());
         query
     };
+    let at = |block: i64, log: i64| (block as u64, log as u64);
     let mut named_owner: BTreeSet<String> = BTreeSet::new();
     let mut enrolled_by: Vec<(String, (u64, u64), Address)> = Vec::new();
     let sources = [
-        "SELECT agent, value AS owner, block_number, log_index
-         FROM agent_contract_events INDEXED BY agent_contract_events_agent WHERE kind = 'owner' AND chain_id = ",
-        "SELECT agent, owner, block_number, log_index
-         FROM agent_snapshots INDEXED BY agent_snapshots_agent WHERE owner IS NOT NULL AND chain_id = ",
-        "SELECT agent, actor AS owner, block_number, log_index
-         FROM registry_events INDEXED BY registry_events_agent WHERE kind = 'registered' AND chain_id = ",
+        (
+            "SELECT {rows} FROM agent_contract_events INDEXED BY agent_contract_events_agent
+             WHERE kind = 'owner' AND chain_id = ",
+            "agent, value",
+        ),
+        (
+            "SELECT {rows} FROM agent_snapshots INDEXED BY agent_snapshots_agent
+             WHERE owner IS NOT NULL AND chain_id = ",
+            "agent, owner",
+        ),
+        (
+            "SELECT {rows} FROM registry_events INDEXED BY registry_events_agent
+             WHERE kind = 'registered' AND chain_id = ",
+            "agent, actor",
+        ),
     ];
-    for (n, sql) in sources.iter().enumerate() {
-        let rows = fetch_in_chain_order(
+    for (n, (sql, columns)) in sources.iter().enumerate() {
+        let rows: Vec<(i64, i64, (String, Option<String>))> = fetch_packed_in_chain_order(
             conn,
-            select(sql),
+            select(sql, columns),
             "reading agent contracts' owners for reputation",
         )
         .await?;
-        for row in rows {
-            let agent: String = row.get("agent");
-            let Some(owner) = address(&row, "owner") else {
+        for (block, log, (agent, owner)) in rows {
+            let Some(owner) = owner.and_then(|o| o.parse::<Address>().ok()) else {
                 continue;
             };
             if n == 2 {
-                enrolled_by.push((agent, position(&row), owner));
+                enrolled_by.push((agent, at(block, log), owner));
                 continue;
             }
             let Some(key) = contracts.get(agent.as_str()) else {
                 continue;
             };
-            let entry = seen(loaded, key, row.get("block_number"));
+            let entry = seen(loaded, key, block);
             entry
                 .facts
                 .side
-                .push(position(&row), SideChange::Owner(owner));
+                .push(at(block, log), SideChange::Owner(owner));
             named_owner.insert(agent);
         }
     }
@@ -75,43 +84,43 @@ pub(super) async fn contract_facts(
         }
     }
     let withdrawals = select(
-        "SELECT agent, to_address, block_number, log_index,
-           (SELECT block_timestamp FROM events e WHERE e.chain_id = w.chain_id
-              AND e.block_number = w.block_number AND e.log_index = w.log_index) AS timestamp
-         FROM withdrawals w INDEXED BY withdrawals_agent WHERE chain_id = ",
+        "SELECT {rows} FROM withdrawals w INDEXED BY withdrawals_agent WHERE chain_id = ",
+        "agent, to_address,
+         (SELECT block_timestamp FROM events e WHERE e.chain_id = w.chain_id
+            AND e.block_number = w.block_number AND e.log_index = w.log_index)",
     );
-    let rows =
-        fetch_in_chain_order(conn, withdrawals, "reading agent contracts' withdrawals").await?;
-    for row in rows {
-        let Some(key) = contracts.get(row.get::<&str, _>("agent")) else {
+    type Withdrawal = (String, String, Option<i64>);
+    let rows: Vec<(i64, i64, Withdrawal)> =
+        fetch_packed_in_chain_order(conn, withdrawals, "reading agent contracts' withdrawals")
+            .await?;
+    for (block, _, (agent, to, timestamp)) in rows {
+        let Some(key) = contracts.get(agent.as_str()) else {
             continue;
         };
-        let entry = seen(loaded, key, row.get("block_number"));
-        if let Some(to) = address(&row, "to_address") {
+        let entry = seen(loaded, key, block);
+        if let Ok(to) = to.parse() {
             entry.facts.outflows.push(Outflow {
                 to,
-                timestamp: row.get::<Option<i64>, _>("timestamp").unwrap_or(0) as u64,
+                timestamp: timestamp.unwrap_or(0) as u64,
             });
         }
     }
     let ratings = select(
-        "SELECT agent, rater, score, block_number, log_index
-         FROM ratings INDEXED BY ratings_agent WHERE chain_id = ",
+        "SELECT {rows} FROM ratings INDEXED BY ratings_agent WHERE chain_id = ",
+        "agent, rater, score",
     );
-    let rows = fetch_in_chain_order(conn, ratings, "reading agent contracts' ratings").await?;
-    for row in rows {
-        let Some(key) = contracts.get(row.get::<&str, _>("agent")) else {
+    let rows: Vec<(i64, i64, (String, String, i64))> =
+        fetch_packed_in_chain_order(conn, ratings, "reading agent contracts' ratings").await?;
+    for (block, log, (agent, rater, score)) in rows {
+        let Some(key) = contracts.get(agent.as_str()) else {
             continue;
         };
-        let entry = seen(loaded, key, row.get("block_number"));
-        if let (Some(rater), Ok(score)) = (
-            address(&row, "rater"),
-            u8::try_from(row.get::<i64, _>("score")),
-        ) {
+        let entry = seen(loaded, key, block);
+        if let (Ok(rater), Ok(score)) = (rater.parse(), u8::try_from(score)) {
             entry.facts.ratings.push(Rating {
                 rater,
                 score,
-                position: position(&row),
+                position: at(block, log),
             });
         }
     }

@@ -2,13 +2,14 @@
 //! operators its owners approved for all, feedback with revocations and responses, and
 //! validation requests with every response, for a few hundred tokens of one registry at a time.
 
-use super::{Loaded, address, clamp, position, seen};
+use super::{Loaded, clamp, seen};
 use crate::reputation::{FeedbackEntry, SideChange, ValidationResponse};
+use crate::store::StoreResult;
 use crate::store::agents::wallet_from_metadata;
-use crate::store::sql::{fetch_in_chain_order, push_in};
-use crate::store::{QueryContext, StoreResult};
-use sqlx::sqlite::SqliteRow;
-use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+use crate::store::sql::{fetch_packed_in_chain_order, packed_rows, push_in};
+use alloy::primitives::{Address, hex};
+use serde::de::DeserializeOwned;
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One ERC-8004 registry's facts up to a block.
@@ -19,17 +20,18 @@ pub(super) struct Scope<'a> {
 }
 
 /// Rows of `table` for `tokens` of the scope's registry, in chain order (looked up by the
-/// token index, as `store::sql` explains).
-async fn of_tokens(
+/// token index, as `store::sql` explains): each row's block, log index and `T`, which holds
+/// the token id and then `columns`.
+async fn of_tokens<T: DeserializeOwned>(
     conn: &mut SqliteConnection,
     scope: &Scope<'_>,
     tokens: &BTreeMap<&str, &str>,
     table: &str,
     columns: &str,
-) -> StoreResult<Vec<SqliteRow>> {
+) -> StoreResult<Vec<(i64, i64, T)>> {
     let mut query = QueryBuilder::<Sqlite>::new(format!(
-        "SELECT token_id, block_number, log_index, {columns} FROM {table} INDEXED BY {}
-         WHERE chain_id = ",
+        "SELECT {} FROM {table} INDEXED BY {} WHERE chain_id = ",
+        packed_rows(&format!("token_id, {columns}")),
         token_index(table)
     ));
     query.push_bind(scope.chain_id as i64);
@@ -39,7 +41,7 @@ async fn of_tokens(
     query.push_bind(clamp(scope.up_to));
     query.push(" AND token_id");
     push_in(&mut query, tokens.keys().copied());
-    fetch_in_chain_order(conn, query, "reading ERC-8004 facts for reputation").await
+    fetch_packed_in_chain_order(conn, query, "reading ERC-8004 facts for reputation").await
 }
 
 /// The index of `table` by (chain, registry, token id), as the migrations name it.
@@ -49,6 +51,11 @@ fn token_index(table: &str) -> String {
         "feedback_revocations" | "feedback_responses" => format!("{table}_feedback"),
         _ => format!("{table}_token"),
     }
+}
+
+/// A fact's position on the chain.
+fn at(block: i64, log: i64) -> (u64, u64) {
+    (block as u64, log as u64)
 }
 
 /// Owner, approval and wallet history of ERC-8004 agents, and the operators every owner they
@@ -64,35 +71,46 @@ pub(super) async fn erc8004_side(
         ("identity_registrations", "owner"),
         ("identity_transfers", "to_address"),
     ] {
-        for row in of_tokens(conn, scope, tokens, table, column).await? {
-            let token: &str = row.get("token_id");
-            let (Some(key), Some(owner)) = (tokens.get(token), address(&row, column)) else {
+        let rows: Vec<(i64, i64, (String, String))> =
+            of_tokens(conn, scope, tokens, table, column).await?;
+        for (block, log, (token, owner_hex)) in rows {
+            let (Some(key), Ok(owner)) = (tokens.get(token.as_str()), owner_hex.parse()) else {
                 continue;
             };
-            owners_of.entry(key).or_default().insert(row.get(column));
-            let entry = seen(loaded, key, row.get("block_number"));
+            owners_of.entry(key).or_default().insert(owner_hex);
+            let entry = seen(loaded, key, block);
             entry
                 .facts
                 .side
-                .push(position(&row), SideChange::Owner(owner));
+                .push(at(block, log), SideChange::Owner(owner));
         }
     }
-    let rows = of_tokens(conn, scope, tokens, "identity_metadata", "key, value").await?;
-    for row in rows {
-        let token: &str = row.get("token_id");
-        let Some(key) = tokens.get(token) else {
+    // Every metadata change counts as one of the agent's facts; only the wallet's value matters.
+    let rows: Vec<(i64, i64, (String, Option<String>))> = of_tokens(
+        conn,
+        scope,
+        tokens,
+        "identity_metadata",
+        "CASE WHEN key = 'agentWallet' THEN hex(value) END",
+    )
+    .await?;
+    for (block, log, (token, wallet_hex)) in rows {
+        let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
-        let entry = seen(loaded, key, row.get("block_number"));
-        if row.get::<&str, _>("key") == "agentWallet" {
-            let wallet = wallet_from_metadata(row.get("value")).filter(|w| !w.is_zero());
+        let entry = seen(loaded, key, block);
+        if let Some(wallet_hex) = wallet_hex {
+            let wallet = hex::decode(&wallet_hex)
+                .ok()
+                .and_then(|value| wallet_from_metadata(&value))
+                .filter(|w| !w.is_zero());
             entry
                 .facts
                 .side
-                .push(position(&row), SideChange::Wallet(wallet));
+                .push(at(block, log), SideChange::Wallet(wallet));
         }
     }
-    let rows = of_tokens(
+    let rows: Vec<(i64, i64, (String, String, i64))> = of_tokens(
         conn,
         scope,
         tokens,
@@ -100,28 +118,29 @@ pub(super) async fn erc8004_side(
         "operator, approved",
     )
     .await?;
-    for row in rows {
-        let token: &str = row.get("token_id");
-        let Some(key) = tokens.get(token) else {
+    for (block, log, (token, operator, approved)) in rows {
+        let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
-        let approved =
-            address(&row, "operator").filter(|a| row.get::<bool, _>("approved") && !a.is_zero());
-        let entry = seen(loaded, key, row.get("block_number"));
+        let approved = operator
+            .parse::<Address>()
+            .ok()
+            .filter(|a| approved != 0 && !a.is_zero());
+        let entry = seen(loaded, key, block);
         entry
             .facts
             .side
-            .push(position(&row), SideChange::Approved(approved));
+            .push(at(block, log), SideChange::Approved(approved));
     }
     let owners: BTreeSet<&str> = owners_of.values().flatten().map(String::as_str).collect();
     if owners.is_empty() {
         return Ok(());
     }
-    let mut query = QueryBuilder::<Sqlite>::new(
-        "SELECT owner, operator, approved, block_number, log_index
-         FROM identity_approvals INDEXED BY identity_approvals_owner
+    let mut query = QueryBuilder::<Sqlite>::new(format!(
+        "SELECT {} FROM identity_approvals INDEXED BY identity_approvals_owner
          WHERE token_id IS NULL AND chain_id = ",
-    );
+        packed_rows("owner, operator, approved")
+    ));
     query.push_bind(scope.chain_id as i64);
     query.push(" AND registry = ");
     query.push_bind(scope.registry);
@@ -129,26 +148,22 @@ pub(super) async fn erc8004_side(
     query.push_bind(clamp(scope.up_to));
     query.push(" AND owner");
     push_in(&mut query, owners.iter().copied());
-    let rows = query
-        .build()
-        .fetch_all(&mut *conn)
-        .await
-        .context("reading operator approvals for reputation")?;
-    for row in rows {
-        let (Some(owner), Some(operator)) = (address(&row, "owner"), address(&row, "operator"))
-        else {
+    let rows: Vec<(i64, i64, (String, String, i64))> =
+        fetch_packed_in_chain_order(conn, query, "reading operator approvals for reputation")
+            .await?;
+    for (block, log, (owner_hex, operator, approved)) in rows {
+        let (Ok(owner), Ok(operator)) = (owner_hex.parse(), operator.parse()) else {
             continue;
         };
-        let owner_hex: &str = row.get("owner");
         let change = SideChange::OperatorForAll {
             owner,
             operator,
-            approved: row.get("approved"),
+            approved: approved != 0,
         };
         for (key, owners) in &owners_of {
-            if owners.contains(owner_hex) {
+            if owners.contains(&owner_hex) {
                 let entry = loaded.get_mut(*key).expect("subjects were loaded");
-                entry.facts.side.push(position(&row), change);
+                entry.facts.side.push(at(block, log), change);
             }
         }
     }
@@ -162,7 +177,7 @@ pub(super) async fn feedback(
     tokens: &BTreeMap<&str, &str>,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    let revocations = of_tokens(
+    let revocations: Vec<(i64, i64, (String, String, i64))> = of_tokens(
         conn,
         scope,
         tokens,
@@ -171,20 +186,22 @@ pub(super) async fn feedback(
     )
     .await?;
     let mut revoked: BTreeSet<(String, String, i64)> = BTreeSet::new();
-    for row in &revocations {
-        let token: String = row.get("token_id");
+    for (block, _, (token, client, index)) in revocations {
         if let Some(key) = tokens.get(token.as_str()) {
-            seen(loaded, key, row.get("block_number"));
+            seen(loaded, key, block);
         }
-        revoked.insert((token, row.get("client"), row.get("feedback_index")));
+        revoked.insert((token, client, index));
     }
-    for row in of_tokens(conn, scope, tokens, "feedback_responses", "responder").await? {
-        if let Some(key) = tokens.get(row.get::<&str, _>("token_id")) {
-            let entry = seen(loaded, key, row.get("block_number"));
+    let responses: Vec<(i64, i64, (String, String))> =
+        of_tokens(conn, scope, tokens, "feedback_responses", "responder").await?;
+    for (block, _, (token, _)) in responses {
+        if let Some(key) = tokens.get(token.as_str()) {
+            let entry = seen(loaded, key, block);
             entry.facts.feedback_responses += 1;
         }
     }
-    let rows = of_tokens(
+    type FeedbackRow = (String, String, Option<i64>, String, i64, String, String);
+    let rows: Vec<(i64, i64, FeedbackRow)> = of_tokens(
         conn,
         scope,
         tokens,
@@ -192,28 +209,24 @@ pub(super) async fn feedback(
         "client, feedback_index, value, value_decimals, tag1, tag2",
     )
     .await?;
-    for row in rows {
-        let token: String = row.get("token_id");
+    for (block, _, (token, client, index, value, decimals, tag1, tag2)) in rows {
         let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
-        let entry = seen(loaded, key, row.get("block_number"));
-        let client: String = row.get("client");
-        let index: Option<i64> = row.get("feedback_index");
-        let is_revoked =
-            index.is_some_and(|index| revoked.contains(&(token.clone(), client.clone(), index)));
+        let entry = seen(loaded, key, block);
+        let revoked = index.is_some_and(|index| revoked.contains(&(token, client.clone(), index)));
         let parsed = (|| {
             Some(FeedbackEntry {
                 client: client.parse().ok()?,
-                value: row.get::<&str, _>("value").parse().ok()?,
-                decimals: u8::try_from(row.get::<i64, _>("value_decimals")).ok()?,
-                tag1: row.get("tag1"),
-                tag2: row.get("tag2"),
-                revoked: is_revoked,
+                value: value.parse().ok()?,
+                decimals: u8::try_from(decimals).ok()?,
+                tag1,
+                tag2,
+                revoked,
             })
         })();
-        if let Some(entry_value) = parsed {
-            entry.facts.feedback.push(entry_value);
+        if let Some(feedback) = parsed {
+            entry.facts.feedback.push(feedback);
         }
     }
     Ok(())
@@ -226,16 +239,15 @@ pub(super) async fn validations(
     tokens: &BTreeMap<&str, &str>,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    for row in of_tokens(conn, scope, tokens, "validation_requests", "request_hash").await? {
-        if let Some(key) = tokens.get(row.get::<&str, _>("token_id")) {
-            let entry = seen(loaded, key, row.get("block_number"));
-            entry
-                .facts
-                .validation_requests
-                .push(row.get("request_hash"));
+    let requests: Vec<(i64, i64, (String, String))> =
+        of_tokens(conn, scope, tokens, "validation_requests", "request_hash").await?;
+    for (block, _, (token, request_hash)) in requests {
+        if let Some(key) = tokens.get(token.as_str()) {
+            let entry = seen(loaded, key, block);
+            entry.facts.validation_requests.push(request_hash);
         }
     }
-    let rows = of_tokens(
+    let responses: Vec<(i64, i64, (String, String, i64))> = of_tokens(
         conn,
         scope,
         tokens,
@@ -243,16 +255,16 @@ pub(super) async fn validations(
         "request_hash, response",
     )
     .await?;
-    for row in rows {
-        let Some(key) = tokens.get(row.get::<&str, _>("token_id")) else {
+    for (block, log, (token, request_hash, response)) in responses {
+        let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
-        let entry = seen(loaded, key, row.get("block_number"));
-        if let Ok(response) = u8::try_from(row.get::<i64, _>("response")) {
+        let entry = seen(loaded, key, block);
+        if let Ok(response) = u8::try_from(response) {
             entry.facts.validation_responses.push(ValidationResponse {
-                request_hash: row.get("request_hash"),
+                request_hash,
                 response,
-                position: position(&row),
+                position: at(block, log),
             });
         }
     }
