@@ -13,6 +13,8 @@ pub mod dump;
 mod facts;
 mod feedback;
 mod keys;
+#[cfg(test)]
+mod migration_tests;
 mod payments;
 mod reputation;
 mod rewind;

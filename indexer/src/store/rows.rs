@@ -15,7 +15,7 @@ const MAX_PARAMETERS: usize = 32_000;
 pub(super) enum Value {
     Int(Option<i64>),
     Text(Option<String>),
-    Blob(Vec<u8>),
+    Blob(Option<Vec<u8>>),
     Bool(Option<bool>),
 }
 
@@ -39,8 +39,9 @@ value_from! {
     &str => |v| Value::Text(Some(v.to_string())),
     Option<String> => |v| Value::Text(v),
     Option<&str> => |v| Value::Text(v.map(str::to_string)),
-    &[u8] => |v| Value::Blob(v.to_vec()),
-    Vec<u8> => |v| Value::Blob(v),
+    &[u8] => |v| Value::Blob(Some(v.to_vec())),
+    Vec<u8> => |v| Value::Blob(Some(v)),
+    Option<Vec<u8>> => |v| Value::Blob(v),
 }
 
 /// One ready INSERT with its values bound.

@@ -14,7 +14,7 @@ mod reputation;
 use super::StoreResult;
 use super::batch::{Batch, ChainContext, EventRecord};
 use super::rows::Rows;
-use crate::sources::{Decoded, Role, hex_address, hex_b256};
+use crate::sources::{Decoded, Role};
 use alloy::primitives::{Address, U256};
 use sqlx::SqliteConnection;
 use std::collections::{BTreeMap, BTreeSet};
@@ -140,7 +140,6 @@ fn count_kind(kinds: &mut BTreeMap<(&'static str, &'static str), u64>, ev: &Even
 
 /// Adds the raw row of `ev`.
 fn push_raw_event(rows: &mut Rows, chain_id: u64, ev: &EventRecord) {
-    let topics: Vec<String> = ev.topics.iter().map(hex_b256).collect();
     let (kind, error) = match &ev.decoded {
         Ok(decoded) => (Some(decoded.kind()), None),
         Err(e) => (None, Some(e.to_string())),
@@ -153,14 +152,17 @@ fn push_raw_event(rows: &mut Rows, chain_id: u64, ev: &EventRecord) {
             i(chain_id).into(),
             i(ev.block_number).into(),
             i(ev.log_index).into(),
-            hex_b256(&ev.block_hash).into(),
+            ev.block_hash.as_slice().into(),
             i(ev.block_timestamp).into(),
-            hex_b256(&ev.tx_hash).into(),
-            hex_address(&ev.address).into(),
+            ev.tx_hash.as_slice().into(),
+            ev.address.as_slice().into(),
             ev.role.as_str().into(),
-            ev.topic0.as_ref().map(hex_b256).into(),
-            serde_json::to_string(&topics)
-                .expect("strings serialise")
+            ev.topic0.map(|t| t.to_vec()).into(),
+            // The topics after the first, back to back (see migration 0007).
+            ev.topics
+                .iter()
+                .flat_map(|t| t.0)
+                .collect::<Vec<u8>>()
                 .into(),
             ev.data.to_vec().into(),
             kind.into(),

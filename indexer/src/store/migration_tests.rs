@@ -1,0 +1,102 @@
+//! Migrations that rewrite stored rows, checked on rows written in the shape before them.
+
+use super::MIGRATOR;
+use sqlx::{Connection, Row, SqliteConnection};
+
+/// Applies the migrations before `version` to a fresh database and returns its connection.
+async fn migrated_before(path: &std::path::Path, version: i64) -> SqliteConnection {
+    let url = format!("sqlite://{}?mode=rwc", path.display());
+    let mut conn = SqliteConnection::connect(&url).await.expect("a database");
+    for migration in MIGRATOR.iter().filter(|m| m.version < version) {
+        sqlx::raw_sql(&migration.sql)
+            .execute(&mut conn)
+            .await
+            .unwrap_or_else(|e| panic!("migration {}: {e}", migration.version));
+    }
+    conn
+}
+
+async fn apply(conn: &mut SqliteConnection, version: i64) {
+    let migration = MIGRATOR
+        .iter()
+        .find(|m| m.version == version)
+        .expect("the migration exists");
+    sqlx::raw_sql(&migration.sql)
+        .execute(&mut *conn)
+        .await
+        .expect("the migration applies");
+}
+
+/// 0007 turns the hex text of raw events into bytes: hashes, address and topic0 decoded, the
+/// JSON list of further topics concatenated in order, everything else as it was.
+#[tokio::test]
+async fn compacting_events_keeps_every_byte_of_each_log() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut conn = migrated_before(&dir.path().join("old.db"), 7).await;
+    let (hash, tx) = (
+        format!("0x{}", "ab".repeat(32)),
+        format!("0x{}", "cd".repeat(32)),
+    );
+    let (topic0, t1, t2) = (
+        format!("0x{}", "01".repeat(32)),
+        format!("0x{}", "02".repeat(32)),
+        format!("0x{}", "03".repeat(32)),
+    );
+    let address = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+    for (log, topic0, topics) in [
+        (0, Some(topic0.as_str()), format!(r#"["{t1}","{t2}"]"#)),
+        (1, None, "[]".to_string()),
+    ] {
+        sqlx::query(
+            "INSERT INTO events (chain_id, block_number, log_index, block_hash, block_timestamp,
+               tx_hash, address, source, topic0, topics, data, kind, decode_error)
+             VALUES (1, 7, ?, ?, 1700000000, ?, ?, 'token', ?, ?, x'00ff', NULL, 'too short')",
+        )
+        .bind(log)
+        .bind(&hash)
+        .bind(&tx)
+        .bind(address)
+        .bind(topic0)
+        .bind(topics)
+        .execute(&mut conn)
+        .await
+        .expect("an event in the old shape");
+    }
+
+    apply(&mut conn, 7).await;
+
+    let rows = sqlx::query(
+        "SELECT hex(block_hash), hex(tx_hash), hex(address), iif(topic0 IS NULL, NULL, hex(topic0)),
+           hex(topics), hex(data),
+           block_timestamp, source, decode_error FROM events ORDER BY log_index",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .expect("the events read back");
+    let upper = |s: &str| s.trim_start_matches("0x").to_uppercase();
+    let first = &rows[0];
+    assert_eq!(first.get::<String, _>(0), upper(&hash));
+    assert_eq!(first.get::<String, _>(1), upper(&tx));
+    assert_eq!(first.get::<String, _>(2), upper(address));
+    assert_eq!(first.get::<Option<String>, _>(3), Some(upper(&topic0)));
+    assert_eq!(first.get::<String, _>(4), upper(&t1) + &upper(&t2));
+    assert_eq!(first.get::<String, _>(5), "00FF");
+    assert_eq!(first.get::<i64, _>(6), 1_700_000_000);
+    assert_eq!(first.get::<String, _>(7), "token");
+    assert_eq!(first.get::<String, _>(8), "too short");
+    let second = &rows[1];
+    assert_eq!(
+        second.get::<Option<String>, _>(3),
+        None,
+        "no topic0 stays NULL"
+    );
+    assert_eq!(second.get::<String, _>(4), "", "no further topics is empty");
+    let failed: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM events INDEXED BY events_failed
+         WHERE chain_id = 1 AND block_number = 7 AND decode_error IS NOT NULL",
+    )
+    .fetch_one(&mut conn)
+    .await
+    .expect("the index of undecoded events is back");
+    assert_eq!(failed, 2);
+}
