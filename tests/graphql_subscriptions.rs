@@ -6,6 +6,7 @@ use crate::support;
 
 use agentindex_contracts::{Devnet, confirm, demo};
 use alloy::primitives::U256;
+use alloy::providers::Provider;
 use serde_json::json;
 use support::doc_server::Route;
 use support::graphql::{events_of, subscriber};
@@ -280,6 +281,57 @@ async fn an_agent_whose_new_card_matches_the_filter_is_reported_once_fetched() {
         "reported with its new card"
     );
     assert_eq!(with_skill("translate"), 0);
+    indexing.stop().await;
+    served.stop().await;
+}
+
+/// During a backfill agents are rescored only when it reaches the head, so their reputation rows
+/// are written as of blocks indexed long before. A subscriber listening during the backfill still
+/// hears of the agent's reputation: the feed publishes no further than the block up to which
+/// reputation is settled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reputation_settled_at_the_end_of_a_backfill_reaches_a_live_subscriber() {
+    let devnet = Devnet::start().await.unwrap();
+    let a = devnet.accounts();
+    let agent = demo::via_factory(&devnet, a[1], demo::sample_card(&devnet, "Early", None))
+        .await
+        .unwrap();
+    let usdc = devnet.usdc();
+    for (payer, amount) in [(a[5], 1_000_000u64), (a[6], 2_000_000)] {
+        let send = usdc.transfer(agent, U256::from(amount)).from(payer);
+        confirm("paying the agent", send.send()).await.unwrap();
+    }
+    // Many blocks after the payments, fetched two at a time: the feed polls several times while
+    // the backfill is on its way to the head.
+    let _: serde_json::Value = devnet
+        .provider()
+        .raw_request("anvil_mine".into(), ("0x64",))
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let mut config = support::config(&devnet, &db, 0);
+    config.chains[0].max_block_range = 2;
+    let store = support::open(&db).await;
+    let served = support::api::serve(store.clone(), &config).await;
+    let address = served.base.trim_start_matches("http://").to_string();
+    let key = format!("{}:{agent:#x}", devnet.chain_id());
+    let mut rescored = subscriber(
+        &format!("ws://{address}/graphql/ws"),
+        "subscription($id: ID!, $since: Int) { reputationChanged(agentId: $id, sinceBlock: $since) { id reputation { paymentCount uniquePayers } } }",
+        json!({ "id": key, "since": 0 }),
+        1,
+    );
+    support::graphql::wait_connected(&mut rescored);
+    let indexing = support::api::index_in_background(&config);
+
+    let rescored = events_of(rescored);
+    assert_eq!(rescored.len(), 1, "{rescored:?}");
+    assert_eq!(rescored[0]["reputationChanged"]["id"], key.as_str());
+    assert_eq!(
+        rescored[0]["reputationChanged"]["reputation"],
+        json!({ "paymentCount": 2, "uniquePayers": 2 })
+    );
     indexing.stop().await;
     served.stop().await;
 }

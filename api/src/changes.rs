@@ -1,6 +1,7 @@
 //! The change feed behind subscriptions: a task watches every chain's indexed and finalized
 //! block and, each time the part of the index that is both committed and final advances, reads
-//! what the batches changed there ([`crate::read::changes`]) and broadcasts it; it also
+//! what the batches changed there ([`crate::read::changes`]) and broadcasts it (no further than
+//! the block up to which reputation is settled, so rescored agents are never skipped); it also
 //! broadcasts agents whose documents changed (numbered by `agent_profiles.document_seq`). Subscribers so
 //! never see uncommitted data, nor a change a reorg later undoes (a chain configured with
 //! `finality = 0` is final at its head). It works the same whether the indexer runs in this
@@ -106,9 +107,12 @@ async fn watch(store: Store, inner: Weak<Inner>) {
         };
         for status in statuses {
             let chain_id = status.chain_id as i64;
-            let indexed = status
-                .indexed_block
-                .map_or(0, |b| b.min(status.finalized_block) as i64);
+            // Committed, final, and with reputation settled: during a backfill agents are only
+            // rescored at its end, and their reputation is published with them then.
+            let indexed = status.indexed_block.map_or(0, |b| {
+                let settled = status.reputation_settled_block.unwrap_or(0);
+                b.min(status.finalized_block).min(settled) as i64
+            });
             let last = {
                 let mut published = inner.published.lock().expect("not poisoned");
                 let entry = published.entry(chain_id).or_insert(indexed);

@@ -34,6 +34,9 @@ pub struct ChainStatus {
     pub finalized_block: u64,
     /// Last block fully indexed (`None` before the first).
     pub indexed_block: Option<u64>,
+    /// Last block up to which reputation is settled: every agent with facts at or below it is
+    /// rescored (`None` before the first settle). It trails `indexed_block` during a backfill.
+    pub reputation_settled_block: Option<u64>,
     /// Blocks between the head and the index.
     pub lag: u64,
 }
@@ -54,15 +57,31 @@ pub(super) async fn init(
     start_block: u64,
 ) -> StoreResult<()> {
     sqlx::query(
-        "INSERT INTO chain_cursor (chain_id, name, indexed_block) VALUES (?, ?, ?)
+        "INSERT INTO chain_cursor (chain_id, name, indexed_block, settled_block) VALUES (?, ?, ?, ?)
          ON CONFLICT (chain_id) DO UPDATE SET name = excluded.name",
     )
     .bind(chain_id as i64)
     .bind(name)
     .bind(start_block as i64 - 1)
+    .bind(start_block as i64 - 1)
     .execute(&mut *conn)
     .await
     .context("initialising a chain cursor")?;
+    Ok(())
+}
+
+/// Records that `chain_id`'s reputation is settled up to `block` (no agent is marked).
+pub(super) async fn settled(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    block: u64,
+) -> StoreResult<()> {
+    sqlx::query("UPDATE chain_cursor SET settled_block = ? WHERE chain_id = ?")
+        .bind(block.min(i64::MAX as u64) as i64)
+        .bind(chain_id as i64)
+        .execute(&mut *conn)
+        .await
+        .context("recording where reputation is settled")?;
     Ok(())
 }
 
@@ -207,7 +226,8 @@ pub(super) async fn watched(pool: &SqlitePool, chain_id: u64) -> StoreResult<Wat
 /// Status of every chain ever indexed, by chain id.
 pub(super) async fn statuses(pool: &SqlitePool) -> StoreResult<Vec<ChainStatus>> {
     let rows = sqlx::query(
-        "SELECT chain_id, name, indexed_block, finalized_block, head_block FROM chain_cursor ORDER BY chain_id",
+        "SELECT chain_id, name, indexed_block, finalized_block, head_block, settled_block
+         FROM chain_cursor ORDER BY chain_id",
     )
     .fetch_all(pool)
     .await
@@ -218,12 +238,14 @@ pub(super) async fn statuses(pool: &SqlitePool) -> StoreResult<Vec<ChainStatus>>
             let indexed: i64 = row.get("indexed_block");
             let head = row.get::<i64, _>("head_block") as u64;
             let indexed = (indexed >= 0).then_some(indexed as u64);
+            let settled: i64 = row.get("settled_block");
             ChainStatus {
                 chain_id: row.get::<i64, _>("chain_id") as u64,
                 name: row.get("name"),
                 head_block: head,
                 finalized_block: row.get::<i64, _>("finalized_block") as u64,
                 indexed_block: indexed,
+                reputation_settled_block: (settled >= 0).then_some(settled as u64),
                 lag: head.saturating_sub(indexed.unwrap_or(0)),
             }
         })

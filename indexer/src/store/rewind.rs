@@ -147,12 +147,16 @@ pub(super) async fn rewind(
             .fetch_optional(&mut *conn)
             .await
             .context("reading the ancestor's hash")?;
-    sqlx::query("UPDATE chain_cursor SET indexed_block = min(indexed_block, ?), indexed_hash = ? WHERE chain_id = ?")
-        .bind(ancestor as i64)
-        .bind(hash)
-        .bind(chain_id as i64)
-        .execute(&mut *conn)
-        .await
-        .context("moving a chain cursor back")?;
+    // The rescoring above settled every agent, so reputation is settled wherever the cursor is.
+    sqlx::query(
+        "UPDATE chain_cursor SET indexed_block = min(indexed_block, ?1), indexed_hash = ?2,
+           settled_block = min(indexed_block, ?1) WHERE chain_id = ?3",
+    )
+    .bind(ancestor as i64)
+    .bind(hash)
+    .bind(chain_id as i64)
+    .execute(&mut *conn)
+    .await
+    .context("moving a chain cursor back")?;
     Ok(removed)
 }
