@@ -11,6 +11,25 @@ use serde_json::json;
 use support::doc_server::Route;
 use support::graphql::{events_of, subscriber};
 
+/// Pays `agent` 1 USDC from account 5, then 2 USDC from account 6.
+async fn pay_from_two_accounts(devnet: &Devnet, agent: alloy::primitives::Address) {
+    let a = devnet.accounts();
+    let usdc = devnet.usdc();
+    for (payer, amount) in [(a[5], 1_000_000u64), (a[6], 2_000_000)] {
+        let send = usdc.transfer(agent, U256::from(amount)).from(payer);
+        confirm("paying the agent", send.send()).await.unwrap();
+    }
+}
+
+/// `event` is `key`'s reputation with both payments of [`pay_from_two_accounts`] counted.
+fn assert_scored_on_both_payments(event: &serde_json::Value, key: &str) {
+    assert_eq!(event["reputationChanged"]["id"], key);
+    assert_eq!(
+        event["reputationChanged"]["reputation"],
+        json!({ "paymentCount": 2, "uniquePayers": 2 })
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscriptions_report_committed_registrations_payments_and_reputation() {
     let devnet = Devnet::start().await.unwrap();
@@ -48,11 +67,7 @@ async fn subscriptions_report_committed_registrations_payments_and_reputation() 
         json!({ "id": key, "since": since }),
         2,
     );
-    for (payer, amount) in [(a[5], 1_000_000u64), (a[6], 2_000_000)] {
-        let usdc = devnet.usdc();
-        let send = usdc.transfer(agent, U256::from(amount)).from(payer);
-        confirm("paying the live agent", send.send()).await.unwrap();
-    }
+    pay_from_two_accounts(&devnet, agent).await;
     // A reputation row is replaced as it is rescored, so what a late subscriber replays is the
     // agent as it stands: both payments counted.
     support::chain::wait_for_head(&devnet, &store, std::time::Duration::from_secs(30)).await;
@@ -82,11 +97,7 @@ async fn subscriptions_report_committed_registrations_payments_and_reputation() 
         vec![(five.as_str(), "1000000"), (six.as_str(), "2000000")]
     );
     let rescored = events_of(rescored);
-    assert_eq!(rescored[0]["reputationChanged"]["id"], key.as_str());
-    assert_eq!(
-        rescored[0]["reputationChanged"]["reputation"],
-        json!({ "paymentCount": 2, "uniquePayers": 2 })
-    );
+    assert_scored_on_both_payments(&rescored[0], &key);
     indexing.stop().await;
     served.stop().await;
 }
@@ -296,11 +307,7 @@ async fn reputation_settled_at_the_end_of_a_backfill_reaches_a_live_subscriber()
     let agent = demo::via_factory(&devnet, a[1], demo::sample_card(&devnet, "Early", None))
         .await
         .unwrap();
-    let usdc = devnet.usdc();
-    for (payer, amount) in [(a[5], 1_000_000u64), (a[6], 2_000_000)] {
-        let send = usdc.transfer(agent, U256::from(amount)).from(payer);
-        confirm("paying the agent", send.send()).await.unwrap();
-    }
+    pay_from_two_accounts(&devnet, agent).await;
     // Many blocks after the payments, fetched two at a time: the feed polls several times while
     // the backfill is on its way to the head.
     let _: serde_json::Value = devnet
@@ -327,11 +334,7 @@ async fn reputation_settled_at_the_end_of_a_backfill_reaches_a_live_subscriber()
 
     let rescored = events_of(rescored);
     assert_eq!(rescored.len(), 1, "{rescored:?}");
-    assert_eq!(rescored[0]["reputationChanged"]["id"], key.as_str());
-    assert_eq!(
-        rescored[0]["reputationChanged"]["reputation"],
-        json!({ "paymentCount": 2, "uniquePayers": 2 })
-    );
+    assert_scored_on_both_payments(&rescored[0], &key);
     indexing.stop().await;
     served.stop().await;
 }

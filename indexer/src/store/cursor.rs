@@ -70,18 +70,21 @@ pub(super) async fn init(
     Ok(())
 }
 
-/// Records that `chain_id`'s reputation is settled up to `block` (no agent is marked).
+/// Records that `chain_id`'s reputation is settled up to `block` (no agent is marked), or up to
+/// the cursor when `block` is `None`.
 pub(super) async fn settled(
     conn: &mut SqliteConnection,
     chain_id: u64,
-    block: u64,
+    block: Option<u64>,
 ) -> StoreResult<()> {
-    sqlx::query("UPDATE chain_cursor SET settled_block = ? WHERE chain_id = ?")
-        .bind(block.min(i64::MAX as u64) as i64)
-        .bind(chain_id as i64)
-        .execute(&mut *conn)
-        .await
-        .context("recording where reputation is settled")?;
+    sqlx::query(
+        "UPDATE chain_cursor SET settled_block = coalesce(?, indexed_block) WHERE chain_id = ?",
+    )
+    .bind(block.map(|b| b.min(i64::MAX as u64) as i64))
+    .bind(chain_id as i64)
+    .execute(&mut *conn)
+    .await
+    .context("recording where reputation is settled")?;
     Ok(())
 }
 

@@ -69,7 +69,12 @@ pub(super) async fn fetch_packed_in_chain_order<T: DeserializeOwned>(
     query: QueryBuilder<'_, Sqlite>,
     context: &'static str,
 ) -> StoreResult<Vec<(i64, i64, T)>> {
-    let mut rows: Vec<(i64, i64, T)> = fetch_packed(conn, query, context).await?;
-    rows.sort_by_key(|(block, log, _)| (*block, *log));
+    let mut rows = fetch_packed(conn, query, context).await?;
+    sort_in_chain_order(&mut rows);
     Ok(rows)
+}
+
+/// Sorts rows read with [`packed_rows`] by their position on the chain.
+pub(super) fn sort_in_chain_order<T>(rows: &mut [(i64, i64, T)]) {
+    rows.sort_by_key(|(block, log, _)| (*block, *log));
 }

@@ -280,7 +280,7 @@ async fn apply(pool: &SqlitePool, mut prepared: PreparedBatch) -> StoreResult<Ap
     reputation::mark_dirty(&mut tx, chain_id, from, to).await?;
     if prepared.batch.settles {
         reputation::settle(&mut tx, chain_id, &prepared.batch.chain.rules).await?;
-        cursor::settled(&mut tx, chain_id, prepared.batch.to_block).await?;
+        cursor::settled(&mut tx, chain_id, Some(prepared.batch.to_block)).await?;
     }
     let refreshed = started.elapsed();
     let batch = &prepared.batch;
@@ -348,10 +348,7 @@ async fn adopt_rules(pool: &SqlitePool, chain: &ChainContext) -> StoreResult<u64
         .context("starting to adopt reputation rules")?;
     let rescored = reputation::adopt_rules(&mut tx, chain.chain_id, &chain.rules).await?;
     // Every agent was rescored, so reputation is settled wherever the cursor is.
-    let indexed = cursor::indexed_block(&mut tx, chain.chain_id).await?;
-    if indexed >= 0 {
-        cursor::settled(&mut tx, chain.chain_id, indexed as u64).await?;
-    }
+    cursor::settled(&mut tx, chain.chain_id, None).await?;
     tx.commit().await.context("committing a rescore")?;
     Ok(rescored)
 }

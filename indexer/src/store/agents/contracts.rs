@@ -6,7 +6,7 @@ use super::{AgentRow, Position, push_in, write};
 use crate::sources::hex_address;
 use crate::store::StoreResult;
 use crate::store::keys::contract_agent_key;
-use crate::store::sql::{fetch_packed, packed};
+use crate::store::sql::{fetch_packed, packed, packed_rows, sort_in_chain_order};
 use alloy::primitives::Address;
 use serde::de::DeserializeOwned;
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
@@ -27,7 +27,7 @@ pub(super) async fn refresh(
         "SELECT {rows} FROM watched_agents w INDEXED BY watched_agents_address JOIN events e
            ON e.chain_id = w.chain_id AND e.block_number = w.block_number AND e.log_index = w.log_index
          WHERE w.chain_id = ",
-        "w.address, w.discovered_by, w.via, w.block_number, w.log_index, e.block_timestamp",
+        &packed("w.address, w.discovered_by, w.via, w.block_number, w.log_index, e.block_timestamp"),
         (chain_id, "w.address", &addresses),
         "",
         "reading how agent contracts were found",
@@ -88,7 +88,7 @@ async fn apply_own_events(
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number DESC, log_index DESC) AS newest,
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number, log_index) AS oldest
            FROM agent_contract_events WHERE chain_id = ",
-        "agent, kind, value, block_number, log_index, timestamp, newest",
+        &packed("agent, kind, value, block_number, log_index, timestamp, newest"),
         (chain_id, "agent", addresses),
         ") WHERE newest = 1 OR (kind = 'interval' AND oldest = 1)",
         "reading agent contract events",
@@ -156,7 +156,7 @@ async fn snapshot_facts(
     let snapshots: Vec<SnapshotRow> = of_agents(
         conn,
         "SELECT {rows} FROM agent_snapshots WHERE chain_id = ",
-        "agent, owner, card, active, heartbeat_interval, last_heartbeat, block_number, log_index",
+        &packed("agent, owner, card, active, heartbeat_interval, last_heartbeat, block_number, log_index"),
         (chain_id, "agent", addresses),
         "",
         "reading agent snapshots",
@@ -196,13 +196,13 @@ async fn apply_registry_events(
     let mut events: Vec<(i64, i64, RegistryRow)> = of_agents(
         conn,
         "SELECT {rows} FROM registry_events INDEXED BY registry_events_agent WHERE chain_id = ",
-        "block_number, log_index, json_array(agent, registry, kind, actor, metadata_uri, pending)",
+        &packed_rows("agent, registry, kind, actor, metadata_uri, pending"),
         (chain_id, "agent", addresses),
         "",
         "reading registry events",
     )
     .await?;
-    events.sort_by_key(|(block, log, _)| (*block, *log));
+    sort_in_chain_order(&mut events);
     let mut statuses: BTreeMap<String, BTreeMap<String, &str>> = BTreeMap::new();
     for (block, _, (agent, registry, kind, actor, metadata_uri, pending)) in events {
         let Some(row) = rows.get_mut(&agent) else {
@@ -261,17 +261,18 @@ fn describe_card(row: &mut AgentRow) {
 }
 
 /// Runs `{select} <chain_id> AND {column} IN (<addresses>) {tail}` with `{rows}` in `select`
-/// standing for `columns` packed ([`packed`]): `select` ends in the chain-id comparison
-/// (`… WHERE chain_id = `). Each row comes back as `T`; `context` names the query in errors.
+/// standing for `rows`, a packed select list ([`packed`] or [`packed_rows`]): `select` ends in
+/// the chain-id comparison (`… WHERE chain_id = `). Each row comes back as `T`; `context` names
+/// the query in errors.
 async fn of_agents<T: DeserializeOwned>(
     conn: &mut SqliteConnection,
     select: &str,
-    columns: &str,
+    rows: &str,
     (chain_id, column, addresses): (u64, &str, &[String]),
     tail: &str,
     context: &'static str,
 ) -> StoreResult<Vec<T>> {
-    let mut query = QueryBuilder::<Sqlite>::new(select.replace("{rows}", &packed(columns)));
+    let mut query = QueryBuilder::<Sqlite>::new(select.replace("{rows}", rows));
     query.push_bind(chain_id as i64);
     query.push(format!(" AND {column}"));
     push_in(&mut query, addresses);

@@ -39,6 +39,11 @@ impl Loaded {
     }
 }
 
+/// A fact's position on the chain, from its stored block and log index.
+fn at(block: i64, log: i64) -> (u64, u64) {
+    (block as u64, log as u64)
+}
+
 /// The facts being loaded for `key` (one of the subjects), having seen one of them in `block`.
 fn seen<'a>(loaded: &'a mut BTreeMap<String, Loaded>, key: &str, block: i64) -> &'a mut Loaded {
     let entry = loaded.get_mut(key).expect("subjects were loaded");

@@ -1,7 +1,7 @@
 //! The facts of an agent contract's reputation: its owner history (its own events, snapshots,
 //! else the account that enrolled it), withdrawals and ratings, for a few hundred contracts at once.
 
-use super::{Loaded, clamp, seen};
+use super::{Loaded, at, clamp, seen};
 use crate::reputation::{Outflow, Rating, SideChange};
 use crate::store::StoreResult;
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows, push_in};
@@ -27,7 +27,6 @@ pub(super) async fn contract_facts(
         push_in(&mut query, contracts.keys().copied());
         query
     };
-    let at = |block: i64, log: i64| (block as u64, log as u64);
     let mut named_owner: BTreeSet<String> = BTreeSet::new();
     let mut enrolled_by: Vec<(String, (u64, u64), Address)> = Vec::new();
     let sources = [

@@ -2,7 +2,7 @@
 //! operators its owners approved for all, feedback with revocations and responses, and
 //! validation requests with every response, for a few hundred tokens of one registry at a time.
 
-use super::{Loaded, clamp, seen};
+use super::{Loaded, at, clamp, seen};
 use crate::reputation::{FeedbackEntry, SideChange, ValidationResponse};
 use crate::store::StoreResult;
 use crate::store::agents::wallet_from_metadata;
@@ -51,11 +51,6 @@ fn token_index(table: &str) -> String {
         "feedback_revocations" | "feedback_responses" => format!("{table}_feedback"),
         _ => format!("{table}_token"),
     }
-}
-
-/// A fact's position on the chain.
-fn at(block: i64, log: i64) -> (u64, u64) {
-    (block as u64, log as u64)
 }
 
 /// Owner, approval and wallet history of ERC-8004 agents, and the operators every owner they
