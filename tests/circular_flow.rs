@@ -6,6 +6,7 @@
 use crate::support;
 
 use agentindex_contracts::{AgentCard, Devnet, confirm, demo};
+use agentindex_indexer::config::FetchStrategy;
 use agentindex_indexer::reputation::ScoreParams;
 use agentindex_indexer::store::{contract_agent_key, erc8004_agent_key};
 use alloy::primitives::{Address, U256};
@@ -84,4 +85,25 @@ async fn payers_funded_by_the_agent_count_at_the_circular_discount() {
 
     let contract_key = contract_agent_key(devnet.chain_id(), &contract);
     assert_eq!(weights(&store, &contract_key).await, expected);
+    let by_default = store.canonical_dump().await.unwrap();
+    store.close().await;
+
+    // Outflows and payments found by scanning the token's transfers, in one range or block by
+    // block, are the ones address chunks find.
+    for (range, strategy) in [
+        (2_000, FetchStrategy::Scan),
+        (1, FetchStrategy::Scan),
+        (1, FetchStrategy::Addresses),
+    ] {
+        let db = dir.path().join(format!("{strategy:?}-{range}.db"));
+        let mut config = support::config(&devnet, &db, 0);
+        config.chains[0].fetch_strategy = strategy;
+        config.chains[0].max_block_range = range;
+        support::index_until_synced(&config).await;
+        support::assert_same_index(
+            &support::dump(&db).await,
+            &by_default,
+            &format!("{strategy:?} in ranges of {range}"),
+        );
+    }
 }

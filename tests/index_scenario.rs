@@ -4,6 +4,7 @@
 use crate::support;
 
 use agentindex_contracts::Devnet;
+use agentindex_indexer::config::FetchStrategy;
 use alloy::primitives::Address;
 use sqlx::{Row, SqlitePool};
 use support::scenario;
@@ -21,7 +22,7 @@ async fn strings(pool: &SqlitePool, sql: &str, bind: &str) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn scenario_is_indexed_field_by_field_and_independent_of_range_size() {
+async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fetch_strategy() {
     let devnet = Devnet::start().await.unwrap();
     let s = scenario::run(&devnet).await;
     let dir = tempfile::tempdir().unwrap();
@@ -319,16 +320,24 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size() {
     let wide = store.canonical_dump().await.unwrap();
     store.close().await;
 
-    // The same chain cut into 1-block and 3-block ranges gives the same database.
-    for range in [1, 3] {
-        let db = dir.path().join(format!("narrow-{range}.db"));
+    // The same chain cut into 1-block and 3-block ranges, fetched by address chunks or by
+    // scanning event signatures, gives the same database.
+    for (range, strategy) in [
+        (1, FetchStrategy::Addresses),
+        (3, FetchStrategy::Addresses),
+        (2_000, FetchStrategy::Scan),
+        (1, FetchStrategy::Scan),
+        (3, FetchStrategy::Scan),
+    ] {
+        let db = dir.path().join(format!("narrow-{range}-{strategy:?}.db"));
         let mut config = support::config(&devnet, &db, 0);
         config.chains[0].max_block_range = range;
+        config.chains[0].fetch_strategy = strategy;
         support::index_until_synced(&config).await;
         assert_eq!(
             support::dump(&db).await,
             wide,
-            "range size {range} changed the index"
+            "range size {range} fetched by {strategy:?} changed the index"
         );
     }
 }

@@ -15,6 +15,7 @@ mod feedback_summary;
 mod graphql_api;
 mod graphql_relations;
 mod graphql_subscriptions;
+mod hosted_providers;
 mod index_scenario;
 mod index_smoke;
 mod legacy_logs;

@@ -1,14 +1,17 @@
 //! The indexer's own Prometheus metrics, one set per process: RPC requests, errors and latency by
 //! endpoint and method, `eth_getLogs` range sizes, reorgs and their depth, events stored by
-//! source and kind, documents fetched and failed by reason, reputation recomputations. The API's
+//! source and kind, how each range's logs were fetched and the scan densities the cost model
+//! estimates, documents fetched and failed by reason, reputation recomputations. The API's
 //! `/metrics` registers them beside its own ([`IndexerMetrics::register`]).
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use std::sync::LazyLock;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 /// An RPC call: the endpoint (scheme, host and port only: paths often hold API keys) and method.
@@ -41,6 +44,22 @@ pub struct EventLabels {
     kind: String,
 }
 
+/// How one family of logs was fetched for a range: chain id, family (`agents`, `payments`) and
+/// way (`addresses`, `scan`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct FetchLabels {
+    chain_id: String,
+    family: String,
+    way: String,
+}
+
+/// A family of logs on one chain.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct FamilyLabels {
+    chain_id: String,
+    family: String,
+}
+
 /// A document fetch's outcome: fetched, not_modified or failed, and for failures the lint
 /// code that says why.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -61,6 +80,8 @@ pub struct IndexerMetrics {
     events: Family<EventLabels, Counter>,
     documents: Family<DocumentLabels, Counter>,
     reputation: Family<ChainLabel, Counter>,
+    fetch_ways: Family<FetchLabels, Counter>,
+    scan_density: Family<FamilyLabels, Gauge<f64, AtomicU64>>,
 }
 
 static METRICS: LazyLock<IndexerMetrics> = LazyLock::new(|| IndexerMetrics {
@@ -77,6 +98,8 @@ static METRICS: LazyLock<IndexerMetrics> = LazyLock::new(|| IndexerMetrics {
     events: Family::default(),
     documents: Family::default(),
     reputation: Family::default(),
+    fetch_ways: Family::default(),
+    scan_density: Family::default(),
 });
 
 /// This process's indexer metrics.
@@ -128,6 +151,37 @@ impl IndexerMetrics {
             "Agents whose reputation was recomputed",
             self.reputation.clone(),
         );
+        registry.register(
+            "fetch_ranges",
+            "Ranges fetched, by chain, family of logs (agents, payments) and the way the cost model chose (addresses, scan)",
+            self.fetch_ways.clone(),
+        );
+        registry.register(
+            "fetch_scan_density",
+            "Logs per block a scan of the family's event signatures returns, as the cost model estimates it",
+            self.scan_density.clone(),
+        );
+    }
+
+    /// A range of `chain` whose `family` of logs was fetched `way`.
+    pub fn fetch_way(&self, chain_id: u64, family: &str, way: &str) {
+        self.fetch_ways
+            .get_or_create(&FetchLabels {
+                chain_id: chain_id.to_string(),
+                family: family.to_string(),
+                way: way.to_string(),
+            })
+            .inc();
+    }
+
+    /// The cost model's estimate of a scan's logs per block for `family` on `chain`.
+    pub fn scan_density(&self, chain_id: u64, family: &str, logs_per_block: f64) {
+        self.scan_density
+            .get_or_create(&FamilyLabels {
+                chain_id: chain_id.to_string(),
+                family: family.to_string(),
+            })
+            .set(logs_per_block);
     }
 
     /// One RPC call to `endpoint` of `method` that took `took`, failed with `error_kind` if any.

@@ -53,6 +53,26 @@ pub struct ChainConfig {
     /// Payment addresses per `eth_getLogs` request (in `topics[2]`).
     #[serde(default = "defaults::payment_address_chunk")]
     pub payment_address_chunk: usize,
+    /// How logs are asked for: by address chunks, by scanning event signatures, or whichever
+    /// the cost model finds cheaper per range.
+    #[serde(default)]
+    pub fetch_strategy: FetchStrategy,
+    /// RPC requests in flight at once on this chain (chunks of a range, headers, scans).
+    #[serde(default = "defaults::rpc_concurrency")]
+    pub rpc_concurrency: usize,
+}
+
+/// How a range's agent-contract logs and token transfers are fetched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FetchStrategy {
+    /// Per range, whichever costs fewer requests given the sets' sizes and the densities seen.
+    #[default]
+    Auto,
+    /// Always by address: agent contracts in the address list, payment addresses in the topics.
+    Addresses,
+    /// Always by event signature across the chain, filtered locally.
+    Scan,
 }
 
 /// `[chains.erc8004]`: any of the three registries.
@@ -183,6 +203,9 @@ impl ChainConfig {
         }
         if self.reorg_window == 0 {
             return Err(bad("reorg_window", "must be at least 1".into()));
+        }
+        if self.rpc_concurrency == 0 {
+            return Err(bad("rpc_concurrency", "must be at least 1".into()));
         }
         if self.payment_address_chunk == 0 {
             return Err(bad("payment_address_chunk", "must be at least 1".into()));

@@ -11,7 +11,8 @@ pub mod networks;
 mod reputation;
 
 pub use chain::{
-    ChainConfig, DeepReorg, Erc8004Addresses, Finality, PaymentToken, WatchedContract,
+    ChainConfig, DeepReorg, Erc8004Addresses, FetchStrategy, Finality, PaymentToken,
+    WatchedContract,
 };
 pub use reputation::ReputationConfig;
 
@@ -250,6 +251,9 @@ pub(crate) mod defaults {
     }
     pub(crate) const fn payment_address_chunk() -> usize {
         200
+    }
+    pub(crate) const fn rpc_concurrency() -> usize {
+        4
     }
 }
 

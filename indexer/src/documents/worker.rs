@@ -195,7 +195,7 @@ impl DocumentsWorker {
                 ),
             },
             Err(error) => {
-                checked.retryable = error.kind.is_retryable();
+                checked.retryable = !error.kind.is_final();
                 checked.report.error(
                     "document.call",
                     "$",
@@ -217,7 +217,12 @@ impl DocumentsWorker {
             if *shutdown.borrow() {
                 return Ok(());
             }
-            let outcome = self.step().await?;
+            // Fetches may wait on slow hosts; a shutdown does not wait for them (what a dropped
+            // step fetched is fetched again, and what it handed to the writer commits whole).
+            let outcome = tokio::select! {
+                outcome = self.step() => outcome?,
+                _ = shutdown.wait_for(|stop| *stop) => return Ok(()),
+            };
             if let DocumentsOutcome::Idle { all_attempted } = outcome {
                 if all_attempted && until_attempted.as_ref().is_some_and(|done| *done.borrow()) {
                     // One more sync after the chains finished, so the last agents are linked.

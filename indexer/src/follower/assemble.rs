@@ -7,10 +7,10 @@ use super::snapshot;
 use super::sources::SourceMap;
 use crate::rpc::{ChainRpc, RpcError};
 use crate::sources::{Decoded, RegistryAction};
-use crate::store::EventRecord;
+use crate::store::{BlockRef, EventRecord};
 use alloy::eips::BlockNumberOrTag;
 use alloy::rpc::types::Log;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Why a fetched log could not be placed on the chain.
 #[derive(Debug, thiserror::Error)]
@@ -36,28 +36,31 @@ pub(super) async fn records(
     rpc: &ChainRpc,
     sources: &SourceMap,
     fetched: FetchedRange,
+    headers: &[BlockRef],
 ) -> Result<Vec<EventRecord>, AssembleError> {
-    let mut timestamps: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut timestamps: BTreeMap<u64, u64> =
+        headers.iter().map(|h| (h.number, h.timestamp)).collect();
     for log in fetched.logs.iter().chain(&fetched.payments) {
         if let (Some(block), Some(ts)) = (log.block_number, log.block_timestamp) {
             timestamps.insert(block, ts);
         }
     }
-    let missing: Vec<u64> = fetched
+    let missing: BTreeSet<u64> = fetched
         .logs
         .iter()
         .chain(&fetched.payments)
         .filter_map(|l| l.block_number)
         .filter(|b| !timestamps.contains_key(b))
         .collect();
-    for block in missing {
-        if timestamps.contains_key(&block) {
-            continue;
-        }
-        let header = rpc
-            .header(BlockNumberOrTag::Number(block))
-            .await?
-            .ok_or(AssembleError::BlockGone(block))?;
+    // Every missing header at once; the RPC layer bounds how many are in flight.
+    let headers = futures::future::try_join_all(
+        missing
+            .iter()
+            .map(|block| rpc.header(BlockNumberOrTag::Number(*block))),
+    )
+    .await?;
+    for (block, header) in missing.into_iter().zip(headers) {
+        let header = header.ok_or(AssembleError::BlockGone(block))?;
         timestamps.insert(block, header.timestamp);
     }
 

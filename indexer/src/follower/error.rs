@@ -1,7 +1,7 @@
 //! Why a step of the follower failed, and whether trying again can help.
 
 use super::AssembleError;
-use crate::rpc::RpcError;
+use crate::rpc::{RpcError, RpcErrorKind};
 use crate::store::StoreError;
 
 /// Why a step failed.
@@ -73,12 +73,13 @@ impl FollowerError {
     /// Whether retrying the step cannot help.
     pub fn is_fatal(&self) -> bool {
         match self {
-            FollowerError::WrongChain { .. }
-            | FollowerError::DeepReorg { .. }
-            | FollowerError::RangeFloor { .. } => true,
+            FollowerError::WrongChain { .. } | FollowerError::DeepReorg { .. } => true,
+            // A provider that refuses even one block may lift its cap (a plan upgrade, a
+            // failover endpoint); the follower keeps trying and says so.
+            FollowerError::RangeFloor { .. } => false,
             FollowerError::Store { source, .. } => !matches!(source, StoreError::Query { .. }),
             FollowerError::Rpc { source, .. } => {
-                !source.kind.is_retryable() && !source.kind.wants_smaller_range()
+                matches!(source.kind, RpcErrorKind::Unsupported(_))
             }
             FollowerError::Assemble { .. } => false,
         }

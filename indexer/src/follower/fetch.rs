@@ -1,19 +1,23 @@
 //! Fetching every relevant log of a block range, exactly once whatever the range boundaries.
 //!
-//! 1. One `eth_getLogs` per chunk of addresses for the configured contracts and the agent
-//!    contracts already known, and two per chunk of payment addresses for token `Transfer`s into
-//!    them (`topics[2]` = the chunk: payments) and out of them (`topics[1]`: outflows), never
-//!    every transfer of the token.
+//! 1. The configured contracts by address, and at the same time each family the
+//!    [`Plan`](super::strategy::Plan) names: agent contracts' logs by address chunks or by a scan
+//!    of their event signatures, token transfers into payment addresses (`topics[2]` = a chunk:
+//!    payments) and out of them (`topics[1]`: outflows) by chunks, or by one scan of the token's
+//!    `Transfer` and `AuthorizationUsed` logs, kept locally where a payment address is on a side.
 //! 2. Agents and payment addresses discovered inside the range (factory children, enrolments,
-//!    agentWallet changes) are fetched again from their discovery block to the range's end, until
-//!    nothing new turns up.
-//! 3. When payments were found, the token's `AuthorizationUsed` logs over those blocks, to pair
-//!    EIP-3009 settlements.
+//!    agentWallet changes) are taken from the scans, or fetched by address from their discovery
+//!    block to the range's end, until nothing new turns up.
+//! 3. EIP-3009 settlements are paired from the token scan, or from the token's
+//!    `AuthorizationUsed` logs over the blocks that held payments.
 //!
 //! Logs of an agent contract count from the block it became known; what is stored is decided
-//! by position on the chain alone, so any cut of the ranges yields the same rows.
+//! by position on the chain alone, so any cut of the ranges, and either way of fetching, yields
+//! the same rows.
 
+use super::scan::{self, ScanStats};
 use super::sources::SourceMap;
+use super::strategy::{ADDRESS_CHUNK, Observed, Plan, Way};
 use crate::rpc::{ChainRpc, RpcError};
 use crate::sources::{Decoded, RegistryAction, Role, payments};
 use crate::store::WatchedSets;
@@ -21,10 +25,8 @@ use agentindex_contracts::TestUSDC as Token;
 use alloy::primitives::{Address, B256};
 use alloy::rpc::types::{Filter, Log};
 use alloy::sol_types::SolEvent;
-use std::collections::{BTreeMap, HashMap};
-
-/// Addresses per `eth_getLogs` address list.
-const ADDRESS_CHUNK: usize = 500;
+use futures::future::try_join_all;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Everything fetched for one range.
 #[derive(Debug, Default)]
@@ -80,53 +82,130 @@ impl FetchedRange {
     }
 }
 
-/// Fetches `[from, to]`.
+/// What one range is fetched with.
+pub(super) struct RangeRequest<'a> {
+    pub(super) rpc: &'a ChainRpc,
+    pub(super) sources: &'a SourceMap,
+    pub(super) watched: &'a WatchedSets,
+    pub(super) payment_chunk: usize,
+    pub(super) plan: Plan,
+}
+
+/// Fetches `[from, to]`; says what the scans saw, for the cost model.
 pub(super) async fn fetch_range(
-    rpc: &ChainRpc,
-    sources: &SourceMap,
-    watched: &WatchedSets,
-    payment_chunk: usize,
+    request: &RangeRequest<'_>,
     from: u64,
     to: u64,
-) -> Result<FetchedRange, RpcError> {
+) -> Result<(FetchedRange, Observed), RpcError> {
+    let RangeRequest {
+        rpc,
+        sources,
+        watched,
+        payment_chunk,
+        plan,
+    } = *request;
     let mut out = FetchedRange::default();
     let mut by_position: BTreeMap<(u64, u64), Log> = BTreeMap::new();
     let mut payments: BTreeMap<(u64, u64), Log> = BTreeMap::new();
+    let mut observed = Observed {
+        blocks: to - from + 1,
+        ..Observed::default()
+    };
 
-    let mut addresses = sources.contracts_active_by(to);
-    addresses.extend(
-        watched
-            .agents
-            .iter()
-            .filter(|(_, f)| **f <= to)
-            .map(|(a, _)| *a),
-    );
-    for log in logs_of(rpc, &addresses, from, to).await? {
-        keep_log(&mut by_position, log, watched, &out.new_agents, sources);
-    }
+    let known_agents: Vec<Address> = watched
+        .agents
+        .iter()
+        .filter(|(_, f)| **f <= to)
+        .map(|(a, _)| *a)
+        .collect();
     let payees: Vec<Address> = watched
         .payment_addresses
         .iter()
         .filter(|(_, f)| **f <= to)
         .map(|(a, _)| *a)
         .collect();
-    for direction in [Direction::Into, Direction::OutOf] {
-        let logs = transfers(
-            rpc,
-            &sources.tokens,
-            &payees,
-            direction,
-            payment_chunk,
-            from,
-            to,
-        )
-        .await?;
-        for log in logs {
-            insert(&mut payments, log);
+    let mut addresses = sources.contracts_active_by(to);
+    if plan.agents == Way::Addresses {
+        addresses.extend(&known_agents);
+    }
+    let (mut agent_stats, mut token_stats) = (ScanStats::default(), ScanStats::default());
+    let scan_tokens = plan.payments == Way::Scan && !sources.tokens.is_empty();
+    let (contract_logs, agent_pool, token_pool) = futures::try_join!(
+        logs_of(rpc, &addresses, from, to),
+        async {
+            match plan.agents {
+                Way::Scan => {
+                    scan::scan(rpc, &scan::agent_filter(), from, to, &mut agent_stats).await
+                }
+                Way::Addresses => Ok(None),
+            }
+        },
+        async {
+            match scan_tokens {
+                true => {
+                    let filter = scan::token_filter(&sources.tokens);
+                    scan::scan(rpc, &filter, from, to, &mut token_stats).await
+                }
+                false => Ok(None),
+            }
+        },
+    )?;
+    for stats in [&agent_stats, &token_stats] {
+        observed.largest_answer = observed.largest_answer.max(stats.largest_answer);
+        if let Some(refused) = stats.refused_answer {
+            observed.refused_answer =
+                Some(observed.refused_answer.map_or(refused, |r| r.min(refused)));
+        }
+    }
+    observed.agent_scan_logs = agent_pool.as_ref().map(|pool| pool.len() as u64);
+    observed.token_scan_logs = token_pool.as_ref().map(|pool| pool.len() as u64);
+
+    for log in contract_logs {
+        keep_log(&mut by_position, log, watched, &out.new_agents, sources);
+    }
+    match &agent_pool {
+        Some(pool) => {
+            for log in pool {
+                keep_log(
+                    &mut by_position,
+                    log.clone(),
+                    watched,
+                    &out.new_agents,
+                    sources,
+                );
+            }
+        }
+        // A scan the provider could not answer even block by block: by address after all.
+        None if plan.agents == Way::Scan => {
+            for log in logs_of(rpc, &known_agents, from, to).await? {
+                keep_log(&mut by_position, log, watched, &out.new_agents, sources);
+            }
+        }
+        None => {}
+    }
+    match &token_pool {
+        Some(pool) => {
+            let payees: HashSet<Address> = payees.iter().copied().collect();
+            for log in pool {
+                let involves = |direction: Direction| {
+                    transfer_side(log, direction).is_some_and(|side| payees.contains(&side))
+                };
+                if involves(Direction::Into) || involves(Direction::OutOf) {
+                    insert(&mut payments, log.clone());
+                }
+            }
+        }
+        None => {
+            for log in
+                both_directions(rpc, &sources.tokens, &payees, payment_chunk, from, to).await?
+            {
+                insert(&mut payments, log);
+            }
         }
     }
 
-    // Discoveries inside the range, fetched from their block on, until none are new.
+    // Discoveries inside the range, taken from the scans or fetched from their block on, until
+    // none are new.
     let mut scanned = 0;
     loop {
         let found = discoveries(by_position.values(), sources);
@@ -153,49 +232,57 @@ pub(super) async fn fetch_range(
         // discovery on; logs from before an agent's own discovery are dropped by keep_log.
         if let Some(first) = agents.values().min().copied() {
             out.new_agents.extend(agents.iter().map(|(a, b)| (*a, *b)));
-            let addresses: Vec<Address> = agents.keys().copied().collect();
-            for log in logs_of(rpc, &addresses, first, to).await? {
+            let found = match &agent_pool {
+                Some(pool) => pool
+                    .iter()
+                    .filter(|log| agents.contains_key(&log.inner.address))
+                    .cloned()
+                    .collect(),
+                None => {
+                    let addresses: Vec<Address> = agents.keys().copied().collect();
+                    logs_of(rpc, &addresses, first, to).await?
+                }
+            };
+            for log in found {
                 keep_log(&mut by_position, log, watched, &out.new_agents, sources);
             }
         }
         if let Some(first) = payees.values().min().copied() {
             out.new_payment_addresses
                 .extend(payees.iter().map(|(a, b)| (*a, *b)));
-            let addresses: Vec<Address> = payees.keys().copied().collect();
-            let mut found = Vec::new();
-            for direction in [Direction::Into, Direction::OutOf] {
-                let logs = transfers(
-                    rpc,
-                    &sources.tokens,
-                    &addresses,
-                    direction,
-                    payment_chunk,
-                    first,
-                    to,
-                )
-                .await?;
-                found.extend(logs.into_iter().map(|log| (direction, log)));
-            }
-            for (direction, log) in found {
-                let bound = log
-                    .inner
-                    .data
-                    .topics()
-                    .get(direction.topic())
-                    .map(|t| Address::from_word(*t));
-                let known_from = bound.and_then(|r| {
-                    [
-                        watched.payment_addresses.get(&r),
-                        out.new_payment_addresses.get(&r),
-                    ]
+            let counts = |log: &Log| {
+                let block = log.block_number.unwrap_or(0);
+                [Direction::Into, Direction::OutOf]
                     .into_iter()
-                    .flatten()
-                    .min()
-                    .copied()
-                });
-                if known_from.is_some_and(|from| log.block_number.is_some_and(|b| b >= from)) {
-                    insert(&mut payments, log);
+                    .any(|direction| {
+                        transfer_side(log, direction)
+                            .filter(|side| payees.contains_key(side))
+                            .and_then(|side| {
+                                [
+                                    watched.payment_addresses.get(&side),
+                                    out.new_payment_addresses.get(&side),
+                                ]
+                                .into_iter()
+                                .flatten()
+                                .min()
+                                .copied()
+                            })
+                            .is_some_and(|bound_from| block >= bound_from)
+                    })
+            };
+            let found: Vec<Log> = match &token_pool {
+                Some(pool) => pool.iter().filter(|log| counts(log)).cloned().collect(),
+                None => {
+                    let addresses: Vec<Address> = payees.keys().copied().collect();
+                    both_directions(rpc, &sources.tokens, &addresses, payment_chunk, first, to)
+                        .await?
+                        .into_iter()
+                        .filter(|log| counts(log))
+                        .collect()
                 }
+            };
+            for log in found {
+                insert(&mut payments, log);
             }
         }
         if scanned > 8 {
@@ -204,18 +291,40 @@ pub(super) async fn fetch_range(
     }
 
     if let (Some(first), Some(last)) = (payments.keys().next(), payments.keys().next_back()) {
-        let filter = Filter::new()
-            .address(sources.tokens.clone())
-            .event_signature(Token::AuthorizationUsed::SIGNATURE_HASH)
-            .from_block(first.0)
-            .to_block(last.0);
-        let mut pairing: Vec<Log> = rpc.logs(&filter).await?;
+        let mut pairing: Vec<Log> = match &token_pool {
+            Some(pool) => pool
+                .iter()
+                .filter(|log| log.topic0() == Some(&Token::AuthorizationUsed::SIGNATURE_HASH))
+                .cloned()
+                .collect(),
+            None => {
+                let filter = Filter::new()
+                    .address(sources.tokens.clone())
+                    .event_signature(Token::AuthorizationUsed::SIGNATURE_HASH)
+                    .from_block(first.0)
+                    .to_block(last.0);
+                rpc.logs(&filter).await?
+            }
+        };
         pairing.extend(payments.values().cloned());
         out.settlements = payments::settlements(&pairing);
+        out.settlements
+            .retain(|position, _| payments.contains_key(position));
     }
     out.logs = by_position.into_values().collect();
     out.payments = payments.into_values().collect();
-    Ok(out)
+    Ok((out, observed))
+}
+
+/// The address on `direction`'s side of a token `Transfer`; `None` for other logs.
+fn transfer_side(log: &Log, direction: Direction) -> Option<Address> {
+    let topics = log.inner.data.topics();
+    if topics.first() != Some(&Token::Transfer::SIGNATURE_HASH) {
+        return None;
+    }
+    topics
+        .get(direction.topic())
+        .map(|word| Address::from_word(*word))
 }
 
 enum Discovery {
@@ -313,15 +422,18 @@ async fn logs_of(
     from: u64,
     to: u64,
 ) -> Result<Vec<Log>, RpcError> {
-    let mut logs = Vec::new();
-    for chunk in addresses.chunks(ADDRESS_CHUNK) {
+    let requests = addresses.chunks(ADDRESS_CHUNK).map(|chunk| {
         let filter = Filter::new()
             .address(chunk.to_vec())
             .from_block(from)
             .to_block(to);
-        logs.extend(rpc.logs(&filter).await?);
-    }
-    Ok(logs)
+        async move { rpc.logs(&filter).await }
+    });
+    Ok(try_join_all(requests)
+        .await?
+        .into_iter()
+        .flatten()
+        .collect())
 }
 
 /// Which side of a token Transfer a payment address is on.
@@ -342,34 +454,38 @@ impl Direction {
     }
 }
 
-/// Transfers of `tokens` into or out of `addresses`.
-async fn transfers(
+/// Transfers of `tokens` into and out of `addresses`, chunk by chunk, all at once.
+async fn both_directions(
     rpc: &ChainRpc,
     tokens: &[Address],
     addresses: &[Address],
-    direction: Direction,
     chunk: usize,
     from: u64,
     to: u64,
 ) -> Result<Vec<Log>, RpcError> {
-    let mut logs = Vec::new();
     if tokens.is_empty() {
-        return Ok(logs);
+        return Ok(Vec::new());
     }
-    for group in addresses.chunks(chunk.max(1)) {
+    let requests = addresses.chunks(chunk.max(1)).flat_map(|group| {
         let words: Vec<B256> = group.iter().map(|a| a.into_word()).collect();
-        let filter = Filter::new()
-            .address(tokens.to_vec())
-            .event_signature(Token::Transfer::SIGNATURE_HASH)
-            .from_block(from)
-            .to_block(to);
-        let filter = match direction {
-            Direction::Into => filter.topic2(words),
-            Direction::OutOf => filter.topic1(words),
-        };
-        logs.extend(rpc.logs(&filter).await?);
-    }
-    Ok(logs)
+        [Direction::Into, Direction::OutOf].map(|direction| {
+            let filter = Filter::new()
+                .address(tokens.to_vec())
+                .event_signature(Token::Transfer::SIGNATURE_HASH)
+                .from_block(from)
+                .to_block(to);
+            let filter = match direction {
+                Direction::Into => filter.topic2(words.clone()),
+                Direction::OutOf => filter.topic1(words.clone()),
+            };
+            async move { rpc.logs(&filter).await }
+        })
+    });
+    Ok(try_join_all(requests)
+        .await?
+        .into_iter()
+        .flatten()
+        .collect())
 }
 
 #[cfg(test)]

@@ -10,21 +10,26 @@ mod fetch;
 mod pipeline;
 mod range;
 mod reorg;
+mod scan;
 mod snapshot;
 mod sources;
+pub mod strategy;
 
 pub use assemble::AssembleError;
 pub use error::FollowerError;
 pub use range::AdaptiveRange;
 pub use sources::SourceMap;
+pub use strategy::CostModel;
 
 use crate::config::{ChainConfig, Finality};
+use crate::metrics::metrics;
 use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy, RpcError};
 use crate::store::{Batch, BlockRef, ChainContext, Store, StoreError, WatchedSets, Writer};
 use alloy::eips::BlockNumberOrTag;
 use std::sync::Arc;
 use std::time::Duration;
+use strategy::{Family, Plan, Way};
 use tokio::sync::watch;
 
 /// Blocks the node's `finalized` tag is assumed to trail the head by when it has no such tag.
@@ -34,6 +39,9 @@ const TIP_SPAN: u64 = 64;
 /// Logs one batch may hold; a range that returns more is narrowed, so memory stays flat however
 /// dense the chain is.
 const MAX_BATCH_LOGS: usize = 10_000;
+/// Logs a range's scans may bring at most (as the densities seen predict): what a scan returns
+/// is held whole until the range is filtered, so the range is cut to keep it this small.
+const MAX_SCANNED_LOGS: f64 = 20_000.0;
 
 /// What one step did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,6 +84,7 @@ pub struct Follower {
     store: Store,
     writer: Writer,
     range: AdaptiveRange,
+    costs: CostModel,
     watched: WatchedSets,
     until_block: Option<u64>,
     chain_checked: bool,
@@ -123,6 +132,7 @@ impl Follower {
             context,
             sources: SourceMap::from_config(&config),
             range: AdaptiveRange::new(config.max_block_range),
+            costs: CostModel::new(config.fetch_strategy, config.payment_address_chunk),
             rpc,
             store,
             writer,
@@ -140,7 +150,8 @@ impl Follower {
     }
 
     /// Runs steps until `until_block` (or, with `exit_when_synced`, the head) is indexed, a fatal
-    /// error, or `shutdown` turns true. Transient errors are logged and retried with backoff.
+    /// error, or `shutdown` turns true (at once, even mid-request). Other errors are logged and
+    /// retried with backoff.
     pub async fn run(
         mut self,
         exit_when_synced: bool,
@@ -153,7 +164,14 @@ impl Follower {
             if *shutdown.borrow() {
                 return self.drain().await;
             }
-            let pause = match self.step().await {
+            // A step waits on the network (retries, backoff, a slow provider); a shutdown must
+            // not wait for it. Dropping the step is safe: what it fetched is fetched again, and
+            // a batch it handed to the writer commits whole or not at all.
+            let stepped = tokio::select! {
+                stepped = self.step() => stepped,
+                _ = stop_requested(&mut shutdown) => continue,
+            };
+            let pause = match stepped {
                 Ok(outcome) => {
                     failures = 0;
                     progress(&self.config.name, &outcome);
@@ -264,8 +282,14 @@ impl Follower {
             self.backfill(next, finalized.min(limit), finalized, head)
                 .await
         } else {
-            self.follow_tip(next, head.min(limit), indexed_hash, finalized, head)
-                .await
+            self.follow_tip(
+                next,
+                head.min(limit),
+                indexed_hash,
+                finalized,
+                Some(head_block),
+            )
+            .await
         }
     }
 
@@ -301,16 +325,24 @@ impl Follower {
         limit: u64,
         indexed_hash: Option<alloy::primitives::B256>,
         finalized: u64,
-        head: u64,
+        head_block: Option<BlockRef>,
     ) -> Result<Outcome, FollowerError> {
+        let head = head_block.map_or(limit, |b| b.number);
         let (from, to) = (next, limit.min(next + self.range.size().min(TIP_SPAN) - 1));
-        let mut headers = Vec::new();
-        for number in from..=to {
-            match self.header(number).await? {
-                Some(block) => headers.push(block),
-                None => break,
+        // All headers at once (the RPC layer bounds how many are in flight); the head's was
+        // just read and is not asked for again.
+        let this = &*self;
+        let requests = (from..=to).map(|number| async move {
+            match head_block.filter(|head| head.number == number) {
+                Some(head) => Ok(Some(head)),
+                None => this.header(number).await,
             }
-        }
+        });
+        let mut headers: Vec<BlockRef> = futures::future::try_join_all(requests)
+            .await?
+            .into_iter()
+            .map_while(|header| header)
+            .collect();
         let Some(first) = headers.first() else {
             return Ok(Outcome::Retry);
         };
@@ -367,7 +399,7 @@ impl Follower {
                 .or_insert(*block);
             *entry = (*entry).min(*block);
         }
-        let events = assemble::records(&self.rpc, &self.sources, fetched)
+        let events = assemble::records(&self.rpc, &self.sources, fetched, &window)
             .await
             .map_err(|source| FollowerError::Assemble {
                 chain: self.config.name.clone(),
@@ -395,17 +427,27 @@ impl Follower {
         from: u64,
         to: u64,
     ) -> Result<Option<(fetch::FetchedRange, u64)>, FollowerError> {
+        let plan = self.costs.plan(
+            to - from + 1,
+            self.watched.agents.len(),
+            self.watched.payment_addresses.len(),
+            !self.sources.tokens.is_empty(),
+        );
+        let to = self.scan_bounded(plan, from, to);
         let started = std::time::Instant::now();
-        let fetched = fetch::fetch_range(
-            &self.rpc,
-            &self.sources,
-            &self.watched,
-            self.config.payment_address_chunk,
-            from,
-            to,
-        )
-        .await;
-        tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, elapsed = ?started.elapsed(), "fetched");
+        let request = fetch::RangeRequest {
+            rpc: &self.rpc,
+            sources: &self.sources,
+            watched: &self.watched,
+            payment_chunk: self.config.payment_address_chunk,
+            plan,
+        };
+        let fetched = fetch::fetch_range(&request, from, to).await;
+        tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, agents = plan.agents.label(), payments = plan.payments.label(), elapsed = ?started.elapsed(), "fetched");
+        let fetched = fetched.map(|(fetched, observed)| {
+            self.learn(plan, &observed);
+            fetched
+        });
         match fetched {
             Ok(mut fetched) if fetched.len() > MAX_BATCH_LOGS && to > from => {
                 let count = fetched.len();
@@ -433,6 +475,39 @@ impl Follower {
                 }
             }
             Err(error) => Err(self.rpc_error(error)),
+        }
+    }
+
+    /// The end of a range starting at `from` whose scans, at the densities seen, bring at most
+    /// [`MAX_SCANNED_LOGS`].
+    fn scan_bounded(&self, plan: Plan, from: u64, to: u64) -> u64 {
+        let density: f64 = [
+            (plan.agents, Family::Agents),
+            (plan.payments, Family::Payments),
+        ]
+        .into_iter()
+        .filter(|(way, _)| *way == Way::Scan)
+        .filter_map(|(_, family)| self.costs.density(family))
+        .sum();
+        if density <= 0.0 {
+            return to;
+        }
+        let blocks = ((MAX_SCANNED_LOGS / density) as u64).max(1);
+        to.min(from + blocks - 1)
+    }
+
+    /// Updates the cost model and the metrics from a fetched range.
+    fn learn(&mut self, plan: Plan, observed: &strategy::Observed) {
+        self.costs.observe(observed);
+        let chain_id = self.config.chain_id;
+        for (family, way) in [
+            (Family::Agents, plan.agents),
+            (Family::Payments, plan.payments),
+        ] {
+            metrics().fetch_way(chain_id, family.label(), way.label());
+            if let Some(density) = self.costs.density(family) {
+                metrics().scan_density(chain_id, family.label(), density);
+            }
         }
     }
 
@@ -469,5 +544,12 @@ impl Follower {
             chain: self.config.name.clone(),
             source,
         }
+    }
+}
+
+/// Resolves once `shutdown` is true; never when its sender is gone (no stop can come then).
+async fn stop_requested(shutdown: &mut watch::Receiver<bool>) {
+    if shutdown.wait_for(|stop| *stop).await.is_err() {
+        std::future::pending::<()>().await;
     }
 }

@@ -48,7 +48,7 @@ async fn call<C: SolCall>(
                 Ok(None)
             }
         },
-        Err(error) if error.kind.is_retryable() => Err(error),
+        Err(error) if !error.kind.is_final() => Err(error),
         Err(error) => {
             errors.push(format!("{}: {}", C::SIGNATURE, error.kind));
             Ok(None)

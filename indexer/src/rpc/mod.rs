@@ -1,5 +1,6 @@
 //! The RPC layer of one chain: several endpoints with failover, retries with exponential backoff
-//! and jitter on transient errors, a rate limit per endpoint, and a timeout per request.
+//! and jitter on transient errors, a rate limit per endpoint, a bound on requests in flight, and
+//! a timeout per request.
 //!
 //! Callers ask for what they need ([`ChainRpc::logs`], [`ChainRpc::header`], …) and get either
 //! the answer or a classified [`RpcError`]; errors that mean "narrow the range" come back at once
@@ -24,6 +25,7 @@ use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+use tokio::sync::Semaphore;
 
 /// How hard to try before giving up on a request.
 #[derive(Debug, Clone, Copy)]
@@ -58,6 +60,8 @@ pub struct ChainRpc {
     endpoints: Arc<Vec<Endpoint>>,
     /// The endpoint that answered last; requests start there.
     preferred: Arc<AtomicUsize>,
+    /// Requests in flight at once, over all endpoints (`rpc_concurrency`).
+    in_flight: Arc<Semaphore>,
     timeout: Duration,
     retry: RetryPolicy,
 }
@@ -80,7 +84,7 @@ impl ChainRpc {
             let parsed = url.parse().map_err(|e| RpcError {
                 method: "connect",
                 endpoint: url.clone(),
-                kind: RpcErrorKind::Permanent(format!("not a URL: {e}")),
+                kind: RpcErrorKind::Unsupported(format!("not a URL: {e}")),
             })?;
             endpoints.push(Endpoint {
                 url: url.clone(),
@@ -93,6 +97,7 @@ impl ChainRpc {
         Ok(Self {
             endpoints: Arc::new(endpoints),
             preferred: Arc::new(AtomicUsize::new(0)),
+            in_flight: Arc::new(Semaphore::new(chain.rpc_concurrency.max(1))),
             timeout: Duration::from_secs(chain.request_timeout_secs.max(1)),
             retry,
         })
@@ -112,10 +117,12 @@ impl ChainRpc {
         let mut attempt = 0;
         loop {
             let endpoint = &self.endpoints[index];
+            let permit = self.in_flight.acquire().await;
             endpoint.limiter.until_ready().await;
             let started = std::time::Instant::now();
             let outcome =
                 tokio::time::timeout(self.timeout, request(endpoint.provider.clone())).await;
+            drop(permit);
             let kind = match outcome {
                 Ok(Ok(value)) => {
                     metrics().rpc(&endpoint.url, method, started.elapsed(), None);
