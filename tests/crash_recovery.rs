@@ -164,6 +164,12 @@ async fn sigterm_mid_backfill_commits_the_batch_exits_zero_and_resumes() {
     assert_eq!(status.code(), Some(0), "SIGTERM is a clean exit");
     let stopped_at = cursor().await;
     store.close().await;
+    let wal = db.with_extension("db-wal");
+    assert!(
+        !wal.exists(),
+        "a clean stop leaves no write-ahead log behind ({} bytes)",
+        std::fs::metadata(&wal).map_or(0, |m| m.len())
+    );
     assert!(
         stopped_at <= head,
         "stopped mid-backfill (next block {stopped_at}, head {head})"
@@ -179,5 +185,59 @@ async fn sigterm_mid_backfill_commits_the_batch_exits_zero_and_resumes() {
         &support::dump(&db).await,
         &clean,
         "terminated and restarted",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_takes_effect_within_a_second_while_requests_are_retried() {
+    // An endpoint that takes every connection and closes it unanswered: each request fails as
+    // a dropped connection, which the RPC layer retries with growing backoff.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    let attempts = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = attempts.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("unreachable.db");
+    let config = dir.path().join("unreachable.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[database]\nurl = \"sqlite://{}\"\n\n[[chains]]\nname = \"dead\"\nchain_id = 1\nrpc = [\"{endpoint}\"]\n",
+            db.display()
+        ),
+    )
+    .unwrap();
+    let mut child = index_command(&config).spawn().unwrap();
+    // Deep in the retries: the backoff before a fourth attempt is already around a second.
+    while attempts.load(std::sync::atomic::Ordering::SeqCst) < 4 {
+        assert!(child.try_wait().unwrap().is_none(), "gave up on the endpoint");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let signalled_at = std::time::Instant::now();
+    let signalled = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(signalled.success());
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            signalled_at.elapsed() < Duration::from_secs(1),
+            "still running a second after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert_eq!(status.code(), Some(0), "SIGTERM is a clean exit");
+    assert!(
+        !dir.path().join("unreachable.db-wal").exists(),
+        "a clean stop leaves no write-ahead log behind"
     );
 }
