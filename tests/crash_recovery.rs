@@ -216,7 +216,10 @@ async fn sigterm_takes_effect_within_a_second_while_requests_are_retried() {
     let mut child = index_command(&config).spawn().unwrap();
     // Deep in the retries: the backoff before a fourth attempt is already around a second.
     while attempts.load(std::sync::atomic::Ordering::SeqCst) < 4 {
-        assert!(child.try_wait().unwrap().is_none(), "gave up on the endpoint");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "gave up on the endpoint"
+        );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let signalled_at = std::time::Instant::now();

@@ -138,6 +138,95 @@ fn the_dockerfile_builds_from_files_that_exist_and_runs_the_binary_cargo_makes()
     assert!(cmd.contains("\"run\""), "{cmd}");
 }
 
+/// The keys the config types accept in `section` (a dotted path; `chains` and its lists are
+/// arrays of tables), as serde names them when it meets a key it does not know.
+fn accepted_keys(section: &str) -> Vec<String> {
+    let header = match section {
+        "" => String::new(),
+        "chains" => "[[chains]]".into(),
+        s if s.starts_with("chains.") && s != "chains.erc8004" => format!("[[chains]]\n[[{s}]]"),
+        s if s.starts_with("chains.") => format!("[[chains]]\n[{s}]"),
+        s => format!("[{s}]"),
+    };
+    let text = format!("{header}\n__probe__ = 1\n");
+    let error = Config::from_toml_and_env(&text, Path::new("probe"), Vec::new())
+        .err()
+        .unwrap_or_else(|| panic!("{section}: an unknown key was accepted"))
+        .to_string();
+    let listed = error
+        .split_once("expected one of ")
+        .or_else(|| error.split_once("expected "))
+        .unwrap_or_else(|| panic!("{section}: {error}"))
+        .1;
+    // "`a`", "`a` or `b`", "one of `a`, `b`, `c`", then the key path on its own line.
+    listed
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split(", ")
+        .flat_map(|part| part.split(" or "))
+        .map(|name| name.trim().trim_matches('`').to_string())
+        .collect()
+}
+
+#[test]
+fn the_example_config_shows_every_key_the_config_types_accept() {
+    let example = read("deploy/agentindex.example.toml");
+    // Keys shown, set or commented out, by section.
+    let mut shown: Vec<(String, String)> = Vec::new();
+    let mut section = String::new();
+    for line in example.lines() {
+        let line = line.trim().trim_start_matches('#').trim();
+        if let Some(header) = line.strip_prefix('[') {
+            let name = header.trim_start_matches('[');
+            section = name[..name.find(']').unwrap_or(name.len())].to_string();
+            continue;
+        }
+        if let Some((key, _)) = line.split_once(" = ")
+            && key
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        {
+            shown.push((section.clone(), key.to_string()));
+        }
+    }
+    let sections = [
+        "",
+        "database",
+        "api",
+        "documents",
+        "reputation",
+        "reputation.weights",
+        "chains",
+        "chains.erc8004",
+        "chains.factories",
+        "chains.registries",
+        "chains.payment_tokens",
+    ];
+    let mut missing = Vec::new();
+    for section in sections {
+        let keys = accepted_keys(section);
+        assert!(
+            keys.len() > 1 || section == "database",
+            "{section}: {keys:?}"
+        );
+        for key in keys {
+            let is_table = sections.contains(&format!("{section}.{key}").trim_start_matches('.'));
+            if !is_table && !shown.contains(&(section.to_string(), key.clone())) {
+                missing.push(format!("{section}.{key}"));
+            }
+        }
+    }
+    assert!(
+        shown.contains(&("chains".into(), "network".into())),
+        "the preset key is shown too"
+    );
+    assert!(
+        missing.is_empty(),
+        "deploy/agentindex.example.toml leaves out {missing:?}"
+    );
+}
+
 #[test]
 fn every_shipped_config_loads() {
     let mut configs = vec![repo().join("deploy/agentindex.example.toml")];
