@@ -92,6 +92,8 @@ pub(crate) enum Command {
     /// Work with Agent Cards and registration files.
     #[command(subcommand)]
     Card(CardCommand),
+    /// List the network presets (every chain with the official ERC-8004 registries).
+    Networks,
 }
 
 #[derive(Debug, Subcommand)]
@@ -126,6 +128,7 @@ impl Command {
             Command::Card(CardCommand::Check { url, config }) => {
                 crate::card_check::run(&url, config.as_deref()).await
             }
+            Command::Networks => Ok(crate::networks::run()),
         }
     }
 }

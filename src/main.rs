@@ -7,6 +7,7 @@ mod dev;
 mod index;
 mod logging;
 mod migrate;
+mod networks;
 mod progress;
 mod serve;
 mod shutdown;

@@ -31,7 +31,7 @@ impl Reporter {
                 start: config
                     .chains
                     .iter()
-                    .map(|c| (c.name.clone(), c.start_block))
+                    .map(|c| (c.name.clone(), c.start_block.known().unwrap_or(0)))
                     .collect(),
                 chains: Mutex::new(HashMap::new()),
             })

@@ -19,6 +19,7 @@ mod hosted_providers;
 mod index_scenario;
 mod index_smoke;
 mod legacy_logs;
+mod networks;
 mod operations;
 mod payment_reputation;
 mod registration_paths;

@@ -17,9 +17,10 @@ pub struct ChainConfig {
     /// Which blocks count as final.
     #[serde(default)]
     pub finality: Finality,
-    /// First block to index.
+    /// First block to index: a number, or `"deployment"` for the block the Identity Registry
+    /// was deployed in (found by the follower when it first starts).
     #[serde(default)]
-    pub start_block: u64,
+    pub start_block: StartBlock,
     /// The ERC-8004 registries, when the chain has them.
     #[serde(default)]
     pub erc8004: Option<Erc8004Addresses>,
@@ -145,6 +146,51 @@ pub enum Finality {
     Tag,
     /// Blocks at least this deep below the head are final.
     Depth(u64),
+}
+
+/// Where a chain's index starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartBlock {
+    /// At this block.
+    At(u64),
+    /// At the first block with code at the Identity Registry's address.
+    Deployment,
+}
+
+impl Default for StartBlock {
+    fn default() -> Self {
+        StartBlock::At(0)
+    }
+}
+
+impl StartBlock {
+    /// The block, when it is set rather than to be found.
+    pub fn known(self) -> Option<u64> {
+        match self {
+            StartBlock::At(block) => Some(block),
+            StartBlock::Deployment => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for StartBlock {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Block(u64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Block(block) => Ok(StartBlock::At(block)),
+            Raw::Text(text) if text == "deployment" => Ok(StartBlock::Deployment),
+            Raw::Text(text) => text.parse().map(StartBlock::At).map_err(|_| {
+                serde::de::Error::custom(format!(
+                    "expected a block number or \"deployment\", found {text:?}"
+                ))
+            }),
+        }
+    }
 }
 
 /// What a reorg deeper than the kept window does.

@@ -11,7 +11,7 @@ pub mod networks;
 mod reputation;
 
 pub use chain::{
-    ChainConfig, DeepReorg, Erc8004Addresses, FetchStrategy, Finality, PaymentToken,
+    ChainConfig, DeepReorg, Erc8004Addresses, FetchStrategy, Finality, PaymentToken, StartBlock,
     WatchedContract,
 };
 pub use reputation::ReputationConfig;

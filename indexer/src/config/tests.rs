@@ -287,7 +287,7 @@ start_block = 40000000
     .unwrap();
     let base = &config.chains[0];
     assert_eq!((base.name.as_str(), base.chain_id), ("base", 8453));
-    assert_eq!(base.start_block, 41_663_799);
+    assert_eq!(base.start_block, StartBlock::At(41_663_799));
     let registries = base.erc8004.as_ref().unwrap();
     assert_eq!(
         registries.identity,
@@ -308,7 +308,11 @@ start_block = 40000000
     assert_eq!(base.payment_tokens[0].decimals, 6);
     let testnet = &config.chains[1];
     assert_eq!(testnet.name, "testnet", "the entry's own name wins");
-    assert_eq!(testnet.start_block, 40_000_000, "and its start block");
+    assert_eq!(
+        testnet.start_block,
+        StartBlock::At(40_000_000),
+        "and its start block"
+    );
     assert_eq!(testnet.chain_id, 84_532);
     assert!(testnet.erc8004.as_ref().unwrap().validation.is_some());
 }

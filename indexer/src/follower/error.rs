@@ -57,6 +57,16 @@ pub enum FollowerError {
         /// Newest remembered block.
         newest: u64,
     },
+    /// `start_block = "deployment"`, and the Identity Registry has no code at the head.
+    #[error(
+        "chain {chain}: no contract at the Identity Registry's address {address} (is the registry deployed on this chain, and is the RPC endpoint this chain's?); set start_block or the registry's address"
+    )]
+    NotDeployed {
+        /// Chain name.
+        chain: String,
+        /// The registry's configured address.
+        address: alloy::primitives::Address,
+    },
     /// Even a one-block range is refused.
     #[error("chain {chain}: the provider refuses even a single block at {block}: {source}")]
     RangeFloor {
@@ -73,7 +83,9 @@ impl FollowerError {
     /// Whether retrying the step cannot help.
     pub fn is_fatal(&self) -> bool {
         match self {
-            FollowerError::WrongChain { .. } | FollowerError::DeepReorg { .. } => true,
+            FollowerError::WrongChain { .. }
+            | FollowerError::DeepReorg { .. }
+            | FollowerError::NotDeployed { .. } => true,
             // A provider that refuses even one block may lift its cap (a plan upgrade, a
             // failover endpoint); the follower keeps trying and says so.
             FollowerError::RangeFloor { .. } => false,

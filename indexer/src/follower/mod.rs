@@ -5,6 +5,7 @@
 //! is the loop around it that adds waiting, backoff and shutdown.
 
 mod assemble;
+mod deployment;
 mod error;
 mod fetch;
 mod pipeline;
@@ -16,12 +17,13 @@ mod sources;
 pub mod strategy;
 
 pub use assemble::AssembleError;
+pub use deployment::deployment_block;
 pub use error::FollowerError;
 pub use range::AdaptiveRange;
 pub use sources::SourceMap;
 pub use strategy::CostModel;
 
-use crate::config::{ChainConfig, Finality};
+use crate::config::{ChainConfig, Finality, StartBlock};
 use crate::metrics::metrics;
 use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy, RpcError};
@@ -88,6 +90,8 @@ pub struct Follower {
     watched: WatchedSets,
     until_block: Option<u64>,
     chain_checked: bool,
+    /// The chain starts at its Identity Registry's deployment, not found yet.
+    start_to_find: bool,
     in_flight: std::collections::VecDeque<pipeline::InFlight>,
 }
 
@@ -110,10 +114,20 @@ impl Follower {
             chain: chain.clone(),
             source,
         };
-        writer
-            .init_chain(config.chain_id, &config.name, config.start_block)
-            .await
-            .map_err(store_error)?;
+        let mut config = config;
+        let mut start_to_find = false;
+        match config.start_block.known() {
+            Some(start) => writer
+                .init_chain(config.chain_id, &config.name, start)
+                .await
+                .map_err(store_error)?,
+            // Found once, before the first range; a chain already under way goes on from its
+            // cursor, and nothing lies before the deployment to watch for.
+            None => match store.progress(config.chain_id).await.map_err(store_error)? {
+                Some(_) => config.start_block = StartBlock::At(0),
+                None => start_to_find = true,
+            },
+        }
         let context = Arc::new(ChainContext {
             chain_id: config.chain_id,
             name: config.name.clone(),
@@ -139,6 +153,7 @@ impl Follower {
             watched,
             until_block,
             chain_checked: false,
+            start_to_find,
             in_flight: Default::default(),
             config,
         })
@@ -216,6 +231,9 @@ impl Follower {
             }
             self.chain_checked = true;
         }
+        if self.start_to_find {
+            self.find_start().await?;
+        }
         // While batches are queued, the follower stands at the end of the newest one.
         let (next, indexed_hash) = match self.in_flight.back() {
             Some(queued) => (queued.to + 1, queued.to_hash),
@@ -291,6 +309,30 @@ impl Follower {
             )
             .await
         }
+    }
+
+    /// Starts the chain at its Identity Registry's deployment block.
+    async fn find_start(&mut self) -> Result<(), FollowerError> {
+        let identity = self.config.erc8004.as_ref().and_then(|e| e.identity);
+        let start = match identity {
+            Some(address) => deployment_block(&self.rpc, address)
+                .await
+                .map_err(|e| self.rpc_error(e))?
+                .ok_or_else(|| FollowerError::NotDeployed {
+                    chain: self.config.name.clone(),
+                    address,
+                })?,
+            None => 0,
+        };
+        tracing::info!(target: "agentindex::follower", chain = %self.config.name, start, "start block found: the Identity Registry's deployment");
+        self.writer
+            .init_chain(self.config.chain_id, &self.config.name, start)
+            .await
+            .map_err(|e| self.store_error(e))?;
+        self.config.start_block = StartBlock::At(start);
+        self.sources = SourceMap::from_config(&self.config);
+        self.start_to_find = false;
+        Ok(())
     }
 
     /// Fetches ranges from `next` and queues them for the writer until the pipeline is full or

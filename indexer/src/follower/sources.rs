@@ -21,6 +21,8 @@ impl SourceMap {
     /// The contracts `chain` configures.
     pub fn from_config(chain: &ChainConfig) -> Self {
         let mut map = SourceMap::default();
+        // An unresolved "deployment" start is found before the map is built for indexing.
+        let chain_start = chain.start_block.known().unwrap_or(0);
         let mut add = |address: Address, role: Role, start: u64| {
             let roles = map.roles.entry(address).or_default();
             if !roles.contains(&role) {
@@ -33,14 +35,14 @@ impl SourceMap {
             add(
                 factory.address,
                 Role::Factory,
-                factory.start_block.unwrap_or(chain.start_block),
+                factory.start_block.unwrap_or(chain_start),
             );
         }
         for registry in &chain.registries {
             add(
                 registry.address,
                 Role::Registry,
-                registry.start_block.unwrap_or(chain.start_block),
+                registry.start_block.unwrap_or(chain_start),
             );
         }
         if let Some(erc8004) = &chain.erc8004 {
@@ -50,7 +52,7 @@ impl SourceMap {
                 (erc8004.validation, Role::Validation),
             ] {
                 if let Some(address) = address {
-                    add(address, role, chain.start_block);
+                    add(address, role, chain_start);
                 }
             }
         }

@@ -220,6 +220,17 @@ impl ChainRpc {
         .await
     }
 
+    /// `eth_getCode` of `address` in the state after block `number` (needs an archive node for
+    /// old blocks).
+    pub async fn code_at(&self, address: Address, number: u64) -> Result<Bytes, RpcError> {
+        self.call("eth_getCode", |p| async move {
+            p.get_code_at(address)
+                .block_id(BlockId::number(number))
+                .await
+        })
+        .await
+    }
+
     /// `eth_getLogs` for `filter`; range-limit errors come back unretried.
     pub async fn logs(&self, filter: &Filter) -> Result<Vec<Log>, RpcError> {
         self.call("eth_getLogs", |p| {
