@@ -1,5 +1,6 @@
 //! `agentindex card check` run as a user would: a good card passes with its projection printed,
-//! a broken one fails with the reason, and an address the config does not open is refused.
+//! a broken one fails with the reason, a card under development on this machine is fetched
+//! (plain http flagged) unless a config closes it, and a base URL finds its well-known card.
 
 use crate::support;
 
@@ -67,22 +68,78 @@ async fn a_broken_card_fails_with_the_reason() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_a_config_loopback_is_refused_and_data_uris_work() {
+async fn a_card_under_development_is_fetched_over_http_and_flagged_and_a_config_rules() {
     let server = DocServer::start().await;
     let url = server.route(
         "/card.json",
         Route::Body("application/json", b"{}".to_vec()),
     );
+    // No config: the loopback card is fetched as asked, and plain http is flagged.
     let output = card_check(&url, None);
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
-    assert!(stderr.contains("plain http is not allowed"), "{stderr}");
-    let output = card_check(&url.replace("http://", "https://"), None);
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
-    assert!(stderr.contains("loopback or private address"), "{stderr}");
-    assert_eq!(server.hits("/card.json"), 0);
+    let printed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let codes: Vec<&str> = printed["report"]["lints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"document.transport.insecure"), "{codes:?}");
+    assert!(
+        codes.contains(&"card.name.missing"),
+        "an empty card is read: {codes:?}"
+    );
+    assert_eq!(output.status.code(), Some(1), "and is not usable");
+    assert_eq!(server.hits("/card.json"), 1);
 
+    // A config's rules apply: https only refuses it, and so do closed private addresses.
+    let dir = tempfile::tempdir().unwrap();
+    let strict = dir.path().join("strict.toml");
+    std::fs::write(
+        &strict,
+        "[documents]\nallow_private_addresses = true\nallow_http = false\n",
+    )
+    .unwrap();
+    let output = card_check(&url, Some(&strict));
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr.contains("plain http is not allowed"), "{stderr}");
+    let closed = dir.path().join("closed.toml");
+    std::fs::write(&closed, "[documents]\n").unwrap();
+    let output = card_check(&url, Some(&closed));
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr.contains("loopback or private address"), "{stderr}");
+    assert_eq!(server.hits("/card.json"), 1, "neither was fetched");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_base_url_is_tried_at_the_well_known_card_paths() {
+    let server = DocServer::start().await;
+    let card = serde_json::json!({
+        "name": "Legacy", "description": "v0.3", "url": "https://legacy.example/a2a",
+        "protocolVersion": "0.2.5", "capabilities": {},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "S", "tags": []}]
+    });
+    let found = server.route(
+        "/.well-known/agent.json",
+        Route::Body("application/json", card.to_string().into_bytes()),
+    );
+    let base = found.replace(".well-known/agent.json", "");
+    let output = card_check(&base, None);
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("the card is at {found}")),
+        "{stderr}"
+    );
+    let printed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed["projection"]["kind"], "card");
+    assert_eq!(server.hits("/.well-known/agent.json"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn data_uris_work() {
     let file = r#"{"type":"https://eips.ethereum.org/EIPS/eip-8004#registration-v1","name":"R","services":[{"name":"A2A","endpoint":"https://r.example"}]}"#;
     let data = format!("data:application/json,{}", file.replace('"', "%22"));
     let output = card_check(&data, None);

@@ -5,8 +5,9 @@
 
 use crate::support;
 
-use agentindex_contracts::{Devnet, ForeignAgent, demo};
+use agentindex_contracts::{Devnet, ForeignAgent, confirm, demo};
 use alloy::primitives::{Address, keccak256};
+use base64::Engine;
 use serde_json::json;
 use sqlx::SqlitePool;
 use support::doc_server::{DocServer, Route};
@@ -69,6 +70,22 @@ async fn agents_become_searchable_by_what_their_documents_say() {
         "/reg.json",
         Route::Body("application/json", registration.to_string().into_bytes()),
     );
+    // The agent's own file moves on chain into a data: URI: it arrives as the chain holds it,
+    // so it can verify (the test server speaks plain http only, which never verifies).
+    let data_uri = format!(
+        "data:application/json;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(registration.to_string())
+    );
+    confirm(
+        "moving the registration file into a data: URI",
+        devnet
+            .identity()
+            .setAgentURI(erc_id, data_uri)
+            .from(accounts[1])
+            .send(),
+    )
+    .await
+    .unwrap();
     // Another agent claiming the same file contents: neither its file nor the domain names it.
     let impostor_url = server.route(
         "/impostor.json",
@@ -211,8 +228,18 @@ async fn agents_become_searchable_by_what_their_documents_say() {
     .unwrap();
     assert_eq!(
         verified,
-        (Some(true), Some(true)),
-        "named back by its file and its domain"
+        (Some(true), Some(false)),
+        "named back by its file; its domain names it too, but over plain http"
+    );
+    let domain_lints: String = sqlx::query_scalar(
+        "SELECT group_concat(code) FROM document_lints WHERE uri LIKE '%/.well-known/agent-registration.json'",
+    )
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    assert!(
+        domain_lints.contains("document.transport.insecure"),
+        "{domain_lints}"
     );
     let impostor: (Option<bool>, Option<bool>) = sqlx::query_as(
         "SELECT registration_verified, domain_verified FROM agent_profiles WHERE agent_key = ?",
@@ -267,7 +294,11 @@ async fn agents_become_searchable_by_what_their_documents_say() {
     .unwrap();
     assert_eq!(
         lints,
-        ["card.description.missing", "card.signature.invalid"]
+        [
+            "card.description.missing",
+            "card.signature.invalid",
+            "document.transport.insecure"
+        ]
     );
     assert_eq!(
         server.hits("/erc/.well-known/agent-card.json"),

@@ -29,3 +29,4 @@ mod rpc_faults;
 mod sdk_served_cards;
 mod sdk_signatures;
 mod signed_payments;
+mod wild_documents;

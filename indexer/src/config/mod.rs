@@ -118,8 +118,9 @@ pub struct DocumentsConfig {
     /// Opens loopback and private ranges to document fetches (never link-local or metadata).
     #[serde(default)]
     pub allow_private_addresses: bool,
-    /// Lets documents be fetched over plain `http://` (otherwise only `https://`).
-    #[serde(default)]
+    /// Fetches documents over plain `http://` too (flagged `document.transport.insecure`, never
+    /// counted as verified); `false` refuses them and fetches `https://` only.
+    #[serde(default = "defaults::allow_http")]
     pub allow_http: bool,
     /// Public keys (JWKs, with `kid`) that Agent Card signatures are trusted with.
     #[serde(default)]
@@ -190,7 +191,7 @@ impl Default for DocumentsConfig {
         Self {
             ipfs_gateways: defaults::ipfs_gateways(),
             allow_private_addresses: false,
-            allow_http: false,
+            allow_http: defaults::allow_http(),
             trusted_keys: Vec::new(),
             requests_per_host_per_second: defaults::requests_per_host_per_second(),
             concurrency: defaults::fetch_concurrency(),
@@ -218,6 +219,10 @@ pub(crate) mod defaults {
     }
     pub(crate) fn cors_origins() -> Vec<String> {
         vec!["*".into()]
+    }
+    pub(crate) const fn allow_http() -> bool {
+        // An index should cover what is on chain; plain-http documents are used and flagged.
+        true
     }
     pub(crate) fn requests_per_host_per_second() -> u32 {
         5

@@ -226,7 +226,7 @@ pub fn read_card(value: &Value, report: &mut Report) -> Option<CardProjection> {
                 continue;
             };
             let Some(uri) = ext.string(&["uri"], report) else {
-                report.error(
+                report.warning(
                     "card.extension.uri.missing",
                     ext.path_of("uri"),
                     "extension without uri",
@@ -347,13 +347,13 @@ fn interface(
 ) -> Option<Interface> {
     let path = entry.path_of("url");
     let Some(url) = entry.string(&["url"], report) else {
-        report.error("card.interface.url.missing", path, "interface without url");
+        report.warning("card.interface.url.missing", path, "interface without url");
         return None;
     };
     match url::Url::parse(&url) {
         Ok(parsed) if matches!(parsed.scheme(), "https" | "http" | "grpc" | "grpcs") => {}
         Ok(parsed) => {
-            report.error(
+            report.warning(
                 "card.interface.url.scheme",
                 path,
                 format!("interface URL with scheme {:?}", parsed.scheme()),
@@ -361,7 +361,7 @@ fn interface(
             return None;
         }
         Err(error) => {
-            report.error(
+            report.warning(
                 "card.interface.url.invalid",
                 path,
                 format!("interface URL {url:?} is not a URL: {error}"),
@@ -421,7 +421,7 @@ fn security_schemes(card: &Fields<'_>, report: &mut Report) -> Vec<SecuritySchem
                 name: name.clone(),
                 kind,
             }),
-            None => report.error(
+            None => report.warning(
                 "card.security.kind.unknown",
                 path,
                 "security scheme of no known kind",
@@ -444,7 +444,7 @@ fn skills(card: &Fields<'_>, report: &mut Report) -> Vec<Skill> {
         let id = skill.string(&["id"], report);
         let name = skill.string(&["name"], report);
         let (Some(id), Some(name)) = (id, name) else {
-            report.error(
+            report.warning(
                 "card.skill.incomplete",
                 &path,
                 "a skill needs an id and a name",
@@ -487,7 +487,7 @@ fn signatures(card: &Fields<'_>, report: &mut Report) -> Vec<CardSignature> {
                 signature: value,
                 header: signature.map.get("header").cloned(),
             }),
-            _ => report.error(
+            _ => report.warning(
                 "card.signature.incomplete",
                 path,
                 "a signature needs protected and signature",

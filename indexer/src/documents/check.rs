@@ -233,6 +233,17 @@ pub async fn check(
         expect
     };
     checked.read(bytes, expect);
+    if checked
+        .source
+        .as_deref()
+        .is_some_and(|source| source.starts_with("http://"))
+    {
+        checked.report.warning(
+            "document.transport.insecure",
+            "$",
+            "fetched over plain http: anyone on the way could have changed it, so it is used but never counts as verified",
+        );
+    }
     checked
 }
 
@@ -312,16 +323,68 @@ pub fn read(bytes: &[u8], expect: Expect, report: &mut Report) -> Option<Project
     }
 }
 
-/// A registration file names its ERC-8004 type or carries its services and registrations.
-fn looks_like_registration(value: &Value) -> bool {
+/// Whether a document is a registration file rather than an Agent Card, from all it carries:
+/// the ERC-8004 `type` settles it; otherwise each field that only one kind defines (in the shape
+/// that kind gives it) counts for that kind. A card with a `url` and a vendor `endpoints` object
+/// stays a card; a registration file that lists a few skills stays a registration file.
+pub(super) fn looks_like_registration(value: &Value) -> bool {
     let Some(map) = value.as_object() else {
         return false;
     };
-    map.get("type")
-        .and_then(Value::as_str)
-        .is_some_and(|t| t.contains("eip-8004"))
-        || ["services", "endpoints", "registrations"]
-            .iter()
-            .any(|k| map.contains_key(*k))
-            && !map.contains_key("skills")
+    if let Some(kind) = map.get("type").and_then(Value::as_str)
+        && kind.to_ascii_lowercase().contains("eip-8004")
+    {
+        return true;
+    }
+    let has = |key: &str| map.get(key).is_some_and(|v| !v.is_null());
+    let list_of_services = |key: &str| {
+        map.get(key).and_then(Value::as_array).is_some_and(|items| {
+            items.iter().any(|item| {
+                ["endpoint", "url"]
+                    .iter()
+                    .any(|field| item.get(*field).is_some_and(Value::is_string))
+                    && ["name", "type"]
+                        .iter()
+                        .any(|field| item.get(*field).is_some())
+            })
+        })
+    };
+    let mut registration = 0;
+    let mut card = 0;
+    for (present, weight) in [
+        (map.get("registrations").is_some_and(Value::is_array), 3),
+        (has("agentId") && has("agentRegistry"), 3),
+        (list_of_services("services"), 2),
+        (list_of_services("endpoints"), 2),
+        (
+            ["supportedTrust", "supportedTrusts", "trustModels"]
+                .iter()
+                .any(|key| has(key)),
+            1,
+        ),
+        (["x402Support", "x402support"].iter().any(|key| has(key)), 1),
+        (has("image"), 1),
+    ] {
+        if present {
+            registration += weight;
+        }
+    }
+    for (present, weight) in [
+        (
+            map.get("supportedInterfaces").is_some_and(Value::is_array),
+            3,
+        ),
+        (map.get("url").is_some_and(Value::is_string), 2),
+        (has("skills"), 2),
+        (has("capabilities"), 1),
+        (has("defaultInputModes") || has("defaultOutputModes"), 1),
+        (has("protocolVersion") || has("protocolVersions"), 1),
+        (has("preferredTransport") || has("additionalInterfaces"), 1),
+        (has("securitySchemes"), 1),
+    ] {
+        if present {
+            card += weight;
+        }
+    }
+    registration > card
 }

@@ -1,6 +1,8 @@
 //! Reading untrusted JSON field by field: each accessor returns the value when it has the
-//! expected type and records a lint naming the path when it does not, so one wrong field never
-//! loses the rest of the document.
+//! expected type and records a warning naming the path when it does not, so one wrong field is
+//! left out and never loses the rest of the document. Only a document that is not a JSON object
+//! at all is an error here; whether a missing piece makes the document useless is for the reader
+//! of each kind to say.
 
 use super::lint::Report;
 use serde_json::{Map, Value};
@@ -23,11 +25,11 @@ impl<'a> Fields<'a> {
         match value {
             Value::Object(map) => Some(Self { map, path }),
             other => {
-                report.error(
-                    code,
-                    &path,
-                    format!("expected an object, found {}", kind(other)),
-                );
+                let message = format!("expected an object, found {}", kind(other));
+                match path.as_str() {
+                    "$" => report.error(code, &path, message),
+                    _ => report.warning(code, &path, message),
+                }
                 None
             }
         }
@@ -69,7 +71,7 @@ impl<'a> Fields<'a> {
                 Some(s.eq_ignore_ascii_case("true"))
             }
             other => {
-                report.error(
+                report.warning(
                     "json.type.boolean",
                     self.path_of(key),
                     format!("expected a boolean, found {}", kind(other)),
@@ -96,7 +98,7 @@ impl<'a> Fields<'a> {
                 .map(|(i, item)| (format!("{path}[{i}]"), item))
                 .collect(),
             other => {
-                report.error(
+                report.warning(
                     "json.type.array",
                     path,
                     format!("expected an array, found {}", kind(other)),
@@ -136,7 +138,7 @@ pub(super) fn text(value: &Value, path: &str, report: &mut Report) -> Option<Str
         }
         Value::Number(n) => Some(n.to_string()),
         other => {
-            report.error(
+            report.warning(
                 "json.type.string",
                 path,
                 format!("expected a string, found {}", kind(other)),

@@ -80,7 +80,7 @@ pub(super) fn from_card(
                 path,
                 ..PaymentTerms::default()
             }),
-            _ => report.error(
+            _ => report.warning(
                 "card.x402.params",
                 path,
                 "x402 extension params are not an object",

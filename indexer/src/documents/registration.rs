@@ -116,7 +116,24 @@ pub fn read_registration(
         None => report.warning("registration.type.missing", "$.type", "no type"),
     }
     let name = file.string(&["name"], report);
-    if name.is_none() {
+    // A file holding only `registrations` is a domain proof (what
+    // `/.well-known/agent-registration.json` needs to be), complete for that purpose.
+    // Some proofs in the wild write their one entry flat, at the top level.
+    let flat_entry = !file.map.contains_key("registrations")
+        && file.map.contains_key("agentId")
+        && file.map.contains_key("agentRegistry");
+    let proof_only = name.is_none()
+        && (file.map.contains_key("registrations") || flat_entry)
+        && !["services", "endpoints", "description"]
+            .iter()
+            .any(|key| file.map.contains_key(*key));
+    if proof_only {
+        report.info(
+            "registration.proof_only",
+            "$",
+            "only registrations: a domain proof, not a description of the agent",
+        );
+    } else if name.is_none() {
         report.error("registration.name.missing", "$.name", "no name");
     }
     if file.map.contains_key("endpoints") && !file.map.contains_key("services") {
@@ -139,14 +156,14 @@ pub fn read_registration(
                 endpoint,
                 version: entry.string(&["version"], report),
             }),
-            _ => report.error(
+            _ => report.warning(
                 "registration.service.incomplete",
                 path,
                 "a service needs a name and an endpoint",
             ),
         }
     }
-    if services.is_empty() {
+    if services.is_empty() && !proof_only {
         report.warning("registration.services.missing", "$.services", "no services");
     }
     let mut registrations = Vec::new();
@@ -162,11 +179,29 @@ pub fn read_registration(
                 agent_id,
                 agent_registry,
             }),
-            _ => report.error(
+            _ => report.warning(
                 "registration.entry.incomplete",
                 path,
                 "a registration needs agentId and agentRegistry",
             ),
+        }
+    }
+    if flat_entry {
+        report.warning(
+            "registration.entry.flat",
+            "$.agentId",
+            "agentId and agentRegistry at the top level, not in a registrations list; read as one entry",
+        );
+        let id = file
+            .any(&["agentId"])
+            .and_then(|(_, v)| text(v, &file.path_of("agentId"), report));
+        if let (Some(agent_id), Some(agent_registry)) =
+            (id, file.string(&["agentRegistry"], report))
+        {
+            registrations.push(Registration {
+                agent_id,
+                agent_registry,
+            });
         }
     }
     Some(RegistrationProjection {

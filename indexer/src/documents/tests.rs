@@ -174,6 +174,92 @@ fn wrong_types_are_linted_and_the_rest_still_reads() {
         .find(|l| l.code == "card.field.unknown")
         .unwrap();
     assert_eq!(unknown.path, "$.mystery");
+    assert!(
+        !report.has_errors(),
+        "a field breaking the specification is left out, the card stays usable: {:?}",
+        report.lints
+    );
+}
+
+#[test]
+fn a_wrongly_typed_optional_field_is_left_out_and_the_card_is_usable() {
+    let mut value = v1_card();
+    value["capabilities"] = json!(["streaming", "push"]);
+    let (projection, report) = card(value);
+    assert!(report.has("json.type.object"), "{:?}", report.lints);
+    assert!(!report.has_errors(), "{:?}", report.lints);
+    assert_eq!(
+        projection.capabilities,
+        super::card::Capabilities::default()
+    );
+    assert_eq!(projection.skills.len(), 1, "the rest reads");
+}
+
+/// How a document of unknown kind reads.
+fn read_any(value: serde_json::Value) -> (super::Projection, Report) {
+    let mut report = Report::default();
+    let projection = super::check::read(
+        value.to_string().as_bytes(),
+        super::Expect::Any,
+        &mut report,
+    )
+    .expect("an object");
+    (projection, report)
+}
+
+#[test]
+fn a_documents_kind_is_decided_from_all_it_carries() {
+    // A card with a url and a vendor `endpoints` object, and no skills.
+    let (projection, report) = read_any(json!({
+        "name": "Gateway", "description": "d", "url": "https://gw.example/a2a",
+        "protocolVersion": "0.3.0", "capabilities": {},
+        "endpoints": {"rest": "https://gw.example/api", "ws": "wss://gw.example/ws"}
+    }));
+    assert!(
+        matches!(projection, super::Projection::Card(_)),
+        "{projection:?}"
+    );
+    assert!(
+        report.has("card.skills.missing") && !report.has_errors(),
+        "{:?}",
+        report.lints
+    );
+    // A registration file without its type that lists skills of its own.
+    let (projection, _) = read_any(json!({
+        "name": "Helper", "description": "d", "image": "https://h.example/i.png",
+        "services": [{"name": "A2A", "endpoint": "https://h.example"}],
+        "registrations": [{"agentId": 3, "agentRegistry": "eip155:1:0x8004A169FB4a3325136EB29fA0ceB6D2e539a432"}],
+        "skills": ["search"]
+    }));
+    assert!(
+        matches!(projection, super::Projection::Registration(_)),
+        "{projection:?}"
+    );
+    // The ERC-8004 type settles it whatever else is there.
+    let (projection, _) = read_any(json!({
+        "type": "https://eips.ethereum.org/EIPS/eip-8004#registration-v1",
+        "name": "Both", "url": "https://b.example", "skills": [], "supportedInterfaces": []
+    }));
+    assert!(
+        matches!(projection, super::Projection::Registration(_)),
+        "{projection:?}"
+    );
+}
+
+#[test]
+fn a_file_with_only_registrations_is_a_valid_domain_proof() {
+    let (projection, report) = registration(json!({
+        "registrations": [{"agentId": 9, "agentRegistry": "eip155:8453:0x8004A169FB4a3325136EB29fA0ceB6D2e539a432"}]
+    }));
+    assert!(!report.has_errors(), "{:?}", report.lints);
+    assert!(report.has("registration.proof_only"));
+    assert_eq!(projection.registrations.len(), 1);
+    // A file that describes an agent still needs its name.
+    let (_, report) = registration(json!({
+        "services": [{"name": "A2A", "endpoint": "https://a.example"}],
+        "registrations": []
+    }));
+    assert!(report.has("registration.name.missing") && report.has_errors());
 }
 
 #[test]

@@ -24,7 +24,7 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
             continue;
         };
         let documents = sqlx::query(
-            "SELECT l.role, l.uri, d.status, d.kind, d.projection, d.hash, d.signature FROM agent_documents l
+            "SELECT l.role, l.uri, d.status, d.kind, d.projection, d.hash, d.signature, d.source FROM agent_documents l
              LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
              WHERE l.agent_key = ? ORDER BY l.role DESC, l.uri",
         )
@@ -38,7 +38,12 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
         let mut contract_card: Option<CardProjection> = None;
         let mut card: Option<(String, String, Option<CardProjection>)> = None;
         let mut signature: Option<String> = None;
+        // Files fetched over plain http are used, but what they claim never counts as verified.
+        let (mut registration_insecure, mut domain_insecure) = (false, false);
         for row in &documents {
+            let insecure = row
+                .get::<Option<&str>, _>("source")
+                .is_some_and(|source| source.starts_with("http://"));
             let mut projection: Option<String> = row.get("projection");
             let mut status: Option<String> = row.get("status");
             let uri: String = row.get("uri");
@@ -58,9 +63,11 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
             match row.get::<Option<String>, _>("kind").as_deref() {
                 Some("registration") if row.get::<&str, _>("role") == "domain" => {
                     domain = projection.and_then(|p| serde_json::from_str(&p).ok());
+                    domain_insecure = insecure;
                 }
                 Some("registration") if registration.is_none() => {
                     registration = projection.and_then(|p| serde_json::from_str(&p).ok());
+                    registration_insecure = insecure;
                 }
                 Some("card") if card.as_ref().is_none_or(|c| c.2.is_none()) => {
                     signature = row.get("signature");
@@ -129,9 +136,9 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
         };
         let erc8004 = agent.get::<&str, _>("source") == "erc8004";
         let registration_verified = (erc8004 && registration.is_some())
-            .then(|| registration.as_ref().is_some_and(names_this_agent));
+            .then(|| !registration_insecure && registration.as_ref().is_some_and(names_this_agent));
         let domain_verified = (erc8004 && registration.is_some())
-            .then(|| domain.as_ref().is_some_and(names_this_agent));
+            .then(|| !domain_insecure && domain.as_ref().is_some_and(names_this_agent));
         let card_uri = card.as_ref().map(|c| c.0.clone());
         let card_status = card.as_ref().map_or("none".to_string(), |c| c.1.clone());
         let protocol_version = projection.and_then(|c| c.protocol_versions.first().cloned());
