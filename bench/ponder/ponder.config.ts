@@ -18,6 +18,8 @@ export default createConfig({
       id: Number(env('BENCH_CHAIN_ID')),
       rpc: http(env('BENCH_RPC'), { maxResponseBodySize: false } as never),
       disableCache: true,
+      // The benchmark's request budget (a provider plan's rate); Ponder's own default is 50.
+      maxRequestsPerSecond: Number(process.env.BENCH_MAX_RPS ?? '50'),
     },
   },
   contracts: {

@@ -78,6 +78,17 @@ async fn counted(client: &reqwest::Client, base: &str) -> Option<u64> {
 
 /// Runs Ponder over `devnet` (factory children `agents`) until it holds every event.
 pub(crate) async fn run(devnet: &Devnet, agents: &[Address]) -> anyhow::Result<PonderRun> {
+    run_through(devnet, agents, &devnet.endpoint(), 50).await
+}
+
+/// Runs Ponder over `devnet` through the RPC endpoint `rpc` (a provider emulator, say), asking
+/// it at most `requests_per_second`, until it holds every event.
+pub(crate) async fn run_through(
+    devnet: &Devnet,
+    agents: &[Address],
+    rpc: &str,
+    requests_per_second: u32,
+) -> anyhow::Result<PonderRun> {
     let project = project();
     let ponder = project.join("node_modules/.bin/ponder");
     anyhow::ensure!(
@@ -104,7 +115,8 @@ pub(crate) async fn run(devnet: &Devnet, agents: &[Address]) -> anyhow::Result<P
         .args(["start", "--schema", "public", "--port", &port.to_string()])
         .current_dir(&project)
         .env("PONDER_TELEMETRY_DISABLED", "true")
-        .env("BENCH_RPC", devnet.endpoint())
+        .env("BENCH_RPC", rpc)
+        .env("BENCH_MAX_RPS", requests_per_second.to_string())
         .env("BENCH_CHAIN_ID", devnet.chain_id().to_string())
         .env("BENCH_START_BLOCK", d.start_block.to_string())
         .env("BENCH_IDENTITY", format!("{:#x}", d.identity))

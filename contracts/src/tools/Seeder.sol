@@ -9,6 +9,7 @@ import {AgentCard} from "../agent/AgentCard.sol";
 import {CardData, Skill, PaymentTerms} from "../agent/AgentCardTypes.sol";
 import {TestUSDC} from "../token/TestUSDC.sol";
 import {SeederClient} from "./SeederClient.sol";
+import {SeededWallet} from "./SeededWallet.sol";
 
 /// @title Seeder
 /// @notice Drives large workloads through the real contracts, many events per transaction, for
@@ -54,6 +55,22 @@ contract Seeder {
         firstId = identity.totalAgents();
         for (uint256 i; i < count; ++i) {
             lastId = identity.register(string.concat(baseURI, _itoa(firstId + i)), meta);
+        }
+    }
+
+    /// @notice Registers `count` ERC-8004 agents, each by a SeededWallet of its own, so each has a
+    ///         distinct agentWallet (read them from the Registered events' owners).
+    function seedWalletAgents(uint256 count) external {
+        for (uint256 i; i < count; ++i) {
+            new SeededWallet(identity);
+        }
+    }
+
+    /// @notice `count` USDC transfers of `amount` from the Seeder's balance to addresses no agent
+    ///         is bound to (derived from `salt`): the background traffic of a busy token.
+    function seedTraffic(uint256 count, uint256 amount, uint256 salt) external {
+        for (uint256 i; i < count; ++i) {
+            usdc.transfer(address(uint160(uint256(keccak256(abi.encode(salt, i))))), amount);
         }
     }
 

@@ -45,6 +45,9 @@ const MAX_BATCH_LOGS: usize = 10_000;
 /// is held whole until the range is filtered, so the range is cut to keep it this small.
 const MAX_SCANNED_LOGS: f64 = 20_000.0;
 
+/// A fetched range, the last block it covers, and that block's header when it was read along.
+type Fetched = (fetch::FetchedRange, u64, Option<BlockRef>);
+
 /// What one step did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -346,11 +349,15 @@ impl Follower {
     ) -> Result<Outcome, FollowerError> {
         while self.in_flight.len() < pipeline::PIPELINE_DEPTH && next <= limit {
             let (from, to) = self.range.next(next, limit);
-            let Some((fetched, to)) = self.fetch(from, to).await? else {
+            let Some((fetched, to, anchor)) = self.fetch(from, to, true).await? else {
                 break;
             };
-            let Some(anchor) = self.header(to).await? else {
-                break;
+            let anchor = match anchor {
+                Some(anchor) => anchor,
+                None => match self.header(to).await? {
+                    Some(anchor) => anchor,
+                    None => break,
+                },
             };
             let batch = self
                 .assemble(from, to, fetched, vec![anchor], finalized, head)
@@ -396,7 +403,7 @@ impl Follower {
             return Ok(Outcome::Retry);
         }
         let to = headers.last().map_or(from, |b| b.number);
-        let Some((fetched, to)) = self.fetch(from, to).await? else {
+        let Some((fetched, to, _)) = self.fetch(from, to, false).await? else {
             return Ok(Outcome::Retry);
         };
         headers.truncate((to - from + 1) as usize);
@@ -462,13 +469,15 @@ impl Follower {
     }
 
     /// Fetches `[from, to]`, or the blocks from `from` that fit in one batch when the range holds
-    /// more logs than that; returns them with the last block they cover. `None` when the
+    /// more logs than that; returns them with the last block they cover and, `with_anchor`, that
+    /// block's header read at the same time (when the range was not cut). `None` when the
     /// provider wanted a smaller range (the range is now smaller).
     async fn fetch(
         &mut self,
         from: u64,
         to: u64,
-    ) -> Result<Option<(fetch::FetchedRange, u64)>, FollowerError> {
+        with_anchor: bool,
+    ) -> Result<Option<Fetched>, FollowerError> {
         let plan = self.costs.plan(
             to - from + 1,
             self.watched.agents.len(),
@@ -484,7 +493,13 @@ impl Follower {
             payment_chunk: self.config.payment_address_chunk,
             plan,
         };
-        let fetched = fetch::fetch_range(&request, from, to).await;
+        let anchor = async {
+            match with_anchor {
+                true => Some(self.rpc.header(BlockNumberOrTag::Number(to)).await),
+                false => None,
+            }
+        };
+        let (fetched, anchor) = tokio::join!(fetch::fetch_range(&request, from, to), anchor);
         tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, agents = plan.agents.label(), payments = plan.payments.label(), elapsed = ?started.elapsed(), "fetched");
         let fetched = fetched.map(|(fetched, observed)| {
             self.learn(plan, &observed);
@@ -496,12 +511,17 @@ impl Follower {
                 let kept_to = fetched.keep_at_most(MAX_BATCH_LOGS).unwrap_or(to).min(to);
                 self.range.limit_to(kept_to - from + 1);
                 tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, logs = count, kept_to, "range too dense, keeping what fits");
-                Ok(Some((fetched, kept_to)))
+                let anchor = match (anchor, kept_to == to) {
+                    (Some(header), true) => header.map_err(|e| self.rpc_error(e))?,
+                    _ => None,
+                };
+                Ok(Some((fetched, kept_to, anchor)))
             }
             Ok(fetched) => {
                 self.range
                     .succeeded(to - from + 1, fetched.len() as f64 / MAX_BATCH_LOGS as f64);
-                Ok(Some((fetched, to)))
+                let anchor = anchor.transpose().map_err(|e| self.rpc_error(e))?.flatten();
+                Ok(Some((fetched, to, anchor)))
             }
             Err(error) if error.kind.wants_smaller_range() => {
                 let tried = to - from + 1;
