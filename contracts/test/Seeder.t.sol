@@ -54,6 +54,21 @@ contract SeederTest is Test {
         assertTrue(AgentCard(payable(agents[0])).hasPaid(address(seeder.clients(0))), "payer recorded");
     }
 
+    function test_walletAgentsEachOwnAWalletAndTrafficGoesElsewhere() public {
+        seeder.seedWalletAgents(3);
+        assertEq(identity.totalAgents(), 3, "three agents");
+        address first = identity.ownerOf(0);
+        assertTrue(first != address(seeder), "owned by a registrant of its own");
+        assertEq(identity.getAgentWallet(0), first, "the registrant is the wallet");
+        assertTrue(identity.getAgentWallet(1) != first, "wallets are distinct");
+        assertTrue(identity.getAgentWallet(2) != identity.getAgentWallet(1), "all of them");
+
+        uint256 before = usdc.balanceOf(address(seeder));
+        seeder.seedTraffic(5, 7, 42);
+        assertEq(usdc.balanceOf(address(seeder)), before - 35, "five transfers of seven");
+        assertEq(usdc.balanceOf(first), 0, "none to an agent's wallet");
+    }
+
     function test_clientsObeyOnlyTheirSeeder() public {
         SeederClient client = seeder.clients(0);
         vm.expectRevert(abi.encodeWithSelector(SeederClient.NotSeeder.selector, address(this)));
