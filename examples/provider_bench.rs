@@ -209,8 +209,9 @@ async fn tip(settings: &Settings, agents: u64, dir: &Path) -> anyhow::Result<Tip
         &config_path,
         config(&devnet, emulator.url(), &db, settings.rps),
     )?;
-    let mut child = start_agentindex(&settings.binary, &config_path, false)?;
+    // Created and migrated here first: two processes migrating one new file at once collide.
     let store = Store::open(&format!("sqlite://{}", db.display())).await?;
+    let mut child = start_agentindex(&settings.binary, &config_path, false)?;
     let chain = devnet.chain_id();
     let started = Instant::now();
     while indexed(&store, chain).await + 1 < devnet.block_number().await? {

@@ -100,3 +100,18 @@ async fn compacting_events_keeps_every_byte_of_each_log() {
     .expect("the index of undecoded events is back");
     assert_eq!(failed, 2);
 }
+
+/// Several stores opening one new file at once (as `index` and `serve` started together do)
+/// all come up migrated: one applies the migrations, the others wait and find them applied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stores_opening_a_new_database_at_once_all_come_up() {
+    for round in 0..5 {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let url = format!("sqlite://{}", dir.path().join("new.db").display());
+        let opened = futures::future::join_all((0..4).map(|_| super::Store::open(&url))).await;
+        for store in opened {
+            let store = store.unwrap_or_else(|e| panic!("round {round}: {e}"));
+            store.close().await;
+        }
+    }
+}

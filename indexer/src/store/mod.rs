@@ -156,6 +156,28 @@ impl Store {
             url: url.into(),
             source,
         };
+        // Two processes opening one new database at once (`index` and `serve` started together)
+        // would both set it up and apply the first migration, and one would fail; an advisory
+        // lock on the file (flock, which SQLite's own locks leave alone) makes the second wait
+        // until the first has it migrated.
+        let path = options.get_filename().to_path_buf();
+        let lock = tokio::task::spawn_blocking(move || {
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)?;
+            file.lock()?;
+            Ok::<_, std::io::Error>(file)
+        })
+        .await
+        .map_err(std::io::Error::other)
+        .and_then(|locked| locked)
+        .map_err(|e| StoreError::Url {
+            url: url.into(),
+            reason: format!("locking the file while it is set up: {e}"),
+        })?;
         let write = SqlitePoolOptions::new()
             .max_connections(1)
             .connect_with(
@@ -167,13 +189,12 @@ impl Store {
             )
             .await
             .map_err(open_error)?;
-        MIGRATOR
-            .run(&write)
-            .await
-            .map_err(|source| StoreError::Migrate {
-                url: url.into(),
-                source,
-            })?;
+        let migrated = MIGRATOR.run(&write).await;
+        drop(lock);
+        migrated.map_err(|source| StoreError::Migrate {
+            url: url.into(),
+            source,
+        })?;
         let read = SqlitePoolOptions::new()
             .max_connections(8)
             // Readers map the file: a page read is then a memory access, not a system call and
