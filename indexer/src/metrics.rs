@@ -21,7 +21,8 @@ pub struct RpcLabels {
     method: String,
 }
 
-/// A failed RPC call and why: range_too_large, too_many_results, transient or permanent.
+/// A failed RPC call and why: range_too_large, too_many_results, transient, unknown, reverted or
+/// unsupported.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RpcErrorLabels {
     endpoint: String,
