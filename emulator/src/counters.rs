@@ -55,6 +55,17 @@ impl Counters {
             .sum()
     }
 
+    /// Compute units of the served calls, by method.
+    pub fn compute_units_by_method(&self) -> BTreeMap<String, u64> {
+        self.requests()
+            .into_iter()
+            .map(|(method, count)| {
+                let units = crate::costs::compute_units(&method) * count;
+                (method, units)
+            })
+            .collect()
+    }
+
     /// Everything, as JSON.
     pub fn to_json(&self) -> Value {
         let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
@@ -67,6 +78,7 @@ impl Counters {
             "requests": self.requests(),
             "total_requests": self.total_requests(),
             "compute_units": self.compute_units(),
+            "compute_units_by_method": self.compute_units_by_method(),
         })
     }
 }

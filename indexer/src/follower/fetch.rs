@@ -165,7 +165,9 @@ pub(super) async fn fetch_range(
     }
     match &agent_pool {
         Some(pool) => {
-            for log in pool {
+            // Configured contracts that share an event with agents (an `OwnershipTransferred`)
+            // come from their own request, from their own start block, not from the scan.
+            for log in pool.iter().filter(|l| sources.roles(&l.inner.address).is_none()) {
                 keep_log(
                     &mut by_position,
                     log.clone(),
