@@ -97,8 +97,13 @@ async fn metrics_parse_as_prometheus_text_and_tell_what_happened() {
     support::scenario::run(&devnet).await;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("index.db");
-    let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db, 8, "")
-        + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
+    let toml = support::config_toml(
+        &devnet,
+        &[devnet.endpoint()],
+        &db,
+        8,
+        "fetch_strategy = \"scan\"",
+    ) + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
     let config = dir.path().join("run.toml");
     std::fs::write(&config, toml).unwrap();
     let (running, base) = binary::start(&["run", "--config"], &config);
@@ -172,6 +177,21 @@ async fn metrics_parse_as_prometheus_text_and_tell_what_happened() {
         "{endpoints:?}"
     );
     assert!(total(&scrape, "agentindex_log_range_blocks", &of_chain) >= 1.0);
+    for family in ["agents", "payments"] {
+        let scanned = [("family", family), ("way", "scan")];
+        assert!(
+            total(&scrape, "agentindex_fetch_ranges_total", &scanned) >= 1.0,
+            "{family}: {text}"
+        );
+        assert_eq!(
+            samples(&scrape, "agentindex_fetch_scan_density")
+                .iter()
+                .filter(|s| s.labels.get("family") == Some(family))
+                .count(),
+            1,
+            "the density the model expects of the {family} scan"
+        );
+    }
     assert_eq!(total(&scrape, "agentindex_reorgs_total", &of_chain), 1.0);
     assert_eq!(
         total(&scrape, "agentindex_reorg_depth_blocks", &of_chain),

@@ -167,7 +167,10 @@ pub(super) async fn fetch_range(
         Some(pool) => {
             // Configured contracts that share an event with agents (an `OwnershipTransferred`)
             // come from their own request, from their own start block, not from the scan.
-            for log in pool.iter().filter(|l| sources.roles(&l.inner.address).is_none()) {
+            for log in pool
+                .iter()
+                .filter(|l| sources.roles(&l.inner.address).is_none())
+            {
                 keep_log(
                     &mut by_position,
                     log.clone(),
