@@ -9,6 +9,7 @@ mod circular_flow;
 mod crash_recovery;
 mod demo;
 mod deploy_files;
+mod devnet_transactions;
 mod document_fetch;
 mod documents_end_to_end;
 mod feedback_summary;

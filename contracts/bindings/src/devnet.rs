@@ -6,6 +6,7 @@
 //! it, so they exercise the same deployment.
 
 use crate::deploy::{self, Deployment};
+use crate::gas_headroom::GasWithHeadroom;
 use crate::tools::Tool;
 use crate::{
     AgentCard, AgentFactory, AgentRegistry, IdentityRegistry, LegacyEmitter, ReputationRegistry,
@@ -15,7 +16,7 @@ use alloy::network::{Ethereum, EthereumWallet};
 use alloy::node_bindings::{Anvil, AnvilInstance, NodeError};
 use alloy::primitives::{Address, U256};
 use alloy::providers::{DynProvider, PendingTransactionBuilder, Provider, ProviderBuilder};
-use alloy::rpc::types::TransactionReceipt;
+use alloy::rpc::types::{BlockNumberOrTag, TransactionReceipt};
 use alloy::signers::local::PrivateKeySigner;
 use std::future::Future;
 
@@ -80,6 +81,14 @@ pub enum DevnetError {
         what: String,
         /// The RPC or revert error.
         source: Box<alloy::contract::Error>,
+    },
+    /// A read from anvil failed.
+    #[error("reading {what}: {source}")]
+    Rpc {
+        /// What was read.
+        what: String,
+        /// The RPC error.
+        source: Box<alloy::transports::TransportError>,
     },
     /// A sent transaction never produced a receipt.
     #[error("{what}: waiting for the receipt: {source}")]
@@ -156,13 +165,25 @@ impl Devnet {
         let endpoint = format!("http://127.0.0.1:{}", anvil.port());
         // Nonces are read from the node each time: tests reorg the chain, which drops
         // transactions and would leave a cached nonce ahead of the account's real one.
+        let url: alloy::transports::http::reqwest::Url =
+            endpoint.parse().expect("a loopback URL parses");
+        let block_gas_limit = ProviderBuilder::new()
+            .connect_http(url.clone())
+            .get_block_by_number(BlockNumberOrTag::Latest)
+            .await
+            .map_err(|source| DevnetError::Rpc {
+                what: "the genesis block's gas limit".to_string(),
+                source: Box::new(source),
+            })?
+            .map(|block| block.header.gas_limit)
+            .unwrap_or(u64::MAX);
         let provider = ProviderBuilder::new()
             .disable_recommended_fillers()
-            .with_gas_estimation()
+            .filler(GasWithHeadroom::new(block_gas_limit))
             .with_simple_nonce_management()
             .fetch_chain_id()
             .wallet(wallet)
-            .connect_http(endpoint.parse().expect("a loopback URL parses"))
+            .connect_http(url)
             .erased();
 
         let accounts: Vec<Address> = signers.iter().map(|s| s.address()).collect();

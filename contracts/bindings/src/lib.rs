@@ -11,6 +11,7 @@ pub mod bindings;
 pub mod demo;
 mod deploy;
 pub mod devnet;
+mod gas_headroom;
 pub mod network_load;
 pub mod signing;
 pub mod tools;
