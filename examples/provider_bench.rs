@@ -102,12 +102,12 @@ async fn devnet() -> anyhow::Result<Devnet> {
 }
 
 /// The config of agentindex following `devnet` through `rpc` into `db`.
-fn config(devnet: &Devnet, rpc: &str, db: &Path, rps: u32) -> String {
+fn config(devnet: &Devnet, rpc: &str, db: &Path, rps: u32, ranges_in_flight: usize) -> String {
     let chain = devnet.chain_toml(
         "base-like",
         &[rpc.to_string()],
         &format!(
-            "finality = 10\npoll_interval_ms = 1000\nrequests_per_second = {rps}\nmax_block_range = {RANGE_CAP}\n"
+            "finality = 10\npoll_interval_ms = 1000\nrequests_per_second = {rps}\nmax_block_range = {RANGE_CAP}\nranges_in_flight = {ranges_in_flight}\n"
         ),
     );
     format!("[database]\nurl = \"sqlite://{}\"\n{chain}", db.display())
@@ -207,7 +207,7 @@ async fn tip(settings: &Settings, agents: u64, dir: &Path) -> anyhow::Result<Tip
     let config_path = dir.join(format!("tip-{agents}.toml"));
     std::fs::write(
         &config_path,
-        config(&devnet, emulator.url(), &db, settings.rps),
+        config(&devnet, emulator.url(), &db, settings.rps, 4),
     )?;
     // Created and migrated here first: two processes migrating one new file at once collide.
     let store = Store::open(&format!("sqlite://{}", db.display())).await?;
@@ -260,13 +260,56 @@ struct CatchUp {
     blocks: u64,
     contract_logs: u64,
     token_logs: u64,
+    /// agentindex with ranges read ahead (the default), then one range at a time.
+    runs: Vec<(usize, Backfill)>,
+    ponder: Option<(Duration, u64, u64)>,
+}
+
+/// One agentindex catch-up through a fresh emulator.
+struct Backfill {
     elapsed: Duration,
     get_logs: u64,
     requests: u64,
     compute_units: u64,
     rate_limited: u64,
     peak_kib: u64,
-    ponder: Option<(Duration, u64, u64)>,
+}
+
+/// Indexes the devnet from scratch through a fresh emulator, `ranges_in_flight` at once.
+async fn backfill(
+    settings: &Settings,
+    devnet: &Devnet,
+    dir: &Path,
+    ranges_in_flight: usize,
+) -> anyhow::Result<Backfill> {
+    let emulator = Emulator::start(&devnet.endpoint(), settings.limits()).await?;
+    let db = dir.join(format!("catch-up-{ranges_in_flight}.db"));
+    let config_path = dir.join(format!("catch-up-{ranges_in_flight}.toml"));
+    std::fs::write(
+        &config_path,
+        config(devnet, emulator.url(), &db, settings.rps, ranges_in_flight),
+    )?;
+    let started = Instant::now();
+    let mut child = start_agentindex(&settings.binary, &config_path, true)?;
+    let mut peak_kib = 0;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        peak_kib = peak_kib.max(memory::peak_kib(&child.id().to_string()).unwrap_or(0));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let elapsed = started.elapsed();
+    anyhow::ensure!(status.success(), "agentindex failed: {status}");
+    let [get_logs, requests, compute_units, rate_limited] = served(&emulator);
+    Ok(Backfill {
+        elapsed,
+        get_logs,
+        requests,
+        compute_units,
+        rate_limited,
+        peak_kib,
+    })
 }
 
 impl CatchUp {
@@ -332,26 +375,13 @@ async fn catch_up(settings: &Settings, dir: &Path) -> anyhow::Result<CatchUp> {
         from = to + 1;
     }
 
-    let emulator = Emulator::start(&devnet.endpoint(), settings.limits()).await?;
-    let db = dir.join("catch-up.db");
-    let config_path = dir.join("catch-up.toml");
-    std::fs::write(
-        &config_path,
-        config(&devnet, emulator.url(), &db, settings.rps),
-    )?;
-    let started = Instant::now();
-    let mut child = start_agentindex(&settings.binary, &config_path, true)?;
-    let mut peak_kib = 0;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        peak_kib = peak_kib.max(memory::peak_kib(&child.id().to_string()).unwrap_or(0));
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    let elapsed = started.elapsed();
-    anyhow::ensure!(status.success(), "agentindex failed: {status}");
-    let [get_logs, requests, compute_units, rate_limited] = served(&emulator);
+    let mut runs = Vec::new();
+    for ranges_in_flight in [4, 1] {
+        runs.push((
+            ranges_in_flight,
+            backfill(settings, &devnet, dir, ranges_in_flight).await?,
+        ));
+    }
 
     let ponder = if settings.ponder {
         let emulator = Emulator::start(&devnet.endpoint(), settings.limits()).await?;
@@ -366,12 +396,7 @@ async fn catch_up(settings: &Settings, dir: &Path) -> anyhow::Result<CatchUp> {
         blocks: head - start + 1,
         contract_logs,
         token_logs,
-        elapsed,
-        get_logs,
-        requests,
-        compute_units,
-        rate_limited,
-        peak_kib,
+        runs,
         ponder,
     })
 }
@@ -430,17 +455,23 @@ async fn main() -> anyhow::Result<()> {
             report,
             "| indexer | wall time | requests | eth_getLogs | fewest eth_getLogs the caps allow | compute units | 429s | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|"
         )?;
-        writeln!(
-            report,
-            "| agentindex | {:.1} s | {} | {} | {} | {} | {} | {} MiB |",
-            run.elapsed.as_secs_f64(),
-            run.requests,
-            run.get_logs,
-            run.minimum_get_logs(),
-            run.compute_units,
-            run.rate_limited,
-            run.peak_kib / 1024
-        )?;
+        for (ranges_in_flight, backfill) in &run.runs {
+            let how = match ranges_in_flight {
+                1 => "agentindex, one range at a time".to_string(),
+                n => format!("agentindex, {n} ranges in flight"),
+            };
+            writeln!(
+                report,
+                "| {how} | {:.1} s | {} | {} | {} | {} | {} | {} MiB |",
+                backfill.elapsed.as_secs_f64(),
+                backfill.requests,
+                backfill.get_logs,
+                run.minimum_get_logs(),
+                backfill.compute_units,
+                backfill.rate_limited,
+                backfill.peak_kib / 1024
+            )?;
+        }
         if let Some((elapsed, requests, events)) = run.ponder {
             writeln!(
                 report,

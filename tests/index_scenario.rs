@@ -321,23 +321,28 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
     store.close().await;
 
     // The same chain cut into 1-block and 3-block ranges, fetched by address chunks or by
-    // scanning event signatures, gives the same database.
-    for (range, strategy) in [
-        (1, FetchStrategy::Addresses),
-        (3, FetchStrategy::Addresses),
-        (2_000, FetchStrategy::Scan),
-        (1, FetchStrategy::Scan),
-        (3, FetchStrategy::Scan),
+    // scanning event signatures, with ranges read one at a time or several ahead (scans only),
+    // gives the same database.
+    for (range, strategy, ranges_in_flight) in [
+        (1, FetchStrategy::Addresses, 4),
+        (3, FetchStrategy::Addresses, 4),
+        (2_000, FetchStrategy::Scan, 4),
+        (1, FetchStrategy::Scan, 8),
+        (3, FetchStrategy::Scan, 4),
+        (3, FetchStrategy::Scan, 1),
     ] {
-        let db = dir.path().join(format!("narrow-{range}-{strategy:?}.db"));
+        let db = dir
+            .path()
+            .join(format!("narrow-{range}-{strategy:?}-{ranges_in_flight}.db"));
         let mut config = support::config(&devnet, &db, 0);
         config.chains[0].max_block_range = range;
         config.chains[0].fetch_strategy = strategy;
+        config.chains[0].ranges_in_flight = ranges_in_flight;
         support::index_until_synced(&config).await;
         assert_eq!(
             support::dump(&db).await,
             wide,
-            "range size {range} fetched by {strategy:?} changed the index"
+            "range size {range} fetched by {strategy:?}, {ranges_in_flight} at once, changed the index"
         );
     }
 }

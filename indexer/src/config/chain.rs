@@ -61,6 +61,10 @@ pub struct ChainConfig {
     /// RPC requests in flight at once on this chain (chunks of a range, headers, scans).
     #[serde(default = "defaults::rpc_concurrency")]
     pub rpc_concurrency: usize,
+    /// Backfill ranges whose logs are read at once while the earliest is resolved and written
+    /// (when agents are scanned, a range's requests do not wait for the ranges before it).
+    #[serde(default = "defaults::ranges_in_flight")]
+    pub ranges_in_flight: usize,
 }
 
 /// How a range's agent-contract logs and token transfers are fetched.
@@ -249,6 +253,9 @@ impl ChainConfig {
         }
         if self.reorg_window == 0 {
             return Err(bad("reorg_window", "must be at least 1".into()));
+        }
+        if self.ranges_in_flight == 0 {
+            return Err(bad("ranges_in_flight", "must be at least 1".into()));
         }
         if self.rpc_concurrency == 0 {
             return Err(bad("rpc_concurrency", "must be at least 1".into()));

@@ -260,6 +260,9 @@ pub(crate) mod defaults {
     pub(crate) const fn rpc_concurrency() -> usize {
         4
     }
+    pub(crate) const fn ranges_in_flight() -> usize {
+        4
+    }
 }
 
 impl Config {

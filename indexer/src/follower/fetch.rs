@@ -82,7 +82,8 @@ impl FetchedRange {
     }
 }
 
-/// What one range is fetched with.
+/// What one range is fetched with. A range is fetched in two steps, [`fetch_raw`] then
+/// [`resolve`], so that ranges ahead can be read while earlier ones are resolved.
 pub(super) struct RangeRequest<'a> {
     pub(super) rpc: &'a ChainRpc,
     pub(super) sources: &'a SourceMap,
@@ -91,42 +92,38 @@ pub(super) struct RangeRequest<'a> {
     pub(super) plan: Plan,
 }
 
-/// Fetches `[from, to]`; says what the scans saw, for the cost model.
-pub(super) async fn fetch_range(
+/// The requests of a range that do not depend on what was discovered before it (when agents
+/// are scanned): the configured contracts' logs and the scans' pools. Ranges ahead can be read
+/// this far while earlier ones are still being resolved.
+#[derive(Debug)]
+pub(super) struct RawRange {
+    contract_logs: Vec<Log>,
+    agent_pool: Option<Vec<Log>>,
+    token_pool: Option<Vec<Log>>,
+    observed: Observed,
+}
+
+/// The first step of fetching `[from, to]`: contracts by address (known agents too when they are
+/// fetched by address) and the scans the plan names.
+pub(super) async fn fetch_raw(
     request: &RangeRequest<'_>,
     from: u64,
     to: u64,
-) -> Result<(FetchedRange, Observed), RpcError> {
+) -> Result<RawRange, RpcError> {
     let RangeRequest {
         rpc,
         sources,
         watched,
-        payment_chunk,
         plan,
+        ..
     } = *request;
-    let mut out = FetchedRange::default();
-    let mut by_position: BTreeMap<(u64, u64), Log> = BTreeMap::new();
-    let mut payments: BTreeMap<(u64, u64), Log> = BTreeMap::new();
     let mut observed = Observed {
         blocks: to - from + 1,
         ..Observed::default()
     };
-
-    let known_agents: Vec<Address> = watched
-        .agents
-        .iter()
-        .filter(|(_, f)| **f <= to)
-        .map(|(a, _)| *a)
-        .collect();
-    let payees: Vec<Address> = watched
-        .payment_addresses
-        .iter()
-        .filter(|(_, f)| **f <= to)
-        .map(|(a, _)| *a)
-        .collect();
     let mut addresses = sources.contracts_active_by(to);
     if plan.agents == Way::Addresses {
-        addresses.extend(&known_agents);
+        addresses.extend(known_agents(watched, to));
     }
     let (mut agent_stats, mut token_stats) = (ScanStats::default(), ScanStats::default());
     let scan_tokens = plan.payments == Way::Scan && !sources.tokens.is_empty();
@@ -159,6 +156,54 @@ pub(super) async fn fetch_range(
     }
     observed.agent_scan_logs = agent_pool.as_ref().map(|pool| pool.len() as u64);
     observed.token_scan_logs = token_pool.as_ref().map(|pool| pool.len() as u64);
+    Ok(RawRange {
+        contract_logs,
+        agent_pool,
+        token_pool,
+        observed,
+    })
+}
+
+/// Agent contracts known by block `to`.
+fn known_agents(watched: &WatchedSets, to: u64) -> Vec<Address> {
+    watched
+        .agents
+        .iter()
+        .filter(|(_, f)| **f <= to)
+        .map(|(a, _)| *a)
+        .collect()
+}
+
+/// The second step: filters the raw logs by what is watched now, fetches
+/// what the plan takes by address, follows discoveries and pairs settlements.
+pub(super) async fn resolve(
+    request: &RangeRequest<'_>,
+    from: u64,
+    to: u64,
+    raw: RawRange,
+) -> Result<(FetchedRange, Observed), RpcError> {
+    let RangeRequest {
+        rpc,
+        sources,
+        watched,
+        payment_chunk,
+        ..
+    } = *request;
+    let RawRange {
+        contract_logs,
+        agent_pool,
+        token_pool,
+        observed,
+    } = raw;
+    let mut out = FetchedRange::default();
+    let mut by_position: BTreeMap<(u64, u64), Log> = BTreeMap::new();
+    let mut payments: BTreeMap<(u64, u64), Log> = BTreeMap::new();
+    let payees: Vec<Address> = watched
+        .payment_addresses
+        .iter()
+        .filter(|(_, f)| **f <= to)
+        .map(|(a, _)| *a)
+        .collect();
 
     for log in contract_logs {
         keep_log(&mut by_position, log, watched, &out.new_agents, sources);
@@ -181,8 +226,8 @@ pub(super) async fn fetch_range(
             }
         }
         // A scan the provider could not answer even block by block: by address after all.
-        None if plan.agents == Way::Scan => {
-            for log in logs_of(rpc, &known_agents, from, to).await? {
+        None if request.plan.agents == Way::Scan => {
+            for log in logs_of(rpc, &known_agents(watched, to), from, to).await? {
                 keep_log(&mut by_position, log, watched, &out.new_agents, sources);
             }
         }

@@ -4,6 +4,7 @@
 //! [`Follower::step`] does one unit of work and says what it did ([`Outcome`]); [`Follower::run`]
 //! is the loop around it that adds waiting, backoff and shutdown.
 
+mod ahead;
 mod assemble;
 mod deployment;
 mod error;
@@ -96,6 +97,8 @@ pub struct Follower {
     /// The chain starts at its Identity Registry's deployment, not found yet.
     start_to_find: bool,
     in_flight: std::collections::VecDeque<pipeline::InFlight>,
+    /// Backfill ranges read ahead of the one being fetched, in chain order.
+    ahead: std::collections::VecDeque<ahead::Ahead>,
 }
 
 impl Follower {
@@ -158,6 +161,7 @@ impl Follower {
             chain_checked: false,
             start_to_find,
             in_flight: Default::default(),
+            ahead: Default::default(),
             config,
         })
     }
@@ -349,7 +353,7 @@ impl Follower {
     ) -> Result<Outcome, FollowerError> {
         while self.in_flight.len() < pipeline::PIPELINE_DEPTH && next <= limit {
             let (from, to) = self.range.next(next, limit);
-            let Some((fetched, to, anchor)) = self.fetch(from, to, true).await? else {
+            let Some((fetched, to, anchor)) = self.fetch(from, to, Some(limit)).await? else {
                 break;
             };
             let anchor = match anchor {
@@ -403,7 +407,7 @@ impl Follower {
             return Ok(Outcome::Retry);
         }
         let to = headers.last().map_or(from, |b| b.number);
-        let Some((fetched, to, _)) = self.fetch(from, to, false).await? else {
+        let Some((fetched, to, _)) = self.fetch(from, to, None).await? else {
             return Ok(Outcome::Retry);
         };
         headers.truncate((to - from + 1) as usize);
@@ -469,14 +473,17 @@ impl Follower {
     }
 
     /// Fetches `[from, to]`, or the blocks from `from` that fit in one batch when the range holds
-    /// more logs than that; returns them with the last block they cover and, `with_anchor`, that
+    /// more logs than that; returns them with the last block they cover and, in backfill, that
     /// block's header read at the same time (when the range was not cut). `None` when the
     /// provider wanted a smaller range (the range is now smaller).
+    ///
+    /// `backfill_until` is the last finalized block a backfill may reach: the ranges after this
+    /// one up to it are read ahead when their requests allow (see [`ahead`]). `None` at the tip.
     async fn fetch(
         &mut self,
         from: u64,
         to: u64,
-        with_anchor: bool,
+        backfill_until: Option<u64>,
     ) -> Result<Option<Fetched>, FollowerError> {
         let plan = self.costs.plan(
             to - from + 1,
@@ -484,8 +491,14 @@ impl Follower {
             self.watched.payment_addresses.len(),
             !self.sources.tokens.is_empty(),
         );
-        let to = self.scan_bounded(plan, from, to);
         let started = std::time::Instant::now();
+        let (to, raw, anchor) = match self.take_ahead(from, plan) {
+            Some(read) => (read.to, read.raw, Some(read.anchor)),
+            None => {
+                let to = self.scan_bounded(plan, from, to);
+                self.read(from, to, plan, backfill_until).await
+            }
+        };
         let request = fetch::RangeRequest {
             rpc: &self.rpc,
             sources: &self.sources,
@@ -493,18 +506,19 @@ impl Follower {
             payment_chunk: self.config.payment_address_chunk,
             plan,
         };
-        let anchor = async {
-            match with_anchor {
-                true => Some(self.rpc.header(BlockNumberOrTag::Number(to)).await),
-                false => None,
-            }
+        let fetched = match raw {
+            Ok(raw) => fetch::resolve(&request, from, to, raw).await,
+            Err(error) => Err(error),
         };
-        let (fetched, anchor) = tokio::join!(fetch::fetch_range(&request, from, to), anchor);
         tracing::debug!(target: "agentindex::follower", chain = %self.config.name, from, to, agents = plan.agents.label(), payments = plan.payments.label(), elapsed = ?started.elapsed(), "fetched");
         let fetched = fetched.map(|(fetched, observed)| {
             self.learn(plan, &observed);
             fetched
         });
+        if !matches!(&fetched, Ok(f) if f.len() <= MAX_BATCH_LOGS || to == from) {
+            // The next fetch will not start where the ranges read ahead do.
+            self.ahead.clear();
+        }
         match fetched {
             Ok(mut fetched) if fetched.len() > MAX_BATCH_LOGS && to > from => {
                 let count = fetched.len();
@@ -538,6 +552,72 @@ impl Follower {
             }
             Err(error) => Err(self.rpc_error(error)),
         }
+    }
+
+    /// The range read ahead that starts at `from` with `plan`, if there is one; otherwise
+    /// forgets every range read ahead.
+    fn take_ahead(&mut self, from: u64, plan: Plan) -> Option<ahead::Ahead> {
+        match self.ahead.front() {
+            Some(read) if read.from == from && read.plan == plan => self.ahead.pop_front(),
+            _ => {
+                self.ahead.clear();
+                None
+            }
+        }
+    }
+
+    /// Reads the raw logs of `[from, to]` (and its header in backfill), and with them those of
+    /// the ranges after it that may be read ahead, which are kept for the fetches to come.
+    async fn read(
+        &mut self,
+        from: u64,
+        to: u64,
+        plan: Plan,
+        backfill_until: Option<u64>,
+    ) -> (
+        u64,
+        Result<fetch::RawRange, RpcError>,
+        Option<Result<Option<BlockRef>, RpcError>>,
+    ) {
+        let later = match backfill_until {
+            Some(limit) if plan.agents == Way::Scan => {
+                ahead::following(from, to, limit, self.config.ranges_in_flight - 1)
+            }
+            _ => Vec::new(),
+        };
+        let request = fetch::RangeRequest {
+            rpc: &self.rpc,
+            sources: &self.sources,
+            watched: &self.watched,
+            payment_chunk: self.config.payment_address_chunk,
+            plan,
+        };
+        let rpc = &self.rpc;
+        let request = &request;
+        let with_anchor = backfill_until.is_some();
+        let reads = std::iter::once((from, to))
+            .chain(later)
+            .map(|(f, t)| async move {
+                let anchor = async {
+                    match with_anchor {
+                        true => Some(rpc.header(BlockNumberOrTag::Number(t)).await),
+                        false => None,
+                    }
+                };
+                let (raw, anchor) = tokio::join!(fetch::fetch_raw(request, f, t), anchor);
+                (f, t, raw, anchor)
+            });
+        let mut reads = futures::future::join_all(reads).await.into_iter();
+        let (_, to, raw, anchor) = reads.next().expect("the range itself is read");
+        self.ahead
+            .extend(reads.map(|(from, to, raw, anchor)| ahead::Ahead {
+                from,
+                to,
+                plan,
+                raw,
+                anchor: anchor.unwrap_or(Ok(None)),
+            }));
+        (to, raw, anchor)
     }
 
     /// The end of a range starting at `from` whose scans, at the densities seen, bring at most
