@@ -321,11 +321,12 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
     store.close().await;
 
     // The same chain cut into 1-block and 3-block ranges, fetched by address chunks or by
-    // scanning event signatures, with ranges read one at a time or several ahead (scans only),
-    // gives the same database.
+    // scanning event signatures, with ranges read one at a time or several ahead (agents found in
+    // a range then fetched for the ranges already read), gives the same database.
     for (range, strategy, ranges_in_flight) in [
         (1, FetchStrategy::Addresses, 4),
         (3, FetchStrategy::Addresses, 4),
+        (1, FetchStrategy::Addresses, 1),
         (2_000, FetchStrategy::Scan, 4),
         (1, FetchStrategy::Scan, 8),
         (3, FetchStrategy::Scan, 4),

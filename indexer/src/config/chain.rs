@@ -61,8 +61,8 @@ pub struct ChainConfig {
     /// RPC requests in flight at once on this chain (chunks of a range, headers, scans).
     #[serde(default = "defaults::rpc_concurrency")]
     pub rpc_concurrency: usize,
-    /// Backfill ranges whose logs are read at once while the earliest is resolved and written
-    /// (when agents are scanned, a range's requests do not wait for the ranges before it).
+    /// Backfill ranges whose logs are read at once while the earliest is resolved and written;
+    /// each is still applied in chain order.
     #[serde(default = "defaults::ranges_in_flight")]
     pub ranges_in_flight: usize,
 }

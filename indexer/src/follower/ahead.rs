@@ -1,8 +1,9 @@
-//! Backfill ranges read ahead. When agent contracts are found by scanning event signatures, a
-//! range's requests (the configured contracts' logs, the scans, its last header) do not depend
-//! on what the ranges before it discover, so up to `ranges_in_flight` ranges are read at once;
-//! each is then resolved against the watched sets in chain order, exactly as if it had been
-//! read alone. Only finalized blocks are read ahead, so nothing read ahead can be replaced.
+//! Backfill ranges read ahead. A range's first requests (the configured contracts' logs, the
+//! agent contracts known so far, the scans, its last header) are read for up to
+//! `ranges_in_flight` ranges at once; each is then resolved against the watched sets in chain
+//! order, exactly as if it had been read alone: what earlier ranges discovered in between
+//! (agent contracts, payment addresses) is fetched or filtered for then. Only finalized blocks
+//! are read ahead, so nothing read ahead can be replaced.
 //!
 //! A range read ahead is used only by a fetch that starts where it starts with the same plan;
 //! anything else (a range cut short, narrowed, a plan changed, the tip reached) drops them all.

@@ -92,12 +92,15 @@ pub(super) struct RangeRequest<'a> {
     pub(super) plan: Plan,
 }
 
-/// The requests of a range that do not depend on what was discovered before it (when agents
-/// are scanned): the configured contracts' logs and the scans' pools. Ranges ahead can be read
-/// this far while earlier ones are still being resolved.
+/// The first requests of a range: the configured contracts' logs, the agent contracts known
+/// when it was read (when fetched by address), and the scans' pools. Ranges ahead are read this
+/// far while earlier ones are still being resolved; agent contracts discovered in between are
+/// fetched when the range is resolved.
 #[derive(Debug)]
 pub(super) struct RawRange {
     contract_logs: Vec<Log>,
+    /// Agent contracts whose logs `contract_logs` holds (fetched by address).
+    agents_read: HashSet<Address>,
     agent_pool: Option<Vec<Log>>,
     token_pool: Option<Vec<Log>>,
     observed: Observed,
@@ -122,9 +125,11 @@ pub(super) async fn fetch_raw(
         ..Observed::default()
     };
     let mut addresses = sources.contracts_active_by(to);
-    if plan.agents == Way::Addresses {
-        addresses.extend(known_agents(watched, to));
-    }
+    let agents_read: HashSet<Address> = match plan.agents {
+        Way::Addresses => known_agents(watched, to).into_iter().collect(),
+        Way::Scan => HashSet::new(),
+    };
+    addresses.extend(&agents_read);
     let (mut agent_stats, mut token_stats) = (ScanStats::default(), ScanStats::default());
     let scan_tokens = plan.payments == Way::Scan && !sources.tokens.is_empty();
     let (contract_logs, agent_pool, token_pool) = futures::try_join!(
@@ -158,6 +163,7 @@ pub(super) async fn fetch_raw(
     observed.token_scan_logs = token_pool.as_ref().map(|pool| pool.len() as u64);
     Ok(RawRange {
         contract_logs,
+        agents_read,
         agent_pool,
         token_pool,
         observed,
@@ -187,14 +193,23 @@ pub(super) async fn resolve(
         sources,
         watched,
         payment_chunk,
-        ..
+        plan,
     } = *request;
     let RawRange {
-        contract_logs,
+        mut contract_logs,
+        agents_read,
         agent_pool,
         token_pool,
         observed,
     } = raw;
+    if plan.agents == Way::Addresses {
+        // Agent contracts that earlier ranges discovered after this one was read.
+        let unread: Vec<Address> = known_agents(watched, to)
+            .into_iter()
+            .filter(|agent| !agents_read.contains(agent))
+            .collect();
+        contract_logs.extend(logs_of(rpc, &unread, from, to).await?);
+    }
     let mut out = FetchedRange::default();
     let mut by_position: BTreeMap<(u64, u64), Log> = BTreeMap::new();
     let mut payments: BTreeMap<(u64, u64), Log> = BTreeMap::new();
@@ -226,7 +241,7 @@ pub(super) async fn resolve(
             }
         }
         // A scan the provider could not answer even block by block: by address after all.
-        None if request.plan.agents == Way::Scan => {
+        None if plan.agents == Way::Scan => {
             for log in logs_of(rpc, &known_agents(watched, to), from, to).await? {
                 keep_log(&mut by_position, log, watched, &out.new_agents, sources);
             }

@@ -580,10 +580,8 @@ impl Follower {
         Option<Result<Option<BlockRef>, RpcError>>,
     ) {
         let later = match backfill_until {
-            Some(limit) if plan.agents == Way::Scan => {
-                ahead::following(from, to, limit, self.config.ranges_in_flight - 1)
-            }
-            _ => Vec::new(),
+            Some(limit) => ahead::following(from, to, limit, self.config.ranges_in_flight - 1),
+            None => Vec::new(),
         };
         let request = fetch::RangeRequest {
             rpc: &self.rpc,
