@@ -289,8 +289,10 @@ impl Follower {
                 .map_err(|e| self.store_error(e))?;
             return Ok(Outcome::Synced { head });
         }
-        // A cursor left inside the unfinalized window may have been replaced since.
+        // A cursor left inside the unfinalized window may have been replaced since. (A queued
+        // batch ends at a finalized block whose header was read along with its logs.)
         if let Some(expected) = indexed_hash
+            && self.in_flight.is_empty()
             && next > 0
             && next <= finalized
             && self
@@ -298,9 +300,6 @@ impl Follower {
                 .await?
                 .is_none_or(|b| b.hash != expected)
         {
-            if !self.in_flight.is_empty() {
-                return self.complete_oldest().await;
-            }
             return self.undo_reorg(finalized).await;
         }
         if next <= finalized {
