@@ -118,7 +118,10 @@ fn start_agentindex(binary: &str, config: &Path, exit_when_synced: bool) -> anyh
     command
         .args(["index", "--no-documents", "--config"])
         .arg(config)
-        .env("RUST_LOG", "warn")
+        .env(
+            "RUST_LOG",
+            std::env::var("BENCH_AGENTINDEX_LOG").unwrap_or_else(|_| "warn".into()),
+        )
         .stdout(Stdio::null())
         .stderr(Stdio::inherit());
     if exit_when_synced {
@@ -333,6 +336,14 @@ async fn catch_up(settings: &Settings, dir: &Path) -> anyhow::Result<CatchUp> {
             .map(|i| wallets[(block as usize * 7919 + i * 104_729) % wallets.len()])
             .collect();
         send_block_traffic(&devnet.seeder(), TRAFFIC_PER_BLOCK, block, &payees).await?;
+    }
+    // The traffic was sent without waiting: let anvil mine all of it before anything is timed.
+    loop {
+        let before = devnet.block_number().await?;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        if devnet.block_number().await? == before {
+            break;
+        }
     }
     let _: serde_json::Value = devnet
         .provider()

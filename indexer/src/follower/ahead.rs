@@ -5,8 +5,9 @@
 //! (agent contracts, payment addresses) is fetched or filtered for then. Only finalized blocks
 //! are read ahead, so nothing read ahead can be replaced.
 //!
-//! A range read ahead is used only by a fetch that starts where it starts with the same plan;
-//! anything else (a range cut short, narrowed, a plan changed, the tip reached) drops them all.
+//! A range read ahead is used by the fetch that starts where it starts with the same plan; the
+//! ranges before it (after a range was narrowed or cut short) end where it starts so as to meet
+//! it. A change of plan drops them all; the reach of the tip drops those passed.
 
 use super::fetch::RawRange;
 use super::strategy::Plan;

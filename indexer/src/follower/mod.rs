@@ -99,6 +99,12 @@ pub struct Follower {
     in_flight: std::collections::VecDeque<pipeline::InFlight>,
     /// Backfill ranges read ahead of the one being fetched, in chain order.
     ahead: std::collections::VecDeque<ahead::Ahead>,
+    /// The last range went through whole: ranges as wide are worth reading ahead (after a
+    /// refusal or a cut they would likely be refused or too dense too).
+    read_ahead: bool,
+    /// The head and finalized block last read, and when: a backfill below that finalized block
+    /// does not ask again for a poll interval.
+    seen_head: Option<(BlockRef, u64, std::time::Instant)>,
 }
 
 impl Follower {
@@ -162,6 +168,8 @@ impl Follower {
             start_to_find,
             in_flight: Default::default(),
             ahead: Default::default(),
+            read_ahead: false,
+            seen_head: None,
             config,
         })
     }
@@ -261,16 +269,28 @@ impl Follower {
                 false => self.complete_oldest().await,
             };
         }
-        let Some(head_block) = self
-            .rpc
-            .header(BlockNumberOrTag::Latest)
-            .await
-            .map_err(|e| self.rpc_error(e))?
-        else {
-            return Ok(Outcome::Retry);
+        let (head_block, finalized) = match self.seen_head {
+            Some((head, finalized, at))
+                if next <= finalized
+                    && at.elapsed() < Duration::from_millis(self.config.poll_interval_ms) =>
+            {
+                (head, finalized)
+            }
+            _ => {
+                let Some(head) = self
+                    .rpc
+                    .header(BlockNumberOrTag::Latest)
+                    .await
+                    .map_err(|e| self.rpc_error(e))?
+                else {
+                    return Ok(Outcome::Retry);
+                };
+                let finalized = self.finalized(head.number).await?;
+                self.seen_head = Some((head, finalized, std::time::Instant::now()));
+                (head, finalized)
+            }
         };
         let head = head_block.number;
-        let finalized = self.finalized(head).await?;
         if next > finalized && !self.in_flight.is_empty() {
             // Past backfill: let the queued batches land before looking at the tip.
             return self.complete_oldest().await;
@@ -494,6 +514,11 @@ impl Follower {
         let (to, raw, anchor) = match self.take_ahead(from, plan) {
             Some(read) => (read.to, read.raw, Some(read.anchor)),
             None => {
+                // Ranges end where a range read ahead starts, so they meet it.
+                let to = match self.ahead.front() {
+                    Some(read) => to.min(read.from - 1),
+                    None => to,
+                };
                 let to = self.scan_bounded(plan, from, to);
                 self.read(from, to, plan, backfill_until).await
             }
@@ -514,10 +539,7 @@ impl Follower {
             self.learn(plan, &observed);
             fetched
         });
-        if !matches!(&fetched, Ok(f) if f.len() <= MAX_BATCH_LOGS || to == from) {
-            // The next fetch will not start where the ranges read ahead do.
-            self.ahead.clear();
-        }
+        self.read_ahead = matches!(&fetched, Ok(f) if f.len() <= MAX_BATCH_LOGS || to == from);
         match fetched {
             Ok(mut fetched) if fetched.len() > MAX_BATCH_LOGS && to > from => {
                 let count = fetched.len();
@@ -553,15 +575,19 @@ impl Follower {
         }
     }
 
-    /// The range read ahead that starts at `from` with `plan`, if there is one; otherwise
-    /// forgets every range read ahead.
+    /// The range read ahead that starts at `from` with `plan`, if there is one. Ranges read
+    /// ahead with another plan, or that start before `from`, are forgotten; later ones are kept
+    /// for the fetches that reach them (after a narrowed or cut range, say).
     fn take_ahead(&mut self, from: u64, plan: Plan) -> Option<ahead::Ahead> {
+        if self.ahead.iter().any(|read| read.plan != plan) {
+            self.ahead.clear();
+        }
+        while self.ahead.front().is_some_and(|read| read.from < from) {
+            self.ahead.pop_front();
+        }
         match self.ahead.front() {
-            Some(read) if read.from == from && read.plan == plan => self.ahead.pop_front(),
-            _ => {
-                self.ahead.clear();
-                None
-            }
+            Some(read) if read.from == from => self.ahead.pop_front(),
+            _ => None,
         }
     }
 
@@ -578,9 +604,13 @@ impl Follower {
         Result<fetch::RawRange, RpcError>,
         Option<Result<Option<BlockRef>, RpcError>>,
     ) {
+        // Read ahead up to the first range already read ahead, if any.
         let later = match backfill_until {
-            Some(limit) => ahead::following(from, to, limit, self.config.ranges_in_flight - 1),
-            None => Vec::new(),
+            Some(limit) if self.read_ahead => {
+                let limit = self.ahead.front().map_or(limit, |read| read.from - 1);
+                ahead::following(from, to, limit, self.config.ranges_in_flight - 1)
+            }
+            _ => Vec::new(),
         };
         let request = fetch::RangeRequest {
             rpc: &self.rpc,
@@ -606,14 +636,20 @@ impl Follower {
             });
         let mut reads = futures::future::join_all(reads).await.into_iter();
         let (_, to, raw, anchor) = reads.next().expect("the range itself is read");
-        self.ahead
-            .extend(reads.map(|(from, to, raw, anchor)| ahead::Ahead {
+        let read: Vec<ahead::Ahead> = reads
+            .map(|(from, to, raw, anchor)| ahead::Ahead {
                 from,
                 to,
                 plan,
                 raw,
                 anchor: anchor.unwrap_or(Ok(None)),
-            }));
+            })
+            .collect();
+        for range in read.into_iter().rev() {
+            self.ahead.push_front(range);
+        }
+        // Held at most twice a read's worth: the farthest are read again when reached.
+        self.ahead.truncate(2 * (self.config.ranges_in_flight - 1));
         (to, raw, anchor)
     }
 

@@ -1,11 +1,16 @@
-//! How many blocks one `eth_getLogs` range spans: it starts small, doubles after each range that
-//! was not dense, shrinks when a provider complains (to the range the provider suggests, else by
-//! half) and, once a provider has complained, grows back only after a run of successes.
+//! How many blocks one `eth_getLogs` range spans: it starts small, grows after each range that
+//! was not dense (eightfold, but never past what the density seen would fill), shrinks when a
+//! provider complains (to the range the provider suggests, else by half) and, once a provider
+//! has refused a range for its width, grows back only after a run of successes. A refusal for
+//! the size of the answer says the blocks were dense, not that the range was wide: the range
+//! shrinks and grows back as fast as the density allows.
 
 use crate::rpc::RpcErrorKind;
 
-/// Successes in a row before the range doubles again once a provider refused a range.
+/// Successes in a row before the range grows again once a provider refused a range's width.
 const GROW_AFTER_REFUSAL: u32 = 3;
+/// How much a range grows at most after a sparse range.
+const GROWTH: u64 = 8;
 /// The share of a batch's log limit a grown range aims to fill.
 const TARGET_FILL: f64 = 0.8;
 /// Blocks the first range spans: small, so an unexpectedly dense chain is never fetched whole
@@ -43,8 +48,9 @@ impl AdaptiveRange {
     }
 
     /// A range of `blocks` went through, filling `fill` of what a batch may hold. A range more
-    /// than half full does not count towards growing; otherwise the range doubles, but never
-    /// past the span that would hold [`TARGET_FILL`] of a batch at the density just seen.
+    /// than half full does not count towards growing; otherwise the range grows [`GROWTH`]-fold,
+    /// but never past the span that would hold [`TARGET_FILL`] of a batch at the density just
+    /// seen.
     pub fn succeeded(&mut self, blocks: u64, fill: f64) {
         if fill > 0.5 {
             self.successes = 0;
@@ -58,7 +64,9 @@ impl AdaptiveRange {
             } else {
                 u64::MAX
             };
-            self.size = (self.size * 2).min(self.max).min(by_density.max(self.size));
+            self.size = (self.size * GROWTH)
+                .min(self.max)
+                .min(by_density.max(self.size));
             self.successes = 0;
         }
     }
@@ -72,7 +80,9 @@ impl AdaptiveRange {
     /// The provider refused a range of `tried` blocks; returns false when it cannot shrink.
     pub fn shrink(&mut self, tried: u64, error: &RpcErrorKind) -> bool {
         self.successes = 0;
-        self.refused = true;
+        if !matches!(error, RpcErrorKind::TooManyResults { .. }) {
+            self.refused = true;
+        }
         let hinted = match error {
             RpcErrorKind::RangeTooLarge {
                 suggested: Some((from, to)),
@@ -144,7 +154,7 @@ mod tests {
         }
         assert_eq!(range.size(), 250, "not yet");
         range.succeeded(range.size(), 0.0);
-        assert_eq!(range.size(), 500);
+        assert_eq!(range.size(), 1000, "eightfold, up to the largest range");
         for _ in 0..10 * GROW_AFTER_REFUSAL {
             range.succeeded(range.size(), 0.0);
         }
@@ -152,11 +162,13 @@ mod tests {
     }
 
     #[test]
-    fn starts_small_and_doubles_after_each_sparse_range() {
+    fn starts_small_and_grows_eightfold_after_each_sparse_range() {
         let mut range = AdaptiveRange::new(2000);
         assert_eq!(range.size(), FIRST_RANGE);
         range.succeeded(range.size(), 0.0);
-        assert_eq!(range.size(), 2 * FIRST_RANGE);
+        assert_eq!(range.size(), 8 * FIRST_RANGE);
+        range.succeeded(range.size(), 0.0);
+        assert_eq!(range.size(), 640);
         for _ in 0..10 {
             range.succeeded(range.size(), 0.0);
         }
@@ -175,20 +187,25 @@ mod tests {
     #[test]
     fn grows_no_further_than_the_density_seen_allows() {
         let mut range = AdaptiveRange::new(2000);
-        range.succeeded(10, 0.2);
-        assert_eq!(range.size(), 20, "doubling stays under the target");
-        range.succeeded(20, 0.3);
-        assert_eq!(
-            range.size(),
-            40,
-            "0.8 would take 53 blocks, doubling gives 40"
-        );
-        range.succeeded(40, 0.45);
-        assert_eq!(
-            range.size(),
-            71,
-            "0.8 takes 71 blocks, fewer than doubling's 80"
-        );
+        range.succeeded(10, 0.01);
+        assert_eq!(range.size(), 80, "eightfold stays under the target");
+        range.succeeded(80, 0.2);
+        assert_eq!(range.size(), 320, "0.8 takes 320 blocks, fewer than 640");
+        range.succeeded(320, 0.45);
+        assert_eq!(range.size(), 568, "0.8 takes 568 blocks");
+    }
+
+    #[test]
+    fn a_refused_answer_size_narrows_without_slowing_the_regrowth() {
+        let mut range = AdaptiveRange::new(2000);
+        let too_many = RpcErrorKind::TooManyResults {
+            message: String::new(),
+            suggested: None,
+        };
+        assert!(range.shrink(10, &too_many));
+        assert_eq!(range.size(), 5);
+        range.succeeded(5, 0.0);
+        assert_eq!(range.size(), 40, "grows after one sparse range");
     }
 
     #[test]
