@@ -1,7 +1,7 @@
 //! The follower behind a hosted provider, emulated on loopback (`agentindex-emulator`): for
 //! every provider wording collected, with a 5-block range cap, a result cap, a rate limit the
 //! indexer exceeds (429 storms) and random faults, the index ends equal to a clean run's, by
-//! address chunks and by scans alike.
+//! address chunks and by scans alike, with ranges read one at a time or four ahead.
 
 use crate::support;
 
@@ -35,6 +35,10 @@ async fn every_providers_refusals_leave_the_index_equal_to_a_clean_run() {
             0 => FetchStrategy::Scan,
             _ => FetchStrategy::Addresses,
         };
+        let ranges_in_flight = match turn % 4 < 2 {
+            true => 4,
+            false => 1,
+        };
         let limits = Limits {
             latency: Duration::from_millis(2),
             requests_per_second: Some(200),
@@ -53,13 +57,14 @@ async fn every_providers_refusals_leave_the_index_equal_to_a_clean_run() {
         config.chains[0].request_timeout_secs = 1;
         config.chains[0].requests_per_second = 400;
         config.chains[0].fetch_strategy = strategy;
+        config.chains[0].ranges_in_flight = ranges_in_flight;
         support::index_until_synced(&config).await;
 
         let counters = emulator.counters();
         support::assert_same_index(
             &support::dump(&db).await,
             &clean,
-            &format!("behind {provider:?} ({strategy:?})"),
+            &format!("behind {provider:?} ({strategy:?}, {ranges_in_flight} ranges at once)"),
         );
         assert!(
             counters.range_refusals.load(Ordering::Relaxed) > 0,

@@ -62,7 +62,8 @@ pub struct ChainConfig {
     #[serde(default = "defaults::rpc_concurrency")]
     pub rpc_concurrency: usize,
     /// Backfill ranges whose logs are read at once while the earliest is resolved and written;
-    /// each is still applied in chain order.
+    /// each is still applied in chain order. One by default: on a request budget, reading
+    /// ahead costs requests without saving time (see docs/operations.md).
     #[serde(default = "defaults::ranges_in_flight")]
     pub ranges_in_flight: usize,
 }

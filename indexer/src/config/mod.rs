@@ -261,7 +261,7 @@ pub(crate) mod defaults {
         4
     }
     pub(crate) const fn ranges_in_flight() -> usize {
-        4
+        1
     }
 }
 
