@@ -1,13 +1,14 @@
-//! Every ERC-8004 event topic0 listed in `../shared/reference/onchain.md` — the eight current
-//! events and the legacy shapes — must be emitted, with exactly that signature, by the contracts
-//! the bindings are built from.
+//! Every ERC-8004 event topic0 listed in `contracts/reference/erc8004-topics.txt` (the eight
+//! current events and the legacy shapes, copied from the published specification and
+//! deployments) must be emitted, with exactly that signature, by the contracts the bindings are
+//! built from.
 
 use agentindex_contracts::artifacts::committed_path;
 use alloy::json_abi::JsonAbi;
 use alloy::primitives::{B256, keccak256};
 use std::path::PathBuf;
 
-/// One `0x<topic0> Name(types)` line of the reference.
+/// One `0x<topic0> Name(types)` line of the list.
 struct Listed {
     topic0: B256,
     signature: String,
@@ -15,7 +16,7 @@ struct Listed {
 
 fn reference_path() -> PathBuf {
     std::env::var_os("AGENTINDEX_REFERENCE").map_or_else(
-        || agentindex_contracts::tools::repo_root().join("../shared/reference/onchain.md"),
+        || agentindex_contracts::tools::repo_root().join("contracts/reference/erc8004-topics.txt"),
         PathBuf::from,
     )
 }
