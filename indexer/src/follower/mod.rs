@@ -523,13 +523,7 @@ impl Follower {
                 self.read(from, to, plan, backfill_until).await
             }
         };
-        let request = fetch::RangeRequest {
-            rpc: &self.rpc,
-            sources: &self.sources,
-            watched: &self.watched,
-            payment_chunk: self.config.payment_address_chunk,
-            plan,
-        };
+        let request = self.range_request(plan);
         let fetched = match raw {
             Ok(raw) => fetch::resolve(&request, from, to, raw).await,
             Err(error) => Err(error),
@@ -575,82 +569,15 @@ impl Follower {
         }
     }
 
-    /// The range read ahead that starts at `from` with `plan`, if there is one. Ranges read
-    /// ahead with another plan, or that start before `from`, are forgotten; later ones are kept
-    /// for the fetches that reach them (after a narrowed or cut range, say).
-    fn take_ahead(&mut self, from: u64, plan: Plan) -> Option<ahead::Ahead> {
-        if self.ahead.iter().any(|read| read.plan != plan) {
-            self.ahead.clear();
-        }
-        while self.ahead.front().is_some_and(|read| read.from < from) {
-            self.ahead.pop_front();
-        }
-        match self.ahead.front() {
-            Some(read) if read.from == from => self.ahead.pop_front(),
-            _ => None,
-        }
-    }
-
-    /// Reads the raw logs of `[from, to]` (and its header in backfill), and with them those of
-    /// the ranges after it that may be read ahead, which are kept for the fetches to come.
-    async fn read(
-        &mut self,
-        from: u64,
-        to: u64,
-        plan: Plan,
-        backfill_until: Option<u64>,
-    ) -> (
-        u64,
-        Result<fetch::RawRange, RpcError>,
-        Option<Result<Option<BlockRef>, RpcError>>,
-    ) {
-        // Read ahead up to the first range already read ahead, if any.
-        let later = match backfill_until {
-            Some(limit) if self.read_ahead => {
-                let limit = self.ahead.front().map_or(limit, |read| read.from - 1);
-                ahead::following(from, to, limit, self.config.ranges_in_flight - 1)
-            }
-            _ => Vec::new(),
-        };
-        let request = fetch::RangeRequest {
+    /// What a range of `plan` is fetched with, from the follower's current state.
+    fn range_request(&self, plan: Plan) -> fetch::RangeRequest<'_> {
+        fetch::RangeRequest {
             rpc: &self.rpc,
             sources: &self.sources,
             watched: &self.watched,
             payment_chunk: self.config.payment_address_chunk,
             plan,
-        };
-        let rpc = &self.rpc;
-        let request = &request;
-        let with_anchor = backfill_until.is_some();
-        let reads = std::iter::once((from, to))
-            .chain(later)
-            .map(|(f, t)| async move {
-                let anchor = async {
-                    match with_anchor {
-                        true => Some(rpc.header(BlockNumberOrTag::Number(t)).await),
-                        false => None,
-                    }
-                };
-                let (raw, anchor) = tokio::join!(fetch::fetch_raw(request, f, t), anchor);
-                (f, t, raw, anchor)
-            });
-        let mut reads = futures::future::join_all(reads).await.into_iter();
-        let (_, to, raw, anchor) = reads.next().expect("the range itself is read");
-        let read: Vec<ahead::Ahead> = reads
-            .map(|(from, to, raw, anchor)| ahead::Ahead {
-                from,
-                to,
-                plan,
-                raw,
-                anchor: anchor.unwrap_or(Ok(None)),
-            })
-            .collect();
-        for range in read.into_iter().rev() {
-            self.ahead.push_front(range);
         }
-        // Held at most twice a read's worth: the farthest are read again when reached.
-        self.ahead.truncate(2 * (self.config.ranges_in_flight - 1));
-        (to, raw, anchor)
     }
 
     /// The end of a range starting at `from` whose scans, at the densities seen, bring at most
