@@ -5,8 +5,8 @@
 //! (agent contracts, payment addresses) is fetched or filtered for then. Only finalized blocks
 //! are read ahead, so nothing read ahead can be replaced.
 //!
-//! [`Follower::read`] reads a range and those ahead of it; [`Follower::take_ahead`] hands one
-//! back. A range read ahead is used by the fetch that starts where it starts with the same plan; the
+//! `Follower::read` reads a range and those ahead of it; `Follower::take_ahead` hands one back.
+//! A range read ahead is used by the fetch that starts where it starts with the same plan; the
 //! ranges before it (after a range was narrowed or cut short) end where it starts so as to meet
 //! it. A change of plan drops them all; the reach of the tip drops those passed.
 
