@@ -1,4 +1,5 @@
-//! The command line: every subcommand of DESIGN.md's interface contract and its flags.
+//! The command line: every subcommand the README's "Command line" section documents, and its
+//! flags.
 
 use agentindex_indexer::config::Config;
 use agentindex_indexer::config::networks::{NETWORKS, chain_entry};

@@ -7,8 +7,8 @@ use crate::support;
 
 use agentindex_contracts::{AgentCard, Devnet, confirm, demo};
 use agentindex_indexer::config::FetchStrategy;
+use agentindex_indexer::primitives::AgentKey;
 use agentindex_indexer::reputation::ScoreParams;
-use agentindex_indexer::store::{contract_agent_key, erc8004_agent_key};
 use alloy::primitives::{Address, U256};
 
 async fn pay(devnet: &Devnet, from: Address, to: Address, amount: u64) {
@@ -69,7 +69,8 @@ async fn payers_funded_by_the_agent_count_at_the_circular_discount() {
     let store = support::open(&db).await;
     let discount = ScoreParams::default().circular_discount;
 
-    let erc8004 = erc8004_agent_key(devnet.chain_id(), &devnet.deployment().identity, &id);
+    let erc8004 =
+        AgentKey::erc8004(devnet.chain_id(), devnet.deployment().identity, id).to_string();
     let outflows: Vec<(String, String)> =
         sqlx::query_as("SELECT agent_key, to_address FROM outflows ORDER BY block_number")
             .fetch_all(store.reader())
@@ -83,7 +84,7 @@ async fn payers_funded_by_the_agent_count_at_the_circular_discount() {
     expected.sort_by_key(|(payer, _)| *payer);
     assert_eq!(weights(&store, &erc8004).await, expected);
 
-    let contract_key = contract_agent_key(devnet.chain_id(), &contract);
+    let contract_key = AgentKey::contract(devnet.chain_id(), contract).to_string();
     assert_eq!(weights(&store, &contract_key).await, expected);
     let by_default = store.canonical_dump().await.unwrap();
     store.close().await;

@@ -267,11 +267,12 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
     // The ERC-8004 agent's stored reputation. Dave paid before he came to own the agent, so his
     // payments count; Erin paid while Carol had approved her for all her agents, so hers does
     // not: the side is judged as it was at each payment.
-    let key = agentindex_indexer::store::erc8004_agent_key(
+    let key = agentindex_indexer::primitives::AgentKey::erc8004(
         chain,
-        &devnet.deployment().identity,
-        &s.erc8004_id,
-    );
+        devnet.deployment().identity,
+        s.erc8004_id,
+    )
+    .to_string();
     let stored = store.reputation(&key).await.unwrap().expect("a stored row");
     let e = &stored.evaluation;
     assert_eq!(

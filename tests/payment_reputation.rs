@@ -5,10 +5,10 @@
 use crate::support;
 
 use agentindex_contracts::{Devnet, confirm, demo, signing};
+use agentindex_indexer::primitives::AgentKey;
 use agentindex_indexer::reputation::{
     AgentSide, Exclusion, ScoreParams, TokenRule, exclusion, features, payment_score,
 };
-use agentindex_indexer::store::contract_agent_key;
 use alloy::primitives::{Address, B256, Bytes, U256};
 use std::collections::BTreeMap;
 
@@ -118,7 +118,7 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
     let db = dir.path().join("index.db");
     support::index_until_synced(&support::config(&devnet, &db, 0)).await;
     let store = support::open(&db).await;
-    let key = contract_agent_key(devnet.chain_id(), &agent);
+    let key = AgentKey::contract(devnet.chain_id(), agent).to_string();
     let credited = store.payments(&key, u64::MAX).await.unwrap();
     assert_eq!(
         credited.len(),

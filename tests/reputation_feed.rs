@@ -6,7 +6,7 @@
 use crate::support;
 
 use agentindex_contracts::{Devnet, TestUSDC, confirm, demo};
-use agentindex_indexer::store::contract_agent_key;
+use agentindex_indexer::primitives::AgentKey;
 use alloy::primitives::{Address, B256, U256};
 use alloy::sol_types::SolCall;
 use sha2::{Digest, Sha256};
@@ -126,7 +126,7 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     assert_eq!(keys, sorted, "agents come in key order");
     let paid = lines
         .iter()
-        .find(|l| l["agent"] == contract_agent_key(devnet.chain_id(), &agent))
+        .find(|l| l["agent"] == AgentKey::contract(devnet.chain_id(), agent).to_string())
         .expect("the paid agent is in the feed");
     assert_eq!(paid["evaluation"]["payments"]["payment_count"], 3);
     assert_eq!(paid["evaluation"]["payments"]["unique_payers"], 2);
@@ -134,7 +134,7 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     assert_eq!(paid["as_of_block"], head);
     let rated = lines
         .iter()
-        .find(|l| l["agent"] != contract_agent_key(devnet.chain_id(), &agent))
+        .find(|l| l["agent"] != AgentKey::contract(devnet.chain_id(), agent).to_string())
         .unwrap();
     assert_eq!(rated["evaluation"]["feedback"]["overall"]["average"], 87.0);
     assert_eq!(
@@ -167,7 +167,7 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
         .body
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .find(|l| l["agent"] == contract_agent_key(devnet.chain_id(), &agent))
+        .find(|l| l["agent"] == AgentKey::contract(devnet.chain_id(), agent).to_string())
         .unwrap();
     assert_eq!(line["evaluation"]["payments"]["unique_payers"], 3);
     assert_eq!(

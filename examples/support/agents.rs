@@ -4,8 +4,9 @@
 
 #![allow(dead_code)]
 
+use agentindex_indexer::primitives::AgentKey;
 use agentindex_indexer::reputation::{ReputationRules, TokenRule};
-use agentindex_indexer::store::{ChainContext, contract_agent_key, erc8004_agent_key};
+use agentindex_indexer::store::ChainContext;
 use alloy::primitives::{Address, U256};
 use sqlx::{QueryBuilder, Sqlite, SqlitePool};
 use std::collections::BTreeMap;
@@ -104,9 +105,9 @@ pub(crate) async fn fill(
         .map(|n| {
             let erc8004 = n % 2 == 0;
             let key = if erc8004 {
-                erc8004_agent_key(CHAIN, &registry(), &U256::from(n))
+                AgentKey::erc8004(CHAIN, registry(), U256::from(n)).to_string()
             } else {
-                contract_agent_key(CHAIN, &address(0xa0, n))
+                AgentKey::contract(CHAIN, address(0xa0, n)).to_string()
             };
             Agent {
                 key,

@@ -1,15 +1,19 @@
-//! agentindex's indexing engine.
+//! agentindex's indexing engine: the typed configuration ([`config`]), the RPC layer ([`rpc`]),
+//! the per-chain follower with its reorg window ([`follower`]), the decoders for each event
+//! source ([`sources`]), documents ([`documents`]), reputation ([`reputation`]), the SQLite
+//! store with its single writer ([`store`]) and the engine that runs them with the documents
+//! worker ([`engine`]), over the shared value types of [`primitives`].
 //!
-//! It owns the typed configuration ([`config`]), and will own the RPC layer, the per-chain
-//! follower with its reorg window, the decoders for each event source, the documents worker,
-//! reputation, and the SQLite store with its single writer (see `DESIGN.md`). The contracts it
-//! decodes and the devnet it is tested on live in `agentindex-contracts`.
+//! `docs/architecture.md` draws the data path, the invariants and where each is kept, and the
+//! layers these modules form. The contracts it decodes and the devnet it is tested on live in
+//! `agentindex-contracts`.
 
 pub mod config;
 pub mod documents;
 pub mod engine;
 pub mod follower;
 pub mod metrics;
+pub mod primitives;
 pub mod reputation;
 pub mod rpc;
 pub mod sources;

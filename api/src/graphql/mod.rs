@@ -6,7 +6,6 @@
 
 pub(crate) mod agent;
 pub mod aliases;
-pub(crate) mod cursor;
 pub mod facets;
 pub(crate) mod filter;
 pub(crate) mod loaders;

@@ -2,9 +2,9 @@
 //! `indexerStatus`.
 
 use super::agent::Agent;
-use super::cursor::Cursor;
 use super::filter::{AgentFilter, AgentOrder, order};
-use crate::read::agents::{self, Listed, Order, Selection};
+use crate::read::agents::{self, Order, Selection};
+use crate::read::cursor::Cursor;
 use crate::state::ApiState;
 use async_graphql::connection::PageInfo;
 use async_graphql::{Context, Error, ID, Object, Result, SimpleObject};
@@ -76,7 +76,7 @@ impl AgentQuery {
         let edges: Vec<AgentEdge> = listed
             .into_iter()
             .map(|listed| {
-                let cursor = cursor_of(&listed, order).encode();
+                let cursor = listed.cursor(order).encode();
                 AgentEdge {
                     node: Agent(listed.row),
                     cursor,
@@ -121,24 +121,6 @@ fn fits(cursor: &Cursor, order: Order) -> bool {
             | (Cursor::Reputation { .. }, Order::Reputation)
             | (Cursor::Relevance { .. }, Order::Relevance)
     )
-}
-
-pub(crate) fn cursor_of(listed: &Listed, order: Order) -> Cursor {
-    let k = listed.row.agent_key.clone();
-    match order {
-        Order::Newest => Cursor::Newest {
-            b: listed.row.registered_block,
-            k,
-        },
-        Order::Reputation => Cursor::Reputation {
-            s: listed.row.score.unwrap_or(0.0),
-            k,
-        },
-        Order::Relevance => Cursor::Relevance {
-            r: listed.rank.unwrap_or(0.0),
-            k,
-        },
-    }
 }
 
 /// A page of agents.

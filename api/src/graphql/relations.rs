@@ -2,8 +2,8 @@
 //! count, ERC-8004 feedback with revocations and responses, validations with every response,
 //! and the agent's on-chain history.
 
-use super::cursor::Cursor;
 use crate::read::activity::{FeedbackRow, HistoryRow, ValidationRow};
+use crate::read::cursor::Cursor;
 use agentindex_indexer::reputation::{Exclusion, Payment};
 use async_graphql::connection::{Connection, Edge, EmptyFields};
 use async_graphql::{Json, OutputType, Result, SimpleObject};

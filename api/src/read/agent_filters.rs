@@ -1,7 +1,7 @@
 //! The `WHERE` clauses of agent reads: every filter of a [`Selection`], the full-text search
 //! join, and keyset conditions that start a page after a cursor.
 
-use super::agents::Selection;
+use super::selection::Selection;
 use sqlx::{QueryBuilder, Sqlite};
 
 /// Appends ` AND ({column} {before} value OR ({column} = value AND {key_column} > key))`: the

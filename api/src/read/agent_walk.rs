@@ -3,8 +3,8 @@
 //! sorting it (see `agents::list`).
 
 use super::agent_filters::push_after;
-use super::agents::{Order, Selection};
-use crate::graphql::cursor::Cursor;
+use super::cursor::Cursor;
+use super::selection::{Order, Selection};
 use sqlx::{QueryBuilder, Row, Sqlite, SqlitePool};
 
 /// How a list query finds its rows (see [`list`]).

@@ -4,7 +4,8 @@
 
 use super::agent_filters::{push_after, push_filters, push_filters_with, push_search_join};
 use super::agent_walk::{Bound, Plan, walk_bound, walk_budget};
-use crate::graphql::cursor::Cursor;
+use super::cursor::Cursor;
+pub(crate) use super::selection::{Order, Selection};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{FromRow, QueryBuilder, Row, Sqlite, SqlitePool};
 
@@ -70,50 +71,6 @@ pub(crate) struct AgentRow {
     pub(crate) evaluation: Option<String>,
 }
 
-/// What to list: the filters of `AgentFilter`, already normalised.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Selection {
-    pub(crate) chain_ids: Vec<i64>,
-    pub(crate) sources: Vec<&'static str>,
-    pub(crate) skill: Option<String>,
-    pub(crate) tags: Vec<String>,
-    pub(crate) input_mode: Option<String>,
-    pub(crate) output_mode: Option<String>,
-    pub(crate) x402: Option<bool>,
-    pub(crate) signed: Option<bool>,
-    pub(crate) active: Option<bool>,
-    pub(crate) min_reputation: Option<f64>,
-    pub(crate) owner: Option<String>,
-    pub(crate) protocol_binding: Option<String>,
-    pub(crate) streaming: Option<bool>,
-    pub(crate) extension_uri: Option<String>,
-    pub(crate) min_price: Option<f64>,
-    pub(crate) max_price: Option<f64>,
-    /// An FTS5 query (already quoted) when searching: whole words.
-    pub(crate) search: Option<String>,
-    /// The same with the last word as a prefix, used when no agent has the whole words (see
-    /// [`settle_search`]).
-    pub(crate) search_as_prefix: Option<String>,
-}
-
-impl Selection {
-    /// Whether the search is all there is to the selection.
-    fn only_search(&self) -> bool {
-        let Selection {
-            search,
-            search_as_prefix,
-            ..
-        } = self;
-        search.is_some()
-            && *self
-                == Selection {
-                    search: search.clone(),
-                    search_as_prefix: search_as_prefix.clone(),
-                    ..Selection::default()
-                }
-    }
-}
-
 /// Settles which form of the search text `selection` uses: whole words when any agent has
 /// them all, else the last word as a prefix (search as you type). Whole words first keeps
 /// a search as precise, and as cheap to rank, as its words allow; the choice depends only on
@@ -138,18 +95,31 @@ pub(crate) async fn settle_search(
     Ok(())
 }
 
-/// How to order a list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Order {
-    Newest,
-    Reputation,
-    Relevance,
-}
-
 /// An agent row and its rank when the list is a search.
 pub(crate) struct Listed {
     pub(crate) row: AgentRow,
     pub(crate) rank: Option<f64>,
+}
+
+impl Listed {
+    /// Where a page that ends at this row ends, in `order`.
+    pub(crate) fn cursor(&self, order: Order) -> Cursor {
+        let k = self.row.agent_key.clone();
+        match order {
+            Order::Newest => Cursor::Newest {
+                b: self.row.registered_block,
+                k,
+            },
+            Order::Reputation => Cursor::Reputation {
+                s: self.row.score.unwrap_or(0.0),
+                k,
+            },
+            Order::Relevance => Cursor::Relevance {
+                r: self.rank.unwrap_or(0.0),
+                k,
+            },
+        }
+    }
 }
 
 /// One agent by key.

@@ -3,9 +3,8 @@
 //! enough to walk, filters selective enough to make the walk come up short, paged to the end
 //! with cursors under both plans.
 
+use super::super::cursor::Cursor;
 use super::{Order, Selection, list_planned};
-use crate::graphql::cursor::Cursor;
-use crate::graphql::query::cursor_of;
 use crate::read::agent_walk::walk_budget;
 use agentindex_indexer::store::Store;
 use sqlx::{QueryBuilder, Sqlite, SqlitePool};
@@ -112,7 +111,7 @@ async fn page_through(
             .unwrap();
         keys.extend(listed.iter().map(|l| l.row.agent_key.clone()));
         match listed.last() {
-            Some(last) if listed.len() as i64 == page => after = Some(cursor_of(last, order)),
+            Some(last) if listed.len() as i64 == page => after = Some(last.cursor(order)),
             _ => return keys,
         }
     }

@@ -10,6 +10,8 @@ mod agent_filters;
 mod agent_walk;
 pub(crate) mod agents;
 pub(crate) mod changes;
+pub(crate) mod cursor;
 pub(crate) mod documents;
 pub(crate) mod facets;
+mod selection;
 pub(crate) mod skills;

@@ -1,4 +1,5 @@
-//! The typed configuration: the TOML file of DESIGN.md, overridden key by key from the
+//! The typed configuration: the TOML file the README's "Configuration" section describes
+//! (`deploy/agentindex.example.toml` is a full one), overridden key by key from the
 //! environment, with every default in one place and errors that name the offending key.
 //!
 //! Loading is three steps: parse the file into a TOML tree, apply `AGENTINDEX_*` overrides to
@@ -14,7 +15,7 @@ pub use chain::{
     ChainConfig, DeepReorg, Erc8004Addresses, FetchStrategy, Finality, PaymentToken, StartBlock,
     WatchedContract,
 };
-pub use reputation::ReputationConfig;
+pub use reputation::{ReputationConfig, WeightsConfig};
 
 use serde::Deserialize;
 use std::net::SocketAddr;
@@ -138,33 +139,6 @@ pub struct DocumentsConfig {
     /// `refresh_secs`.
     #[serde(default = "defaults::retry_secs")]
     pub retry_secs: u64,
-}
-
-impl DocumentsConfig {
-    /// The fetch policy these settings give.
-    pub fn fetch_policy(&self) -> crate::documents::FetchPolicy {
-        crate::documents::FetchPolicy {
-            allow_private: self.allow_private_addresses,
-            allow_http: self.allow_http,
-            per_host_per_second: self.requests_per_host_per_second,
-            concurrency: self.concurrency,
-            ..crate::documents::FetchPolicy::default()
-        }
-    }
-
-    /// How URIs resolve under these settings; gateways that are not URLs are skipped (the
-    /// config check reports them).
-    pub fn resolve_options(&self) -> crate::documents::uri::ResolveOptions {
-        crate::documents::uri::ResolveOptions {
-            ipfs_gateways: self
-                .ipfs_gateways
-                .iter()
-                .filter_map(|g| url::Url::parse(g).ok())
-                .collect(),
-            allow_http: self.allow_http,
-            ..crate::documents::uri::ResolveOptions::default()
-        }
-    }
 }
 
 impl Default for DatabaseConfig {

@@ -1,13 +1,11 @@
-//! `[reputation]`: the parameters of the payment score (see `docs/reputation.md`).
+//! `[reputation]`: the parameters of the payment score and the composite (see
+//! `docs/reputation.md`). Plain data: `reputation` turns it into its own types.
 
 use super::{ConfigError, ConfigResult};
-use crate::reputation::{ScoreParams, Weights};
 use serde::Deserialize;
 
-const DAY: f64 = 86_400.0;
-
 /// `[reputation]`.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ReputationConfig {
     /// A payment's weight halves every this many days of block time.
@@ -19,38 +17,48 @@ pub struct ReputationConfig {
     /// How many days back an outgoing transfer makes a payer circular.
     pub circular_window_days: f64,
     /// How much each component weighs in the composite score.
-    pub weights: Weights,
+    pub weights: WeightsConfig,
 }
 
+/// `[reputation.weights]`: how much each component weighs in the composite score.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WeightsConfig {
+    /// Payment score.
+    pub payments: f64,
+    /// Average unrevoked feedback.
+    pub feedback: f64,
+    /// Average latest validation response.
+    pub validations: f64,
+    /// Average latest agent-contract rating.
+    pub ratings: f64,
+}
+
+/// The defaults `docs/reputation.md` justifies; the reputation module's own defaults are these.
 impl Default for ReputationConfig {
     fn default() -> Self {
-        let params = ScoreParams::default();
         Self {
-            half_life_days: params.half_life_secs / DAY,
-            scale: params.scale,
-            circular_discount: params.circular_discount,
-            circular_window_days: params.circular_window_secs as f64 / DAY,
-            weights: Weights::default(),
+            half_life_days: 30.0,
+            scale: 8.0,
+            circular_discount: 0.25,
+            circular_window_days: 30.0,
+            weights: WeightsConfig::default(),
+        }
+    }
+}
+
+impl Default for WeightsConfig {
+    fn default() -> Self {
+        Self {
+            payments: 0.6,
+            feedback: 0.2,
+            validations: 0.1,
+            ratings: 0.1,
         }
     }
 }
 
 impl ReputationConfig {
-    /// The score parameters these settings give.
-    pub fn score_params(&self) -> ScoreParams {
-        ScoreParams {
-            half_life_secs: self.half_life_days * DAY,
-            scale: self.scale,
-            circular_discount: self.circular_discount,
-            circular_window_secs: (self.circular_window_days * DAY) as u64,
-        }
-    }
-
-    /// The composite weights.
-    pub fn weights(&self) -> Weights {
-        self.weights
-    }
-
     pub(super) fn validate(&self) -> ConfigResult<()> {
         let bad = |field: &str, message: &str| ConfigError::Key {
             key: format!("reputation.{field}"),

@@ -198,10 +198,7 @@ fn the_shipped_example_config_loads() {
 #[test]
 fn reputation_parameters_and_dust_are_checked() {
     let config = load(SAMPLE, &[]).unwrap();
-    assert_eq!(
-        config.reputation.score_params(),
-        crate::reputation::ScoreParams::default()
-    );
+    assert_eq!(config.reputation, super::ReputationConfig::default());
     let (key, _) = key_error(load(
         SAMPLE,
         &[("AGENTINDEX_REPUTATION__CIRCULAR_DISCOUNT", "2")],
@@ -232,7 +229,7 @@ fn reputation_parameters_and_dust_are_checked() {
         &[("AGENTINDEX_REPUTATION__WEIGHTS__PAYMENTS", "0.9")],
     )
     .unwrap();
-    assert_eq!(config.reputation.weights().payments, 0.9);
+    assert_eq!(config.reputation.weights.payments, 0.9);
     let with_dust = format!(
         "{SAMPLE}\n[[chains.payment_tokens]]\naddress = \"0x036CbD53842c5426634e7929541eC2318f3dCF7e\"\nsymbol = \"USDC\"\ndecimals = 6\ndust = \"0.001\"\n"
     );

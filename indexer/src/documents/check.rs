@@ -3,7 +3,7 @@
 //! caller always gets a report; `agentindex card check` prints it and the documents worker
 //! stores it.
 
-use super::fetch::{FetchError, Fetched, Fetcher, Validators};
+use super::fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
 use super::json::parse;
 use super::lint::Report;
 use super::signature::{SignatureStatus, verify_card};
@@ -111,8 +111,8 @@ impl Checker {
     /// A checker under the `[documents]` settings.
     pub fn from_config(config: &DocumentsConfig) -> Result<Self, FetchError> {
         Ok(Self {
-            fetcher: Fetcher::new(config.fetch_policy())?,
-            resolve: config.resolve_options(),
+            fetcher: Fetcher::new(FetchPolicy::from(config))?,
+            resolve: ResolveOptions::from(config),
             trusted_keys: config.trusted_keys.clone(),
         })
     }

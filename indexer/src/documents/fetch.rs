@@ -4,6 +4,7 @@
 //! with backoff for transient failures, and conditional requests (ETag / Last-Modified).
 
 use super::address;
+use crate::config::DocumentsConfig;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{self, HeaderMap, HeaderValue};
@@ -35,6 +36,18 @@ pub struct FetchPolicy {
     pub concurrency: usize,
     /// Attempts after the first for transient failures.
     pub retries: u32,
+}
+
+impl From<&DocumentsConfig> for FetchPolicy {
+    fn from(config: &DocumentsConfig) -> Self {
+        Self {
+            allow_private: config.allow_private_addresses,
+            allow_http: config.allow_http,
+            per_host_per_second: config.requests_per_host_per_second,
+            concurrency: config.concurrency,
+            ..Self::default()
+        }
+    }
 }
 
 impl Default for FetchPolicy {

@@ -14,14 +14,12 @@ pub mod payments;
 pub mod registration;
 pub mod signature;
 pub mod uri;
-pub mod worker;
 
 pub use card::{CardProjection, parse_card, read_card};
 pub use check::{Checked, Checker, Expect, Projection, check};
 pub use fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
 pub use lint::{Lint, Report, Severity};
 pub use registration::{RegistrationProjection, parse_registration};
-pub use worker::{DocumentsOutcome, DocumentsWorker};
 
 #[cfg(test)]
 mod properties;

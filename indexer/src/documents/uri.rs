@@ -5,6 +5,7 @@
 //! CIDs, gateway URLs (`…/ipfs/CID/…` and `CID.ipfs.host`), `ar://TX[/path]`, and `data:` in
 //! base64 or percent-encoded form. Anything else is an error naming what was wrong.
 
+use crate::config::DocumentsConfig;
 use base64::Engine;
 use url::Url;
 
@@ -75,6 +76,22 @@ impl Default for ResolveOptions {
             arweave_gateway: Url::parse("https://arweave.net/").expect("valid"),
             allow_http: false,
             max_bytes: 1 << 20,
+        }
+    }
+}
+
+/// How URIs resolve under the `[documents]` settings; gateways that are not URLs are skipped
+/// (the config check reports them).
+impl From<&DocumentsConfig> for ResolveOptions {
+    fn from(config: &DocumentsConfig) -> Self {
+        Self {
+            ipfs_gateways: config
+                .ipfs_gateways
+                .iter()
+                .filter_map(|g| Url::parse(g).ok())
+                .collect(),
+            allow_http: config.allow_http,
+            ..Self::default()
         }
     }
 }

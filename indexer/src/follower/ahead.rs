@@ -13,8 +13,8 @@
 use super::Follower;
 use super::fetch::{self, RawRange};
 use super::strategy::Plan;
+use crate::primitives::BlockRef;
 use crate::rpc::RpcError;
-use crate::store::BlockRef;
 use alloy::eips::BlockNumberOrTag;
 
 /// One range read ahead: its raw logs and its last block's header, or what failed.

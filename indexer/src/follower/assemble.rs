@@ -5,9 +5,10 @@
 use super::fetch::FetchedRange;
 use super::snapshot;
 use super::sources::SourceMap;
+use crate::primitives::BlockRef;
 use crate::rpc::{ChainRpc, RpcError};
 use crate::sources::{Decoded, RegistryAction};
-use crate::store::{BlockRef, EventRecord};
+use crate::store::EventRecord;
 use alloy::eips::BlockNumberOrTag;
 use alloy::rpc::types::Log;
 use std::collections::{BTreeMap, BTreeSet};

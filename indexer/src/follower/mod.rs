@@ -26,9 +26,10 @@ pub use strategy::CostModel;
 
 use crate::config::{ChainConfig, Finality, StartBlock};
 use crate::metrics::metrics;
+use crate::primitives::BlockRef;
 use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy, RpcError};
-use crate::store::{Batch, BlockRef, ChainContext, Store, StoreError, WatchedSets, Writer};
+use crate::store::{Batch, ChainContext, Store, StoreError, WatchedSets, Writer};
 use alloy::eips::BlockNumberOrTag;
 use std::sync::Arc;
 use std::time::Duration;

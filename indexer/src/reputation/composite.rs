@@ -3,6 +3,7 @@
 //! agent ranks where it does. A component the agent has no data for does not count, and the
 //! weights of the others are scaled up to fill its place.
 
+use crate::config::WeightsConfig;
 use serde::{Deserialize, Serialize};
 
 /// How much each component weighs (`[reputation.weights]`).
@@ -21,11 +22,17 @@ pub struct Weights {
 
 impl Default for Weights {
     fn default() -> Self {
+        Self::from(&WeightsConfig::default())
+    }
+}
+
+impl From<&WeightsConfig> for Weights {
+    fn from(config: &WeightsConfig) -> Self {
         Self {
-            payments: 0.6,
-            feedback: 0.2,
-            validations: 0.1,
-            ratings: 0.1,
+            payments: config.payments,
+            feedback: config.feedback,
+            validations: config.validations,
+            ratings: config.ratings,
         }
     }
 }

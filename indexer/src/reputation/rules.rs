@@ -44,8 +44,8 @@ impl ReputationRules {
             .collect();
         Self {
             tokens,
-            params: reputation.score_params(),
-            weights: reputation.weights(),
+            params: ScoreParams::from(reputation),
+            weights: Weights::from(&reputation.weights),
         }
     }
 }

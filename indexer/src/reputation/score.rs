@@ -6,6 +6,7 @@
 
 use super::features::decay;
 use super::payments::Payment;
+use crate::config::ReputationConfig;
 use alloy::primitives::Address;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -25,11 +26,18 @@ pub struct ScoreParams {
 
 impl Default for ScoreParams {
     fn default() -> Self {
+        Self::from(&ReputationConfig::default())
+    }
+}
+
+impl From<&ReputationConfig> for ScoreParams {
+    fn from(config: &ReputationConfig) -> Self {
+        const DAY: f64 = 86_400.0;
         Self {
-            half_life_secs: 30.0 * 86_400.0,
-            scale: 8.0,
-            circular_discount: 0.25,
-            circular_window_secs: 30 * 86_400,
+            half_life_secs: config.half_life_days * DAY,
+            scale: config.scale,
+            circular_discount: config.circular_discount,
+            circular_window_secs: (config.circular_window_days * DAY) as u64,
         }
     }
 }

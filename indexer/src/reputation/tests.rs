@@ -228,3 +228,19 @@ fn features_match_a_hand_count() {
 fn decay_of(age: u64) -> f64 {
     0.5f64.powf(age as f64 / DAY as f64)
 }
+
+#[test]
+fn the_config_in_days_becomes_parameters_in_seconds() {
+    let config = crate::config::ReputationConfig {
+        half_life_days: 2.0,
+        circular_window_days: 0.5,
+        ..Default::default()
+    };
+    let params = ScoreParams::from(&config);
+    assert_eq!(params.half_life_secs, 172_800.0);
+    assert_eq!(params.circular_window_secs, 43_200);
+    assert_eq!(params.scale, config.scale);
+    assert_eq!(params.circular_discount, config.circular_discount);
+    assert_eq!(ScoreParams::default().half_life_secs, 30.0 * 86_400.0);
+    assert_eq!(Weights::default().payments, 0.6);
+}

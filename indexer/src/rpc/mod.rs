@@ -12,7 +12,7 @@ pub use error::{RpcError, RpcErrorKind};
 
 use crate::config::ChainConfig;
 use crate::metrics::metrics;
-use crate::store::BlockRef;
+use crate::primitives::BlockRef;
 use alloy::eips::{BlockId, BlockNumberOrTag};
 use alloy::primitives::{Address, B256, Bytes};
 use alloy::providers::{Provider, ProviderBuilder, RootProvider};

@@ -1,5 +1,6 @@
 //! What the follower hands the writer: a contiguous run of blocks and every relevant log in it.
 
+use crate::primitives::BlockRef;
 use crate::reputation::ReputationRules;
 use crate::sources::{CardFields, DecodeError, Decoded, Role};
 use alloy::primitives::{Address, B256, Bytes};
@@ -66,19 +67,6 @@ pub struct AgentSnapshot {
     pub last_heartbeat: Option<u64>,
     /// `"call: reason"` for each call that failed.
     pub errors: Vec<String>,
-}
-
-/// A block kept in the reorg window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BlockRef {
-    /// Block number.
-    pub number: u64,
-    /// Its hash.
-    pub hash: B256,
-    /// Its parent's hash.
-    pub parent_hash: B256,
-    /// Its timestamp.
-    pub timestamp: u64,
 }
 
 /// Blocks `from_block..=to_block` of one chain, applied atomically.

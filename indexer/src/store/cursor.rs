@@ -1,8 +1,8 @@
 //! Per-chain progress, the reorg window, and the sets the follower watches, as the store holds
 //! them.
 
-use super::batch::BlockRef;
 use super::{QueryContext, StoreResult};
+use crate::primitives::BlockRef;
 use crate::sources::hex_b256;
 use alloy::primitives::{Address, B256};
 use sqlx::{Row, SqliteConnection, SqlitePool};

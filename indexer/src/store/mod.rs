@@ -12,7 +12,6 @@ mod documents;
 pub mod dump;
 mod facts;
 mod feedback;
-mod keys;
 #[cfg(test)]
 mod migration_tests;
 mod payments;
@@ -23,10 +22,9 @@ mod sql;
 mod writer;
 
 pub use agents::wallet_from_metadata;
-pub use batch::{AgentSnapshot, Batch, BlockRef, ChainContext, EventRecord};
+pub use batch::{AgentSnapshot, Batch, ChainContext, EventRecord};
 pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use documents::{DocumentCounts, DocumentResult, DueDocument};
-pub use keys::{contract_agent_key, erc8004_agent_key};
 pub use reputation::AgentReputation;
 
 /// Each agent's credited payments, newest first, with why each does not count (`None`: it does).
@@ -39,6 +37,7 @@ pub type ClassifiedPayments = std::collections::BTreeMap<
 >;
 pub use writer::{ApplySummary, QueuedBatch, Writer};
 
+use crate::primitives::BlockRef;
 use crate::reputation::ReputationRules;
 use checkpoint::Checkpointer;
 use sqlx::sqlite::{

@@ -3,9 +3,9 @@
 //! of contracts is recomputed with three queries.
 
 use super::{AgentRow, Position, push_in, write};
+use crate::primitives::AgentKey;
 use crate::sources::hex_address;
 use crate::store::StoreResult;
-use crate::store::keys::contract_agent_key;
 use crate::store::sql::{fetch_packed, packed, packed_rows, sort_in_chain_order};
 use alloy::primitives::Address;
 use serde::de::DeserializeOwned;
@@ -59,7 +59,7 @@ pub(super) async fn refresh(
     let mut gone = Vec::new();
     let mut computed = Vec::with_capacity(rows.len());
     for agent in agents {
-        let key = contract_agent_key(chain_id, agent);
+        let key = AgentKey::contract(chain_id, *agent).to_string();
         match rows.remove(&hex_address(agent)) {
             Some(mut row) => {
                 row.key = key;

@@ -2,8 +2,8 @@
 //! Registry's facts. A set of token ids is recomputed with one query per fact table.
 
 use super::{AgentRow, Position, push_in, wallet_from_metadata, write};
+use crate::primitives::AgentKey;
 use crate::sources::hex_address;
-use crate::store::keys::erc8004_agent_key;
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows};
 use crate::store::{StoreError, StoreResult};
 use alloy::primitives::{Address, U256, hex};
@@ -114,7 +114,7 @@ pub(super) async fn refresh(
     let mut computed = Vec::with_capacity(ids.len());
     let mut gone = Vec::new();
     for (id, token) in ids.iter().zip(tokens) {
-        let key = erc8004_agent_key(chain_id, registry, token);
+        let key = AgentKey::erc8004(chain_id, *registry, *token).to_string();
         match facts.get(id) {
             Some(token_facts) if token_facts.registered.is_some() => {
                 computed.push(agent_row(key, &reg, id, token_facts))

@@ -2,10 +2,10 @@
 
 use super::payments::{bind_payments, insert_payment};
 use super::{Touched, i};
+use crate::primitives::AgentKey;
 use crate::sources::{Decoded, RegistryAction, hex_address, hex_b256};
 use crate::store::StoreResult;
 use crate::store::batch::{AgentSnapshot, ChainContext, EventRecord};
-use crate::store::keys::contract_agent_key;
 use crate::store::rows::Rows;
 use alloy::primitives::Address;
 
@@ -87,7 +87,7 @@ vec![i(chain_id).into(), (&emitter).into(), hex_address(agent).into(), decoded.k
             token,
             amount,
         } if *token == Address::ZERO => {
-            let key = contract_agent_key(chain_id, &ev.address);
+            let key = AgentKey::contract(chain_id, ev.address).to_string();
             insert_payment(
                 rows,
                 chain_id,
@@ -190,7 +190,7 @@ fn watch(
             i(ev.log_index).into(),
         ],
     );
-    let key = contract_agent_key(chain_id, agent);
+    let key = AgentKey::contract(chain_id, *agent).to_string();
     bind_payments(rows, chain_id, &key, &hex_address(agent), ev);
     Ok(())
 }

@@ -2,10 +2,10 @@
 
 use super::payments::bind_payments;
 use super::{Touched, i};
+use crate::primitives::AgentKey;
 use crate::sources::{Decoded, hex_address, hex_b256};
 use crate::store::StoreResult;
 use crate::store::batch::{ChainContext, EventRecord};
-use crate::store::keys::erc8004_agent_key;
 use crate::store::rows::Rows;
 use alloy::primitives::{Address, U256};
 
@@ -114,7 +114,7 @@ vec![i(chain_id).into(), (&emitter).into(), token_id.to_string().into(), hex_add
                 ],
             );
             if key == "agentWallet" {
-                let agent_key = erc8004_agent_key(chain_id, &ev.address, token_id);
+                let agent_key = AgentKey::erc8004(chain_id, ev.address, *token_id).to_string();
                 let wallet = crate::store::wallet_from_metadata(value)
                     .map(|w| hex_address(&w))
                     .unwrap_or_default();

@@ -1,8 +1,11 @@
 //! Runs the followers of every configured chain and the documents worker against one store,
 //! until they are done, one fails for good, or shutdown is asked for.
 
+mod documents_worker;
+
+pub use documents_worker::{DocumentsOutcome, DocumentsWorker};
+
 use crate::config::Config;
-use crate::documents::DocumentsWorker;
 use crate::follower::{Follower, FollowerError, Outcome};
 use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy};

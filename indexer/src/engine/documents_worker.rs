@@ -2,12 +2,11 @@
 //! line with the agents table, fetches the documents that are due (concurrently, under the
 //! fetcher's limits; agent contracts' own `agentCard()` JSON with `eth_call`) and hands the
 //! results to the store's writer. It never blocks a follower:
-//! it only reads the agents table and writes through the same queue.
+//! it only reads the agents table and writes through the same queue. It lives beside the engine
+//! because it joins two layers: the documents it checks and the store it writes them to.
 
-use super::check::{Checked, Checker, Expect};
-use super::fetch::Validators;
-use super::lint::Severity;
 use crate::config::DocumentsConfig;
+use crate::documents::{Checked, Checker, Expect, Severity, Validators};
 use crate::metrics::metrics;
 use crate::rpc::ChainRpc;
 use crate::store::{DocumentResult, DueDocument, Store, StoreError, Writer};
@@ -70,7 +69,7 @@ impl DocumentsWorker {
         store: Store,
         writer: Writer,
         chains: BTreeMap<u64, ChainRpc>,
-    ) -> Result<Self, super::FetchError> {
+    ) -> Result<Self, crate::documents::FetchError> {
         Ok(Self {
             checker: Checker::from_config(config)?,
             refresh: Duration::from_secs(config.refresh_secs.max(1)),

@@ -1,0 +1,55 @@
+//! What a listing of agents asks for: the filters of `AgentFilter`, already normalised, and the
+//! order. The agent reads (`agents`), their `WHERE` clauses (`agent_filters`) and their choice of
+//! plan (`agent_walk`) all take it from here.
+
+/// What to list: the filters of `AgentFilter`, already normalised.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Selection {
+    pub(crate) chain_ids: Vec<i64>,
+    pub(crate) sources: Vec<&'static str>,
+    pub(crate) skill: Option<String>,
+    pub(crate) tags: Vec<String>,
+    pub(crate) input_mode: Option<String>,
+    pub(crate) output_mode: Option<String>,
+    pub(crate) x402: Option<bool>,
+    pub(crate) signed: Option<bool>,
+    pub(crate) active: Option<bool>,
+    pub(crate) min_reputation: Option<f64>,
+    pub(crate) owner: Option<String>,
+    pub(crate) protocol_binding: Option<String>,
+    pub(crate) streaming: Option<bool>,
+    pub(crate) extension_uri: Option<String>,
+    pub(crate) min_price: Option<f64>,
+    pub(crate) max_price: Option<f64>,
+    /// An FTS5 query (already quoted) when searching: whole words.
+    pub(crate) search: Option<String>,
+    /// The same with the last word as a prefix, used when no agent has the whole words (see
+    /// `agents::settle_search`).
+    pub(crate) search_as_prefix: Option<String>,
+}
+
+impl Selection {
+    /// Whether the search is all there is to the selection.
+    pub(super) fn only_search(&self) -> bool {
+        let Selection {
+            search,
+            search_as_prefix,
+            ..
+        } = self;
+        search.is_some()
+            && *self
+                == Selection {
+                    search: search.clone(),
+                    search_as_prefix: search_as_prefix.clone(),
+                    ..Selection::default()
+                }
+    }
+}
+
+/// How to order a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    Newest,
+    Reputation,
+    Relevance,
+}
