@@ -53,8 +53,8 @@ impl Agent {
     }
 
     /// Current operators (approved addresses), lower-case hex.
-    async fn operators(&self) -> Vec<String> {
-        serde_json::from_str(&self.0.operators).unwrap_or_default()
+    async fn operators(&self) -> Result<Vec<String>> {
+        stored_json("agents.operators", &self.0.operators)
     }
 
     /// From the registration file, else the card, else the chain.
@@ -114,13 +114,16 @@ impl Agent {
     }
 
     /// Input media types its card accepts.
-    async fn input_modes(&self) -> Vec<String> {
-        json_list(self.0.input_modes.as_deref())
+    async fn input_modes(&self) -> Result<Vec<String>> {
+        json_list("agent_profiles.input_modes", self.0.input_modes.as_deref())
     }
 
     /// Output media types its card produces.
-    async fn output_modes(&self) -> Vec<String> {
-        json_list(self.0.output_modes.as_deref())
+    async fn output_modes(&self) -> Result<Vec<String>> {
+        json_list(
+            "agent_profiles.output_modes",
+            self.0.output_modes.as_deref(),
+        )
     }
 
     /// Skills from its card (or registration file).
@@ -161,14 +164,12 @@ impl Agent {
 
     /// Payment terms it declares (a2a-x402 extension, vendor objects, per-skill pricing,
     /// contract terms), as read from its documents.
-    async fn payment_terms(&self) -> Json<serde_json::Value> {
-        Json(
-            self.0
-                .payment_terms
-                .as_deref()
-                .and_then(|t| serde_json::from_str(t).ok())
-                .unwrap_or(serde_json::Value::Array(Vec::new())),
-        )
+    async fn payment_terms(&self) -> Result<Json<serde_json::Value>> {
+        let terms = match self.0.payment_terms.as_deref() {
+            Some(text) => stored_json("agent_profiles.payments", text)?,
+            None => serde_json::Value::Array(Vec::new()),
+        };
+        Ok(Json(terms))
     }
 
     /// Every document the chain points at for it (registration file, card, on-chain card,
@@ -256,12 +257,13 @@ impl Agent {
     }
 
     /// Reputation with its components, as of the newest block among the agent's own facts.
-    async fn reputation(&self) -> Reputation {
+    async fn reputation(&self) -> Result<Reputation> {
         let r = &self.0;
         let evaluation: Option<serde_json::Value> = r
             .evaluation
             .as_deref()
-            .and_then(|e| serde_json::from_str(e).ok());
+            .map(|e| stored_json("agent_reputation.evaluation", e))
+            .transpose()?;
         let component = |name: &str| {
             evaluation
                 .as_ref()
@@ -273,7 +275,7 @@ impl Agent {
                 .and_then(|e| e["composite"]["effective_weights"][name].as_f64())
                 .unwrap_or(0.0)
         };
-        Reputation {
+        Ok(Reputation {
             score: r.score.unwrap_or(0.0),
             payment_score: r.payment_score.unwrap_or(0.0),
             payment_count: r.payment_count.unwrap_or(0),
@@ -296,14 +298,24 @@ impl Agent {
                 validations: weight("validations"),
                 ratings: weight("ratings"),
             },
-        }
+        })
     }
 }
 
-/// `first` of a relation, checked.
-fn json_list(text: Option<&str>) -> Vec<String> {
-    text.and_then(|t| serde_json::from_str(t).ok())
-        .unwrap_or_default()
+/// A JSON list of strings from a column that is NULL when the agent has no profile yet.
+fn json_list(column: &str, text: Option<&str>) -> Result<Vec<String>> {
+    match text {
+        Some(text) => stored_json(column, text),
+        // An agent without a profile yet has no modes.
+        None => Ok(Vec::new()),
+    }
+}
+
+/// A JSON column read back as `T`; one that does not parse is an error naming the column,
+/// never an empty value.
+fn stored_json<T: serde::de::DeserializeOwned>(column: &str, text: &str) -> Result<T> {
+    serde_json::from_str(text)
+        .map_err(|error| async_graphql::Error::new(format!("{column} does not read back: {error}")))
 }
 
 /// A skill an agent advertises.
@@ -443,12 +455,12 @@ impl Document {
     /// Its normalised projection: for a card its interfaces, capabilities, security schemes,
     /// skills, extensions and payment terms; for a registration file its services, trust
     /// models, registrations and x402 support.
-    async fn projection(&self) -> Option<Json<serde_json::Value>> {
+    async fn projection(&self) -> Result<Option<Json<serde_json::Value>>> {
         self.0
             .projection
             .as_deref()
-            .and_then(|p| serde_json::from_str(p).ok())
-            .map(Json)
+            .map(|p| stored_json("documents.projection", p).map(Json))
+            .transpose()
     }
 
     /// The validation report.

@@ -5,6 +5,7 @@ use crate::read::activity::{self, FeedbackRow, HistoryRow, ValidationRow};
 use crate::read::documents::{self, DocumentRow};
 use crate::read::skills::{self, SkillRow};
 use crate::state::ApiState;
+use agentindex_indexer::primitives::{AgentKey, AgentKeyError};
 use agentindex_indexer::reputation::{Exclusion, Payment};
 use agentindex_indexer::store::StoreError;
 use async_graphql::dataloader::Loader;
@@ -71,9 +72,16 @@ impl Loader<String> for PaymentLoader {
     async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
         let mut by_chain: BTreeMap<u64, Vec<String>> = BTreeMap::new();
         for key in keys {
-            if let Some(chain) = key.split(':').next().and_then(|c| c.parse().ok()) {
-                by_chain.entry(chain).or_default().push(key.clone());
-            }
+            let parsed: AgentKey = key.parse().map_err(|error: AgentKeyError| {
+                Arc::new(StoreError::Corrupt {
+                    what: "agents.agent_key".into(),
+                    reason: error.to_string(),
+                })
+            })?;
+            by_chain
+                .entry(parsed.chain_id())
+                .or_default()
+                .push(key.clone());
         }
         let mut out = HashMap::new();
         for (chain_id, keys) in by_chain {

@@ -1,14 +1,62 @@
 //! ERC-8004 feedback (with revocations and responses) and validations (requests with every
-//! response) of many agents at once, for their DataLoaders. Agents are ERC-8004 keys
-//! `{chain}:{identity registry}:{token id}`; other keys have none.
+//! response) of many agents at once, for their DataLoaders, and the on-chain history of any
+//! agent. Keys are parsed as [`AgentKey`]s; fact rows come back with the columns that name their
+//! agent, and are grouped under the key that asked for them.
 
+use agentindex_indexer::primitives::AgentKey;
 use sqlx::{QueryBuilder, Sqlite, SqlitePool};
 use std::collections::HashMap;
+
+/// The agents among some keys, by the columns their facts carry.
+#[derive(Default)]
+struct Subjects<'a> {
+    /// ERC-8004 agents by (chain id, identity registry, token id).
+    tokens: HashMap<(i64, String, String), &'a str>,
+    /// Agent contracts by (chain id, contract).
+    contracts: HashMap<(i64, String), &'a str>,
+}
+
+impl<'a> Subjects<'a> {
+    /// Parses `keys`; a key that is not an agent key is an error naming it.
+    fn of(keys: &'a [String]) -> sqlx::Result<Self> {
+        let mut subjects = Self::default();
+        for key in keys {
+            let parsed: AgentKey = key
+                .parse()
+                .map_err(|error| sqlx::Error::Decode(Box::new(error)))?;
+            let chain = i64::try_from(parsed.chain_id())
+                .map_err(|error| sqlx::Error::Decode(Box::new(error)))?;
+            match parsed {
+                AgentKey::Erc8004 {
+                    registry, token_id, ..
+                } => {
+                    let columns = (chain, format!("{registry:#x}"), token_id.to_string());
+                    subjects.tokens.insert(columns, key);
+                }
+                AgentKey::Contract { address, .. } => {
+                    subjects
+                        .contracts
+                        .insert((chain, format!("{address:#x}")), key);
+                }
+            }
+        }
+        Ok(subjects)
+    }
+
+    /// The key a fact of token `token_id` of `registry` on `chain_id` belongs to.
+    fn token_key(&self, chain_id: i64, registry: &str, token_id: &str) -> Option<&'a str> {
+        self.tokens
+            .get(&(chain_id, registry.to_string(), token_id.to_string()))
+            .copied()
+    }
+}
 
 /// A feedback with what happened to it.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub(crate) struct FeedbackRow {
-    pub(crate) agent_key: String,
+    pub(crate) chain_id: i64,
+    pub(crate) registry: String,
+    pub(crate) token_id: String,
     pub(crate) client: String,
     pub(crate) feedback_index: Option<i64>,
     pub(crate) value: String,
@@ -22,41 +70,38 @@ pub(crate) struct FeedbackRow {
     pub(crate) tx_hash: String,
     pub(crate) timestamp: i64,
     pub(crate) revoked: bool,
-    /// JSON array of {responder, uri, hash, block}.
-    pub(crate) responses: String,
+    /// Every response: {responder, uri, hash, block}.
+    #[sqlx(json)]
+    pub(crate) responses: serde_json::Value,
 }
 
 /// A validation request with every response to it.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub(crate) struct ValidationRow {
-    pub(crate) agent_key: String,
+    pub(crate) chain_id: i64,
+    pub(crate) registry: String,
+    pub(crate) token_id: String,
     pub(crate) request_hash: String,
     pub(crate) validator: String,
     pub(crate) request_uri: String,
     pub(crate) block_number: i64,
     pub(crate) log_index: i64,
     pub(crate) tx_hash: String,
-    /// JSON array of {response, uri, tag, block, timestamp}, oldest first.
-    pub(crate) responses: String,
+    /// Every response, oldest first: {response, uri, tag, block, timestamp}.
+    #[sqlx(json)]
+    pub(crate) responses: serde_json::Value,
 }
 
-/// (chain id, registry, token id) of ERC-8004 keys; other keys are skipped.
-fn tokens(keys: &[String]) -> Vec<(i64, &str, &str)> {
-    keys.iter()
-        .filter_map(|key| {
-            let mut parts = key.splitn(3, ':');
-            let chain = parts.next()?.parse().ok()?;
-            Some((chain, parts.next()?, parts.next()?))
-        })
-        .collect()
-}
-
-fn push_tokens(query: &mut QueryBuilder<'_, Sqlite>, alias: &str, tokens: &[(i64, &str, &str)]) {
+fn push_tokens(
+    query: &mut QueryBuilder<'_, Sqlite>,
+    alias: &str,
+    tokens: &HashMap<(i64, String, String), &str>,
+) {
     query.push(format!(
         " ({alias}.chain_id, {alias}.registry, {alias}.token_id) IN (VALUES "
     ));
     let mut list = query.separated(", ");
-    for (chain, registry, token) in tokens {
+    for (chain, registry, token) in tokens.keys() {
         list.push("(");
         list.push_bind_unseparated(*chain);
         list.push_unseparated(", ");
@@ -75,12 +120,12 @@ pub(crate) async fn feedback(
 ) -> sqlx::Result<HashMap<String, Vec<FeedbackRow>>> {
     let mut out: HashMap<String, Vec<FeedbackRow>> = HashMap::new();
     for chunk in keys.chunks(300) {
-        let tokens = tokens(chunk);
-        if tokens.is_empty() {
+        let subjects = Subjects::of(chunk)?;
+        if subjects.tokens.is_empty() {
             continue;
         }
         let mut query = QueryBuilder::<Sqlite>::new(
-            "SELECT f.chain_id || ':' || f.registry || ':' || f.token_id AS agent_key, f.client,
+            "SELECT f.chain_id, f.registry, f.token_id, f.client,
                 f.feedback_index, f.value, f.value_decimals, f.tag1, f.tag2, f.endpoint,
                 f.feedback_uri, f.block_number, f.log_index, f.tx_hash, f.timestamp,
                 EXISTS (SELECT 1 FROM feedback_revocations r
@@ -95,11 +140,13 @@ pub(crate) async fn feedback(
                     AND p.feedback_index = f.feedback_index) AS responses
              FROM feedback f WHERE",
         );
-        push_tokens(&mut query, "f", &tokens);
+        push_tokens(&mut query, "f", &subjects.tokens);
         query.push(" ORDER BY f.block_number DESC, f.log_index DESC");
         let rows: Vec<FeedbackRow> = query.build_query_as().fetch_all(pool).await?;
         for row in rows {
-            out.entry(row.agent_key.clone()).or_default().push(row);
+            if let Some(key) = subjects.token_key(row.chain_id, &row.registry, &row.token_id) {
+                out.entry(key.to_string()).or_default().push(row);
+            }
         }
     }
     Ok(out)
@@ -112,12 +159,12 @@ pub(crate) async fn validations(
 ) -> sqlx::Result<HashMap<String, Vec<ValidationRow>>> {
     let mut out: HashMap<String, Vec<ValidationRow>> = HashMap::new();
     for chunk in keys.chunks(300) {
-        let tokens = tokens(chunk);
-        if tokens.is_empty() {
+        let subjects = Subjects::of(chunk)?;
+        if subjects.tokens.is_empty() {
             continue;
         }
         let mut query = QueryBuilder::<Sqlite>::new(
-            "SELECT v.chain_id || ':' || v.registry || ':' || v.token_id AS agent_key,
+            "SELECT v.chain_id, v.registry, v.token_id,
                 v.request_hash, v.validator, v.request_uri, v.block_number, v.log_index,
                 v.tx_hash,
                 (SELECT json_group_array(json_object('response', s.response, 'uri', s.response_uri,
@@ -128,11 +175,13 @@ pub(crate) async fn validations(
                           ORDER BY s.block_number, s.log_index) s) AS responses
              FROM validation_requests v WHERE",
         );
-        push_tokens(&mut query, "v", &tokens);
+        push_tokens(&mut query, "v", &subjects.tokens);
         query.push(" ORDER BY v.block_number DESC, v.log_index DESC");
         let rows: Vec<ValidationRow> = query.build_query_as().fetch_all(pool).await?;
         for row in rows {
-            out.entry(row.agent_key.clone()).or_default().push(row);
+            if let Some(key) = subjects.token_key(row.chain_id, &row.registry, &row.token_id) {
+                out.entry(key.to_string()).or_default().push(row);
+            }
         }
     }
     Ok(out)
@@ -141,12 +190,17 @@ pub(crate) async fn validations(
 /// One on-chain event in an agent's history.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub(crate) struct HistoryRow {
-    pub(crate) agent_key: String,
+    pub(crate) chain_id: i64,
+    /// The identity registry of an ERC-8004 agent, or the agent contract.
+    pub(crate) address: String,
+    /// The token id of an ERC-8004 agent.
+    pub(crate) token_id: Option<String>,
     pub(crate) block_number: i64,
     pub(crate) log_index: i64,
     pub(crate) kind: String,
-    /// JSON object of what the event said.
-    pub(crate) detail: String,
+    /// What the event said.
+    #[sqlx(json)]
+    pub(crate) detail: serde_json::Value,
 }
 
 /// The on-chain history of each of `keys`, newest first: for ERC-8004 agents registration,
@@ -158,17 +212,9 @@ pub(crate) async fn history(
 ) -> sqlx::Result<HashMap<String, Vec<HistoryRow>>> {
     let mut out: HashMap<String, Vec<HistoryRow>> = HashMap::new();
     for chunk in keys.chunks(200) {
-        let tokens = tokens(chunk);
-        let contracts: Vec<(i64, &str)> = chunk
-            .iter()
-            .filter(|k| k.matches(':').count() == 1)
-            .filter_map(|k| {
-                let (chain, address) = k.split_once(':')?;
-                Some((chain.parse().ok()?, address))
-            })
-            .collect();
+        let subjects = Subjects::of(chunk)?;
         let mut rows: Vec<HistoryRow> = Vec::new();
-        if !tokens.is_empty() {
+        if !subjects.tokens.is_empty() {
             for (kind, table, detail) in [
                 (
                     "registered",
@@ -197,15 +243,15 @@ pub(crate) async fn history(
                 ),
             ] {
                 let mut query = QueryBuilder::<Sqlite>::new(format!(
-                    "SELECT t.chain_id || ':' || t.registry || ':' || t.token_id AS agent_key,
+                    "SELECT t.chain_id, t.registry AS address, t.token_id,
                         t.block_number, t.log_index, '{kind}' AS kind, {detail} AS detail
                      FROM {table} t WHERE"
                 ));
-                push_tokens(&mut query, "t", &tokens);
+                push_tokens(&mut query, "t", &subjects.tokens);
                 rows.extend(query.build_query_as::<HistoryRow>().fetch_all(pool).await?);
             }
         }
-        if !contracts.is_empty() {
+        if !subjects.contracts.is_empty() {
             for (select, column) in [
                 (
                     "'discovered' AS kind, json_object('by', t.discovered_by, 'via', t.via) AS detail FROM watched_agents t",
@@ -221,11 +267,12 @@ pub(crate) async fn history(
                 ),
             ] {
                 let mut query = QueryBuilder::<Sqlite>::new(format!(
-                    "SELECT t.chain_id || ':' || t.{column} AS agent_key, t.block_number, t.log_index, {select}
+                    "SELECT t.chain_id, t.{column} AS address, NULL AS token_id, t.block_number,
+                        t.log_index, {select}
                      WHERE (t.chain_id, t.{column}) IN (VALUES "
                 ));
                 let mut list = query.separated(", ");
-                for (chain, address) in &contracts {
+                for (chain, address) in subjects.contracts.keys() {
                     list.push("(");
                     list.push_bind_unseparated(*chain);
                     list.push_unseparated(", ");
@@ -238,7 +285,16 @@ pub(crate) async fn history(
         }
         rows.sort_by_key(|r| std::cmp::Reverse((r.block_number, r.log_index)));
         for row in rows {
-            out.entry(row.agent_key.clone()).or_default().push(row);
+            let key = match &row.token_id {
+                Some(token) => subjects.token_key(row.chain_id, &row.address, token),
+                None => subjects
+                    .contracts
+                    .get(&(row.chain_id, row.address.clone()))
+                    .copied(),
+            };
+            if let Some(key) = key {
+                out.entry(key.to_string()).or_default().push(row);
+            }
         }
     }
     Ok(out)

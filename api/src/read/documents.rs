@@ -27,18 +27,31 @@ pub(crate) struct DocumentRow {
     pub(crate) lints: Vec<LintRow>,
 }
 
-type Linked = (
-    String,
-    String,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<i64>,
-    Option<String>,
-);
+/// A link of `agent_documents` with what `documents` holds for it.
+#[derive(sqlx::FromRow)]
+struct Linked {
+    agent_key: String,
+    role: String,
+    uri: String,
+    expect: String,
+    status: Option<String>,
+    kind: Option<String>,
+    signature: Option<String>,
+    error: Option<String>,
+    fetched_at: Option<i64>,
+    projection: Option<String>,
+}
+
+/// A `document_lints` row.
+#[derive(sqlx::FromRow)]
+struct StoredLint {
+    uri: String,
+    expect: String,
+    code: String,
+    severity: String,
+    message: String,
+    path: String,
+}
 
 /// The documents of each of `keys`, with their lints.
 pub(crate) async fn of_agents(
@@ -66,41 +79,42 @@ pub(crate) async fn of_agents(
                  WHERE (uri, expect) IN (VALUES ",
             );
             let mut list = query.separated(", ");
-            for (_, _, uri, expect, ..) in &linked {
+            for link in &linked {
                 list.push("(");
-                list.push_bind_unseparated(uri.clone());
+                list.push_bind_unseparated(link.uri.clone());
                 list.push_unseparated(", ");
-                list.push_bind_unseparated(expect.clone());
+                list.push_bind_unseparated(link.expect.clone());
                 list.push_unseparated(")");
             }
             query.push(") ORDER BY uri, expect, rowid");
-            let rows: Vec<(String, String, String, String, String, String)> =
-                query.build_query_as().fetch_all(pool).await?;
-            for (uri, expect, code, severity, message, path) in rows {
-                lints.entry((uri, expect)).or_default().push(LintRow {
-                    code,
-                    severity,
-                    message,
-                    path,
-                });
+            let rows: Vec<StoredLint> = query.build_query_as().fetch_all(pool).await?;
+            for row in rows {
+                lints
+                    .entry((row.uri, row.expect))
+                    .or_default()
+                    .push(LintRow {
+                        code: row.code,
+                        severity: row.severity,
+                        message: row.message,
+                        path: row.path,
+                    });
             }
         }
-        for (key, role, uri, expect, status, kind, signature, error, fetched_at, projection) in
-            linked
-        {
+        for link in linked {
+            // A document without lints has no rows in `document_lints`.
             let found = lints
-                .get(&(uri.clone(), expect))
+                .get(&(link.uri.clone(), link.expect))
                 .cloned()
                 .unwrap_or_default();
-            out.entry(key).or_default().push(DocumentRow {
-                role,
-                uri,
-                status,
-                kind,
-                signature,
-                error,
-                fetched_at,
-                projection,
+            out.entry(link.agent_key).or_default().push(DocumentRow {
+                role: link.role,
+                uri: link.uri,
+                status: link.status,
+                kind: link.kind,
+                signature: link.signature,
+                error: link.error,
+                fetched_at: link.fetched_at,
+                projection: link.projection,
                 lints: found,
             });
         }

@@ -12,6 +12,17 @@ pub(crate) struct SkillRow {
     pub(crate) tags: Vec<String>,
 }
 
+/// An `agent_skills` row.
+#[derive(sqlx::FromRow)]
+struct StoredSkill {
+    agent_key: String,
+    skill_id: String,
+    name: String,
+    description: Option<String>,
+    /// JSON array of lower-case tags.
+    tags: String,
+}
+
 /// The skills of each of `keys`, in skill-id order.
 pub(crate) async fn of_agents(
     pool: &SqlitePool,
@@ -27,14 +38,18 @@ pub(crate) async fn of_agents(
             list.push_bind(key.clone());
         }
         query.push(") ORDER BY agent_key, skill_id");
-        let rows: Vec<(String, String, String, Option<String>, String)> =
-            query.build_query_as().fetch_all(pool).await?;
-        for (key, id, name, description, tags) in rows {
-            out.entry(key).or_default().push(SkillRow {
-                id,
-                name,
-                description,
-                tags: serde_json::from_str(&tags).unwrap_or_default(),
+        let rows: Vec<StoredSkill> = query.build_query_as().fetch_all(pool).await?;
+        for row in rows {
+            let tags =
+                serde_json::from_str(&row.tags).map_err(|error| sqlx::Error::ColumnDecode {
+                    index: "agent_skills.tags".into(),
+                    source: Box::new(error),
+                })?;
+            out.entry(row.agent_key).or_default().push(SkillRow {
+                id: row.skill_id,
+                name: row.name,
+                description: row.description,
+                tags,
             });
         }
     }

@@ -11,6 +11,7 @@ pub mod fetch;
 mod json;
 pub mod lint;
 pub mod payments;
+pub mod profile;
 pub mod registration;
 pub mod signature;
 pub mod uri;
@@ -19,6 +20,7 @@ pub use card::{CardProjection, parse_card, read_card};
 pub use check::{Checked, Checker, Expect, Projection, check};
 pub use fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
 pub use lint::{Lint, Report, Severity};
+pub use profile::{ChainAgent, LinkRole, LinkedDocument, Profile, build_profile};
 pub use registration::{RegistrationProjection, parse_registration};
 
 #[cfg(test)]

@@ -11,4 +11,4 @@ mod sql_int;
 
 pub use agent_key::{AgentKey, AgentKeyError};
 pub use block::BlockRef;
-pub use sql_int::{IntOutOfRange, sql_bound, sql_int, sql_uint};
+pub use sql_int::{IntOutOfRange, sql_bits, sql_bound, sql_int, sql_uint};

@@ -4,7 +4,8 @@
 //! counts are `u64` on the chain. A value past `i64::MAX` is never silently wrapped: writing it
 //! is an [`IntOutOfRange`] error, reading a negative one back is too. An upper bound of a range
 //! ("every block up to N") may saturate instead, with [`sql_bound`], because no row lies past
-//! `i64::MAX` anyway.
+//! `i64::MAX` anyway. A number a contract chose and that is only ever compared for equality (a
+//! feedback index) keeps its bits instead, with [`sql_bits`].
 
 use std::fmt;
 
@@ -41,6 +42,13 @@ pub fn sql_uint(value: i64) -> Result<u64, IntOutOfRange> {
     u64::try_from(value).map_err(|_| IntOutOfRange::Negative(value))
 }
 
+/// A u64 a contract chose (a feedback index), stored by its bits: values past `i64::MAX` read
+/// back negative. Only for numbers compared for equality, never ordered or counted; a contract
+/// may emit any u64, and refusing one would stop the chain on the contract's whim.
+pub fn sql_bits(value: u64) -> i64 {
+    i64::from_ne_bytes(value.to_ne_bytes())
+}
+
 /// An inclusive upper bound for a query: `value`, or `i64::MAX` when it is larger (no stored
 /// row can lie beyond that, so the answer is the same).
 pub fn sql_bound(value: u64) -> i64 {
@@ -64,6 +72,13 @@ mod tests {
         assert_eq!(sql_int(u64::MAX), Err(IntOutOfRange::TooLarge(u64::MAX)));
         assert_eq!(sql_int(1 << 63), Err(IntOutOfRange::TooLarge(1 << 63)));
         assert_eq!(sql_uint(-1), Err(IntOutOfRange::Negative(-1)));
+    }
+
+    #[test]
+    fn identifiers_keep_their_bits() {
+        assert_eq!(sql_bits(5), 5);
+        assert_eq!(sql_bits(u64::MAX), -1);
+        assert_ne!(sql_bits(u64::MAX), sql_bits(u64::MAX - 1));
     }
 
     #[test]

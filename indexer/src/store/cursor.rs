@@ -1,11 +1,13 @@
 //! Per-chain progress, the reorg window, and the sets the follower watches, as the store holds
 //! them.
 
-use super::{QueryContext, StoreResult};
+use super::{QueryContext, StoreResult, decode};
 use crate::primitives::BlockRef;
+use crate::primitives::sql_bound;
 use crate::sources::hex_b256;
+use crate::store::decode::int;
 use alloy::primitives::{Address, B256};
-use sqlx::{Row, SqliteConnection, SqlitePool};
+use sqlx::{SqliteConnection, SqlitePool};
 use std::collections::BTreeMap;
 
 /// Where a chain's index stands.
@@ -60,10 +62,10 @@ pub(super) async fn init(
         "INSERT INTO chain_cursor (chain_id, name, indexed_block, settled_block) VALUES (?, ?, ?, ?)
          ON CONFLICT (chain_id) DO UPDATE SET name = excluded.name",
     )
-    .bind(chain_id as i64)
+    .bind(int("chain_id", chain_id)?)
     .bind(name)
-    .bind(start_block as i64 - 1)
-    .bind(start_block as i64 - 1)
+    .bind(int("start_block", start_block)? - 1)
+    .bind(int("start_block", start_block)? - 1)
     .execute(&mut *conn)
     .await
     .context("initialising a chain cursor")?;
@@ -80,8 +82,8 @@ pub(super) async fn settled(
     sqlx::query(
         "UPDATE chain_cursor SET settled_block = coalesce(?, indexed_block) WHERE chain_id = ?",
     )
-    .bind(block.map(|b| b.min(i64::MAX as u64) as i64))
-    .bind(chain_id as i64)
+    .bind(block.map(sql_bound))
+    .bind(int("chain_id", chain_id)?)
     .execute(&mut *conn)
     .await
     .context("recording where reputation is settled")?;
@@ -90,7 +92,7 @@ pub(super) async fn settled(
 
 pub(super) async fn indexed_block(conn: &mut SqliteConnection, chain_id: u64) -> StoreResult<i64> {
     sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = ?")
-        .bind(chain_id as i64)
+        .bind(int("chain_id", chain_id)?)
         .fetch_optional(&mut *conn)
         .await
         .context("reading a chain cursor")
@@ -110,11 +112,11 @@ pub(super) async fn advance(
             finalized_block = max(finalized_block, ?), head_block = max(head_block, ?)
          WHERE chain_id = ?",
     )
-    .bind(to_block as i64)
+    .bind(int("to_block", to_block)?)
     .bind(to_hash.map(hex_b256))
-    .bind(finalized as i64)
-    .bind(head as i64)
-    .bind(chain_id as i64)
+    .bind(int("finalized", finalized)?)
+    .bind(int("head", head)?)
+    .bind(int("chain_id", chain_id)?)
     .execute(&mut *conn)
     .await
     .context("advancing a chain cursor")?;
@@ -131,22 +133,45 @@ pub(super) async fn remember_blocks(
         sqlx::query(
             "INSERT OR REPLACE INTO block_window (chain_id, number, hash, parent_hash, timestamp) VALUES (?, ?, ?, ?, ?)",
         )
-        .bind(chain_id as i64)
-        .bind(block.number as i64)
+        .bind(int("chain_id", chain_id)?)
+        .bind(int("number", block.number)?)
         .bind(hex_b256(&block.hash))
         .bind(hex_b256(&block.parent_hash))
-        .bind(block.timestamp as i64)
+        .bind(int("timestamp", block.timestamp)?)
         .execute(&mut *conn)
         .await
         .context("remembering a block hash")?;
     }
     sqlx::query("DELETE FROM block_window WHERE chain_id = ? AND number < ?")
-        .bind(chain_id as i64)
-        .bind(keep_from as i64)
+        .bind(int("chain_id", chain_id)?)
+        .bind(int("keep_from", keep_from)?)
         .execute(&mut *conn)
         .await
         .context("pruning the reorg window")?;
     Ok(())
+}
+
+/// A `chain_cursor` row as progress and status read it.
+#[derive(sqlx::FromRow)]
+struct CursorRow {
+    chain_id: i64,
+    name: String,
+    indexed_block: i64,
+    indexed_hash: Option<String>,
+    finalized_block: i64,
+    head_block: i64,
+    settled_block: i64,
+}
+
+const CURSOR_COLUMNS: &str =
+    "chain_id, name, indexed_block, indexed_hash, finalized_block, head_block, settled_block";
+
+/// A block number that is -1 before the first block, as `None` then.
+fn block_or_none(column: &str, value: i64) -> StoreResult<Option<u64>> {
+    match value {
+        -1 => Ok(None),
+        value => decode::uint("chain_cursor", column, value).map(Some),
+    }
 }
 
 /// The chain's progress, if it was ever initialised.
@@ -154,103 +179,126 @@ pub(super) async fn progress(
     pool: &SqlitePool,
     chain_id: u64,
 ) -> StoreResult<Option<ChainProgress>> {
-    let row = sqlx::query(
-        "SELECT indexed_block, indexed_hash, finalized_block, head_block FROM chain_cursor WHERE chain_id = ?",
-    )
-    .bind(chain_id as i64)
+    let row: Option<CursorRow> = sqlx::query_as(&format!(
+        "SELECT {CURSOR_COLUMNS} FROM chain_cursor WHERE chain_id = ?"
+    ))
+    .bind(decode::int("chain_id", chain_id)?)
     .fetch_optional(pool)
     .await
     .context("reading chain progress")?;
-    Ok(row.map(|row| ChainProgress {
-        next_block: (row.get::<i64, _>("indexed_block") + 1) as u64,
-        indexed_hash: row
-            .get::<Option<String>, _>("indexed_hash")
-            .and_then(|h| h.parse().ok()),
-        finalized_block: row.get::<i64, _>("finalized_block") as u64,
-        head_block: row.get::<i64, _>("head_block") as u64,
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let indexed = block_or_none("indexed_block", row.indexed_block)?;
+    Ok(Some(ChainProgress {
+        next_block: indexed.map_or(0, |block| block + 1),
+        indexed_hash: decode::parse_opt(
+            "chain_cursor",
+            "indexed_hash",
+            row.indexed_hash.as_deref(),
+        )?,
+        finalized_block: decode::uint("chain_cursor", "finalized_block", row.finalized_block)?,
+        head_block: decode::uint("chain_cursor", "head_block", row.head_block)?,
     }))
+}
+
+/// A `block_window` row.
+#[derive(sqlx::FromRow)]
+struct WindowRow {
+    number: i64,
+    hash: String,
+    parent_hash: String,
+    timestamp: i64,
 }
 
 /// The remembered unfinalized blocks, oldest first.
 pub(super) async fn window(pool: &SqlitePool, chain_id: u64) -> StoreResult<Vec<BlockRef>> {
-    let rows = sqlx::query(
+    let rows: Vec<WindowRow> = sqlx::query_as(
         "SELECT number, hash, parent_hash, timestamp FROM block_window WHERE chain_id = ? ORDER BY number",
     )
-    .bind(chain_id as i64)
+    .bind(decode::int("chain_id", chain_id)?)
     .fetch_all(pool)
     .await
     .context("reading the reorg window")?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|row| {
-            Some(BlockRef {
-                number: row.get::<i64, _>("number") as u64,
-                hash: row.get::<String, _>("hash").parse().ok()?,
-                parent_hash: row.get::<String, _>("parent_hash").parse().ok()?,
-                timestamp: row.get::<i64, _>("timestamp") as u64,
+    let table = "block_window";
+    rows.into_iter()
+        .map(|row| {
+            Ok(BlockRef {
+                number: decode::uint(table, "number", row.number)?,
+                hash: decode::parse(table, "hash", &row.hash)?,
+                parent_hash: decode::parse(table, "parent_hash", &row.parent_hash)?,
+                timestamp: decode::uint(table, "timestamp", row.timestamp)?,
             })
         })
-        .collect())
+        .collect()
+}
+
+/// An address and the first block it matters from.
+#[derive(sqlx::FromRow)]
+struct WatchedRow {
+    address: String,
+    from_block: i64,
 }
 
 /// Agent contracts and payment addresses discovered so far on the chain.
 pub(super) async fn watched(pool: &SqlitePool, chain_id: u64) -> StoreResult<WatchedSets> {
-    let mut sets = WatchedSets::default();
-    let agents = sqlx::query(
+    let chain = decode::int("chain_id", chain_id)?;
+    let agents: Vec<WatchedRow> = sqlx::query_as(
         "SELECT address, min(from_block) AS from_block FROM watched_agents WHERE chain_id = ? GROUP BY address",
     )
-    .bind(chain_id as i64)
+    .bind(chain)
     .fetch_all(pool)
     .await
     .context("reading watched agents")?;
-    for row in agents {
-        if let Ok(address) = row.get::<String, _>("address").parse() {
-            sets.agents
-                .insert(address, row.get::<i64, _>("from_block") as u64);
-        }
-    }
-    let bindings = sqlx::query(
+    let bindings: Vec<WatchedRow> = sqlx::query_as(
         "SELECT address, min(block_number) AS from_block FROM payment_bindings
          WHERE chain_id = ? AND address != '' GROUP BY address",
     )
-    .bind(chain_id as i64)
+    .bind(chain)
     .fetch_all(pool)
     .await
     .context("reading payment addresses")?;
-    for row in bindings {
-        if let Ok(address) = row.get::<String, _>("address").parse() {
-            sets.payment_addresses
-                .insert(address, row.get::<i64, _>("from_block") as u64);
-        }
-    }
-    Ok(sets)
+    let read = |table: &str, rows: Vec<WatchedRow>| {
+        rows.into_iter()
+            .map(|row| {
+                Ok((
+                    decode::parse::<Address>(table, "address", &row.address)?,
+                    decode::uint(table, "from_block", row.from_block)?,
+                ))
+            })
+            .collect::<StoreResult<BTreeMap<_, _>>>()
+    };
+    Ok(WatchedSets {
+        agents: read("watched_agents", agents)?,
+        payment_addresses: read("payment_bindings", bindings)?,
+    })
 }
 
 /// Status of every chain ever indexed, by chain id.
 pub(super) async fn statuses(pool: &SqlitePool) -> StoreResult<Vec<ChainStatus>> {
-    let rows = sqlx::query(
-        "SELECT chain_id, name, indexed_block, finalized_block, head_block, settled_block
-         FROM chain_cursor ORDER BY chain_id",
-    )
+    let rows: Vec<CursorRow> = sqlx::query_as(&format!(
+        "SELECT {CURSOR_COLUMNS} FROM chain_cursor ORDER BY chain_id"
+    ))
     .fetch_all(pool)
     .await
     .context("reading chain statuses")?;
-    Ok(rows
-        .into_iter()
+    rows.into_iter()
         .map(|row| {
-            let indexed: i64 = row.get("indexed_block");
-            let head = row.get::<i64, _>("head_block") as u64;
-            let indexed = (indexed >= 0).then_some(indexed as u64);
-            let settled: i64 = row.get("settled_block");
-            ChainStatus {
-                chain_id: row.get::<i64, _>("chain_id") as u64,
-                name: row.get("name"),
+            let head = decode::uint("chain_cursor", "head_block", row.head_block)?;
+            let indexed = block_or_none("indexed_block", row.indexed_block)?;
+            Ok(ChainStatus {
+                chain_id: decode::uint("chain_cursor", "chain_id", row.chain_id)?,
+                name: row.name,
                 head_block: head,
-                finalized_block: row.get::<i64, _>("finalized_block") as u64,
+                finalized_block: decode::uint(
+                    "chain_cursor",
+                    "finalized_block",
+                    row.finalized_block,
+                )?,
                 indexed_block: indexed,
-                reputation_settled_block: (settled >= 0).then_some(settled as u64),
+                reputation_settled_block: block_or_none("settled_block", row.settled_block)?,
                 lag: head.saturating_sub(indexed.unwrap_or(0)),
-            }
+            })
         })
-        .collect())
+        .collect()
 }

@@ -25,7 +25,9 @@ pub async fn canonical(pool: &SqlitePool) -> StoreResult<String> {
             .await
             .context("dumping a table")?;
         for row in rows {
-            let cells: Vec<String> = (0..row.columns().len()).map(|i| cell(&row, i)).collect();
+            let cells = (0..row.columns().len())
+                .map(|i| cell(&row, i))
+                .collect::<StoreResult<Vec<String>>>()?;
             out.push_str(&cells.join(" | "));
             out.push('\n');
         }
@@ -33,20 +35,29 @@ pub async fn canonical(pool: &SqlitePool) -> StoreResult<String> {
     Ok(out)
 }
 
-fn cell(row: &sqlx::sqlite::SqliteRow, index: usize) -> String {
+/// One cell as `column=value`, read as the type SQLite stored it with.
+fn cell(row: &sqlx::sqlite::SqliteRow, index: usize) -> StoreResult<String> {
     let name = row.columns()[index].name();
-    let raw = row.try_get_raw(index).expect("column index in range");
+    let raw = row.try_get_raw(index).context("dumping a cell")?;
     if raw.is_null() {
-        return format!("{name}=NULL");
+        return Ok(format!("{name}=NULL"));
     }
     let value = match raw.type_info().name() {
-        "INTEGER" | "BOOLEAN" => row.get::<i64, _>(index).to_string(),
+        "INTEGER" | "BOOLEAN" => row
+            .try_get::<i64, _>(index)
+            .context("dumping an integer")?
+            .to_string(),
         "BLOB" => format!(
             "0x{}",
-            alloy::primitives::hex::encode(row.get::<Vec<u8>, _>(index))
+            alloy::primitives::hex::encode(
+                row.try_get::<Vec<u8>, _>(index).context("dumping a blob")?
+            )
         ),
-        "REAL" => row.get::<f64, _>(index).to_string(),
-        _ => row.get::<String, _>(index),
+        "REAL" => row
+            .try_get::<f64, _>(index)
+            .context("dumping a real")?
+            .to_string(),
+        _ => row.try_get::<String, _>(index).context("dumping text")?,
     };
-    format!("{name}={value}")
+    Ok(format!("{name}={value}"))
 }

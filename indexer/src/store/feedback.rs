@@ -4,8 +4,20 @@
 use super::{QueryContext, StoreResult};
 use crate::reputation::FeedbackEntry;
 use crate::sources::hex_address;
+use crate::store::decode::{self, int};
 use alloy::primitives::{Address, U256};
 use sqlx::SqlitePool;
+
+/// A `feedback` row with whether it was revoked.
+#[derive(sqlx::FromRow)]
+struct FeedbackRow {
+    client: String,
+    value: String,
+    value_decimals: i64,
+    tag1: String,
+    tag2: String,
+    revoked: bool,
+}
 
 /// Every feedback of token `token_id` of Identity Registry `registry`, in chain order.
 pub(super) async fn of_agent(
@@ -14,7 +26,7 @@ pub(super) async fn of_agent(
     registry: &Address,
     token_id: &U256,
 ) -> StoreResult<Vec<FeedbackEntry>> {
-    let rows: Vec<(String, String, i64, String, String, bool)> = sqlx::query_as(
+    let rows: Vec<FeedbackRow> = sqlx::query_as(
         "SELECT f.client, f.value, f.value_decimals, f.tag1, f.tag2,
                 EXISTS (SELECT 1 FROM feedback_revocations r
                         WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id
@@ -22,23 +34,26 @@ pub(super) async fn of_agent(
          FROM feedback f WHERE f.chain_id = ? AND f.registry = ? AND f.token_id = ?
          ORDER BY f.block_number, f.log_index",
     )
-    .bind(chain_id as i64)
+    .bind(int("chain_id", chain_id)?)
     .bind(hex_address(registry))
     .bind(token_id.to_string())
     .fetch_all(pool)
     .await
     .context("reading an agent's feedback")?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|(client, value, decimals, tag1, tag2, revoked)| {
-            Some(FeedbackEntry {
-                client: client.parse().ok()?,
-                value: value.parse().ok()?,
-                decimals: u8::try_from(decimals).ok()?,
-                tag1,
-                tag2,
-                revoked,
+    rows.into_iter()
+        .map(|row| {
+            Ok(FeedbackEntry {
+                client: decode::parse("feedback", "client", &row.client)?,
+                value: decode::parse("feedback", "value", &row.value)?,
+                decimals: decode::parse(
+                    "feedback",
+                    "value_decimals",
+                    &row.value_decimals.to_string(),
+                )?,
+                tag1: row.tag1,
+                tag2: row.tag2,
+                revoked: row.revoked,
             })
         })
-        .collect())
+        .collect()
 }

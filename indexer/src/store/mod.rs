@@ -8,6 +8,7 @@ mod agents;
 mod batch;
 mod checkpoint;
 mod cursor;
+mod decode;
 mod documents;
 pub mod dump;
 mod facts;
@@ -88,6 +89,14 @@ pub enum StoreError {
         what: String,
         /// Why it does not parse.
         reason: String,
+    },
+    /// A number does not fit the database's integers.
+    #[error("{what}: {source}")]
+    OutOfRange {
+        /// The column or parameter.
+        what: String,
+        /// The value and which way it did not fit.
+        source: crate::primitives::IntOutOfRange,
     },
     /// A backup could not be written.
     #[error("backup to {target}: {reason}")]

@@ -1,7 +1,8 @@
 //! Reading an agent's credited payments back from the store, for reputation.
 
-use super::reputation::payment;
+use super::reputation::PaymentFields;
 use super::{QueryContext, StoreResult};
+use crate::primitives::sql_bound;
 use crate::reputation::Payment;
 use sqlx::SqlitePool;
 
@@ -11,14 +12,41 @@ pub(super) async fn of_agent(
     agent_key: &str,
     up_to_block: u64,
 ) -> StoreResult<Vec<Payment>> {
-    let rows = sqlx::query(
+    let rows: Vec<PaymentRow> = sqlx::query_as(
         "SELECT payer, payee, token, amount, block_number, log_index, timestamp, eip3009 FROM payments
          WHERE agent_key = ? AND block_number <= ? ORDER BY block_number, log_index",
     )
     .bind(agent_key)
-    .bind(up_to_block.min(i64::MAX as u64) as i64)
+    .bind(sql_bound(up_to_block))
     .fetch_all(pool)
     .await
     .context("reading an agent's payments")?;
-    Ok(rows.iter().filter_map(payment).collect())
+    rows.iter()
+        .map(|row| {
+            PaymentFields {
+                payer: &row.payer,
+                payee: &row.payee,
+                token: &row.token,
+                amount: &row.amount,
+                block: row.block_number,
+                log_index: row.log_index,
+                timestamp: row.timestamp,
+                eip3009: row.eip3009,
+            }
+            .parse()
+        })
+        .collect()
+}
+
+/// A `payments` row as [`of_agent`] reads it.
+#[derive(sqlx::FromRow)]
+struct PaymentRow {
+    payer: String,
+    payee: String,
+    token: String,
+    amount: String,
+    block_number: i64,
+    log_index: i64,
+    timestamp: i64,
+    eip3009: bool,
 }

@@ -3,11 +3,12 @@
 //! changes the database.
 
 use super::batch::ChainContext;
+use super::decode::{self, int};
 use super::facts::Touched;
 use super::{QueryContext, StoreResult};
 use super::{agents, reputation};
 use alloy::primitives::{Address, U256};
-use sqlx::{Row, SqliteConnection};
+use sqlx::SqliteConnection;
 
 /// Every table whose rows are facts keyed by (chain_id, block_number, …).
 pub(crate) const FACT_TABLES: [&str; 20] = [
@@ -33,6 +34,21 @@ pub(crate) const FACT_TABLES: [&str; 20] = [
     "outflows",
 ];
 
+/// An ERC-8004 token a fact row names.
+#[derive(sqlx::FromRow)]
+struct TokenRow {
+    registry: String,
+    token_id: String,
+}
+
+/// An `identity_approvals` row: a token's approval, or (no token) an operator for all.
+#[derive(sqlx::FromRow)]
+struct ApprovalRow {
+    registry: String,
+    owner: String,
+    token_id: Option<String>,
+}
+
 /// Agents with facts above `ancestor`, gathered before those facts are deleted.
 pub(super) async fn touched_above(
     conn: &mut SqliteConnection,
@@ -40,14 +56,14 @@ pub(super) async fn touched_above(
     ancestor: u64,
 ) -> StoreResult<Touched> {
     let mut touched = Touched::default();
-    let (chain, above) = (chain_id as i64, ancestor as i64);
+    let (chain, above) = (int("chain_id", chain_id)?, int("ancestor", ancestor)?);
     for table in [
         "identity_registrations",
         "identity_transfers",
         "identity_uri_updates",
         "identity_metadata",
     ] {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<TokenRow> = sqlx::query_as(&format!(
             "SELECT DISTINCT registry, token_id FROM {table} WHERE chain_id = ? AND block_number > ?"
         ))
         .bind(chain)
@@ -56,15 +72,13 @@ pub(super) async fn touched_above(
         .await
         .context("finding ERC-8004 agents above a reorg")?;
         for row in rows {
-            if let (Ok(registry), Ok(token)) = (
-                row.get::<String, _>("registry").parse::<Address>(),
-                row.get::<String, _>("token_id").parse::<U256>(),
-            ) {
-                touched.erc8004.insert((registry, token));
-            }
+            touched.erc8004.insert((
+                decode::parse(table, "registry", &row.registry)?,
+                decode::parse(table, "token_id", &row.token_id)?,
+            ));
         }
     }
-    let approvals = sqlx::query(
+    let approvals: Vec<ApprovalRow> = sqlx::query_as(
         "SELECT DISTINCT registry, owner, token_id FROM identity_approvals WHERE chain_id = ? AND block_number > ?",
     )
     .bind(chain)
@@ -72,23 +86,16 @@ pub(super) async fn touched_above(
     .fetch_all(&mut *conn)
     .await
     .context("finding approvals above a reorg")?;
+    let table = "identity_approvals";
     for row in approvals {
-        let Ok(registry) = row.get::<String, _>("registry").parse::<Address>() else {
-            continue;
+        let registry: Address = decode::parse(table, "registry", &row.registry)?;
+        // A token's approval touches that token; an operator's touches every agent of its owner.
+        match decode::parse_opt::<U256>(table, "token_id", row.token_id.as_deref())? {
+            Some(token) => touched.erc8004.insert((registry, token)),
+            None => touched
+                .owners
+                .insert((registry, decode::parse(table, "owner", &row.owner)?)),
         };
-        match row
-            .get::<Option<String>, _>("token_id")
-            .map(|t| t.parse::<U256>())
-        {
-            Some(Ok(token)) => {
-                touched.erc8004.insert((registry, token));
-            }
-            _ => {
-                if let Ok(owner) = row.get::<String, _>("owner").parse::<Address>() {
-                    touched.owners.insert((registry, owner));
-                }
-            }
-        }
     }
     for (table, column) in [
         ("agent_contract_events", "agent"),
@@ -104,9 +111,11 @@ pub(super) async fn touched_above(
         .fetch_all(&mut *conn)
         .await
         .context("finding agent contracts above a reorg")?;
-        touched
-            .contracts
-            .extend(rows.iter().filter_map(|a| a.parse::<Address>().ok()));
+        for address in rows {
+            touched
+                .contracts
+                .insert(decode::parse(table, column, &address)?);
+        }
     }
     Ok(touched)
 }
@@ -118,6 +127,7 @@ pub(super) async fn rewind(
     ancestor: u64,
 ) -> StoreResult<u64> {
     let chain_id = chain.chain_id;
+    let (chain_key, above) = (int("chain_id", chain_id)?, int("ancestor", ancestor)?);
     let touched = touched_above(conn, chain_id, ancestor).await?;
     reputation::mark_dirty(conn, chain_id, ancestor + 1, u64::MAX).await?;
     let mut removed = 0;
@@ -125,8 +135,8 @@ pub(super) async fn rewind(
         removed += sqlx::query(&format!(
             "DELETE FROM {table} WHERE chain_id = ? AND block_number > ?"
         ))
-        .bind(chain_id as i64)
-        .bind(ancestor as i64)
+        .bind(chain_key)
+        .bind(above)
         .execute(&mut *conn)
         .await
         .context("deleting facts above a reorg")?
@@ -135,15 +145,15 @@ pub(super) async fn rewind(
     agents::refresh(conn, chain_id, touched).await?;
     reputation::settle(conn, chain_id, &chain.rules).await?;
     sqlx::query("DELETE FROM block_window WHERE chain_id = ? AND number > ?")
-        .bind(chain_id as i64)
-        .bind(ancestor as i64)
+        .bind(chain_key)
+        .bind(above)
         .execute(&mut *conn)
         .await
         .context("trimming the reorg window")?;
     let hash: Option<String> =
         sqlx::query_scalar("SELECT hash FROM block_window WHERE chain_id = ? AND number = ?")
-            .bind(chain_id as i64)
-            .bind(ancestor as i64)
+            .bind(chain_key)
+            .bind(above)
             .fetch_optional(&mut *conn)
             .await
             .context("reading the ancestor's hash")?;
@@ -152,9 +162,9 @@ pub(super) async fn rewind(
         "UPDATE chain_cursor SET indexed_block = min(indexed_block, ?1), indexed_hash = ?2,
            settled_block = min(indexed_block, ?1) WHERE chain_id = ?3",
     )
-    .bind(ancestor as i64)
+    .bind(above)
     .bind(hash)
-    .bind(chain_id as i64)
+    .bind(chain_key)
     .execute(&mut *conn)
     .await
     .context("moving a chain cursor back")?;

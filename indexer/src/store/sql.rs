@@ -78,3 +78,54 @@ pub(super) async fn fetch_packed_in_chain_order<T: DeserializeOwned>(
 pub(super) fn sort_in_chain_order<T>(rows: &mut [(i64, i64, T)]) {
     rows.sort_by_key(|(block, log, _)| (*block, *log));
 }
+
+/// The SQL expression that builds an ERC-8004 agent's key from its columns, exactly as
+/// [`AgentKey`](crate::primitives::AgentKey) prints it (`chain:registry:token`). For statements
+/// that stay inside the database (marking thousands of agents in one `INSERT … SELECT`); the test
+/// below holds the two forms together.
+pub(super) fn erc8004_key_sql(chain: &str, registry: &str, token: &str) -> String {
+    format!("{chain} || ':' || {registry} || ':' || {token}")
+}
+
+/// [`erc8004_key_sql`] for an agent contract (`chain:contract`).
+pub(super) fn contract_key_sql(chain: &str, contract: &str) -> String {
+    format!("{chain} || ':' || {contract}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::primitives::AgentKey;
+    use crate::sources::hex_address;
+    use alloy::primitives::{U256, address};
+    use sqlx::Connection;
+
+    #[tokio::test]
+    async fn keys_built_in_sql_are_the_keys_rust_prints() {
+        let mut conn = SqliteConnection::connect("sqlite::memory:")
+            .await
+            .expect("sqlite");
+        let registry = address!("8004A169FB4a3325136EB29fA0ceB6D2e539a432");
+        let token = U256::from(123_456_789_u64);
+        let erc8004: String =
+            sqlx::query_scalar(&format!("SELECT {}", erc8004_key_sql("?1", "?2", "?3")))
+                .bind(8453_i64)
+                .bind(hex_address(&registry))
+                .bind(token.to_string())
+                .fetch_one(&mut conn)
+                .await
+                .expect("a key");
+        assert_eq!(
+            erc8004,
+            AgentKey::erc8004(8453, registry, token).to_string()
+        );
+        let contract: String =
+            sqlx::query_scalar(&format!("SELECT {}", contract_key_sql("?1", "?2")))
+                .bind(31337_i64)
+                .bind(hex_address(&registry))
+                .fetch_one(&mut conn)
+                .await
+                .expect("a key");
+        assert_eq!(contract, AgentKey::contract(31337, registry).to_string());
+    }
+}

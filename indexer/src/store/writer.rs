@@ -7,6 +7,8 @@ use super::checkpoint::Checkpointer;
 use super::documents::{self, DocumentResult};
 use super::facts::{self, PreparedBatch};
 use super::{QueryContext, StoreError, StoreResult, agents, cursor, reputation, rewind};
+use crate::primitives::sql_uint;
+use crate::store::decode::int;
 use sqlx::SqlitePool;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
@@ -260,11 +262,11 @@ async fn apply(pool: &SqlitePool, mut prepared: PreparedBatch) -> StoreResult<Ap
     let chain_id = batch.chain.chain_id;
     let mut tx = pool.begin().await.context("starting a batch transaction")?;
     let indexed = cursor::indexed_block(&mut tx, chain_id).await?;
-    if indexed + 1 != batch.from_block as i64 {
+    if indexed + 1 != int("from_block", batch.from_block)? {
         return Err(StoreError::OutOfOrder {
             chain_id,
             expected: batch.from_block.saturating_sub(1),
-            actual: indexed.max(0) as u64,
+            actual: sql_uint(indexed).unwrap_or(0),
         });
     }
     let started = std::time::Instant::now();
@@ -332,9 +334,9 @@ async fn heads(pool: &SqlitePool, chain_id: u64, head: u64, finalized: u64) -> S
         "UPDATE chain_cursor SET head_block = max(head_block, ?), finalized_block = max(finalized_block, ?)
          WHERE chain_id = ?",
     )
-    .bind(head as i64)
-    .bind(finalized as i64)
-    .bind(chain_id as i64)
+    .bind(int("head", head)?)
+    .bind(int("finalized", finalized)?)
+    .bind(int("chain_id", chain_id)?)
     .execute(pool)
     .await
     .context("recording chain heads")?;

@@ -4,8 +4,10 @@
 
 use super::{AgentRow, Position, push_in, write};
 use crate::primitives::AgentKey;
+use crate::primitives::sql_int;
 use crate::sources::hex_address;
 use crate::store::StoreResult;
+use crate::store::decode::{self, int};
 use crate::store::sql::{fetch_packed, packed, packed_rows, sort_in_chain_order};
 use alloy::primitives::Address;
 use serde::de::DeserializeOwned;
@@ -22,7 +24,7 @@ pub(super) async fn refresh(
     let mut rows: BTreeMap<String, AgentRow> = BTreeMap::new();
 
     // How each was first found; an agent nothing found is gone.
-    let mut found: Vec<(String, String, String, i64, i64, i64)> = of_agents(
+    let mut found: Vec<Discovery> = of_agents(
         conn,
         "SELECT {rows} FROM watched_agents w INDEXED BY watched_agents_address JOIN events e
            ON e.chain_id = w.chain_id AND e.block_number = w.block_number AND e.log_index = w.log_index
@@ -34,8 +36,16 @@ pub(super) async fn refresh(
     )
     .await?;
     // Newest first, so the earliest discovery is the one left in the map.
-    found.sort_by_key(|(_, _, _, block, log, _)| std::cmp::Reverse((*block, *log)));
-    for (address, discovered_by, via, block, _, timestamp) in found {
+    found.sort_by_key(|d| std::cmp::Reverse((d.block_number, d.log_index)));
+    for Discovery {
+        address,
+        discovered_by,
+        via,
+        block_number: block,
+        log_index: _,
+        block_timestamp: timestamp,
+    } in found
+    {
         rows.insert(
             address.clone(),
             AgentRow {
@@ -75,13 +85,48 @@ pub(super) async fn refresh(
 /// Folds in the contracts' own events and their state at enrolments: the newest of each kind
 /// wins, and the heartbeat starts at the block time of the first interval setting until a
 /// heartbeat is recorded.
+/// How an agent contract was found (`watched_agents` with its event's time), packed.
+#[derive(serde::Deserialize)]
+struct Discovery {
+    address: String,
+    discovered_by: String,
+    via: String,
+    block_number: i64,
+    log_index: i64,
+    block_timestamp: i64,
+}
+
+/// An agent contract's own event (`agent_contract_events`), packed, with its rank among the
+/// agent's events of its kind, newest first.
+#[derive(serde::Deserialize)]
+struct OwnEvent {
+    agent: String,
+    kind: String,
+    value: String,
+    block_number: i64,
+    log_index: i64,
+    timestamp: i64,
+    newest: i64,
+}
+
+/// A `registry_events` row, packed.
+#[derive(serde::Deserialize)]
+struct RegistryRow {
+    agent: String,
+    registry: String,
+    kind: String,
+    actor: String,
+    metadata_uri: Option<String>,
+    pending: Option<i64>,
+}
+
 async fn apply_own_events(
     conn: &mut SqliteConnection,
     chain_id: u64,
     addresses: &[String],
     rows: &mut BTreeMap<String, AgentRow>,
 ) -> StoreResult<()> {
-    let facts: Vec<(String, String, String, i64, i64, i64, i64)> = of_agents(
+    let facts: Vec<OwnEvent> = of_agents(
         conn,
         "SELECT {rows} FROM (
            SELECT agent, kind, value, block_number, log_index, timestamp,
@@ -96,7 +141,16 @@ async fn apply_own_events(
     .await?;
     let mut newest: BTreeMap<(String, String), (Position, String)> = BTreeMap::new();
     let mut first_interval_at: BTreeMap<String, i64> = BTreeMap::new();
-    for (agent, kind, value, block, log, timestamp, newest_rank) in facts {
+    for OwnEvent {
+        agent,
+        kind,
+        value,
+        block_number: block,
+        log_index: log,
+        timestamp,
+        newest: newest_rank,
+    } in facts
+    {
         if kind == "interval" {
             if newest_rank != 1 {
                 first_interval_at.insert(agent, timestamp);
@@ -123,8 +177,9 @@ async fn apply_own_events(
             "owner" => row.owner = value,
             "card" => row.card = Some(value),
             "active" => row.active = value == "1",
-            "interval" => row.heartbeat_interval = value.parse().ok(),
-            "heartbeat" => row.last_heartbeat = value.parse().ok(),
+            // A contract may announce any u64; one past what the column holds is unknown.
+            "interval" => row.heartbeat_interval = stored_u64(&value)?,
+            "heartbeat" => row.last_heartbeat = stored_u64(&value)?,
             _ => {}
         }
     }
@@ -192,7 +247,6 @@ async fn apply_registry_events(
     addresses: &[String],
     rows: &mut BTreeMap<String, AgentRow>,
 ) -> StoreResult<()> {
-    type RegistryRow = (String, String, String, String, Option<String>, Option<i64>);
     let mut events: Vec<(i64, i64, RegistryRow)> = of_agents(
         conn,
         "SELECT {rows} FROM registry_events INDEXED BY registry_events_agent WHERE chain_id = ",
@@ -204,7 +258,15 @@ async fn apply_registry_events(
     .await?;
     sort_in_chain_order(&mut events);
     let mut statuses: BTreeMap<String, BTreeMap<String, &str>> = BTreeMap::new();
-    for (block, _, (agent, registry, kind, actor, metadata_uri, pending)) in events {
+    for (block, _, event) in events {
+        let RegistryRow {
+            agent,
+            registry,
+            kind,
+            actor,
+            metadata_uri,
+            pending,
+        } = event;
         let Some(row) = rows.get_mut(&agent) else {
             continue;
         };
@@ -239,8 +301,17 @@ async fn apply_registry_events(
     Ok(())
 }
 
+/// A u64 an agent contract emitted, kept as text in `agent_contract_events.value`, as the
+/// `agents` table holds it: `None` when it is past `i64::MAX`.
+fn stored_u64(value: &str) -> StoreResult<Option<i64>> {
+    let value: u64 = decode::parse("agent_contract_events", "value", value)?;
+    Ok(sql_int(value).ok())
+}
+
 /// Name, description, card URI and anchored card hash from the on-chain card JSON.
 fn describe_card(row: &mut AgentRow) {
+    // The card is what the contract emitted, not a value the store wrote: a card that is not
+    // JSON is the agent's own doing, and leaves the agent without a name from it.
     let parsed: Option<serde_json::Value> = row
         .card
         .as_deref()
@@ -273,7 +344,7 @@ async fn of_agents<T: DeserializeOwned>(
     context: &'static str,
 ) -> StoreResult<Vec<T>> {
     let mut query = QueryBuilder::<Sqlite>::new(select.replace("{rows}", rows));
-    query.push_bind(chain_id as i64);
+    query.push_bind(int("chain_id", chain_id)?);
     query.push(format!(" AND {column}"));
     push_in(&mut query, addresses);
     query.push(tail);

@@ -4,6 +4,7 @@
 use super::{AgentRow, Position, push_in, wallet_from_metadata, write};
 use crate::primitives::AgentKey;
 use crate::sources::hex_address;
+use crate::store::decode::int;
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows};
 use crate::store::{StoreError, StoreResult};
 use alloy::primitives::{Address, U256, hex};
@@ -199,7 +200,7 @@ async fn of_tokens<T: DeserializeOwned>(
         "SELECT {} FROM {table} INDEXED BY {table}_token WHERE chain_id = ",
         packed_rows(&format!("token_id, {columns}"))
     ));
-    query.push_bind(chain_id as i64);
+    query.push_bind(int("chain_id", chain_id)?);
     query.push(" AND registry = ");
     query.push_bind(registry);
     query.push(format!(" {extra} AND token_id"));
@@ -222,7 +223,7 @@ async fn operators_for_all(
              WHERE token_id IS NULL AND chain_id = ",
             packed_rows("owner, operator, approved")
         ));
-        query.push_bind(chain_id as i64);
+        query.push_bind(int("chain_id", chain_id)?);
         query.push(" AND registry = ");
         query.push_bind(registry);
         query.push(" AND owner");

@@ -12,6 +12,7 @@ use super::facts::Touched;
 use super::sql::push_in;
 use super::{QueryContext, StoreResult};
 use crate::sources::hex_address;
+use crate::store::decode::{self, int};
 use alloy::primitives::{Address, U256};
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 use std::collections::BTreeMap;
@@ -96,13 +97,15 @@ async fn tokens_of_owner(
     let ids: Vec<String> = sqlx::query_scalar(
         "SELECT token_id FROM agents WHERE chain_id = ? AND source = 'erc8004' AND registry = ? AND owner = ?",
     )
-    .bind(chain_id as i64)
+    .bind(int("chain_id", chain_id)?)
     .bind(hex_address(registry))
     .bind(hex_address(owner))
     .fetch_all(&mut *conn)
     .await
     .context("listing an owner's agents")?;
-    Ok(ids.iter().filter_map(|id| id.parse().ok()).collect())
+    ids.iter()
+        .map(|id| decode::parse("agents", "token_id", id))
+        .collect()
 }
 
 /// Replaces the rows of `computed` and deletes the agents of `gone`.
@@ -130,9 +133,10 @@ async fn write(
             active, heartbeat_interval, last_heartbeat, registry_status, registered_block, registered_at,
             last_event_block) ",
     );
+    let chain = int("chain_id", chain_id)?;
     insert.push_values(computed, |mut row, agent| {
         row.push_bind(&agent.key)
-            .push_bind(chain_id as i64)
+            .push_bind(chain)
             .push_bind(&agent.source)
             .push_bind(&agent.address)
             .push_bind(&agent.registry)

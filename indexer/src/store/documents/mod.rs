@@ -8,9 +8,9 @@
 mod links;
 mod profiles;
 
-use super::{QueryContext, StoreResult};
+use super::{QueryContext, StoreResult, decode};
 use crate::documents::{Checked, Expect, Projection};
-use sqlx::{Row, SqliteConnection, SqlitePool};
+use sqlx::{SqliteConnection, SqlitePool};
 use std::collections::BTreeSet;
 
 /// A fetched (or failed) document, ready to store.
@@ -43,7 +43,7 @@ pub struct DueDocument {
 
 /// Documents linked to an agent that were never fetched or are due at `now`, at most `limit`.
 pub(super) async fn due(pool: &SqlitePool, now: i64, limit: i64) -> StoreResult<Vec<DueDocument>> {
-    let rows = sqlx::query(
+    let rows: Vec<DueRow> = sqlx::query_as(
         "SELECT DISTINCT l.uri, l.expect, d.etag, d.last_modified, coalesce(d.failures, 0) AS failures
          FROM agent_documents l LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
          WHERE d.uri IS NULL OR d.next_fetch_at <= ?
@@ -54,18 +54,35 @@ pub(super) async fn due(pool: &SqlitePool, now: i64, limit: i64) -> StoreResult<
     .fetch_all(pool)
     .await
     .context("listing documents due")?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|row| {
-            Some(DueDocument {
-                uri: row.get("uri"),
-                expect: Expect::parse(row.get::<&str, _>("expect"))?,
-                etag: row.get("etag"),
-                last_modified: row.get("last_modified"),
-                failures: row.get("failures"),
+    rows.into_iter()
+        .map(|row| {
+            let expect = Expect::parse(&row.expect).ok_or_else(|| {
+                decode::corrupt(
+                    "agent_documents",
+                    "expect",
+                    &row.expect,
+                    "not a kind of document",
+                )
+            })?;
+            Ok(DueDocument {
+                uri: row.uri,
+                expect,
+                etag: row.etag,
+                last_modified: row.last_modified,
+                failures: row.failures,
             })
         })
-        .collect())
+        .collect()
+}
+
+/// A link due for a fetch, with its document's validators.
+#[derive(sqlx::FromRow)]
+struct DueRow {
+    uri: String,
+    expect: String,
+    etag: Option<String>,
+    last_modified: Option<String>,
+    failures: i64,
 }
 
 /// Whether every linked document was fetched or failed at least once.
@@ -93,23 +110,33 @@ pub struct DocumentCounts {
     pub pending: u64,
 }
 
+/// Documents counted by state.
+#[derive(sqlx::FromRow)]
+struct CountsRow {
+    ok: i64,
+    invalid: i64,
+    failed: i64,
+    pending: i64,
+}
+
 pub(super) async fn counts(pool: &SqlitePool) -> StoreResult<DocumentCounts> {
-    let (ok, invalid, failed, pending): (i64, i64, i64, i64) = sqlx::query_as(
-        "SELECT (SELECT count(*) FROM documents WHERE status = 'ok'),
-                (SELECT count(*) FROM documents WHERE status = 'invalid'),
-                (SELECT count(*) FROM documents WHERE status = 'failed'),
+    let row: CountsRow = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM documents WHERE status = 'ok') AS ok,
+                (SELECT count(*) FROM documents WHERE status = 'invalid') AS invalid,
+                (SELECT count(*) FROM documents WHERE status = 'failed') AS failed,
                 (SELECT count(*) FROM (SELECT DISTINCT l.uri, l.expect FROM agent_documents l
                    LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
-                  WHERE d.uri IS NULL))",
+                  WHERE d.uri IS NULL)) AS pending",
     )
     .fetch_one(pool)
     .await
     .context("counting documents by state")?;
+    let count = |column, value| decode::uint("documents", column, value);
     Ok(DocumentCounts {
-        ok: ok as u64,
-        invalid: invalid as u64,
-        failed: failed as u64,
-        pending: pending as u64,
+        ok: count("status = 'ok'", row.ok)?,
+        invalid: count("status = 'invalid'", row.invalid)?,
+        failed: count("status = 'failed'", row.failed)?,
+        pending: count("never fetched", row.pending)?,
     })
 }
 
@@ -182,10 +209,8 @@ pub(super) async fn save(
             _ => "invalid",
         };
         let (kind, projection) = match &checked.projection {
-            Some(Projection::Card(card)) => (Some("card"), serde_json::to_string(card).ok()),
-            Some(Projection::Registration(file)) => {
-                (Some("registration"), serde_json::to_string(file).ok())
-            }
+            Some(Projection::Card(card)) => (Some("card"), Some(json(card))),
+            Some(Projection::Registration(file)) => (Some("registration"), Some(json(file))),
             None => (None, None),
         };
         // A failed refetch keeps the last good bytes and projection.
@@ -275,4 +300,9 @@ pub(super) async fn save(
     }
     let agents: Vec<String> = agents.into_iter().collect();
     profiles::profiles(conn, &agents).await
+}
+
+/// Plain data (projections, lists of strings) as the JSON text a column holds.
+fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("plain data serialises")
 }

@@ -1,18 +1,105 @@
-//! An agent's profile, skills and search row, recomputed from the agents table and the documents
-//! linked to it: name and description from the registration file, else the card, else the chain;
-//! the card from its off-chain document unless that fails its anchored hash, else the contract's
-//! own card; whether the agent's files name it back.
+//! An agent's profile, skills and search row, rebuilt from the agents table and the documents
+//! linked to it: this reads them into typed inputs, hands them to
+//! [`build_profile`] (the rules live there, in `documents/profile.rs`) and writes what it returns.
 
-use crate::documents::{CardProjection, RegistrationProjection};
+use super::json;
+use crate::documents::{
+    CardProjection, ChainAgent, LinkRole, LinkedDocument, Profile, Projection,
+    RegistrationProjection, build_profile,
+};
+use crate::store::decode;
 use crate::store::{QueryContext, StoreResult};
-use serde_json::Value;
-use sqlx::{Row, SqliteConnection};
+use sqlx::SqliteConnection;
 use std::collections::BTreeMap;
+
+/// An `agents` row as a profile reads it.
+#[derive(sqlx::FromRow)]
+struct AgentRow {
+    chain_id: i64,
+    source: String,
+    registry: Option<String>,
+    token_id: Option<String>,
+    name: Option<String>,
+    description: Option<String>,
+    card: Option<String>,
+    card_hash: Option<String>,
+    last_event_block: i64,
+}
+
+impl AgentRow {
+    fn chain_agent(&self) -> StoreResult<ChainAgent> {
+        let erc8004 = match (self.source.as_str(), &self.registry, &self.token_id) {
+            ("erc8004", Some(registry), Some(token)) => Some((registry.clone(), token.clone())),
+            _ => None,
+        };
+        Ok(ChainAgent {
+            chain_id: decode::uint("agents", "chain_id", self.chain_id)?,
+            erc8004,
+            name: self.name.clone(),
+            description: self.description.clone(),
+            card: self.card.clone(),
+            card_hash: self.card_hash.clone(),
+        })
+    }
+}
+
+/// A link of `agent_documents` with what `documents` holds for it.
+#[derive(sqlx::FromRow)]
+struct LinkRow {
+    role: String,
+    uri: String,
+    status: Option<String>,
+    kind: Option<String>,
+    projection: Option<String>,
+    hash: Option<String>,
+    signature: Option<String>,
+    source: Option<String>,
+}
+
+impl LinkRow {
+    fn linked(self) -> StoreResult<LinkedDocument> {
+        let text = self.projection.as_deref();
+        let projection = match (self.kind.as_deref(), text) {
+            (Some("card"), Some(text)) => {
+                Some(Projection::Card(Box::new(decode::json::<CardProjection>(
+                    "documents",
+                    "projection",
+                    text,
+                )?)))
+            }
+            (Some("registration"), Some(text)) => {
+                Some(Projection::Registration(decode::json::<
+                    RegistrationProjection,
+                >(
+                    "documents", "projection", text
+                )?))
+            }
+            (None, None) => None,
+            (kind, _) => {
+                return Err(decode::corrupt(
+                    "documents",
+                    "kind",
+                    kind.unwrap_or("NULL"),
+                    "a projection needs a kind of card or registration, and a kind its projection",
+                ));
+            }
+        };
+        Ok(LinkedDocument {
+            role: LinkRole::of(&self.role),
+            uri: self.uri,
+            status: self.status,
+            projection,
+            hash: self.hash,
+            signature: self.signature,
+            source: self.source,
+        })
+    }
+}
 
 /// Recomputes the profile, skills and search row of each of `agents`.
 pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult<()> {
     for key in agents {
-        let Some(agent) = sqlx::query(
+        let Some(agent) = sqlx::query_as::<_, AgentRow>(
             "SELECT chain_id, source, registry, token_id, name, description, card, card_hash, last_event_block
              FROM agents WHERE agent_key = ?",
         )
@@ -23,7 +110,7 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
         else {
             continue;
         };
-        let documents = sqlx::query(
+        let documents: Vec<LinkRow> = sqlx::query_as(
             "SELECT l.role, l.uri, d.status, d.kind, d.projection, d.hash, d.signature, d.source FROM agent_documents l
              LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
              WHERE l.agent_key = ? ORDER BY l.role DESC, l.uri",
@@ -32,126 +119,27 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
         .fetch_all(&mut *conn)
         .await
         .context("reading an agent's documents")?;
-        let anchored: Option<String> = agent.get("card_hash");
-        let mut registration: Option<RegistrationProjection> = None;
-        let mut domain: Option<RegistrationProjection> = None;
-        let mut contract_card: Option<CardProjection> = None;
-        let mut card: Option<(String, String, Option<CardProjection>)> = None;
-        let mut signature: Option<String> = None;
-        // Files fetched over plain http are used, but what they claim never counts as verified.
-        let (mut registration_insecure, mut domain_insecure) = (false, false);
-        for row in &documents {
-            let insecure = row
-                .get::<Option<&str>, _>("source")
-                .is_some_and(|source| source.starts_with("http://"));
-            let mut projection: Option<String> = row.get("projection");
-            let mut status: Option<String> = row.get("status");
-            let uri: String = row.get("uri");
-            // A card whose bytes are not the ones the contract anchored is not used.
-            let hash: Option<String> = row.get("hash");
-            if row.get::<&str, _>("role") == "card"
-                && let (Some(anchored), Some(hash)) = (&anchored, &hash)
-                && !anchored.eq_ignore_ascii_case(hash)
-            {
-                status = Some("hash_mismatch".into());
-                projection = None;
-            }
-            if row.get::<&str, _>("role") == "onchain" {
-                contract_card = projection.and_then(|p| serde_json::from_str(&p).ok());
-                continue;
-            }
-            match row.get::<Option<String>, _>("kind").as_deref() {
-                Some("registration") if row.get::<&str, _>("role") == "domain" => {
-                    domain = projection.and_then(|p| serde_json::from_str(&p).ok());
-                    domain_insecure = insecure;
-                }
-                Some("registration") if registration.is_none() => {
-                    registration = projection.and_then(|p| serde_json::from_str(&p).ok());
-                    registration_insecure = insecure;
-                }
-                Some("card") if card.as_ref().is_none_or(|c| c.2.is_none()) => {
-                    signature = row.get("signature");
-                    card = Some((
-                        uri,
-                        status.unwrap_or_default(),
-                        projection.and_then(|p| serde_json::from_str(&p).ok()),
-                    ));
-                }
-                None if row.get::<&str, _>("role") == "card" && card.is_none() => {
-                    card = Some((uri, status.unwrap_or_else(|| "pending".into()), None));
-                }
-                _ => {}
-            }
-        }
-        let onchain: Option<Value> = agent
-            .get::<Option<String>, _>("card")
-            .and_then(|c| serde_json::from_str(&c).ok());
-        // The agent contract's own card stands in when no off-chain card could be used: its
-        // agentCard() JSON when read, else the card fields of its events.
-        let onchain_card = onchain
-            .as_ref()
-            .and_then(|c| crate::documents::read_card(c, &mut crate::documents::Report::default()));
-        let projection = card
-            .as_ref()
-            .and_then(|c| c.2.as_ref())
-            .or(contract_card.as_ref())
-            .or(onchain_card.as_ref());
-        let name = registration
-            .as_ref()
-            .and_then(|r| r.name.clone())
-            .or_else(|| projection.and_then(|c| c.name.clone()))
-            .or_else(|| agent.get("name"));
-        let description = registration
-            .as_ref()
-            .and_then(|r| r.description.clone())
-            .or_else(|| projection.and_then(|c| c.description.clone()))
-            .or_else(|| agent.get("description"));
-        let onchain_terms = onchain
-            .as_ref()
-            .and_then(|c| c.get("payment"))
-            .and_then(|p| p.get("payTo"))
-            .and_then(Value::as_str)
-            .is_some_and(|to| to.trim_start_matches("0x").chars().any(|c| c != '0'));
-        let payments = projection.map(|c| c.payments.clone()).unwrap_or_default();
-        let x402 = !payments.is_empty()
-            || registration.as_ref().and_then(|r| r.x402_support) == Some(true)
-            || onchain_terms
-            || projection.is_some_and(|c| {
-                c.capabilities
-                    .extensions
-                    .iter()
-                    .any(|e| crate::documents::payments::is_x402_extension(&e.uri))
-            });
-        let skills = projection.map(|c| c.skills.clone()).unwrap_or_default();
-        // An ERC-8004 agent's files should name it back: registry, chain and token id.
-        let names_this_agent = |file: &RegistrationProjection| {
-            let registry: Option<String> = agent.get("registry");
-            let token: Option<String> = agent.get("token_id");
-            match (registry, token) {
-                (Some(registry), Some(token)) => {
-                    file.names_agent(agent.get::<i64, _>("chain_id") as u64, &registry, &token)
-                }
-                _ => false,
-            }
-        };
-        let erc8004 = agent.get::<&str, _>("source") == "erc8004";
-        let registration_verified = (erc8004 && registration.is_some())
-            .then(|| !registration_insecure && registration.as_ref().is_some_and(names_this_agent));
-        let domain_verified = (erc8004 && registration.is_some())
-            .then(|| !domain_insecure && domain.as_ref().is_some_and(names_this_agent));
-        let card_uri = card.as_ref().map(|c| c.0.clone());
-        let card_status = card.as_ref().map_or("none".to_string(), |c| c.1.clone());
-        let protocol_version = projection.and_then(|c| c.protocol_versions.first().cloned());
-        let input_modes = json(
-            &projection
-                .map(|c| c.default_input_modes.clone())
-                .unwrap_or_default(),
-        );
-        let output_modes = json(
-            &projection
-                .map(|c| c.default_output_modes.clone())
-                .unwrap_or_default(),
-        );
+        let documents = documents
+            .into_iter()
+            .map(LinkRow::linked)
+            .collect::<StoreResult<Vec<_>>>()?;
+        let Profile {
+            name,
+            description,
+            card_uri,
+            card_status,
+            signature,
+            protocol_version,
+            x402,
+            input_modes,
+            output_modes,
+            payments,
+            skills,
+            registration_verified,
+            domain_verified,
+        } = build_profile(&agent.chain_agent()?, &documents);
+        let input_modes = json(&input_modes);
+        let output_modes = json(&output_modes);
         let payments = json(&payments);
         // What the documents say, in one digest: a new one is an update subscribers hear of.
         let said = serde_json::json!([
@@ -205,7 +193,7 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
         .bind(input_modes)
         .bind(output_modes)
         .bind(payments)
-        .bind(agent.get::<i64, _>("last_event_block"))
+        .bind(agent.last_event_block)
         .bind(&signature)
         .bind(registration_verified)
         .bind(domain_verified)
@@ -257,8 +245,4 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
         .context("writing an agent's search row")?;
     }
     Ok(())
-}
-
-fn json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("plain data serialises")
 }

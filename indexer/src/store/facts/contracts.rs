@@ -1,11 +1,13 @@
 //! Facts of agent contracts and of the factories and registries that find them.
 
+use super::Touched;
 use super::payments::{bind_payments, insert_payment};
-use super::{Touched, i};
 use crate::primitives::AgentKey;
+use crate::primitives::sql_int;
 use crate::sources::{Decoded, RegistryAction, hex_address, hex_b256};
 use crate::store::StoreResult;
 use crate::store::batch::{AgentSnapshot, ChainContext, EventRecord};
+use crate::store::decode::int;
 use crate::store::rows::Rows;
 use alloy::primitives::Address;
 
@@ -17,7 +19,10 @@ pub(super) fn apply(
     touched: &mut Touched,
 ) -> StoreResult<()> {
     let chain_id = chain.chain_id;
-    let (block, log) = (i(ev.block_number), i(ev.log_index));
+    let (block, log) = (
+        int("block_number", ev.block_number)?,
+        int("log_index", ev.log_index)?,
+    );
     let emitter = hex_address(&ev.address);
     match decoded {
         Decoded::AgentCreated { agent, owner: _ } => {
@@ -43,12 +48,12 @@ pub(super) fn apply(
             rows.push(
 "registry_events",
 "chain_id, registry, agent, kind, actor, metadata_uri, pending, reason, block_number, log_index",
-vec![i(chain_id).into(), (&emitter).into(), hex_address(agent).into(), decoded.kind().into(), hex_address(actor).into(), uri.into(), pending.into(), reason.into(), block.into(), log.into()],
+vec![int("chain_id", chain_id)?.into(), (&emitter).into(), hex_address(agent).into(), decoded.kind().into(), hex_address(actor).into(), uri.into(), pending.into(), reason.into(), block.into(), log.into()],
 );
             if matches!(action, RegistryAction::Registered { .. }) {
                 watch(rows, chain_id, agent, ev, "registry")?;
                 if let Some(snapshot) = &ev.snapshot {
-                    push_snapshot(rows, chain_id, agent, ev, snapshot);
+                    push_snapshot(rows, chain_id, agent, ev, snapshot)?;
                 }
             }
             touched.contracts.insert(*agent);
@@ -98,14 +103,14 @@ vec![i(chain_id).into(), (&emitter).into(), hex_address(agent).into(), decoded.k
                 &ev.address,
                 amount,
                 None,
-            );
+            )?;
         }
         Decoded::Withdrawn { token, to, amount } => {
             rows.push(
                 "withdrawals",
                 "chain_id, agent, token, to_address, amount, block_number, log_index, tx_hash",
                 vec![
-                    i(chain_id).into(),
+                    int("chain_id", chain_id)?.into(),
                     (&emitter).into(),
                     hex_address(token).into(),
                     hex_address(to).into(),
@@ -121,13 +126,13 @@ vec![i(chain_id).into(), (&emitter).into(), hex_address(agent).into(), decoded.k
                 "ratings",
                 "chain_id, agent, rater, score, block_number, log_index, timestamp",
                 vec![
-                    i(chain_id).into(),
+                    int("chain_id", chain_id)?.into(),
                     (&emitter).into(),
                     hex_address(rater).into(),
                     i64::from(*score).into(),
                     block.into(),
                     log.into(),
-                    i(ev.block_timestamp).into(),
+                    int("block_timestamp", ev.block_timestamp)?.into(),
                 ],
             );
         }
@@ -143,7 +148,7 @@ fn push_snapshot(
     agent: &Address,
     ev: &EventRecord,
     snapshot: &AgentSnapshot,
-) {
+) -> StoreResult<()> {
     let errors = (!snapshot.errors.is_empty())
         .then(|| serde_json::to_string(&snapshot.errors).expect("strings serialise"));
     rows.push(
@@ -151,7 +156,7 @@ fn push_snapshot(
         "chain_id, agent, owner, card, active, heartbeat_interval, last_heartbeat, errors,
             block_number, log_index",
         vec![
-            i(chain_id).into(),
+            int("chain_id", chain_id)?.into(),
             hex_address(agent).into(),
             snapshot.owner.as_ref().map(hex_address).into(),
             snapshot
@@ -160,13 +165,17 @@ fn push_snapshot(
                 .map(|card| serde_json::to_string(card).expect("card fields serialise"))
                 .into(),
             snapshot.active.into(),
-            snapshot.heartbeat_interval.map(i).into(),
-            snapshot.last_heartbeat.map(i).into(),
+            snapshot
+                .heartbeat_interval
+                .and_then(|n| sql_int(n).ok())
+                .into(),
+            snapshot.last_heartbeat.and_then(|n| sql_int(n).ok()).into(),
             errors.into(),
-            i(ev.block_number).into(),
-            i(ev.log_index).into(),
+            int("block_number", ev.block_number)?.into(),
+            int("log_index", ev.log_index)?.into(),
         ],
     );
+    Ok(())
 }
 
 /// Starts following an agent contract and counting payments into it.
@@ -181,17 +190,17 @@ fn watch(
         "watched_agents",
         "chain_id, address, from_block, discovered_by, via, block_number, log_index",
         vec![
-            i(chain_id).into(),
+            int("chain_id", chain_id)?.into(),
             hex_address(agent).into(),
-            i(ev.block_number).into(),
+            int("block_number", ev.block_number)?.into(),
             discovered_by.into(),
             hex_address(&ev.address).into(),
-            i(ev.block_number).into(),
-            i(ev.log_index).into(),
+            int("block_number", ev.block_number)?.into(),
+            int("log_index", ev.log_index)?.into(),
         ],
     );
     let key = AgentKey::contract(chain_id, *agent).to_string();
-    bind_payments(rows, chain_id, &key, &hex_address(agent), ev);
+    bind_payments(rows, chain_id, &key, &hex_address(agent), ev)?;
     Ok(())
 }
 
@@ -206,13 +215,13 @@ fn agent_fact(
         "agent_contract_events",
         "chain_id, agent, kind, value, block_number, log_index, timestamp",
         vec![
-            i(chain_id).into(),
+            int("chain_id", chain_id)?.into(),
             hex_address(&ev.address).into(),
             kind.into(),
             value.into(),
-            i(ev.block_number).into(),
-            i(ev.log_index).into(),
-            i(ev.block_timestamp).into(),
+            int("block_number", ev.block_number)?.into(),
+            int("log_index", ev.log_index)?.into(),
+            int("block_timestamp", ev.block_timestamp)?.into(),
         ],
     );
     Ok(())

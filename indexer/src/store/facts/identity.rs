@@ -1,11 +1,12 @@
 //! Facts of the ERC-8004 Identity Registry: registrations, transfers, approvals, URIs, metadata.
 
+use super::Touched;
 use super::payments::bind_payments;
-use super::{Touched, i};
 use crate::primitives::AgentKey;
 use crate::sources::{Decoded, hex_address, hex_b256};
 use crate::store::StoreResult;
 use crate::store::batch::{ChainContext, EventRecord};
+use crate::store::decode::int;
 use crate::store::rows::Rows;
 use alloy::primitives::{Address, U256};
 
@@ -17,7 +18,10 @@ pub(super) fn apply(
     touched: &mut Touched,
 ) -> StoreResult<()> {
     let chain_id = chain.chain_id;
-    let (block, log) = (i(ev.block_number), i(ev.log_index));
+    let (block, log) = (
+        int("block_number", ev.block_number)?,
+        int("log_index", ev.log_index)?,
+    );
     let emitter = hex_address(&ev.address);
     match decoded {
         Decoded::Registered {
@@ -28,7 +32,7 @@ pub(super) fn apply(
             rows.push(
 "identity_registrations",
 "chain_id, registry, token_id, owner, uri, block_number, log_index, tx_hash, timestamp",
-vec![i(chain_id).into(), (&emitter).into(), token_id.to_string().into(), hex_address(owner).into(), uri.into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into(), i(ev.block_timestamp).into()],
+vec![int("chain_id", chain_id)?.into(), (&emitter).into(), token_id.to_string().into(), hex_address(owner).into(), uri.into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into(), int("block_timestamp", ev.block_timestamp)?.into()],
 );
             touched.erc8004.insert((ev.address, *token_id));
         }
@@ -37,7 +41,7 @@ vec![i(chain_id).into(), (&emitter).into(), token_id.to_string().into(), hex_add
                 "identity_transfers",
                 "chain_id, registry, token_id, from_address, to_address, block_number, log_index",
                 vec![
-                    i(chain_id).into(),
+                    int("chain_id", chain_id)?.into(),
                     (&emitter).into(),
                     token_id.to_string().into(),
                     hex_address(from).into(),
@@ -84,7 +88,7 @@ vec![i(chain_id).into(), (&emitter).into(), token_id.to_string().into(), hex_add
                 "identity_uri_updates",
                 "chain_id, registry, token_id, uri, updated_by, block_number, log_index",
                 vec![
-                    i(chain_id).into(),
+                    int("chain_id", chain_id)?.into(),
                     (&emitter).into(),
                     token_id.to_string().into(),
                     uri.into(),
@@ -104,7 +108,7 @@ vec![i(chain_id).into(), (&emitter).into(), token_id.to_string().into(), hex_add
                 "identity_metadata",
                 "chain_id, registry, token_id, key, value, block_number, log_index",
                 vec![
-                    i(chain_id).into(),
+                    int("chain_id", chain_id)?.into(),
                     (&emitter).into(),
                     token_id.to_string().into(),
                     key.into(),
@@ -118,7 +122,7 @@ vec![i(chain_id).into(), (&emitter).into(), token_id.to_string().into(), hex_add
                 let wallet = crate::store::wallet_from_metadata(value)
                     .map(|w| hex_address(&w))
                     .unwrap_or_default();
-                bind_payments(rows, chain_id, &agent_key, &wallet, ev);
+                bind_payments(rows, chain_id, &agent_key, &wallet, ev)?;
             }
             touched.erc8004.insert((ev.address, *token_id));
         }
@@ -142,14 +146,14 @@ fn approval(
         "identity_approvals",
         "chain_id, registry, owner, operator, token_id, approved, block_number, log_index",
         vec![
-            i(chain_id).into(),
+            int("chain_id", chain_id)?.into(),
             registry.into(),
             hex_address(owner).into(),
             hex_address(operator).into(),
             token_id.map(U256::to_string).into(),
             approved.into(),
-            i(ev.block_number).into(),
-            i(ev.log_index).into(),
+            int("block_number", ev.block_number)?.into(),
+            int("log_index", ev.log_index)?.into(),
         ],
     );
     Ok(())

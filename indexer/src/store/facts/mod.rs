@@ -13,6 +13,7 @@ mod reputation;
 
 use super::StoreResult;
 use super::batch::{Batch, ChainContext, EventRecord};
+use super::decode::int;
 use super::rows::Rows;
 use crate::sources::{Decoded, Role};
 use alloy::primitives::{Address, U256};
@@ -28,10 +29,6 @@ pub(super) struct Touched {
     pub(super) contracts: BTreeSet<Address>,
     /// (registry, owner) pairs whose every agent's operators may have changed.
     pub(super) owners: BTreeSet<(Address, Address)>,
-}
-
-fn i(value: u64) -> i64 {
-    value as i64
 }
 
 /// A batch with its rows bound, ready for the writer.
@@ -69,7 +66,7 @@ pub(super) fn prepare(mut batch: Batch) -> StoreResult<PreparedBatch> {
             continue;
         }
         apply(&mut prepared.rows, &chain, &event, &mut prepared.touched)?;
-        push_raw_event(&mut prepared.rows, chain.chain_id, &event);
+        push_raw_event(&mut prepared.rows, chain.chain_id, &event)?;
         count_kind(&mut prepared.kinds, &event);
         prepared.stored += 1;
     }
@@ -88,7 +85,7 @@ pub(super) async fn write(
     rows.flush_table(conn, "payment_bindings").await?;
     let credited = payments::credit_transfers(conn, rows, chain, &prepared.transfers).await?;
     for event in &credited {
-        push_raw_event(rows, chain.chain_id, event);
+        push_raw_event(rows, chain.chain_id, event)?;
         count_kind(&mut prepared.kinds, event);
     }
     rows.flush(conn).await?;
@@ -139,7 +136,7 @@ fn count_kind(kinds: &mut BTreeMap<(&'static str, &'static str), u64>, ev: &Even
 }
 
 /// Adds the raw row of `ev`.
-fn push_raw_event(rows: &mut Rows, chain_id: u64, ev: &EventRecord) {
+fn push_raw_event(rows: &mut Rows, chain_id: u64, ev: &EventRecord) -> StoreResult<()> {
     let (kind, error) = match &ev.decoded {
         Ok(decoded) => (Some(decoded.kind()), None),
         Err(e) => (None, Some(e.to_string())),
@@ -149,11 +146,11 @@ fn push_raw_event(rows: &mut Rows, chain_id: u64, ev: &EventRecord) {
         "chain_id, block_number, log_index, block_hash, block_timestamp, tx_hash, address, source,
             topic0, topics, data, kind, decode_error",
         vec![
-            i(chain_id).into(),
-            i(ev.block_number).into(),
-            i(ev.log_index).into(),
+            int("chain_id", chain_id)?.into(),
+            int("block_number", ev.block_number)?.into(),
+            int("log_index", ev.log_index)?.into(),
             ev.block_hash.as_slice().into(),
-            i(ev.block_timestamp).into(),
+            int("block_timestamp", ev.block_timestamp)?.into(),
             ev.tx_hash.as_slice().into(),
             ev.address.as_slice().into(),
             ev.role.as_str().into(),
@@ -169,4 +166,5 @@ fn push_raw_event(rows: &mut Rows, chain_id: u64, ev: &EventRecord) {
             error.into(),
         ],
     );
+    Ok(())
 }

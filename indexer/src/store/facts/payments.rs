@@ -1,9 +1,9 @@
 //! Payment facts: which addresses are bound to which agent from when, the payments credited
 //! through those bindings, and the transfers out of bound addresses (outflows).
 
-use super::i;
 use crate::sources::{Decoded, hex_address, hex_b256};
 use crate::store::batch::{ChainContext, EventRecord};
+use crate::store::decode::int;
 use crate::store::rows::Rows;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::{Address, U256};
@@ -51,7 +51,10 @@ pub(super) async fn credit_transfers<'e>(
         let Ok(Decoded::TokenTransfer { from, to, value }) = &ev.decoded else {
             continue;
         };
-        let at = (i(ev.block_number), i(ev.log_index));
+        let at = (
+            int("block_number", ev.block_number)?,
+            int("log_index", ev.log_index)?,
+        );
         let payees = bound_to(&hex_address(to), at);
         let senders = bound_to(&hex_address(from), at);
         for agent_key in &payees {
@@ -65,10 +68,10 @@ pub(super) async fn credit_transfers<'e>(
                 to,
                 value,
                 ev.settlement_nonce.as_ref(),
-            );
+            )?;
         }
         for agent_key in &senders {
-            insert_outflow(rows, chain.chain_id, ev, agent_key, to, value);
+            insert_outflow(rows, chain.chain_id, ev, agent_key, to, value)?;
         }
         if !payees.is_empty() || !senders.is_empty() {
             stored.push(ev);
@@ -93,7 +96,7 @@ async fn bindings_of(
             "SELECT agent_key, address, block_number, log_index FROM payment_bindings
              WHERE agent_key IN (SELECT agent_key FROM payment_bindings WHERE chain_id = ",
         );
-        query.push_bind(i(chain_id));
+        query.push_bind(int("chain_id", chain_id)?);
         query.push(" AND address IN (");
         let mut list = query.separated(", ");
         for address in chunk {
@@ -122,18 +125,19 @@ pub(super) fn bind_payments(
     agent_key: &str,
     address: &str,
     ev: &EventRecord,
-) {
+) -> StoreResult<()> {
     rows.push(
         "payment_bindings",
         "chain_id, agent_key, address, block_number, log_index",
         vec![
-            i(chain_id).into(),
+            int("chain_id", chain_id)?.into(),
             agent_key.into(),
             address.into(),
-            i(ev.block_number).into(),
-            i(ev.log_index).into(),
+            int("block_number", ev.block_number)?.into(),
+            int("log_index", ev.log_index)?.into(),
         ],
     );
+    Ok(())
 }
 
 /// Records a payment credited to `agent_key`.
@@ -148,14 +152,14 @@ pub(super) fn insert_payment(
     payee: &Address,
     amount: &U256,
     nonce: Option<&alloy::primitives::B256>,
-) {
+) -> StoreResult<()> {
     rows.push(
         "payments",
         "chain_id, block_number, log_index, agent_key, tx_hash, token, payer, payee, amount, eip3009, nonce, timestamp",
         vec![
-            i(chain_id).into(),
-            i(ev.block_number).into(),
-            i(ev.log_index).into(),
+            int("chain_id", chain_id)?.into(),
+            int("block_number", ev.block_number)?.into(),
+            int("log_index", ev.log_index)?.into(),
             agent_key.into(),
             hex_b256(&ev.tx_hash).into(),
             hex_address(token).into(),
@@ -164,9 +168,10 @@ pub(super) fn insert_payment(
             amount.to_string().into(),
             nonce.is_some().into(),
             nonce.map(hex_b256).into(),
-            i(ev.block_timestamp).into(),
+            int("block_timestamp", ev.block_timestamp)?.into(),
         ],
     );
+    Ok(())
 }
 
 /// Records a transfer out of an address bound to `agent_key`.
@@ -177,19 +182,20 @@ fn insert_outflow(
     agent_key: &str,
     to: &Address,
     amount: &U256,
-) {
+) -> StoreResult<()> {
     rows.push(
         "outflows",
         "chain_id, block_number, log_index, agent_key, token, to_address, amount, timestamp",
         vec![
-            i(chain_id).into(),
-            i(ev.block_number).into(),
-            i(ev.log_index).into(),
+            int("chain_id", chain_id)?.into(),
+            int("block_number", ev.block_number)?.into(),
+            int("log_index", ev.log_index)?.into(),
             agent_key.into(),
             hex_address(&ev.address).into(),
             hex_address(to).into(),
             amount.to_string().into(),
-            i(ev.block_timestamp).into(),
+            int("block_timestamp", ev.block_timestamp)?.into(),
         ],
     );
+    Ok(())
 }

@@ -5,13 +5,14 @@
 mod contracts;
 mod erc8004;
 
+use crate::primitives::sql_bound;
 use crate::reputation::{AgentFacts, Outflow, Payment};
+use crate::store::decode::{self, int};
 use crate::store::sql::{fetch_packed, fetch_packed_in_chain_order, packed, packed_rows, push_in};
 use crate::store::{QueryContext, StoreResult};
 use contracts::contract_facts;
 use erc8004::{Scope, erc8004_side, feedback, validations};
-use sqlx::sqlite::SqliteRow;
-use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 use std::collections::BTreeMap;
 
 /// An agent whose reputation is computed, as its `agents` row identifies it.
@@ -34,21 +35,33 @@ pub(super) struct Loaded {
 }
 
 impl Loaded {
-    fn saw(&mut self, block: i64) {
-        self.last_block = self.last_block.max(block.max(0) as u64);
+    fn saw(&mut self, block: i64) -> StoreResult<()> {
+        let block = decode::uint(FACT, "block_number", block)?;
+        self.last_block = self.last_block.max(block);
+        Ok(())
     }
 }
 
+/// What errors call a fact table, whichever one a fact came from.
+const FACT: &str = "fact";
+
 /// A fact's position on the chain, from its stored block and log index.
-fn at(block: i64, log: i64) -> (u64, u64) {
-    (block as u64, log as u64)
+fn at(block: i64, log: i64) -> StoreResult<(u64, u64)> {
+    Ok((
+        decode::uint(FACT, "block_number", block)?,
+        decode::uint(FACT, "log_index", log)?,
+    ))
 }
 
 /// The facts being loaded for `key` (one of the subjects), having seen one of them in `block`.
-fn seen<'a>(loaded: &'a mut BTreeMap<String, Loaded>, key: &str, block: i64) -> &'a mut Loaded {
+fn seen<'a>(
+    loaded: &'a mut BTreeMap<String, Loaded>,
+    key: &str,
+    block: i64,
+) -> StoreResult<&'a mut Loaded> {
     let entry = loaded.get_mut(key).expect("subjects were loaded");
-    entry.saw(block);
-    entry
+    entry.saw(block)?;
+    Ok(entry)
 }
 
 /// The agents among `keys` that exist, in key order.
@@ -62,33 +75,46 @@ pub(super) async fn subjects(
     ));
     push_in(&mut query, keys);
     let rows: Vec<SubjectRow> = fetch_packed(conn, query, "reading the agents to score").await?;
-    let mut subjects: Vec<Subject> = rows.into_iter().map(Subject::from).collect();
+    let mut subjects = rows
+        .into_iter()
+        .map(Subject::try_from)
+        .collect::<StoreResult<Vec<Subject>>>()?;
     subjects.sort_by(|a, b| a.key.cmp(&b.key));
     Ok(subjects)
 }
 
-/// An `agents` row as [`subjects`] reads it: key, source, address, registry, token id and
-/// newest block.
-type SubjectRow = (
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    i64,
-);
+/// An `agents` row as [`subjects`] reads it (packed into JSON, or as a row).
+#[derive(serde::Deserialize, sqlx::FromRow)]
+struct SubjectRow {
+    agent_key: String,
+    source: String,
+    address: Option<String>,
+    registry: Option<String>,
+    token_id: Option<String>,
+    last_event_block: i64,
+}
 
-impl From<SubjectRow> for Subject {
-    fn from((key, source, contract, registry, token, last_event_block): SubjectRow) -> Self {
+impl TryFrom<SubjectRow> for Subject {
+    type Error = crate::store::StoreError;
+
+    fn try_from(row: SubjectRow) -> StoreResult<Self> {
+        let SubjectRow {
+            agent_key: key,
+            source,
+            address: contract,
+            registry,
+            token_id: token,
+            last_event_block,
+        } = row;
         let erc8004 = (source == "erc8004")
             .then(|| Some((registry?, token?)))
             .flatten();
-        Self {
+        Ok(Self {
             key,
             erc8004,
             contract,
-            last_event_block: last_event_block.max(0) as u64,
-        }
+            last_event_block: decode::uint("agents", "last_event_block", last_event_block)?,
+        })
     }
 }
 
@@ -105,18 +131,14 @@ pub(super) async fn subjects_at(
         "SELECT agent_key, source, address, registry, token_id, last_event_block FROM agents
          WHERE chain_id = ? AND registered_block <= ? AND agent_key > ? ORDER BY agent_key LIMIT ?",
     )
-    .bind(chain_id as i64)
-    .bind(clamp(block))
+    .bind(int("chain_id", chain_id)?)
+    .bind(sql_bound(block))
     .bind(after)
-    .bind(limit as i64)
+    .bind(int("limit", limit as u64)?)
     .fetch_all(&mut *conn)
     .await
     .context("listing the agents of a feed")?;
-    Ok(rows.into_iter().map(Subject::from).collect())
-}
-
-fn clamp(block: u64) -> i64 {
-    block.min(i64::MAX as u64) as i64
+    rows.into_iter().map(Subject::try_from).collect()
 }
 
 /// The facts of `subjects` on `chain_id` up to and including block `up_to`.
@@ -162,6 +184,18 @@ pub(super) async fn facts(
     Ok(loaded)
 }
 
+/// A `payments` row as reputation reads it, packed.
+#[derive(serde::Deserialize)]
+struct PackedPayment {
+    agent_key: String,
+    payer: String,
+    payee: String,
+    token: String,
+    amount: String,
+    timestamp: i64,
+    eip3009: i64,
+}
+
 async fn payments(
     conn: &mut SqliteConnection,
     subjects: &[Subject],
@@ -172,17 +206,25 @@ async fn payments(
         "SELECT {} FROM payments WHERE block_number <= ",
         packed_rows("agent_key, payer, payee, token, amount, timestamp, eip3009")
     ));
-    query.push_bind(clamp(up_to));
+    query.push_bind(sql_bound(up_to));
     query.push(" AND agent_key");
     push_in(&mut query, subjects.iter().map(|s| s.key.as_str()));
-    type PaymentRow = (String, String, String, String, String, i64, i64);
-    let rows: Vec<(i64, i64, PaymentRow)> =
+    let rows: Vec<(i64, i64, PackedPayment)> =
         fetch_packed_in_chain_order(conn, query, "reading agents' payments").await?;
-    for (block, log, (key, payer, payee, token, amount, timestamp, eip3009)) in rows {
+    for (block, log, row) in rows {
+        let PackedPayment {
+            agent_key: key,
+            payer,
+            payee,
+            token,
+            amount,
+            timestamp,
+            eip3009,
+        } = row;
         let Some(entry) = loaded.get_mut(&key) else {
             continue;
         };
-        entry.saw(block);
+        entry.saw(block)?;
         let fields = PaymentFields {
             payer: &payer,
             payee: &payee,
@@ -193,9 +235,7 @@ async fn payments(
             timestamp,
             eip3009: eip3009 != 0,
         };
-        if let Some(payment) = fields.parse() {
-            entry.facts.payments.push(payment);
-        }
+        entry.facts.payments.push(fields.parse()?);
     }
     Ok(())
 }
@@ -211,7 +251,7 @@ async fn outflows(
         "SELECT {} FROM outflows WHERE block_number <= ",
         packed("agent_key, to_address, block_number, timestamp")
     ));
-    query.push_bind(clamp(up_to));
+    query.push_bind(sql_bound(up_to));
     query.push(" AND agent_key");
     push_in(&mut query, subjects.iter().map(|s| s.key.as_str()));
     let rows: Vec<(String, String, i64, i64)> =
@@ -220,55 +260,39 @@ async fn outflows(
         let Some(entry) = loaded.get_mut(&key) else {
             continue;
         };
-        entry.saw(block);
-        if let Ok(to) = to.parse() {
-            entry.facts.outflows.push(Outflow {
-                to,
-                timestamp: timestamp as u64,
-            });
-        }
+        entry.saw(block)?;
+        entry.facts.outflows.push(Outflow {
+            to: decode::parse("outflows", "to_address", &to)?,
+            timestamp: decode::uint("outflows", "timestamp", timestamp)?,
+        });
     }
     Ok(())
 }
 
-/// A payments row as reputation reads it (`None` if a stored value does not parse).
-pub(in crate::store) fn payment(row: &SqliteRow) -> Option<Payment> {
-    PaymentFields {
-        payer: row.get("payer"),
-        payee: row.get("payee"),
-        token: row.get("token"),
-        amount: row.get("amount"),
-        block: row.get("block_number"),
-        log_index: row.get("log_index"),
-        timestamp: row.get("timestamp"),
-        eip3009: row.get("eip3009"),
-    }
-    .parse()
-}
-
 /// The stored columns of a payment.
-struct PaymentFields<'a> {
-    payer: &'a str,
-    payee: &'a str,
-    token: &'a str,
-    amount: &'a str,
-    block: i64,
-    log_index: i64,
-    timestamp: i64,
-    eip3009: bool,
+pub(in crate::store) struct PaymentFields<'a> {
+    pub(in crate::store) payer: &'a str,
+    pub(in crate::store) payee: &'a str,
+    pub(in crate::store) token: &'a str,
+    pub(in crate::store) amount: &'a str,
+    pub(in crate::store) block: i64,
+    pub(in crate::store) log_index: i64,
+    pub(in crate::store) timestamp: i64,
+    pub(in crate::store) eip3009: bool,
 }
 
 impl PaymentFields<'_> {
-    /// The payment they describe (`None` if a stored value does not parse).
-    fn parse(&self) -> Option<Payment> {
-        Some(Payment {
-            payer: self.payer.parse().ok()?,
-            payee: self.payee.parse().ok()?,
-            token: self.token.parse().ok()?,
-            amount: self.amount.parse().ok()?,
-            block: self.block as u64,
-            log_index: self.log_index as u64,
-            timestamp: self.timestamp as u64,
+    /// The payment they describe, or the column that does not read back.
+    pub(in crate::store) fn parse(&self) -> StoreResult<Payment> {
+        let table = "payments";
+        Ok(Payment {
+            payer: decode::parse(table, "payer", self.payer)?,
+            payee: decode::parse(table, "payee", self.payee)?,
+            token: decode::parse(table, "token", self.token)?,
+            amount: decode::parse(table, "amount", self.amount)?,
+            block: decode::uint(table, "block_number", self.block)?,
+            log_index: decode::uint(table, "log_index", self.log_index)?,
+            timestamp: decode::uint(table, "timestamp", self.timestamp)?,
             eip3009: self.eip3009,
         })
     }

@@ -14,16 +14,18 @@ mod load;
 mod touched;
 
 use super::sql::push_in;
-use super::{QueryContext, StoreError, StoreResult};
+use super::{QueryContext, StoreResult};
+use crate::primitives::sql_bound;
 use crate::reputation::{
     AgentFacts, Evaluation, Exclusion, Payment, ReputationRules, classify, evaluate,
 };
+use crate::store::decode::{self, int};
 use load::Subject;
 use serde::{Deserialize, Serialize};
-use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection, SqlitePool};
+use sqlx::{QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(super) use load::payment;
+pub(super) use load::PaymentFields;
 pub(super) use touched::mark_dirty;
 
 /// Agents per round of queries.
@@ -130,7 +132,7 @@ pub(super) async fn settle(
 ) -> StoreResult<()> {
     let keys: BTreeSet<String> =
         sqlx::query_scalar("SELECT agent_key FROM reputation_dirty WHERE chain_id = ?")
-            .bind(chain_id as i64)
+            .bind(int("chain_id", chain_id)?)
             .fetch_all(&mut *conn)
             .await
             .context("reading the agents to rescore")?
@@ -141,7 +143,7 @@ pub(super) async fn settle(
     }
     refresh(conn, chain_id, &keys, rules).await?;
     sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = ?")
-        .bind(chain_id as i64)
+        .bind(int("chain_id", chain_id)?)
         .execute(&mut *conn)
         .await
         .context("clearing the agents rescored")?;
@@ -158,7 +160,7 @@ pub(super) async fn adopt_rules(
     let wanted = format!("{rules:?}");
     let stored: Option<String> =
         sqlx::query_scalar("SELECT rules FROM reputation_rules WHERE chain_id = ?")
-            .bind(chain_id as i64)
+            .bind(int("chain_id", chain_id)?)
             .fetch_optional(&mut *conn)
             .await
             .context("reading the reputation rules in force")?;
@@ -167,7 +169,7 @@ pub(super) async fn adopt_rules(
     }
     let keys: BTreeSet<String> =
         sqlx::query_scalar("SELECT agent_key FROM agents WHERE chain_id = ?")
-            .bind(chain_id as i64)
+            .bind(int("chain_id", chain_id)?)
             .fetch_all(&mut *conn)
             .await
             .context("listing the agents to rescore")?
@@ -175,12 +177,12 @@ pub(super) async fn adopt_rules(
             .collect();
     refresh(conn, chain_id, &keys, rules).await?;
     sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = ?")
-        .bind(chain_id as i64)
+        .bind(int("chain_id", chain_id)?)
         .execute(&mut *conn)
         .await
         .context("clearing the agents rescored")?;
     sqlx::query("INSERT OR REPLACE INTO reputation_rules (chain_id, rules) VALUES (?, ?)")
-        .bind(chain_id as i64)
+        .bind(int("chain_id", chain_id)?)
         .bind(wanted)
         .execute(&mut *conn)
         .await
@@ -201,23 +203,27 @@ async fn block_times(
     }
     let mut query = QueryBuilder::<Sqlite>::new("WITH wanted(n) AS (");
     query.push_values(&blocks, |mut row, block| {
-        row.push_bind((*block).min(i64::MAX as u64) as i64);
+        row.push_bind(sql_bound(*block));
     });
     query.push(") SELECT n, (SELECT block_timestamp FROM events WHERE chain_id = ");
-    query.push_bind(chain_id as i64);
+    query.push_bind(int("chain_id", chain_id)?);
     query.push(" AND block_number = n ORDER BY log_index LIMIT 1) AS t FROM wanted");
-    let rows = query
-        .build()
+    // A block without stored events has no time here; its facts are then none of reputation's.
+    let rows: Vec<(i64, Option<i64>)> = query
+        .build_query_as()
         .fetch_all(&mut *conn)
         .await
         .context("reading block timestamps for reputation")?;
-    Ok(rows
-        .iter()
-        .filter_map(|r| {
-            let t: Option<i64> = r.get(1);
-            Some((r.get::<i64, _>(0) as u64, t? as u64))
-        })
-        .collect())
+    let mut times = BTreeMap::new();
+    for (block, timestamp) in rows {
+        if let Some(timestamp) = timestamp {
+            times.insert(
+                decode::uint("events", "block_number", block)?,
+                decode::uint("events", "block_timestamp", timestamp)?,
+            );
+        }
+    }
+    Ok(times)
 }
 
 async fn write(conn: &mut SqliteConnection, computed: &[AgentReputation]) -> StoreResult<()> {
@@ -226,18 +232,43 @@ async fn write(conn: &mut SqliteConnection, computed: &[AgentReputation]) -> Sto
             score, payment_score, payment_count, unique_payers, excluded_payments, feedback_count,
             feedback_average, validation_average, rating_average, evaluation) ",
     );
-    insert.push_values(computed, |mut row, r| {
+    // Every integer is checked before the statement is built (its closure cannot fail).
+    let integers = computed
+        .iter()
+        .map(|r| {
+            let e = &r.evaluation;
+            Ok([
+                int("chain_id", r.chain_id)?,
+                int("as_of_block", r.as_of_block)?,
+                int("as_of_timestamp", r.as_of_timestamp)?,
+                int("payment_count", e.payments.payment_count)?,
+                int("unique_payers", e.payments.unique_payers)?,
+                int("excluded_payments", e.excluded.values().sum::<u64>())?,
+                int("feedback_count", e.feedback.overall.count)?,
+            ])
+        })
+        .collect::<StoreResult<Vec<_>>>()?;
+    insert.push_values(computed.iter().zip(integers), |mut row, (r, n)| {
         let e = &r.evaluation;
+        let [
+            chain,
+            block,
+            timestamp,
+            payments,
+            payers,
+            excluded,
+            feedback,
+        ] = n;
         row.push_bind(&r.agent)
-            .push_bind(r.chain_id as i64)
-            .push_bind(r.as_of_block as i64)
-            .push_bind(r.as_of_timestamp as i64)
+            .push_bind(chain)
+            .push_bind(block)
+            .push_bind(timestamp)
             .push_bind(r.score)
             .push_bind(e.payment_score.score)
-            .push_bind(e.payments.payment_count as i64)
-            .push_bind(e.payments.unique_payers as i64)
-            .push_bind(e.excluded.values().sum::<u64>() as i64)
-            .push_bind(e.feedback.overall.count as i64)
+            .push_bind(payments)
+            .push_bind(payers)
+            .push_bind(excluded)
+            .push_bind(feedback)
             .push_bind(e.feedback.overall.average)
             .push_bind(e.validations.average)
             .push_bind(e.ratings.average)
@@ -274,12 +305,22 @@ pub(super) async fn classified_payments(
     Ok(out)
 }
 
+/// An `agent_reputation` row as [`stored`] reads it.
+#[derive(sqlx::FromRow)]
+struct StoredRow {
+    chain_id: i64,
+    as_of_block: i64,
+    as_of_timestamp: i64,
+    score: f64,
+    evaluation: String,
+}
+
 /// The stored reputation of `agent_key`, if it has any.
 pub(super) async fn stored(
     pool: &SqlitePool,
     agent_key: &str,
 ) -> StoreResult<Option<AgentReputation>> {
-    let row: Option<(i64, i64, i64, f64, String)> = sqlx::query_as(
+    let row: Option<StoredRow> = sqlx::query_as(
         "SELECT chain_id, as_of_block, as_of_timestamp, score, evaluation FROM agent_reputation
          WHERE agent_key = ?",
     )
@@ -287,20 +328,17 @@ pub(super) async fn stored(
     .fetch_optional(pool)
     .await
     .context("reading an agent's reputation")?;
-    let Some((chain_id, block, timestamp, score, evaluation)) = row else {
+    let Some(row) = row else {
         return Ok(None);
     };
-    let evaluation = serde_json::from_str(&evaluation).map_err(|e| StoreError::Corrupt {
-        what: format!("the stored reputation of {agent_key}"),
-        reason: e.to_string(),
-    })?;
+    let table = "agent_reputation";
     Ok(Some(AgentReputation {
         agent: agent_key.to_string(),
-        chain_id: chain_id as u64,
-        as_of_block: block as u64,
-        as_of_timestamp: timestamp as u64,
-        score,
-        evaluation,
+        chain_id: decode::uint(table, "chain_id", row.chain_id)?,
+        as_of_block: decode::uint(table, "as_of_block", row.as_of_block)?,
+        as_of_timestamp: decode::uint(table, "as_of_timestamp", row.as_of_timestamp)?,
+        score: row.score,
+        evaluation: decode::json(table, "evaluation", &row.evaluation)?,
     }))
 }
 
@@ -318,12 +356,12 @@ pub(super) async fn as_of_block(
         "SELECT block_timestamp FROM events WHERE chain_id = ? AND block_number <= ?
          ORDER BY block_number DESC LIMIT 1",
     )
-    .bind(chain_id as i64)
-    .bind(block.min(i64::MAX as u64) as i64)
+    .bind(int("chain_id", chain_id)?)
+    .bind(sql_bound(block))
     .fetch_optional(&mut *conn)
     .await
     .context("reading the time of a feed's block")?;
-    let timestamp = timestamp.unwrap_or(0).max(0) as u64;
+    let timestamp = decode::uint("events", "block_timestamp", timestamp.unwrap_or(0))?;
     let mut after = String::new();
     loop {
         let subjects: Vec<Subject> =

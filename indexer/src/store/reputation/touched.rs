@@ -3,6 +3,9 @@
 //! [`settle`](super::settle) rescores the marked ones. Marks survive a crash with the facts they
 //! belong to.
 
+use crate::primitives::sql_bound;
+use crate::store::decode::int;
+use crate::store::sql::{contract_key_sql, erc8004_key_sql};
 use crate::store::{QueryContext, StoreResult};
 use sqlx::SqliteConnection;
 
@@ -48,35 +51,33 @@ pub(in crate::store) async fn mark_dirty(
         .collect();
     selects.extend(BY_TOKEN.iter().map(|table| {
         format!(
-            "SELECT ?1 || ':' || registry || ':' || token_id AS k FROM {table}
-             WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3"
+            "SELECT {} AS k FROM {table}
+             WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3",
+            erc8004_key_sql("?1", "registry", "token_id")
         )
     }));
-    selects.push(
-        "SELECT ?1 || ':' || registry || ':' || token_id AS k FROM identity_approvals
-         WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3 AND token_id IS NOT NULL"
-            .to_string(),
-    );
+    selects.push(format!(
+        "SELECT {} AS k FROM identity_approvals
+         WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3 AND token_id IS NOT NULL",
+        erc8004_key_sql("?1", "registry", "token_id")
+    ));
     selects.extend(BY_CONTRACT.iter().map(|(table, column)| {
         format!(
-            "SELECT ?1 || ':' || {column} AS k FROM {table}
-             WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3"
+            "SELECT {} AS k FROM {table}
+             WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3",
+            contract_key_sql("?1", column)
         )
     }));
     for select in selects {
         sqlx::query(&format!(
             "INSERT OR IGNORE INTO reputation_dirty (chain_id, agent_key) SELECT DISTINCT ?1, k FROM ({select})"
         ))
-        .bind(chain_id as i64)
-        .bind(clamp(from))
-        .bind(clamp(to))
+        .bind(int("chain_id", chain_id)?)
+        .bind(sql_bound(from))
+        .bind(sql_bound(to))
         .execute(&mut *conn)
         .await
         .context("marking agents to rescore")?;
     }
     Ok(())
-}
-
-fn clamp(block: u64) -> i64 {
-    block.min(i64::MAX as u64) as i64
 }

@@ -1,9 +1,12 @@
 //! The facts of an agent contract's reputation: its owner history (its own events, snapshots,
 //! else the account that enrolled it), withdrawals and ratings, for a few hundred contracts at once.
 
-use super::{Loaded, at, clamp, seen};
+use super::{Loaded, at, seen};
+use crate::primitives::sql_bound;
 use crate::reputation::{Outflow, Rating, SideChange};
 use crate::store::StoreResult;
+use crate::store::decode;
+use crate::store::decode::int;
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows, push_in};
 use alloy::primitives::Address;
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
@@ -18,11 +21,12 @@ pub(super) async fn contract_facts(
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
     // Each query names the table's agent index (see `store::sql`); `{rows}` packs the columns.
+    let chain = int("chain_id", chain_id)?;
     let select = |sql: &str, columns: &str| {
         let mut query = QueryBuilder::<Sqlite>::new(sql.replace("{rows}", &packed_rows(columns)));
-        query.push_bind(chain_id as i64);
+        query.push_bind(chain);
         query.push(" AND block_number <= ");
-        query.push_bind(clamp(up_to));
+        query.push_bind(sql_bound(up_to));
         query.push(" AND agent");
         push_in(&mut query, contracts.keys().copied());
         query
@@ -54,21 +58,27 @@ pub(super) async fn contract_facts(
         )
         .await?;
         for (block, log, (agent, owner)) in rows {
-            let Some(owner) = owner.and_then(|o| o.parse::<Address>().ok()) else {
+            let table = [
+                "agent_contract_events",
+                "agent_snapshots",
+                "registry_events",
+            ][n];
+            let column = ["value", "owner", "actor"][n];
+            let Some(owner) = decode::parse_opt::<Address>(table, column, owner.as_deref())? else {
                 continue;
             };
             if n == 2 {
-                enrolled_by.push((agent, at(block, log), owner));
+                enrolled_by.push((agent, at(block, log)?, owner));
                 continue;
             }
             let Some(key) = contracts.get(agent.as_str()) else {
                 continue;
             };
-            let entry = seen(loaded, key, block);
+            let entry = seen(loaded, key, block)?;
             entry
                 .facts
                 .side
-                .push(at(block, log), SideChange::Owner(owner));
+                .push(at(block, log)?, SideChange::Owner(owner));
             named_owner.insert(agent);
         }
     }
@@ -78,7 +88,8 @@ pub(super) async fn contract_facts(
             continue;
         }
         if let Some(key) = contracts.get(agent.as_str()) {
-            let entry = seen(loaded, key, at.0 as i64);
+            let entry = loaded.get_mut(*key).expect("subjects were loaded");
+            entry.last_block = entry.last_block.max(at.0);
             entry.facts.side.push(at, SideChange::Owner(owner));
         }
     }
@@ -96,13 +107,12 @@ pub(super) async fn contract_facts(
         let Some(key) = contracts.get(agent.as_str()) else {
             continue;
         };
-        let entry = seen(loaded, key, block);
-        if let Ok(to) = to.parse() {
-            entry.facts.outflows.push(Outflow {
-                to,
-                timestamp: timestamp.unwrap_or(0) as u64,
-            });
-        }
+        let entry = seen(loaded, key, block)?;
+        entry.facts.outflows.push(Outflow {
+            to: decode::parse("withdrawals", "to_address", &to)?,
+            // A withdrawal always has its event stored; 0 only if that row were missing.
+            timestamp: decode::uint("events", "block_timestamp", timestamp.unwrap_or(0))?,
+        });
     }
     let ratings = select(
         "SELECT {rows} FROM ratings INDEXED BY ratings_agent WHERE chain_id = ",
@@ -114,14 +124,12 @@ pub(super) async fn contract_facts(
         let Some(key) = contracts.get(agent.as_str()) else {
             continue;
         };
-        let entry = seen(loaded, key, block);
-        if let (Ok(rater), Ok(score)) = (rater.parse(), u8::try_from(score)) {
-            entry.facts.ratings.push(Rating {
-                rater,
-                score,
-                position: at(block, log),
-            });
-        }
+        let entry = seen(loaded, key, block)?;
+        entry.facts.ratings.push(Rating {
+            rater: decode::parse("ratings", "rater", &rater)?,
+            score: decode::parse("ratings", "score", &score.to_string())?,
+            position: at(block, log)?,
+        });
     }
     Ok(())
 }

@@ -2,10 +2,13 @@
 //! operators its owners approved for all, feedback with revocations and responses, and
 //! validation requests with every response, for a few hundred tokens of one registry at a time.
 
-use super::{Loaded, at, clamp, seen};
+use super::{Loaded, at, seen};
+use crate::primitives::sql_bound;
 use crate::reputation::{FeedbackEntry, SideChange, ValidationResponse};
 use crate::store::StoreResult;
 use crate::store::agents::wallet_from_metadata;
+use crate::store::decode;
+use crate::store::decode::int;
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows, push_in};
 use alloy::primitives::{Address, hex};
 use serde::de::DeserializeOwned;
@@ -34,11 +37,11 @@ async fn of_tokens<T: DeserializeOwned>(
         packed_rows(&format!("token_id, {columns}")),
         token_index(table)
     ));
-    query.push_bind(scope.chain_id as i64);
+    query.push_bind(int("chain_id", scope.chain_id)?);
     query.push(" AND registry = ");
     query.push_bind(scope.registry);
     query.push(" AND block_number <= ");
-    query.push_bind(clamp(scope.up_to));
+    query.push_bind(sql_bound(scope.up_to));
     query.push(" AND token_id");
     push_in(&mut query, tokens.keys().copied());
     fetch_packed_in_chain_order(conn, query, "reading ERC-8004 facts for reputation").await
@@ -73,11 +76,11 @@ pub(super) async fn erc8004_side(
                 continue;
             };
             owners_of.entry(key).or_default().insert(owner_hex);
-            let entry = seen(loaded, key, block);
+            let entry = seen(loaded, key, block)?;
             entry
                 .facts
                 .side
-                .push(at(block, log), SideChange::Owner(owner));
+                .push(at(block, log)?, SideChange::Owner(owner));
         }
     }
     // Every metadata change counts as one of the agent's facts; only the wallet's value matters.
@@ -93,16 +96,17 @@ pub(super) async fn erc8004_side(
         let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
-        let entry = seen(loaded, key, block);
+        let entry = seen(loaded, key, block)?;
         if let Some(wallet_hex) = wallet_hex {
-            let wallet = hex::decode(&wallet_hex)
-                .ok()
-                .and_then(|value| wallet_from_metadata(&value))
-                .filter(|w| !w.is_zero());
+            let value = hex::decode(&wallet_hex).map_err(|error| {
+                decode::corrupt("identity_metadata", "value", &wallet_hex, error)
+            })?;
+            // A value that is not an address clears the wallet, as on chain.
+            let wallet = wallet_from_metadata(&value).filter(|w| !w.is_zero());
             entry
                 .facts
                 .side
-                .push(at(block, log), SideChange::Wallet(wallet));
+                .push(at(block, log)?, SideChange::Wallet(wallet));
         }
     }
     let rows: Vec<(i64, i64, (String, String, i64))> = of_tokens(
@@ -117,15 +121,13 @@ pub(super) async fn erc8004_side(
         let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
-        let approved = operator
-            .parse::<Address>()
-            .ok()
-            .filter(|a| approved != 0 && !a.is_zero());
-        let entry = seen(loaded, key, block);
+        let operator: Address = decode::parse("identity_approvals", "operator", &operator)?;
+        let approved = Some(operator).filter(|a| approved != 0 && !a.is_zero());
+        let entry = seen(loaded, key, block)?;
         entry
             .facts
             .side
-            .push(at(block, log), SideChange::Approved(approved));
+            .push(at(block, log)?, SideChange::Approved(approved));
     }
     let owners: BTreeSet<&str> = owners_of.values().flatten().map(String::as_str).collect();
     if owners.is_empty() {
@@ -136,11 +138,11 @@ pub(super) async fn erc8004_side(
          WHERE token_id IS NULL AND chain_id = ",
         packed_rows("owner, operator, approved")
     ));
-    query.push_bind(scope.chain_id as i64);
+    query.push_bind(int("chain_id", scope.chain_id)?);
     query.push(" AND registry = ");
     query.push_bind(scope.registry);
     query.push(" AND block_number <= ");
-    query.push_bind(clamp(scope.up_to));
+    query.push_bind(sql_bound(scope.up_to));
     query.push(" AND owner");
     push_in(&mut query, owners.iter().copied());
     let rows: Vec<(i64, i64, (String, String, i64))> =
@@ -158,7 +160,7 @@ pub(super) async fn erc8004_side(
         for (key, owners) in &owners_of {
             if owners.contains(&owner_hex) {
                 let entry = loaded.get_mut(*key).expect("subjects were loaded");
-                entry.facts.side.push(at(block, log), change);
+                entry.facts.side.push(at(block, log)?, change);
             }
         }
     }
@@ -183,7 +185,7 @@ pub(super) async fn feedback(
     let mut revoked: BTreeSet<(String, String, i64)> = BTreeSet::new();
     for (block, _, (token, client, index)) in revocations {
         if let Some(key) = tokens.get(token.as_str()) {
-            seen(loaded, key, block);
+            seen(loaded, key, block)?;
         }
         revoked.insert((token, client, index));
     }
@@ -191,11 +193,10 @@ pub(super) async fn feedback(
         of_tokens(conn, scope, tokens, "feedback_responses", "responder").await?;
     for (block, _, (token, _)) in responses {
         if let Some(key) = tokens.get(token.as_str()) {
-            let entry = seen(loaded, key, block);
+            let entry = seen(loaded, key, block)?;
             entry.facts.feedback_responses += 1;
         }
     }
-    type FeedbackRow = (String, String, Option<i64>, String, i64, String, String);
     let rows: Vec<(i64, i64, FeedbackRow)> = of_tokens(
         conn,
         scope,
@@ -204,25 +205,29 @@ pub(super) async fn feedback(
         "client, feedback_index, value, value_decimals, tag1, tag2",
     )
     .await?;
-    for (block, _, (token, client, index, value, decimals, tag1, tag2)) in rows {
+    for (block, _, row) in rows {
+        let FeedbackRow {
+            token_id: token,
+            client,
+            feedback_index: index,
+            value,
+            value_decimals: decimals,
+            tag1,
+            tag2,
+        } = row;
         let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
-        let entry = seen(loaded, key, block);
+        let entry = seen(loaded, key, block)?;
         let revoked = index.is_some_and(|index| revoked.contains(&(token, client.clone(), index)));
-        let parsed = (|| {
-            Some(FeedbackEntry {
-                client: client.parse().ok()?,
-                value: value.parse().ok()?,
-                decimals: u8::try_from(decimals).ok()?,
-                tag1,
-                tag2,
-                revoked,
-            })
-        })();
-        if let Some(feedback) = parsed {
-            entry.facts.feedback.push(feedback);
-        }
+        entry.facts.feedback.push(FeedbackEntry {
+            client: decode::parse("feedback", "client", &client)?,
+            value: decode::parse("feedback", "value", &value)?,
+            decimals: decode::parse("feedback", "value_decimals", &decimals.to_string())?,
+            tag1,
+            tag2,
+            revoked,
+        });
     }
     Ok(())
 }
@@ -238,7 +243,7 @@ pub(super) async fn validations(
         of_tokens(conn, scope, tokens, "validation_requests", "request_hash").await?;
     for (block, _, (token, request_hash)) in requests {
         if let Some(key) = tokens.get(token.as_str()) {
-            let entry = seen(loaded, key, block);
+            let entry = seen(loaded, key, block)?;
             entry.facts.validation_requests.push(request_hash);
         }
     }
@@ -254,14 +259,26 @@ pub(super) async fn validations(
         let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
-        let entry = seen(loaded, key, block);
+        let entry = seen(loaded, key, block)?;
         if let Ok(response) = u8::try_from(response) {
             entry.facts.validation_responses.push(ValidationResponse {
                 request_hash,
                 response,
-                position: at(block, log),
+                position: at(block, log)?,
             });
         }
     }
     Ok(())
+}
+
+/// A `feedback` row as reputation reads it, packed (its token first, as [`of_tokens`] selects).
+#[derive(serde::Deserialize)]
+struct FeedbackRow {
+    token_id: String,
+    client: String,
+    feedback_index: Option<i64>,
+    value: String,
+    value_decimals: i64,
+    tag1: String,
+    tag2: String,
 }
