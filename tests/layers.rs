@@ -20,6 +20,7 @@ const INDEXER: &[(&str, &[&str])] = &[
     ("rpc", &["primitives", "metrics", "config"]),
     ("documents", &["primitives", "metrics", "config"]),
     ("reputation", &["primitives", "config"]),
+    ("agents", &["primitives", "sources"]),
     (
         "store",
         &[
@@ -29,6 +30,7 @@ const INDEXER: &[(&str, &[&str])] = &[
             "sources",
             "documents",
             "reputation",
+            "agents",
         ],
     ),
     (
@@ -40,6 +42,7 @@ const INDEXER: &[(&str, &[&str])] = &[
             "sources",
             "rpc",
             "reputation",
+            "agents",
             "store",
         ],
     ),
@@ -53,6 +56,7 @@ const INDEXER: &[(&str, &[&str])] = &[
             "rpc",
             "documents",
             "reputation",
+            "agents",
             "store",
             "follower",
         ],

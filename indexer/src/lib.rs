@@ -8,6 +8,7 @@
 //! layers these modules form. The contracts it decodes and the devnet it is tested on live in
 //! `agentindex-contracts`.
 
+pub mod agents;
 pub mod config;
 pub mod documents;
 pub mod engine;

@@ -423,7 +423,7 @@ fn discoveries<'a>(
             (Role::Identity, Ok(Decoded::MetadataSet { key, value, .. }))
                 if key == "agentWallet" =>
             {
-                if let Some(wallet) = crate::store::wallet_from_metadata(&value) {
+                if let Some(wallet) = crate::agents::wallet_from_metadata(&value) {
                     found.push((wallet, block, Discovery::Payee));
                 }
             }

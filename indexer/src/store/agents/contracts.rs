@@ -2,9 +2,12 @@
 //! found, their on-chain card, owner, active flag, heartbeat and status in each registry. A set
 //! of contracts is recomputed with three queries.
 
-use super::{AgentRow, Position, push_in, write};
+use super::{push_in, write};
+use crate::agents::AgentState;
+use crate::agents::contracts::{
+    Found, OwnFact, RegistryFact, SnapshotFact, apply_own, apply_registry, describe_card, found,
+};
 use crate::primitives::AgentKey;
-use crate::primitives::sql_int;
 use crate::sources::hex_address;
 use crate::store::StoreResult;
 use crate::store::decode::{self, int};
@@ -21,10 +24,10 @@ pub(super) async fn refresh(
     agents: &[Address],
 ) -> StoreResult<()> {
     let addresses: Vec<String> = agents.iter().map(hex_address).collect();
-    let mut rows: BTreeMap<String, AgentRow> = BTreeMap::new();
+    let mut rows: BTreeMap<String, AgentState> = BTreeMap::new();
 
     // How each was first found; an agent nothing found is gone.
-    let mut found: Vec<Discovery> = of_agents(
+    let mut discoveries: Vec<Discovery> = of_agents(
         conn,
         "SELECT {rows} FROM watched_agents w INDEXED BY watched_agents_address JOIN events e
            ON e.chain_id = w.chain_id AND e.block_number = w.block_number AND e.log_index = w.log_index
@@ -36,7 +39,7 @@ pub(super) async fn refresh(
     )
     .await?;
     // Newest first, so the earliest discovery is the one left in the map.
-    found.sort_by_key(|d| std::cmp::Reverse((d.block_number, d.log_index)));
+    discoveries.sort_by_key(|d| std::cmp::Reverse((d.block_number, d.log_index)));
     for Discovery {
         address,
         discovered_by,
@@ -44,23 +47,16 @@ pub(super) async fn refresh(
         block_number: block,
         log_index: _,
         block_timestamp: timestamp,
-    } in found
+    } in discoveries
     {
-        rows.insert(
-            address.clone(),
-            AgentRow {
-                key: String::new(),
-                source: discovered_by,
-                registry: Some(via),
-                payment_address: Some(address.clone()),
-                address: Some(address),
-                active: true,
-                registered_block: block,
-                registered_at: timestamp,
-                last_event_block: block,
-                ..AgentRow::default()
-            },
-        );
+        let state = found(Found {
+            address: address.clone(),
+            discovered_by,
+            via,
+            block,
+            timestamp,
+        });
+        rows.insert(address, state);
     }
 
     apply_own_events(conn, chain_id, &addresses, &mut rows).await?;
@@ -124,7 +120,7 @@ async fn apply_own_events(
     conn: &mut SqliteConnection,
     chain_id: u64,
     addresses: &[String],
-    rows: &mut BTreeMap<String, AgentRow>,
+    rows: &mut BTreeMap<String, AgentState>,
 ) -> StoreResult<()> {
     let facts: Vec<OwnEvent> = of_agents(
         conn,
@@ -139,56 +135,20 @@ async fn apply_own_events(
         "reading agent contract events",
     )
     .await?;
-    let mut newest: BTreeMap<(String, String), (Position, String)> = BTreeMap::new();
-    let mut first_interval_at: BTreeMap<String, i64> = BTreeMap::new();
-    for OwnEvent {
-        agent,
-        kind,
-        value,
-        block_number: block,
-        log_index: log,
-        timestamp,
-        newest: newest_rank,
-    } in facts
-    {
-        if kind == "interval" {
-            if newest_rank != 1 {
-                first_interval_at.insert(agent, timestamp);
-                continue;
-            }
-            first_interval_at.entry(agent.clone()).or_insert(timestamp);
-        }
-        newest.insert((agent, kind), ((block, log), value));
-    }
-    for (agent, kind, at, value) in snapshot_facts(conn, chain_id, addresses).await? {
-        let entry = newest
-            .entry((agent, kind.into()))
-            .or_insert((at, value.clone()));
-        if entry.0 < at {
-            *entry = (at, value);
-        }
-    }
-    for ((agent, kind), ((block, _), value)) in newest {
-        let Some(row) = rows.get_mut(&agent) else {
-            continue;
-        };
-        row.last_event_block = row.last_event_block.max(block);
-        match kind.as_str() {
-            "owner" => row.owner = value,
-            "card" => row.card = Some(value),
-            "active" => row.active = value == "1",
-            // A contract may announce any u64; one past what the column holds is unknown.
-            "interval" => row.heartbeat_interval = stored_u64(&value)?,
-            "heartbeat" => row.last_heartbeat = stored_u64(&value)?,
-            _ => {}
-        }
-    }
-    for (agent, at) in first_interval_at {
-        if let Some(row) = rows.get_mut(&agent) {
-            row.last_heartbeat.get_or_insert(at);
-        }
-    }
-    Ok(())
+    let own = facts
+        .into_iter()
+        .map(|event| OwnFact {
+            agent: event.agent,
+            kind: event.kind,
+            value: event.value,
+            at: (event.block_number, event.log_index),
+            timestamp: event.timestamp,
+            newest: event.newest == 1,
+        })
+        .collect();
+    let snapshots = snapshot_facts(conn, chain_id, addresses).await?;
+    apply_own(rows, own, snapshots)
+        .map_err(|error| decode::corrupt("agent_contract_events", "value", &error.value, &error))
 }
 
 /// The fields of every enrolment snapshot of `addresses`, as (agent, kind, position, value)
@@ -197,7 +157,7 @@ async fn snapshot_facts(
     conn: &mut SqliteConnection,
     chain_id: u64,
     addresses: &[String],
-) -> StoreResult<Vec<(String, &'static str, Position, String)>> {
+) -> StoreResult<Vec<SnapshotFact>> {
     type SnapshotRow = (
         String,
         Option<String>,
@@ -219,7 +179,7 @@ async fn snapshot_facts(
     .await?;
     let mut facts = Vec::new();
     for (agent, owner, card, active, interval, heartbeat, block, log) in snapshots {
-        let at: Position = (block, log);
+        let at = (block, log);
         let fields = [
             ("owner", owner),
             ("card", card),
@@ -232,7 +192,12 @@ async fn snapshot_facts(
         ];
         for (kind, value) in fields {
             if let Some(value) = value {
-                facts.push((agent.clone(), kind, at, value));
+                facts.push(SnapshotFact {
+                    agent: agent.clone(),
+                    kind,
+                    at,
+                    value,
+                });
             }
         }
     }
@@ -245,7 +210,7 @@ async fn apply_registry_events(
     conn: &mut SqliteConnection,
     chain_id: u64,
     addresses: &[String],
-    rows: &mut BTreeMap<String, AgentRow>,
+    rows: &mut BTreeMap<String, AgentState>,
 ) -> StoreResult<()> {
     let mut events: Vec<(i64, i64, RegistryRow)> = of_agents(
         conn,
@@ -257,78 +222,20 @@ async fn apply_registry_events(
     )
     .await?;
     sort_in_chain_order(&mut events);
-    let mut statuses: BTreeMap<String, BTreeMap<String, &str>> = BTreeMap::new();
-    for (block, _, event) in events {
-        let RegistryRow {
-            agent,
-            registry,
-            kind,
-            actor,
-            metadata_uri,
-            pending,
-        } = event;
-        let Some(row) = rows.get_mut(&agent) else {
-            continue;
-        };
-        row.last_event_block = row.last_event_block.max(block);
-        let of_agent = statuses.entry(agent).or_default();
-        let status = match kind.as_str() {
-            "AgentRegistered" => {
-                if row.owner.is_empty() {
-                    row.owner = actor;
-                }
-                if pending.unwrap_or(0) != 0 {
-                    "pending"
-                } else {
-                    "active"
-                }
-            }
-            "AgentApproved" => "active",
-            "AgentRemoved" => "removed",
-            "AgentDeregistered" => "deregistered",
-            _ => of_agent.get(&registry).copied().unwrap_or("active"),
-        };
-        if let Some(uri) = metadata_uri {
-            row.uri = Some(uri);
-        }
-        of_agent.insert(registry, status);
-    }
-    for (agent, of_agent) in statuses {
-        if let Some(row) = rows.get_mut(&agent) {
-            row.registry_status = Some(serde_json::to_string(&of_agent).expect("serialises"));
-        }
-    }
+    let events = events
+        .into_iter()
+        .map(|(block, _, event)| RegistryFact {
+            agent: event.agent,
+            registry: event.registry,
+            kind: event.kind,
+            actor: event.actor,
+            metadata_uri: event.metadata_uri,
+            pending: event.pending.unwrap_or(0) != 0,
+            block,
+        })
+        .collect();
+    apply_registry(rows, events);
     Ok(())
-}
-
-/// A u64 an agent contract emitted, kept as text in `agent_contract_events.value`, as the
-/// `agents` table holds it: `None` when it is past `i64::MAX`.
-fn stored_u64(value: &str) -> StoreResult<Option<i64>> {
-    let value: u64 = decode::parse("agent_contract_events", "value", value)?;
-    Ok(sql_int(value).ok())
-}
-
-/// Name, description, card URI and anchored card hash from the on-chain card JSON.
-fn describe_card(row: &mut AgentRow) {
-    // The card is what the contract emitted, not a value the store wrote: a card that is not
-    // JSON is the agent's own doing, and leaves the agent without a name from it.
-    let parsed: Option<serde_json::Value> = row
-        .card
-        .as_deref()
-        .and_then(|c| serde_json::from_str(c).ok());
-    let text = |field: &str| {
-        parsed
-            .as_ref()
-            .and_then(|c| c.get(field))
-            .and_then(|v| v.as_str())
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
-    row.card_uri = text("cardUri");
-    row.card_hash =
-        text("cardHash").filter(|h| h.trim_start_matches("0x").chars().any(|c| c != '0'));
-    row.name = text("name");
-    row.description = text("description");
 }
 
 /// Runs `{select} <chain_id> AND {column} IN (<addresses>) {tail}` with `{rows}` in `select`

@@ -1,7 +1,10 @@
 //! Current state of ERC-8004 agents: owner, URI, agentWallet and operators, from the Identity
 //! Registry's facts. A set of token ids is recomputed with one query per fact table.
 
-use super::{AgentRow, Position, push_in, wallet_from_metadata, write};
+use super::{push_in, write};
+use crate::agents::erc8004::{
+    TokenFacts, add_operators_for_all, erc8004_agent, operators_for_all as fold_operators,
+};
 use crate::primitives::AgentKey;
 use crate::sources::hex_address;
 use crate::store::decode::int;
@@ -11,21 +14,6 @@ use alloy::primitives::{Address, U256, hex};
 use serde::de::DeserializeOwned;
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// What the facts of one token say, folded in chain order.
-#[derive(Debug, Default)]
-struct TokenFacts {
-    /// Owner, URI, position and timestamp of the first registration.
-    registered: Option<(String, String, Position, i64)>,
-    /// New owner and position of the latest transfer.
-    transferred: Option<(String, Position)>,
-    /// URI and position of the latest URI update.
-    uri_updated: Option<(String, Position)>,
-    /// Raw value and block of the latest agentWallet metadata.
-    wallet: Option<(Vec<u8>, i64)>,
-    /// Operator, whether approved, and position of the latest token approval.
-    approval: Option<(String, bool, Position)>,
-}
 
 /// Recomputes the agents `tokens` of Identity Registry `registry`.
 pub(super) async fn refresh(
@@ -116,72 +104,22 @@ pub(super) async fn refresh(
     let mut gone = Vec::new();
     for (id, token) in ids.iter().zip(tokens) {
         let key = AgentKey::erc8004(chain_id, *registry, *token).to_string();
-        match facts.get(id) {
-            Some(token_facts) if token_facts.registered.is_some() => {
-                computed.push(agent_row(key, &reg, id, token_facts))
-            }
-            _ => gone.push(key),
+        match facts
+            .get(id)
+            .and_then(|f| erc8004_agent(key.clone(), &reg, id, f))
+        {
+            Some(agent) => computed.push(agent),
+            None => gone.push(key),
         }
     }
     let owners: BTreeSet<&str> = computed.iter().map(|a| a.owner.as_str()).collect();
     let operators = operators_for_all(conn, chain_id, &reg, owners).await?;
     for agent in &mut computed {
         if let Some(approved) = operators.get(&agent.owner) {
-            agent.operators.extend(approved.iter().cloned());
-            agent.operators.sort();
-            agent.operators.dedup();
+            add_operators_for_all(agent, approved);
         }
     }
     write(conn, chain_id, &computed, &gone).await
-}
-
-/// The row of a registered token from its folded facts.
-fn agent_row(key: String, registry: &str, id: &str, facts: &TokenFacts) -> AgentRow {
-    let (first_owner, first_uri, registered, registered_at) =
-        facts.registered.clone().expect("caller checked");
-    let mut owner = first_owner;
-    let mut uri = first_uri;
-    let mut updated_block = registered.0;
-    let mut transferred: Position = (0, 0);
-    if let Some((to, at)) = &facts.transferred {
-        owner = to.clone();
-        transferred = *at;
-        updated_block = updated_block.max(at.0);
-    }
-    if let Some((new_uri, at)) = &facts.uri_updated
-        && *at > registered
-    {
-        uri = new_uri.clone();
-        updated_block = updated_block.max(at.0);
-    }
-    let mut wallet = None;
-    if let Some((value, block)) = &facts.wallet {
-        wallet = wallet_from_metadata(value).map(|w| hex_address(&w));
-        updated_block = updated_block.max(*block);
-    }
-    // The token's approved address holds until any later transfer clears it.
-    let mut operators = Vec::new();
-    if let Some((operator, true, at)) = &facts.approval
-        && *at > transferred
-    {
-        operators.push(operator.clone());
-    }
-    AgentRow {
-        key,
-        source: "erc8004".into(),
-        registry: Some(registry.to_string()),
-        token_id: Some(id.to_string()),
-        owner,
-        operators,
-        uri: Some(uri),
-        payment_address: wallet.clone(),
-        agent_wallet: wallet,
-        active: true,
-        registered_block: registered.0,
-        registered_at,
-        last_event_block: updated_block,
-        ..AgentRow::default()
-    }
 }
 
 /// Rows of `table` for `ids` of `registry`, in chain order: each row's block, log index and
@@ -215,7 +153,7 @@ async fn operators_for_all(
     registry: &str,
     owners: BTreeSet<&str>,
 ) -> StoreResult<BTreeMap<String, Vec<String>>> {
-    let mut latest: BTreeMap<(String, String), bool> = BTreeMap::new();
+    let mut approvals = Vec::new();
     let owners: Vec<&str> = owners.into_iter().collect();
     for chunk in owners.chunks(super::AGENTS_PER_QUERY) {
         let mut query = QueryBuilder::<Sqlite>::new(format!(
@@ -230,15 +168,10 @@ async fn operators_for_all(
         push_in(&mut query, chunk.iter().copied());
         let rows: Vec<(i64, i64, (String, String, i64))> =
             fetch_packed_in_chain_order(conn, query, "reading operator approvals").await?;
-        for (_, _, (owner, operator, approved)) in rows {
-            latest.insert((owner, operator), approved != 0);
-        }
+        approvals.extend(
+            rows.into_iter()
+                .map(|(_, _, (owner, operator, approved))| (owner, operator, approved != 0)),
+        );
     }
-    let mut approved: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for ((owner, operator), on) in latest {
-        if on {
-            approved.entry(owner).or_default().push(operator);
-        }
-    }
-    Ok(approved)
+    Ok(fold_operators(approvals))
 }

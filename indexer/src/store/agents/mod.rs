@@ -1,4 +1,5 @@
-//! Current state of agents, recomputed from their facts.
+//! Current state of agents, recomputed from their facts: this reads the facts and writes the
+//! rows; the folds themselves are the pure functions of `crate::agents`.
 //!
 //! The `agents` row is a pure function of the fact tables, so the same code serves both a new
 //! batch (refresh what it touched) and a reorg (refresh what the undone facts touched), and the
@@ -11,6 +12,7 @@ mod erc8004;
 use super::facts::Touched;
 use super::sql::push_in;
 use super::{QueryContext, StoreResult};
+use crate::agents::AgentState;
 use crate::sources::hex_address;
 use crate::store::decode::{self, int};
 use alloy::primitives::{Address, U256};
@@ -20,44 +22,7 @@ use std::collections::BTreeMap;
 /// Agents recomputed per round of queries (each binds one parameter per agent).
 const AGENTS_PER_QUERY: usize = 500;
 
-/// The agentWallet in a metadata value: 20 raw bytes or a 32-byte ABI-encoded address.
-pub fn wallet_from_metadata(value: &[u8]) -> Option<Address> {
-    match value.len() {
-        20 => Some(Address::from_slice(value)),
-        32 if value[..12].iter().all(|b| *b == 0) => Some(Address::from_slice(&value[12..])),
-        _ => None,
-    }
-}
-
-/// (block, log index) of a fact, for "latest wins".
-type Position = (i64, i64);
-
-/// One `agents` row as computed from facts.
-#[derive(Debug, Clone, Default)]
-struct AgentRow {
-    key: String,
-    source: String,
-    address: Option<String>,
-    registry: Option<String>,
-    token_id: Option<String>,
-    owner: String,
-    operators: Vec<String>,
-    uri: Option<String>,
-    agent_wallet: Option<String>,
-    payment_address: Option<String>,
-    card: Option<String>,
-    card_uri: Option<String>,
-    card_hash: Option<String>,
-    name: Option<String>,
-    description: Option<String>,
-    active: bool,
-    heartbeat_interval: Option<i64>,
-    last_heartbeat: Option<i64>,
-    registry_status: Option<String>,
-    registered_block: i64,
-    registered_at: i64,
-    last_event_block: i64,
-}
+pub use crate::agents::wallet_from_metadata;
 
 /// Recomputes every agent in `touched`: rows are replaced, and agents whose facts are gone
 /// (undone by a reorg) are removed.
@@ -112,7 +77,7 @@ async fn tokens_of_owner(
 async fn write(
     conn: &mut SqliteConnection,
     chain_id: u64,
-    computed: &[AgentRow],
+    computed: &[AgentState],
     gone: &[String],
 ) -> StoreResult<()> {
     if !gone.is_empty() {
