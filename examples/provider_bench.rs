@@ -24,6 +24,7 @@ use agentindex_contracts::network_load::{fund_payers, seed_wallet_agents, send_b
 use agentindex_contracts::{Devnet, DevnetOptions, TestUSDC};
 use agentindex_emulator::{Emulator, Limits, Provider as Wording};
 use agentindex_indexer::store::Store;
+use agentindex_indexer::store::StoreRead;
 use alloy::primitives::Address;
 use alloy::providers::Provider;
 use alloy::rpc::types::Filter;

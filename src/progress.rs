@@ -3,6 +3,7 @@
 
 use agentindex_indexer::config::Config;
 use agentindex_indexer::follower::Outcome;
+use agentindex_indexer::store::StoreRead;
 use agentindex_indexer::store::{DocumentCounts, Store};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use std::collections::HashMap;

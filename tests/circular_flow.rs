@@ -4,6 +4,7 @@
 //! such funding counts in full.
 
 use crate::support;
+use agentindex_indexer::store::StoreRead;
 
 use agentindex_contracts::{AgentCard, Devnet, confirm, demo};
 use agentindex_indexer::config::FetchStrategy;

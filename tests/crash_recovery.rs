@@ -2,6 +2,7 @@
 //! twenty kills and restarts of the real binary, the database equals a clean run's.
 
 use crate::support;
+use agentindex_indexer::store::StoreRead;
 
 use agentindex_contracts::workload::{self, Workload};
 use agentindex_contracts::{Devnet, DevnetOptions};

@@ -3,6 +3,7 @@
 //! tags, revocations, and client lists with repeats.
 
 use crate::support;
+use agentindex_indexer::store::StoreRead;
 
 use agentindex_contracts::{Devnet, confirm, demo};
 use agentindex_indexer::reputation::get_summary;

@@ -2,6 +2,7 @@
 //! transactions imply, field by field, and be the same however the block ranges were cut.
 
 use crate::support;
+use agentindex_indexer::store::StoreRead;
 
 use agentindex_contracts::Devnet;
 use agentindex_indexer::config::FetchStrategy;

@@ -1,6 +1,7 @@
 //! The indexer picks up an agent registered through each path.
 
 use crate::support;
+use agentindex_indexer::store::StoreRead;
 
 use agentindex_contracts::{Devnet, ForeignAgent, confirm, demo};
 

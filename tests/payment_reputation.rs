@@ -3,6 +3,7 @@
 //! payment) read back from the index give the features and payment score computed here by hand.
 
 use crate::support;
+use agentindex_indexer::store::StoreRead;
 
 use agentindex_contracts::{Devnet, confirm, demo, signing};
 use agentindex_indexer::primitives::AgentKey;

@@ -3,6 +3,7 @@
 //! to the last finalized block when configured so.
 
 use crate::support;
+use agentindex_indexer::store::StoreRead;
 
 use agentindex_contracts::{Devnet, demo};
 use agentindex_indexer::config::{Config, DeepReorg, FetchStrategy};

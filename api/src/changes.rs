@@ -9,6 +9,7 @@
 
 use crate::read::changes::{self, Change};
 use agentindex_indexer::store::Store;
+use agentindex_indexer::store::StoreRead;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;

@@ -6,6 +6,7 @@
 
 use crate::state::ApiState;
 use agentindex_indexer::store::AgentReputation;
+use agentindex_indexer::store::StoreRead;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

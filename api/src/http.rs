@@ -3,6 +3,7 @@
 
 use crate::graphql::AgentSchema;
 use crate::state::ApiState;
+use agentindex_indexer::store::StoreRead;
 use async_graphql::ServerError;
 use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
 use axum::Json;

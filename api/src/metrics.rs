@@ -4,6 +4,7 @@
 //! metrics of this process ([`agentindex_indexer::metrics`]).
 
 use agentindex_indexer::store::Store;
+use agentindex_indexer::store::StoreRead;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;

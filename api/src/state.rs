@@ -6,6 +6,7 @@ use crate::changes::ChangeFeed;
 use crate::metrics::ApiMetrics;
 use agentindex_indexer::config::{ApiConfig, Config};
 use agentindex_indexer::reputation::ReputationRules;
+use agentindex_indexer::store::StoreRead;
 use agentindex_indexer::store::{Store, StoreResult};
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -2,6 +2,7 @@
 
 use agentindex_contracts::Devnet;
 use agentindex_indexer::store::Store;
+use agentindex_indexer::store::StoreRead;
 use alloy::eips::BlockNumberOrTag;
 use alloy::primitives::{Address, Bytes};
 use alloy::providers::Provider;

@@ -19,6 +19,7 @@ use agentindex_indexer::config::Config;
 use agentindex_indexer::engine::{self, IndexOptions};
 use agentindex_indexer::rpc::RetryPolicy;
 use agentindex_indexer::store::Store;
+use agentindex_indexer::store::StoreRead;
 use std::path::Path;
 use std::time::Duration;
 

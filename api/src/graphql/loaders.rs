@@ -8,6 +8,7 @@ use crate::state::ApiState;
 use agentindex_indexer::primitives::{AgentKey, AgentKeyError};
 use agentindex_indexer::reputation::{Exclusion, Payment};
 use agentindex_indexer::store::StoreError;
+use agentindex_indexer::store::StoreRead;
 use async_graphql::dataloader::Loader;
 use sqlx::SqlitePool;
 use std::collections::BTreeMap;

@@ -6,6 +6,7 @@ use super::filter::{AgentFilter, AgentOrder, order};
 use crate::read::agents::{self, Order, Selection};
 use crate::read::cursor::Cursor;
 use crate::state::ApiState;
+use agentindex_indexer::store::StoreRead;
 use async_graphql::connection::PageInfo;
 use async_graphql::{Context, Error, ID, Object, Result, SimpleObject};
 

@@ -9,6 +9,7 @@ use crate::config::DocumentsConfig;
 use crate::documents::{Checked, Checker, Expect, Severity, Validators};
 use crate::metrics::metrics;
 use crate::rpc::ChainRpc;
+use crate::store::StoreRead;
 use crate::store::{DocumentResult, DueDocument, Store, StoreError, Writer};
 use agentindex_contracts::AgentCard;
 use alloy::primitives::Address;

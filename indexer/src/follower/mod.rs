@@ -29,6 +29,7 @@ use crate::metrics::metrics;
 use crate::primitives::BlockRef;
 use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy, RpcError};
+use crate::store::StoreRead;
 use crate::store::{Batch, ChainContext, Store, StoreError, WatchedSets, Writer};
 use alloy::eips::BlockNumberOrTag;
 use std::sync::Arc;

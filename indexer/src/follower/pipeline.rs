@@ -8,6 +8,7 @@
 
 use super::{Follower, FollowerError, Outcome};
 use crate::metrics::metrics;
+use crate::store::StoreRead;
 use crate::store::{Batch, QueuedBatch};
 use alloy::primitives::B256;
 

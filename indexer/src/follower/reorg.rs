@@ -4,6 +4,7 @@
 
 use super::{Follower, FollowerError, Outcome};
 use crate::config::DeepReorg;
+use crate::store::StoreRead;
 
 impl Follower {
     /// Finds the newest remembered block that is still canonical and undoes everything above it.

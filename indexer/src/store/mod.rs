@@ -13,6 +13,7 @@ mod documents;
 pub mod dump;
 mod facts;
 mod feedback;
+mod interface;
 #[cfg(test)]
 mod migration_tests;
 mod payments;
@@ -36,6 +37,7 @@ pub type ClassifiedPayments = std::collections::BTreeMap<
         Option<crate::reputation::Exclusion>,
     )>,
 >;
+pub use interface::{StoreRead, WriteBackend};
 pub use writer::{ApplySummary, QueuedBatch, Writer};
 
 use crate::primitives::BlockRef;
@@ -239,104 +241,6 @@ impl Store {
         Writer::spawn(self.write.clone(), self.checkpointer.clone(), capacity)
     }
 
-    /// Where `chain_id`'s index stands, if it was ever started.
-    pub async fn progress(&self, chain_id: u64) -> StoreResult<Option<ChainProgress>> {
-        cursor::progress(&self.read, chain_id).await
-    }
-
-    /// Documents never fetched or due at `now` (unix seconds), at most `limit`.
-    pub async fn due_documents(&self, now: i64, limit: i64) -> StoreResult<Vec<DueDocument>> {
-        documents::due(&self.read, now, limit).await
-    }
-
-    /// Documents fetched, invalid, failed and not tried yet.
-    pub async fn document_counts(&self) -> StoreResult<documents::DocumentCounts> {
-        documents::counts(&self.read).await
-    }
-
-    /// Whether every document an agent points at was fetched or failed at least once.
-    pub async fn documents_attempted(&self) -> StoreResult<bool> {
-        documents::all_attempted(&self.read).await
-    }
-
-    /// The payments credited to `agent_key` up to `up_to_block`, in chain order.
-    pub async fn payments(
-        &self,
-        agent_key: &str,
-        up_to_block: u64,
-    ) -> StoreResult<Vec<crate::reputation::Payment>> {
-        payments::of_agent(&self.read, agent_key, up_to_block).await
-    }
-
-    /// Every ERC-8004 feedback of an agent, in chain order, revocations applied.
-    pub async fn feedback(
-        &self,
-        chain_id: u64,
-        registry: &alloy::primitives::Address,
-        token_id: &alloy::primitives::U256,
-    ) -> StoreResult<Vec<crate::reputation::FeedbackEntry>> {
-        feedback::of_agent(&self.read, chain_id, registry, token_id).await
-    }
-
-    /// Every payment credited to each of `keys` (agents of `chain_id`), newest first, with why
-    /// it does not count for reputation (`None`: it counts).
-    pub async fn classified_payments(
-        &self,
-        chain_id: u64,
-        keys: &[String],
-        rules: &ReputationRules,
-    ) -> StoreResult<ClassifiedPayments> {
-        let mut conn = self
-            .read
-            .acquire()
-            .await
-            .context("acquiring a read connection")?;
-        reputation::classified_payments(&mut conn, chain_id, keys, rules).await
-    }
-
-    /// The stored reputation of `agent_key`: as of the newest block among its own facts.
-    pub async fn reputation(&self, agent_key: &str) -> StoreResult<Option<AgentReputation>> {
-        reputation::stored(&self.read, agent_key).await
-    }
-
-    /// Every agent of `chain_id` registered by `block` with its reputation as of `block`, in
-    /// key order, handed to `page` a few hundred at a time, all read from one snapshot.
-    pub async fn reputation_as_of(
-        &self,
-        chain_id: u64,
-        block: u64,
-        rules: &ReputationRules,
-        page: impl FnMut(Vec<AgentReputation>),
-    ) -> StoreResult<()> {
-        let mut tx = self
-            .read
-            .begin()
-            .await
-            .context("starting a reputation snapshot")?;
-        reputation::as_of_block(&mut tx, chain_id, block, rules, page).await?;
-        tx.rollback().await.context("ending a reputation snapshot")
-    }
-
-    /// The remembered unfinalized blocks of `chain_id`, oldest first.
-    pub async fn window(&self, chain_id: u64) -> StoreResult<Vec<BlockRef>> {
-        cursor::window(&self.read, chain_id).await
-    }
-
-    /// Agent contracts and payment addresses discovered on `chain_id`.
-    pub async fn watched(&self, chain_id: u64) -> StoreResult<WatchedSets> {
-        cursor::watched(&self.read, chain_id).await
-    }
-
-    /// Head, finalized and indexed block of every chain, for `/status`.
-    pub async fn statuses(&self) -> StoreResult<Vec<ChainStatus>> {
-        cursor::statuses(&self.read).await
-    }
-
-    /// The canonical dump of everything derived from the chains (see [`dump`]).
-    pub async fn canonical_dump(&self) -> StoreResult<String> {
-        dump::canonical(&self.read).await
-    }
-
     /// Writes a consistent copy of the database to `target` while indexing and serving go on:
     /// one read transaction's snapshot, compacted (`VACUUM INTO`). Refuses an existing file.
     pub async fn backup(&self, target: &std::path::Path) -> StoreResult<u64> {
@@ -365,6 +269,106 @@ impl Store {
         self.read.close().await;
         self.checkpoint.close().await;
         self.write.close().await;
+    }
+}
+
+impl StoreRead for Store {
+    /// Where `chain_id`'s index stands, if it was ever started.
+    async fn progress(&self, chain_id: u64) -> StoreResult<Option<ChainProgress>> {
+        cursor::progress(&self.read, chain_id).await
+    }
+
+    /// Documents never fetched or due at `now` (unix seconds), at most `limit`.
+    async fn due_documents(&self, now: i64, limit: i64) -> StoreResult<Vec<DueDocument>> {
+        documents::due(&self.read, now, limit).await
+    }
+
+    /// Documents fetched, invalid, failed and not tried yet.
+    async fn document_counts(&self) -> StoreResult<documents::DocumentCounts> {
+        documents::counts(&self.read).await
+    }
+
+    /// Whether every document an agent points at was fetched or failed at least once.
+    async fn documents_attempted(&self) -> StoreResult<bool> {
+        documents::all_attempted(&self.read).await
+    }
+
+    /// The payments credited to `agent_key` up to `up_to_block`, in chain order.
+    async fn payments(
+        &self,
+        agent_key: &str,
+        up_to_block: u64,
+    ) -> StoreResult<Vec<crate::reputation::Payment>> {
+        payments::of_agent(&self.read, agent_key, up_to_block).await
+    }
+
+    /// Every ERC-8004 feedback of an agent, in chain order, revocations applied.
+    async fn feedback(
+        &self,
+        chain_id: u64,
+        registry: &alloy::primitives::Address,
+        token_id: &alloy::primitives::U256,
+    ) -> StoreResult<Vec<crate::reputation::FeedbackEntry>> {
+        feedback::of_agent(&self.read, chain_id, registry, token_id).await
+    }
+
+    /// Every payment credited to each of `keys` (agents of `chain_id`), newest first, with why
+    /// it does not count for reputation (`None`: it counts).
+    async fn classified_payments(
+        &self,
+        chain_id: u64,
+        keys: &[String],
+        rules: &ReputationRules,
+    ) -> StoreResult<ClassifiedPayments> {
+        let mut conn = self
+            .read
+            .acquire()
+            .await
+            .context("acquiring a read connection")?;
+        reputation::classified_payments(&mut conn, chain_id, keys, rules).await
+    }
+
+    /// The stored reputation of `agent_key`: as of the newest block among its own facts.
+    async fn reputation(&self, agent_key: &str) -> StoreResult<Option<AgentReputation>> {
+        reputation::stored(&self.read, agent_key).await
+    }
+
+    /// Every agent of `chain_id` registered by `block` with its reputation as of `block`, in
+    /// key order, handed to `page` a few hundred at a time, all read from one snapshot.
+    async fn reputation_as_of(
+        &self,
+        chain_id: u64,
+        block: u64,
+        rules: &ReputationRules,
+        page: impl FnMut(Vec<AgentReputation>),
+    ) -> StoreResult<()> {
+        let mut tx = self
+            .read
+            .begin()
+            .await
+            .context("starting a reputation snapshot")?;
+        reputation::as_of_block(&mut tx, chain_id, block, rules, page).await?;
+        tx.rollback().await.context("ending a reputation snapshot")
+    }
+
+    /// The remembered unfinalized blocks of `chain_id`, oldest first.
+    async fn window(&self, chain_id: u64) -> StoreResult<Vec<BlockRef>> {
+        cursor::window(&self.read, chain_id).await
+    }
+
+    /// Agent contracts and payment addresses discovered on `chain_id`.
+    async fn watched(&self, chain_id: u64) -> StoreResult<WatchedSets> {
+        cursor::watched(&self.read, chain_id).await
+    }
+
+    /// Head, finalized and indexed block of every chain, for `/status`.
+    async fn statuses(&self) -> StoreResult<Vec<ChainStatus>> {
+        cursor::statuses(&self.read).await
+    }
+
+    /// The canonical dump of everything derived from the chains (see [`dump`]).
+    async fn canonical_dump(&self) -> StoreResult<String> {
+        dump::canonical(&self.read).await
     }
 }
 

@@ -1,11 +1,13 @@
 //! The single writer: a task that owns the write connection and applies commands in order,
-//! each in its own transaction. The follower sends batches through a bounded queue, so a slow
+//! each in its own transaction, through the backend's [`WriteBackend`] (SQLite's is
+//! `SqliteWriter`, below the commands). The follower sends batches through a bounded queue, so a slow
 //! disk slows the follower instead of growing memory.
 
 use super::batch::{Batch, ChainContext};
 use super::checkpoint::Checkpointer;
 use super::documents::{self, DocumentResult};
 use super::facts::{self, PreparedBatch};
+use super::interface::WriteBackend;
 use super::{QueryContext, StoreError, StoreResult, agents, cursor, reputation, rewind};
 use crate::primitives::sql_uint;
 use crate::store::decode::int;
@@ -99,7 +101,7 @@ impl std::fmt::Debug for Command {
 impl Writer {
     pub(super) fn spawn(pool: SqlitePool, checkpointer: Checkpointer, capacity: usize) -> Self {
         let (queue, commands) = mpsc::channel(capacity.max(1));
-        tokio::spawn(run(pool, checkpointer, commands));
+        tokio::spawn(run(SqliteWriter { pool, checkpointer }, commands));
         Self { queue }
     }
 
@@ -136,7 +138,7 @@ impl Writer {
     /// prepare the next one meanwhile. Batches are written in the order they are queued. The
     /// batch's rows are bound here, on the caller's task, so the writer only executes them.
     pub async fn submit(&self, batch: Batch) -> StoreResult<QueuedBatch> {
-        let prepared = facts::prepare(batch)?;
+        let prepared = SqliteWriter::prepare(batch)?;
         let (reply, answer) = oneshot::channel();
         self.queue
             .send(Command::Apply {
@@ -196,16 +198,18 @@ impl Writer {
     }
 }
 
-async fn run(pool: SqlitePool, checkpointer: Checkpointer, mut commands: mpsc::Receiver<Command>) {
+async fn run<B: WriteBackend<Prepared = PreparedBatch>>(
+    backend: B,
+    mut commands: mpsc::Receiver<Command>,
+) {
     while let Some(command) = commands.recv().await {
-        execute(&pool, command).await;
-        // A checkpoint copies what the command committed into the database file, elsewhere.
-        checkpointer.committed();
+        execute(&backend, command).await;
+        backend.after_command();
     }
 }
 
 /// Applies one command and answers it.
-async fn execute(pool: &SqlitePool, command: Command) {
+async fn execute<B: WriteBackend<Prepared = PreparedBatch>>(backend: &B, command: Command) {
     match command {
         Command::Init {
             chain_id,
@@ -213,24 +217,23 @@ async fn execute(pool: &SqlitePool, command: Command) {
             start_block,
             reply,
         } => {
-            let result = init(pool, chain_id, &name, start_block).await;
-            let _ = reply.send(result);
+            let _ = reply.send(backend.init_chain(chain_id, &name, start_block).await);
         }
         Command::Apply { batch, reply } => {
-            let _ = reply.send(apply(pool, *batch).await);
+            let _ = reply.send(backend.apply(*batch).await);
         }
         Command::Rewind {
             chain,
             ancestor,
             reply,
         } => {
-            let _ = reply.send(rewind_chain(pool, &chain, ancestor).await);
+            let _ = reply.send(backend.rewind(&chain, ancestor).await);
         }
         Command::AdoptRules { chain, reply } => {
-            let _ = reply.send(adopt_rules(pool, &chain).await);
+            let _ = reply.send(backend.adopt_rules(&chain).await);
         }
         Command::Rescore { chain, keys, reply } => {
-            let _ = reply.send(rescore(pool, &chain, keys).await);
+            let _ = reply.send(backend.rescore(&chain, keys).await);
         }
         Command::Heads {
             chain_id,
@@ -238,14 +241,66 @@ async fn execute(pool: &SqlitePool, command: Command) {
             finalized,
             reply,
         } => {
-            let _ = reply.send(heads(pool, chain_id, head, finalized).await);
+            let _ = reply.send(backend.record_heads(chain_id, head, finalized).await);
         }
         Command::SaveDocuments { results, reply } => {
-            let _ = reply.send(save_documents(pool, &results).await);
+            let _ = reply.send(backend.save_documents(&results).await);
         }
         Command::SyncDocuments { reply } => {
-            let _ = reply.send(sync_documents(pool).await);
+            let _ = reply.send(backend.sync_documents().await);
         }
+    }
+}
+
+/// The SQLite side of the writer: the write connection, and the task that checkpoints the WAL
+/// after each command (see `checkpoint`).
+struct SqliteWriter {
+    pool: SqlitePool,
+    checkpointer: Checkpointer,
+}
+
+impl WriteBackend for SqliteWriter {
+    type Prepared = PreparedBatch;
+
+    fn prepare(batch: Batch) -> StoreResult<PreparedBatch> {
+        facts::prepare(batch)
+    }
+
+    async fn init_chain(&self, chain_id: u64, name: &str, start_block: u64) -> StoreResult<()> {
+        init(&self.pool, chain_id, name, start_block).await
+    }
+
+    async fn apply(&self, prepared: PreparedBatch) -> StoreResult<ApplySummary> {
+        apply(&self.pool, prepared).await
+    }
+
+    async fn rewind(&self, chain: &ChainContext, ancestor: u64) -> StoreResult<u64> {
+        rewind_chain(&self.pool, chain, ancestor).await
+    }
+
+    async fn adopt_rules(&self, chain: &ChainContext) -> StoreResult<u64> {
+        adopt_rules(&self.pool, chain).await
+    }
+
+    async fn rescore(&self, chain: &ChainContext, keys: Vec<String>) -> StoreResult<()> {
+        rescore(&self.pool, chain, keys).await
+    }
+
+    async fn record_heads(&self, chain_id: u64, head: u64, finalized: u64) -> StoreResult<()> {
+        heads(&self.pool, chain_id, head, finalized).await
+    }
+
+    async fn save_documents(&self, results: &[DocumentResult]) -> StoreResult<()> {
+        save_documents(&self.pool, results).await
+    }
+
+    async fn sync_documents(&self) -> StoreResult<u64> {
+        sync_documents(&self.pool).await
+    }
+
+    fn after_command(&self) {
+        // A checkpoint copies what the command committed into the database file, elsewhere.
+        self.checkpointer.committed();
     }
 }
 
