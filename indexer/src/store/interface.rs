@@ -1,8 +1,9 @@
 //! The store's surface as a backend implements it: [`StoreRead`] for everything the follower,
 //! the documents worker, the API and the tests read, and [`WriteBackend`] for what the single
 //! writer task asks of the database, each call one transaction. SQLite implements both
-//! ([`Store`](super::Store) and `writer::SqliteWriter`); a second backend (PostgreSQL) implements
-//! the same two with its own SQL, and every caller stays as it is.
+//! ([`Store`](super::Store) and [`SqliteWriter`](super::SqliteWriter)); a second backend
+//! (PostgreSQL) implements the same two with its own SQL, and a
+//! [`Writer`](super::Writer)`<ItsBackend>` queues its commands as it does SQLite's.
 //!
 //! Not yet behind the interface: the API's discovery queries (`api/src/read/`), which run their
 //! own SQLite SQL on [`Store::reader`](super::Store::reader).

@@ -27,6 +27,7 @@ pub use agents::wallet_from_metadata;
 pub use batch::{AgentSnapshot, Batch, ChainContext, EventRecord};
 pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use documents::{DocumentCounts, DocumentResult, DueDocument};
+pub use facts::PreparedBatch;
 pub use reputation::AgentReputation;
 
 /// Each agent's credited payments, newest first, with why each does not count (`None`: it does).
@@ -38,7 +39,7 @@ pub type ClassifiedPayments = std::collections::BTreeMap<
     )>,
 >;
 pub use interface::{StoreRead, WriteBackend};
-pub use writer::{ApplySummary, QueuedBatch, Writer};
+pub use writer::{ApplySummary, QueuedBatch, SqliteWriter, Writer};
 
 use crate::primitives::BlockRef;
 use crate::reputation::ReputationRules;
@@ -238,7 +239,7 @@ impl Store {
 
     /// Starts the single writer task; `capacity` bounds the queue of pending batches.
     pub fn writer(&self, capacity: usize) -> Writer {
-        Writer::spawn(self.write.clone(), self.checkpointer.clone(), capacity)
+        Writer::sqlite(self.write.clone(), self.checkpointer.clone(), capacity)
     }
 
     /// Writes a consistent copy of the database to `target` while indexing and serving go on:

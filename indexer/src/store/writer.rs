@@ -24,7 +24,8 @@ pub struct ApplySummary {
     pub agents_refreshed: u64,
 }
 
-enum Command {
+/// What a writer handle asks of the writer task; `P` is the backend's prepared batch.
+enum Command<P> {
     Init {
         chain_id: u64,
         name: String,
@@ -32,7 +33,7 @@ enum Command {
         reply: oneshot::Sender<StoreResult<()>>,
     },
     Apply {
-        batch: Box<PreparedBatch>,
+        batch: Box<P>,
         reply: oneshot::Sender<StoreResult<ApplySummary>>,
     },
     Rewind {
@@ -77,13 +78,27 @@ impl QueuedBatch {
     }
 }
 
-/// A handle to the writer task; clone it freely. The task ends when every handle is dropped.
-#[derive(Debug, Clone)]
-pub struct Writer {
-    queue: mpsc::Sender<Command>,
+/// A handle to the writer task of backend `B`; clone it freely. The task ends when every handle
+/// is dropped.
+pub struct Writer<B: WriteBackend = SqliteWriter> {
+    queue: mpsc::Sender<Command<B::Prepared>>,
 }
 
-impl std::fmt::Debug for Command {
+impl<B: WriteBackend> Clone for Writer<B> {
+    fn clone(&self) -> Self {
+        Self {
+            queue: self.queue.clone(),
+        }
+    }
+}
+
+impl<B: WriteBackend> std::fmt::Debug for Writer<B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer").finish_non_exhaustive()
+    }
+}
+
+impl<P> std::fmt::Debug for Command<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Command::Init { .. } => "Init",
@@ -98,16 +113,23 @@ impl std::fmt::Debug for Command {
     }
 }
 
-impl Writer {
-    pub(super) fn spawn(pool: SqlitePool, checkpointer: Checkpointer, capacity: usize) -> Self {
+impl Writer<SqliteWriter> {
+    pub(super) fn sqlite(pool: SqlitePool, checkpointer: Checkpointer, capacity: usize) -> Self {
+        Self::spawn(SqliteWriter { pool, checkpointer }, capacity)
+    }
+}
+
+impl<B: WriteBackend> Writer<B> {
+    /// Starts the writer task over `backend`; `capacity` bounds the queue of pending commands.
+    pub fn spawn(backend: B, capacity: usize) -> Self {
         let (queue, commands) = mpsc::channel(capacity.max(1));
-        tokio::spawn(run(SqliteWriter { pool, checkpointer }, commands));
+        tokio::spawn(run(backend, commands));
         Self { queue }
     }
 
     async fn call<T>(
         &self,
-        make: impl FnOnce(oneshot::Sender<StoreResult<T>>) -> Command,
+        make: impl FnOnce(oneshot::Sender<StoreResult<T>>) -> Command<B::Prepared>,
     ) -> StoreResult<T> {
         let (reply, answer) = oneshot::channel();
         self.queue
@@ -138,7 +160,7 @@ impl Writer {
     /// prepare the next one meanwhile. Batches are written in the order they are queued. The
     /// batch's rows are bound here, on the caller's task, so the writer only executes them.
     pub async fn submit(&self, batch: Batch) -> StoreResult<QueuedBatch> {
-        let prepared = SqliteWriter::prepare(batch)?;
+        let prepared = B::prepare(batch)?;
         let (reply, answer) = oneshot::channel();
         self.queue
             .send(Command::Apply {
@@ -198,10 +220,7 @@ impl Writer {
     }
 }
 
-async fn run<B: WriteBackend<Prepared = PreparedBatch>>(
-    backend: B,
-    mut commands: mpsc::Receiver<Command>,
-) {
+async fn run<B: WriteBackend>(backend: B, mut commands: mpsc::Receiver<Command<B::Prepared>>) {
     while let Some(command) = commands.recv().await {
         execute(&backend, command).await;
         backend.after_command();
@@ -209,7 +228,7 @@ async fn run<B: WriteBackend<Prepared = PreparedBatch>>(
 }
 
 /// Applies one command and answers it.
-async fn execute<B: WriteBackend<Prepared = PreparedBatch>>(backend: &B, command: Command) {
+async fn execute<B: WriteBackend>(backend: &B, command: Command<B::Prepared>) {
     match command {
         Command::Init {
             chain_id,
@@ -253,8 +272,8 @@ async fn execute<B: WriteBackend<Prepared = PreparedBatch>>(backend: &B, command
 }
 
 /// The SQLite side of the writer: the write connection, and the task that checkpoints the WAL
-/// after each command (see `checkpoint`).
-struct SqliteWriter {
+/// after each command (see `checkpoint`). [`Store::writer`](super::Store::writer) starts one.
+pub struct SqliteWriter {
     pool: SqlitePool,
     checkpointer: Checkpointer,
 }

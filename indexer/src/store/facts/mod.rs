@@ -31,9 +31,9 @@ pub(super) struct Touched {
     pub(super) owners: BTreeSet<(Address, Address)>,
 }
 
-/// A batch with its rows bound, ready for the writer.
+/// A batch with its rows bound for SQLite, ready for the writer (`SqliteWriter`'s prepared batch).
 #[derive(Debug)]
-pub(crate) struct PreparedBatch {
+pub struct PreparedBatch {
     /// The batch, without its events.
     pub(super) batch: Batch,
     /// Raw and fact rows of every event but token transfers.
