@@ -1,8 +1,9 @@
 //! agentindex's indexing engine: the typed configuration ([`config`]), the RPC layer ([`rpc`]),
 //! the per-chain follower with its reorg window ([`follower`]), the decoders for each event
-//! source ([`sources`]), documents ([`documents`]), reputation ([`reputation`]), the SQLite
-//! store with its single writer ([`store`]) and the engine that runs them with the documents
-//! worker ([`engine`]), over the shared value types of [`primitives`].
+//! source ([`sources`]), documents ([`documents`]), reputation ([`reputation`]), agents' state
+//! from their facts ([`agents`]), the SQLite store with its single writer ([`store`]) and the
+//! engine that runs them with the documents worker ([`engine`]), over the shared value types of
+//! [`primitives`].
 //!
 //! `docs/architecture.md` draws the data path, the invariants and where each is kept, and the
 //! layers these modules form. The contracts it decodes and the devnet it is tested on live in
