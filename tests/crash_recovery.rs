@@ -105,6 +105,26 @@ async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
 }
 
 /// Events of `chain` at or above and below `block` in the database at `db`.
+/// The next block `chain` will index in the database at `db` (0 before the indexer created
+/// its cursor), read on a read-only connection opened and closed for this one question.
+async fn next_block(db: &Path, chain: u64) -> u64 {
+    use sqlx::Connection;
+    let options = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(db)
+        .read_only(true);
+    let Ok(mut conn) = sqlx::SqliteConnection::connect_with(&options).await else {
+        return 0; // not created yet
+    };
+    let indexed: Result<Option<i64>, _> =
+        sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = ?")
+            .bind(chain as i64)
+            .fetch_optional(&mut conn)
+            .await;
+    conn.close().await.unwrap();
+    // Before its migrations ran there is no cursor table, and before its first batch no row.
+    indexed.ok().flatten().map_or(0, |block| (block + 1) as u64)
+}
+
 async fn events_around(db: &Path, chain: u64, block: u64) -> (i64, i64) {
     let store = support::open(db).await;
     let count = async |op: &str| -> i64 {
@@ -133,14 +153,9 @@ async fn sigterm_mid_backfill_commits_the_batch_exits_zero_and_resumes() {
     let clean = support::dump(&clean_db).await;
 
     let (config, db) = write_config(&devnet, dir.path(), "terminated");
-    let store = support::open(&db).await;
-    let cursor = async || {
-        store
-            .progress(chain)
-            .await
-            .unwrap()
-            .map_or(0, |p| p.next_block)
-    };
+    // Polled on a connection of its own each time, closed before the signal: a reader holding
+    // the database open as the indexer stops would keep it from removing its write-ahead log.
+    let cursor = async || next_block(&db, chain).await;
     let mut child = index_command(&config).spawn().unwrap();
     while cursor().await < 5 {
         assert!(child.try_wait().unwrap().is_none(), "exited before block 5");
@@ -163,14 +178,13 @@ async fn sigterm_mid_backfill_commits_the_batch_exits_zero_and_resumes() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     assert_eq!(status.code(), Some(0), "SIGTERM is a clean exit");
-    let stopped_at = cursor().await;
-    store.close().await;
     let wal = db.with_extension("db-wal");
     assert!(
         !wal.exists(),
         "a clean stop leaves no write-ahead log behind ({} bytes)",
         std::fs::metadata(&wal).map_or(0, |m| m.len())
     );
+    let stopped_at = cursor().await;
     assert!(
         stopped_at <= head,
         "stopped mid-backfill (next block {stopped_at}, head {head})"

@@ -48,6 +48,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What went wrong in the store.
@@ -149,6 +150,11 @@ pub struct Store {
     /// A connection of its own for WAL checkpoints, and the task that runs them.
     checkpoint: SqlitePool,
     checkpointer: Checkpointer,
+    /// The descriptor the set-up lock was taken on, kept open as long as the store: closing any
+    /// descriptor of the database file drops every POSIX lock this process holds on it,
+    /// SQLite's own included, and another process could then checkpoint and delete the
+    /// write-ahead log under this one's connections (a corrupt database).
+    _file: Arc<std::fs::File>,
 }
 
 impl Store {
@@ -170,7 +176,8 @@ impl Store {
         // Two processes opening one new database at once (`index` and `serve` started together)
         // would both set it up and apply the first migration, and one would fail; an advisory
         // lock on the file (flock, which SQLite's own locks leave alone) makes the second wait
-        // until the first has it migrated.
+        // until the first has it migrated. The descriptor stays open with the store (see
+        // `_file`): closing it would drop SQLite's locks too.
         let path = options.get_filename().to_path_buf();
         let lock = tokio::task::spawn_blocking(move || {
             let file = std::fs::OpenOptions::new()
@@ -201,7 +208,10 @@ impl Store {
             .await
             .map_err(open_error)?;
         let migrated = MIGRATOR.run(&write).await;
-        drop(lock);
+        lock.unlock().map_err(|e| StoreError::Url {
+            url: url.into(),
+            reason: format!("unlocking the file after setting it up: {e}"),
+        })?;
         migrated.map_err(|source| StoreError::Migrate {
             url: url.into(),
             source,
@@ -229,6 +239,7 @@ impl Store {
             read,
             checkpoint,
             checkpointer,
+            _file: Arc::new(lock),
         })
     }
 
