@@ -58,14 +58,15 @@ pub(super) async fn init(
     name: &str,
     start_block: u64,
 ) -> StoreResult<()> {
+    let before_start = int("start_block", start_block)? - 1;
     sqlx::query(
         "INSERT INTO chain_cursor (chain_id, name, indexed_block, settled_block) VALUES (?, ?, ?, ?)
          ON CONFLICT (chain_id) DO UPDATE SET name = excluded.name",
     )
     .bind(int("chain_id", chain_id)?)
     .bind(name)
-    .bind(int("start_block", start_block)? - 1)
-    .bind(int("start_block", start_block)? - 1)
+    .bind(before_start)
+    .bind(before_start)
     .execute(&mut *conn)
     .await
     .context("initialising a chain cursor")?;

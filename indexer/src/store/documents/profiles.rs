@@ -3,10 +3,7 @@
 //! [`build_profile`] (the rules live there, in `documents/profile.rs`) and writes what it returns.
 
 use super::json;
-use crate::documents::{
-    CardProjection, ChainAgent, LinkRole, LinkedDocument, Profile, Projection,
-    RegistrationProjection, build_profile,
-};
+use crate::documents::{ChainAgent, LinkRole, LinkedDocument, Profile, Projection, build_profile};
 use crate::store::decode;
 use crate::store::{QueryContext, StoreResult};
 use sqlx::SqliteConnection;
@@ -58,22 +55,12 @@ struct LinkRow {
 
 impl LinkRow {
     fn linked(self) -> StoreResult<LinkedDocument> {
-        let text = self.projection.as_deref();
-        let projection = match (self.kind.as_deref(), text) {
-            (Some("card"), Some(text)) => {
-                Some(Projection::Card(Box::new(decode::json::<CardProjection>(
-                    "documents",
-                    "projection",
-                    text,
-                )?)))
-            }
-            (Some("registration"), Some(text)) => {
-                Some(Projection::Registration(decode::json::<
-                    RegistrationProjection,
-                >(
-                    "documents", "projection", text
-                )?))
-            }
+        fn read<T: serde::de::DeserializeOwned>(text: &str) -> StoreResult<T> {
+            decode::json("documents", "projection", text)
+        }
+        let projection = match (self.kind.as_deref(), self.projection.as_deref()) {
+            (Some("card"), Some(text)) => Some(Projection::Card(Box::new(read(text)?))),
+            (Some("registration"), Some(text)) => Some(Projection::Registration(read(text)?)),
             (None, None) => None,
             (kind, _) => {
                 return Err(decode::corrupt(
