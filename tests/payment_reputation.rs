@@ -188,7 +188,7 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
     let carol_n = weight(counted[3].timestamp);
     let sum = (1.0 + alice_n).ln() + (1.0 + bob_n).ln() + (1.0 + carol_n).ln();
     let expected = 100.0 * (1.0 - (-sum / 8.0).exp());
-    let score = payment_score(&counted, &[], as_of, &params);
+    let score = payment_score(&counted, &[], as_of, &params, None);
     assert!(
         (score.score - expected).abs() < 1e-9,
         "{} vs {expected}",
@@ -219,7 +219,7 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
         .filter(|p| p.payer != owner)
         .cloned()
         .collect();
-    let at_last = payment_score(&not_owner, &[], last.timestamp, &params).score;
+    let at_last = payment_score(&not_owner, &[], last.timestamp, &params, None).score;
     assert!((e.payment_score.score - at_last).abs() < 1e-9);
     assert!(
         (stored.score - at_last).abs() < 1e-9,

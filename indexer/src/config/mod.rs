@@ -15,7 +15,7 @@ pub use chain::{
     ChainConfig, DeepReorg, Erc8004Addresses, FetchStrategy, Finality, PaymentToken, StartBlock,
     WatchedContract,
 };
-pub use reputation::{ReputationConfig, WeightsConfig};
+pub use reputation::{FeedbackEvidenceConfig, ReputationConfig, TrustConfig, WeightsConfig};
 
 use serde::Deserialize;
 use std::net::SocketAddr;

@@ -1,11 +1,13 @@
-//! `[reputation]`: the parameters of the payment score and the composite (see
-//! `docs/reputation.md`). Plain data: `reputation` turns it into its own types.
+//! `[reputation]`: the parameters of the payment score, the evidence weighting of feedback, the
+//! trust rank over the payment graph and the composite (see `docs/reputation.md`). Plain data:
+//! `reputation` turns it into its own types.
 
 use super::{ConfigError, ConfigResult};
+use alloy::primitives::Address;
 use serde::Deserialize;
 
 /// `[reputation]`.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ReputationConfig {
     /// A payment's weight halves every this many days of block time.
@@ -18,6 +20,51 @@ pub struct ReputationConfig {
     pub circular_window_days: f64,
     /// How much each component weighs in the composite score.
     pub weights: WeightsConfig,
+    /// How much each feedback weighs by the evidence behind it.
+    pub feedback: FeedbackEvidenceConfig,
+    /// The trust rank over the payment graph.
+    pub trust: TrustConfig,
+}
+
+/// `[reputation.feedback]`: how much one client's feedback weighs, by the evidence behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FeedbackEvidenceConfig {
+    /// Weight of a client with a counted payment to the agent before its feedback.
+    pub paid_weight: f64,
+    /// Weight of a client that never paid the agent before its feedback.
+    pub unpaid_weight: f64,
+    /// Weight of an unpaid client that first gave feedback in a burst.
+    pub burst_weight: f64,
+    /// The most all unpaid clients of one agent weigh together.
+    pub unpaid_cap: f64,
+    /// A burst: at least `burst_clients` unpaid clients first giving feedback within this many
+    /// hours of each other.
+    pub burst_window_hours: f64,
+    /// How many first-time unpaid clients make a burst.
+    pub burst_clients: u64,
+    /// The value (0–100) the feedback component leans to when there is little evidence.
+    pub prior: f64,
+    /// How many paid clients' worth of evidence the prior counts as.
+    pub prior_weight: f64,
+}
+
+/// `[reputation.trust]`: the seeded trust rank over the payment graph.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrustConfig {
+    /// The share of trust that follows payments at each step (the rest returns to the seeds).
+    pub damping: f64,
+    /// The rank is computed as of every block that is a multiple of this.
+    pub interval_blocks: u64,
+    /// Addresses trusted from the start (payers or agents' payment addresses).
+    pub seeds: Vec<Address>,
+    /// The seed weight of each configured seed, in units of one payer's breadth.
+    pub seed_weight: f64,
+    /// The most payers without standing add to an agent's payment sum together.
+    pub unproven_cap: f64,
+    /// The trust (in multiples of the average agent's) at which the component reaches 63.
+    pub scale: f64,
 }
 
 /// `[reputation.weights]`: how much each component weighs in the composite score.
@@ -26,6 +73,8 @@ pub struct ReputationConfig {
 pub struct WeightsConfig {
     /// Payment score.
     pub payments: f64,
+    /// Trust rank.
+    pub trust: f64,
     /// Average unrevoked feedback.
     pub feedback: f64,
     /// Average latest validation response.
@@ -43,6 +92,36 @@ impl Default for ReputationConfig {
             circular_discount: 0.25,
             circular_window_days: 30.0,
             weights: WeightsConfig::default(),
+            feedback: FeedbackEvidenceConfig::default(),
+            trust: TrustConfig::default(),
+        }
+    }
+}
+
+impl Default for FeedbackEvidenceConfig {
+    fn default() -> Self {
+        Self {
+            paid_weight: 1.0,
+            unpaid_weight: 0.25,
+            burst_weight: 0.05,
+            unpaid_cap: 0.5,
+            burst_window_hours: 24.0,
+            burst_clients: 5,
+            prior: 50.0,
+            prior_weight: 1.0,
+        }
+    }
+}
+
+impl Default for TrustConfig {
+    fn default() -> Self {
+        Self {
+            damping: 0.85,
+            interval_blocks: 1_000,
+            seeds: Vec::new(),
+            seed_weight: 10.0,
+            unproven_cap: 2.0,
+            scale: 2.0,
         }
     }
 }
@@ -50,7 +129,8 @@ impl Default for ReputationConfig {
 impl Default for WeightsConfig {
     fn default() -> Self {
         Self {
-            payments: 0.6,
+            payments: 0.3,
+            trust: 0.3,
             feedback: 0.2,
             validations: 0.1,
             ratings: 0.1,
@@ -79,6 +159,7 @@ impl ReputationConfig {
         let w = &self.weights;
         for (name, weight) in [
             ("payments", w.payments),
+            ("trust", w.trust),
             ("feedback", w.feedback),
             ("validations", w.validations),
             ("ratings", w.ratings),
@@ -90,8 +171,43 @@ impl ReputationConfig {
                 ));
             }
         }
-        if w.payments + w.feedback + w.validations + w.ratings <= 0.0 {
+        if w.payments + w.trust + w.feedback + w.validations + w.ratings <= 0.0 {
             return Err(bad("weights", "at least one weight must be more than 0"));
+        }
+        let f = &self.feedback;
+        for (name, weight) in [
+            ("paid_weight", f.paid_weight),
+            ("unpaid_weight", f.unpaid_weight),
+            ("burst_weight", f.burst_weight),
+            ("unpaid_cap", f.unpaid_cap),
+            ("burst_window_hours", f.burst_window_hours),
+            ("prior_weight", f.prior_weight),
+        ] {
+            if !(weight.is_finite() && weight >= 0.0) {
+                return Err(bad(
+                    &format!("feedback.{name}"),
+                    "must be a number, 0 or more",
+                ));
+            }
+        }
+        if !(0.0..=100.0).contains(&f.prior) {
+            return Err(bad("feedback.prior", "must be between 0 and 100"));
+        }
+        let t = &self.trust;
+        if !(t.damping.is_finite() && (0.0..1.0).contains(&t.damping)) {
+            return Err(bad("trust.damping", "must be at least 0 and less than 1"));
+        }
+        if t.interval_blocks == 0 {
+            return Err(bad("trust.interval_blocks", "must be more than 0"));
+        }
+        if !(t.seed_weight.is_finite() && t.seed_weight >= 0.0) {
+            return Err(bad("trust.seed_weight", "must be a number, 0 or more"));
+        }
+        if !(t.unproven_cap.is_finite() && t.unproven_cap >= 0.0) {
+            return Err(bad("trust.unproven_cap", "must be a number, 0 or more"));
+        }
+        if !positive(t.scale) {
+            return Err(bad("trust.scale", "must be more than 0"));
         }
         Ok(())
     }

@@ -214,7 +214,22 @@ fn reputation_parameters_and_dust_are_checked() {
         &[("AGENTINDEX_REPUTATION__WEIGHTS__FEEDBACK", "-1")],
     ));
     assert_eq!(key, "reputation.weights.feedback");
-    let all_zero: Vec<(&str, &str)> = ["PAYMENTS", "FEEDBACK", "VALIDATIONS", "RATINGS"]
+    let (key, _) = key_error(load(
+        SAMPLE,
+        &[("AGENTINDEX_REPUTATION__FEEDBACK__UNPAID_CAP", "-1")],
+    ));
+    assert_eq!(key, "reputation.feedback.unpaid_cap");
+    let (key, _) = key_error(load(
+        SAMPLE,
+        &[("AGENTINDEX_REPUTATION__TRUST__DAMPING", "1")],
+    ));
+    assert_eq!(key, "reputation.trust.damping");
+    let (key, _) = key_error(load(
+        SAMPLE,
+        &[("AGENTINDEX_REPUTATION__TRUST__INTERVAL_BLOCKS", "0")],
+    ));
+    assert_eq!(key, "reputation.trust.interval_blocks");
+    let all_zero: Vec<(&str, &str)> = ["PAYMENTS", "TRUST", "FEEDBACK", "VALIDATIONS", "RATINGS"]
         .iter()
         .map(|w| {
             let var: &'static str =

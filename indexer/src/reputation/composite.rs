@@ -1,5 +1,5 @@
-//! The composite score: one 0–100 number from the payment score, the feedback average, the
-//! validation average and the rating average, shown beside its components so a user sees why an
+//! The composite score: one 0–100 number from the payment score, the trust rank, the
+//! evidence-weighted feedback, the validation average and the rating average, shown beside its components so a user sees why an
 //! agent ranks where it does. A component the agent has no data for does not count, and the
 //! weights of the others are scaled up to fill its place.
 
@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 pub struct Weights {
     /// Payment score.
     pub payments: f64,
-    /// Average unrevoked feedback.
+    /// Trust rank.
+    pub trust: f64,
+    /// Evidence-weighted feedback.
     pub feedback: f64,
     /// Average latest validation response.
     pub validations: f64,
@@ -30,6 +32,7 @@ impl From<&WeightsConfig> for Weights {
     fn from(config: &WeightsConfig) -> Self {
         Self {
             payments: config.payments,
+            trust: config.trust,
             feedback: config.feedback,
             validations: config.validations,
             ratings: config.ratings,
@@ -42,7 +45,10 @@ impl From<&WeightsConfig> for Weights {
 pub struct Components {
     /// Payment score.
     pub payments: Option<f64>,
-    /// Average feedback value, read on a 0–100 scale (clamped).
+    /// Trust rank.
+    #[serde(default)]
+    pub trust: Option<f64>,
+    /// Evidence-weighted feedback, on a 0–100 scale.
     pub feedback: Option<f64>,
     /// Average latest validation response.
     pub validations: Option<f64>,
@@ -66,12 +72,14 @@ pub fn composite(components: Components, weights: &Weights) -> Composite {
     let clamp = |v: Option<f64>| v.filter(|x| x.is_finite()).map(|x| x.clamp(0.0, 100.0));
     let components = Components {
         payments: clamp(components.payments),
+        trust: clamp(components.trust),
         feedback: clamp(components.feedback),
         validations: clamp(components.validations),
         ratings: clamp(components.ratings),
     };
     let parts = [
         (components.payments, weights.payments.max(0.0)),
+        (components.trust, weights.trust.max(0.0)),
         (components.feedback, weights.feedback.max(0.0)),
         (components.validations, weights.validations.max(0.0)),
         (components.ratings, weights.ratings.max(0.0)),
@@ -90,9 +98,10 @@ pub fn composite(components: Components, weights: &Weights) -> Composite {
     };
     let effective_weights = Weights {
         payments: share(parts[0].0, parts[0].1),
-        feedback: share(parts[1].0, parts[1].1),
-        validations: share(parts[2].0, parts[2].1),
-        ratings: share(parts[3].0, parts[3].1),
+        trust: share(parts[1].0, parts[1].1),
+        feedback: share(parts[2].0, parts[2].1),
+        validations: share(parts[3].0, parts[3].1),
+        ratings: share(parts[4].0, parts[4].1),
     };
     let score = (total > 0.0).then(|| {
         parts
@@ -116,13 +125,14 @@ mod tests {
         let got = composite(
             Components {
                 payments: Some(50.0),
+                trust: Some(30.0),
                 feedback: Some(100.0),
                 validations: Some(0.0),
                 ratings: Some(80.0),
             },
             &Weights::default(),
         );
-        let expected = 0.6 * 50.0 + 0.2 * 100.0 + 0.1 * 0.0 + 0.1 * 80.0;
+        let expected = 0.3 * 50.0 + 0.3 * 30.0 + 0.2 * 100.0 + 0.1 * 0.0 + 0.1 * 80.0;
         assert!((got.score.unwrap() - expected).abs() < 1e-9);
         assert_eq!(got.effective_weights, Weights::default());
     }
@@ -137,10 +147,10 @@ mod tests {
             },
             &Weights::default(),
         );
-        assert!((got.effective_weights.payments - 0.75).abs() < 1e-9);
-        assert!((got.effective_weights.feedback - 0.25).abs() < 1e-9);
+        assert!((got.effective_weights.payments - 0.6).abs() < 1e-9);
+        assert!((got.effective_weights.feedback - 0.4).abs() < 1e-9);
         assert_eq!(got.effective_weights.validations, 0.0);
-        assert!((got.score.unwrap() - (0.75 * 40.0 + 0.25 * 90.0)).abs() < 1e-9);
+        assert!((got.score.unwrap() - (0.6 * 40.0 + 0.4 * 90.0)).abs() < 1e-9);
         assert_eq!(
             composite(Components::default(), &Weights::default()).score,
             None

@@ -1,20 +1,24 @@
-//! One agent's whole reputation as of one time, from its facts: which payments count and why
-//! the others do not, the payment features and score, the feedback, validation and rating
-//! aggregates, and the composite score over them. This is the function the stored reputation
+//! One agent's whole reputation as of one time, from its facts and the chain's trust rank: which
+//! payments count and why the others do not, the payment features and score, its trust, the
+//! feedback weighted by evidence, the validation and rating aggregates, and the composite score
+//! over them. This is the function the stored reputation
 //! rows and the reputation feed are made of, so both always agree.
 
 use super::composite::{Components, Composite, composite};
+use super::evidence::{FeedbackScore, feedback_score};
 use super::features::{PaymentFeatures, features};
 use super::feedback::{FeedbackAggregate, aggregate as feedback_aggregate};
 use super::payments::{Exclusion, Payment, exclusion};
 use super::ratings::{Rating, RatingAggregate, aggregate as rating_aggregate};
 use super::rules::ReputationRules;
-use super::score::{Outflow, PaymentScore, payment_score};
+use super::score::{Outflow, PaymentScore, Standing, payment_score};
 use super::side::SideHistory;
 use super::summary::FeedbackEntry;
+use super::trust::{AgentTrust, TrustContribution, trust_component};
 use super::validations::{
     ValidationAggregate, ValidationResponse, aggregate as validation_aggregate,
 };
+use alloy::primitives::Address;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -37,6 +41,34 @@ pub struct AgentFacts {
     pub validation_responses: Vec<ValidationResponse>,
     /// Ratings of an agent contract.
     pub ratings: Vec<Rating>,
+    /// The chain's trust rank as it bears on the agent, when the rank has spoken.
+    pub trust: Option<TrustInputs>,
+}
+
+/// What the chain's trust rank says about one agent and its payers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrustInputs {
+    /// The block the rank is computed as of.
+    pub epoch_block: u64,
+    /// The agent's own trust (absent: nobody trusted paid it by then).
+    pub agent: Option<AgentTrust>,
+    /// Its payers' standing; a payer not listed has none.
+    pub standing: BTreeMap<Address, f64>,
+    /// The most payers without standing add to the payment sum together.
+    pub unproven_cap: f64,
+}
+
+/// An agent's trust in its evaluation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrustEvaluation {
+    /// The block the rank is computed as of.
+    pub epoch_block: u64,
+    /// Trust relative to the average paid agent's.
+    pub relative: f64,
+    /// The trust component, 0–100.
+    pub score: f64,
+    /// The payers that passed it most trust.
+    pub top_payers: Vec<TrustContribution>,
 }
 
 /// An agent's reputation as of one time, with every part that went into it.
@@ -48,10 +80,16 @@ pub struct Evaluation {
     pub payments: PaymentFeatures,
     /// The payment score with each payer's part.
     pub payment_score: PaymentScore,
+    /// Trust from the chain's trust rank, when it has spoken.
+    #[serde(default)]
+    pub trust: Option<TrustEvaluation>,
     /// Payments that do not count, by reason.
     pub excluded: BTreeMap<Exclusion, u64>,
     /// Feedback aggregate.
     pub feedback: FeedbackAggregate,
+    /// The feedback component: every feedback weighed by the evidence behind it.
+    #[serde(default)]
+    pub feedback_evidence: FeedbackScore,
     /// Validation aggregate.
     pub validations: ValidationAggregate,
     /// Rating aggregate.
@@ -96,16 +134,39 @@ pub fn evaluate(facts: &AgentFacts, as_of: u64, rules: &ReputationRules) -> Eval
         }
     }
     let payments = features(&counted, &rules.tokens, as_of, rules.params.half_life_secs);
-    let payment_score = payment_score(&counted, &facts.outflows, as_of, &rules.params);
+    let standing = facts.trust.as_ref().map(|t| Standing {
+        of: &t.standing,
+        cap: t.unproven_cap,
+    });
+    let payment_score = payment_score(&counted, &facts.outflows, as_of, &rules.params, standing);
+    let trust = facts
+        .trust
+        .as_ref()
+        .filter(|_| payments.payment_count > 0)
+        .map(|t| {
+            let relative = t.agent.as_ref().map_or(0.0, |a| a.relative);
+            TrustEvaluation {
+                epoch_block: t.epoch_block,
+                relative,
+                score: trust_component(relative, &rules.trust),
+                top_payers: t
+                    .agent
+                    .as_ref()
+                    .map(|a| a.top_payers.clone())
+                    .unwrap_or_default(),
+            }
+        });
     let feedback = FeedbackAggregate {
         responses: facts.feedback_responses,
         ..feedback_aggregate(&facts.feedback)
     };
+    let feedback_evidence = feedback_score(&facts.feedback, &counted, &rules.feedback);
     let validations = validation_aggregate(&facts.validation_requests, &facts.validation_responses);
     let ratings = rating_aggregate(&facts.ratings);
     let components = Components {
         payments: (payments.payment_count > 0).then_some(payment_score.score),
-        feedback: feedback.overall.average,
+        trust: trust.as_ref().map(|t| t.score),
+        feedback: feedback_evidence.score,
         validations: validations.average,
         ratings: ratings.average,
     };
@@ -113,8 +174,10 @@ pub fn evaluate(facts: &AgentFacts, as_of: u64, rules: &ReputationRules) -> Eval
         composite: composite(components, &rules.weights),
         payments,
         payment_score,
+        trust,
         excluded,
         feedback,
+        feedback_evidence,
         validations,
         ratings,
     }

@@ -94,6 +94,8 @@ mod tests {
             tag1: tag1.into(),
             tag2: String::new(),
             revoked,
+            position: (1, 0),
+            timestamp: 12,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Reputation: which payments count ([`payments`]), what they say about an agent
-//! ([`features`]), the payment score ([`score`]), feedback, validation and rating aggregates
-//! ([`feedback`], [`validations`], [`ratings`]), the composite score ([`composite`]),
+//! ([`features`]), the payment score ([`score`]), the trust rank over the payment graph
+//! ([`trust`]), feedback weighted by its evidence ([`evidence`]), feedback, validation and rating
+//! aggregates ([`feedback`], [`validations`], [`ratings`]), the composite score ([`composite`]),
 //! ERC-8004 `getSummary` ([`summary`]), who stood on the agent's side when ([`side`]), and all
 //! of it for one agent at once ([`evaluate`]) under one chain's [`rules`]. All are pure
 //! functions of indexed data and a block's timestamp, so two instances at the same block compute
@@ -9,6 +10,7 @@
 
 pub mod composite;
 pub mod evaluate;
+pub mod evidence;
 pub mod features;
 pub mod feedback;
 pub mod payments;
@@ -17,18 +19,21 @@ pub mod rules;
 pub mod score;
 pub mod side;
 pub mod summary;
+pub mod trust;
 pub mod validations;
 
 pub use composite::{Components, Composite, Weights, composite};
-pub use evaluate::{AgentFacts, Evaluation, classify, evaluate};
+pub use evaluate::{AgentFacts, Evaluation, TrustEvaluation, TrustInputs, classify, evaluate};
+pub use evidence::{Evidence, FeedbackParams, FeedbackScore, WeightedFeedback, feedback_score};
 pub use features::{PaymentFeatures, features};
 pub use feedback::{FeedbackAggregate, Tally, aggregate};
 pub use payments::{AgentSide, Exclusion, Payment, TokenRule, exclusion};
 pub use ratings::{Rating, RatingAggregate};
 pub use rules::ReputationRules;
-pub use score::{Outflow, PaymentScore, ScoreParams, payment_score};
+pub use score::{Outflow, PaymentScore, ScoreParams, Standing, payment_score};
 pub use side::{SideChange, SideHistory};
 pub use summary::{FeedbackEntry, Summary, get_summary};
+pub use trust::{AgentTrust, PaidEdge, TrustParams, TrustRank, trust_component, trust_rank};
 pub use validations::{ValidationAggregate, ValidationResponse};
 
 #[cfg(test)]

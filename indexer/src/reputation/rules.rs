@@ -1,10 +1,13 @@
 //! The rules one chain's reputation is computed under: its payment tokens (decimals and dust),
-//! the payment-score parameters and the composite weights. Two instances with the same rules and
+//! the payment-score parameters, the feedback evidence weights, the trust rank's parameters and
+//! the composite weights. Two instances with the same rules and
 //! the same chain data compute the same scores.
 
 use super::composite::Weights;
+use super::evidence::FeedbackParams;
 use super::payments::TokenRule;
 use super::score::ScoreParams;
+use super::trust::TrustParams;
 use crate::config::{ChainConfig, ReputationConfig};
 use alloy::primitives::Address;
 use std::collections::BTreeMap;
@@ -16,6 +19,10 @@ pub struct ReputationRules {
     pub tokens: BTreeMap<Address, TokenRule>,
     /// Payment-score parameters.
     pub params: ScoreParams,
+    /// Feedback evidence weights.
+    pub feedback: FeedbackParams,
+    /// Trust rank parameters.
+    pub trust: TrustParams,
     /// Composite weights.
     pub weights: Weights,
 }
@@ -45,6 +52,8 @@ impl ReputationRules {
         Self {
             tokens,
             params: ScoreParams::from(reputation),
+            feedback: FeedbackParams::from(&reputation.feedback),
+            trust: TrustParams::from(&reputation.trust),
             weights: Weights::from(&reputation.weights),
         }
     }

@@ -2,7 +2,9 @@
 //! time. The formula and its reasons are in `docs/reputation.md`; in short, each payer adds
 //! `w · ln(1 + n)` where `n` is that payer's age-decayed payment count and `w` is 1, or less for a
 //! payer the agent recently sent funds to (circular flow), and the sum maps onto 0..100 with
-//! `100 · (1 − e^(−sum / scale))`.
+//! `100 · (1 − e^(−sum / scale))`. When the trust rank has spoken, each payer's part is split by
+//! its standing `σ` (0 to 1): `σ` of it counts in full, and the rest, from all payers without
+//! standing together, counts up to a cap, so a crowd of fresh wallets cannot buy the score.
 
 use super::features::decay;
 use super::payments::Payment;
@@ -62,8 +64,19 @@ pub struct PayerPart {
     pub decayed: f64,
     /// 1, or the circular discount.
     pub weight: f64,
+    /// Its standing in the trust rank (1 when the rank has not spoken).
+    pub standing: f64,
     /// `weight · ln(1 + decayed)`.
     pub contribution: f64,
+}
+
+/// Payers' standing from the trust rank, and the cap on what payers without it add together.
+#[derive(Debug, Clone, Copy)]
+pub struct Standing<'a> {
+    /// Standing (0 to 1) by payer; a payer not listed has none.
+    pub of: &'a BTreeMap<Address, f64>,
+    /// The most the unproven parts add to the sum together.
+    pub cap: f64,
 }
 
 /// A payment score with how it came about.
@@ -73,17 +86,20 @@ pub struct PaymentScore {
     pub score: f64,
     /// The sum before mapping onto 0..100.
     pub sum: f64,
+    /// What payers without standing would have added, before the cap.
+    pub unproven: f64,
     /// Each payer's part, by address.
     pub payers: Vec<PayerPart>,
 }
 
-/// The payment score of an agent as of `as_of` from its counted `payments` and its `outflows`;
-/// anything after `as_of` is ignored.
+/// The payment score of an agent as of `as_of` from its counted `payments` and its `outflows`,
+/// with its payers' `standing` when the trust rank has spoken; anything after `as_of` is ignored.
 pub fn payment_score(
     payments: &[Payment],
     outflows: &[Outflow],
     as_of: u64,
     params: &ScoreParams,
+    standing: Option<Standing<'_>>,
 ) -> PaymentScore {
     let mut per_payer: BTreeMap<Address, (u64, f64)> = BTreeMap::new();
     for payment in payments.iter().filter(|p| p.timestamp <= as_of) {
@@ -111,15 +127,29 @@ pub fn payment_score(
                 payments,
                 decayed,
                 weight,
+                standing: standing.map_or(1.0, |s| {
+                    s.of.get(&payer).copied().unwrap_or(0.0).clamp(0.0, 1.0)
+                }),
                 contribution: weight * decayed.ln_1p(),
             }
         })
         .collect();
-    let sum: f64 = payers.iter().map(|p| p.contribution).sum();
+    let proven: f64 = payers.iter().map(|p| p.standing * p.contribution).sum();
+    let unproven: f64 = payers
+        .iter()
+        .map(|p| (1.0 - p.standing) * p.contribution)
+        .sum();
+    let cap = standing.map_or(f64::INFINITY, |s| s.cap);
+    let sum = proven + unproven.min(cap);
     let score = if params.scale > 0.0 {
         100.0 * (1.0 - (-sum / params.scale).exp())
     } else {
         0.0
     };
-    PaymentScore { score, sum, payers }
+    PaymentScore {
+        score,
+        sum,
+        unproven,
+        payers,
+    }
 }

@@ -23,6 +23,10 @@ pub struct FeedbackEntry {
     pub tag2: String,
     /// Whether the client revoked it.
     pub revoked: bool,
+    /// Where it was given: (block, log index).
+    pub position: (u64, u64),
+    /// That block's timestamp.
+    pub timestamp: u64,
 }
 
 /// What `getSummary` returns.

@@ -44,7 +44,7 @@ fn pay(from: Address, amount: u64, at: u64) -> Payment {
 }
 
 fn score(payments: &[Payment], outflows: &[Outflow], as_of: u64) -> f64 {
-    payment_score(payments, outflows, as_of, &ScoreParams::default()).score
+    payment_score(payments, outflows, as_of, &ScoreParams::default(), None).score
 }
 
 /// The payments that count, as the store will pass them.
@@ -75,7 +75,7 @@ fn property_2_each_payers_contribution_has_diminishing_returns() {
     let mut last = 0.0;
     for _ in 0..30 {
         payments.push(pay(payer(1), 10_000, NOW));
-        let now = payment_score(&payments, &[], NOW, &ScoreParams::default()).sum;
+        let now = payment_score(&payments, &[], NOW, &ScoreParams::default(), None).sum;
         let gain = now - last;
         assert!(gain > 0.0, "another payment still adds something");
         assert!(gain < previous_gain, "but less than the one before");
@@ -95,7 +95,13 @@ fn property_3_scores_decay_with_block_time_not_the_clock() {
         "{fresh} {month} {year}"
     );
     let half_life = ScoreParams::default().half_life_secs as u64;
-    let decayed = payment_score(&payments, &[], NOW + half_life, &ScoreParams::default());
+    let decayed = payment_score(
+        &payments,
+        &[],
+        NOW + half_life,
+        &ScoreParams::default(),
+        None,
+    );
     assert!(
         decayed
             .payers
@@ -176,13 +182,19 @@ fn property_6_the_score_is_a_pure_function_of_data_up_to_the_block() {
         to: payer(1),
         timestamp: NOW + 1,
     }];
-    let a = payment_score(&earlier, &[], NOW, &ScoreParams::default());
-    let b = payment_score(&with_later, &later_outflow, NOW, &ScoreParams::default());
+    let a = payment_score(&earlier, &[], NOW, &ScoreParams::default(), None);
+    let b = payment_score(
+        &with_later,
+        &later_outflow,
+        NOW,
+        &ScoreParams::default(),
+        None,
+    );
     assert_eq!(a, b, "what happened after the block does not count");
     let mut shuffled = earlier.clone();
     shuffled.reverse();
     assert_eq!(
-        payment_score(&shuffled, &[], NOW, &ScoreParams::default()),
+        payment_score(&shuffled, &[], NOW, &ScoreParams::default(), None),
         a,
         "nor does the order the rows arrive in"
     );
@@ -242,5 +254,5 @@ fn the_config_in_days_becomes_parameters_in_seconds() {
     assert_eq!(params.scale, config.scale);
     assert_eq!(params.circular_discount, config.circular_discount);
     assert_eq!(ScoreParams::default().half_life_secs, 30.0 * 86_400.0);
-    assert_eq!(Weights::default().payments, 0.6);
+    assert_eq!(Weights::default().payments, 0.3);
 }

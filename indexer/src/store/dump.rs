@@ -6,20 +6,28 @@ use super::rewind::FACT_TABLES;
 use super::{QueryContext, StoreResult};
 use sqlx::{Column, Row, SqlitePool, TypeInfo, ValueRef};
 
-/// Every fact table, the agents and their reputation, rendered as text.
+/// Derived tables and the order their rows are dumped in.
+const DERIVED: [(&str, &str); 6] = [
+    ("agents", "agent_key"),
+    ("agent_reputation", "agent_key"),
+    (
+        "counted_payments",
+        "chain_id, agent_key, block_number, log_index",
+    ),
+    ("trust_epochs", "chain_id"),
+    ("trust_agents", "agent_key"),
+    ("trust_payers", "chain_id, address"),
+];
+
+/// Every fact table, the agents, their reputation and the trust rank, rendered as text.
 pub async fn canonical(pool: &SqlitePool) -> StoreResult<String> {
     let mut out = String::new();
     let tables = FACT_TABLES
         .iter()
-        .copied()
-        .chain(["agents", "agent_reputation"]);
-    for table in tables {
+        .map(|table| (*table, "chain_id, block_number, log_index"))
+        .chain(DERIVED);
+    for (table, order) in tables {
         out.push_str(&format!("== {table}\n"));
-        let order = if table.starts_with("agent") && !FACT_TABLES.contains(&table) {
-            "agent_key"
-        } else {
-            "chain_id, block_number, log_index"
-        };
         let rows = sqlx::query(&format!("SELECT * FROM {table} ORDER BY {order}, 1"))
             .fetch_all(pool)
             .await

@@ -17,6 +17,9 @@ struct FeedbackRow {
     tag1: String,
     tag2: String,
     revoked: bool,
+    block_number: i64,
+    log_index: i64,
+    timestamp: i64,
 }
 
 /// Every feedback of token `token_id` of Identity Registry `registry`, in chain order.
@@ -27,7 +30,8 @@ pub(super) async fn of_agent(
     token_id: &U256,
 ) -> StoreResult<Vec<FeedbackEntry>> {
     let rows: Vec<FeedbackRow> = sqlx::query_as(
-        "SELECT f.client, f.value, f.value_decimals, f.tag1, f.tag2,
+        "SELECT f.client, f.value, f.value_decimals, f.tag1, f.tag2, f.block_number, f.log_index,
+                f.timestamp,
                 EXISTS (SELECT 1 FROM feedback_revocations r
                         WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id
                           AND r.client = f.client AND r.feedback_index = f.feedback_index) AS revoked
@@ -53,6 +57,11 @@ pub(super) async fn of_agent(
                 tag1: row.tag1,
                 tag2: row.tag2,
                 revoked: row.revoked,
+                position: (
+                    decode::uint("feedback", "block_number", row.block_number)?,
+                    decode::uint("feedback", "log_index", row.log_index)?,
+                ),
+                timestamp: decode::uint("feedback", "timestamp", row.timestamp)?,
             })
         })
         .collect()

@@ -142,8 +142,16 @@ pub(super) async fn rewind(
         .context("deleting facts above a reorg")?
         .rows_affected();
     }
+    // Counted payments are derived from the payments; the agents they belonged to are marked
+    // and rescored below, which rewrites theirs.
+    sqlx::query("DELETE FROM counted_payments WHERE chain_id = ? AND block_number > ?")
+        .bind(chain_key)
+        .bind(above)
+        .execute(&mut *conn)
+        .await
+        .context("deleting counted payments above a reorg")?;
     agents::refresh(conn, chain_id, touched).await?;
-    reputation::settle(conn, chain_id, &chain.rules).await?;
+    reputation::settle(conn, chain_id, &chain.rules, ancestor).await?;
     sqlx::query("DELETE FROM block_window WHERE chain_id = ? AND number > ?")
         .bind(chain_key)
         .bind(above)

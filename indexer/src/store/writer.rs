@@ -355,7 +355,8 @@ async fn apply(pool: &SqlitePool, mut prepared: PreparedBatch) -> StoreResult<Ap
     let (from, to) = (prepared.batch.from_block, prepared.batch.to_block);
     reputation::mark_dirty(&mut tx, chain_id, from, to).await?;
     if prepared.batch.settles {
-        reputation::settle(&mut tx, chain_id, &prepared.batch.chain.rules).await?;
+        let head = prepared.batch.to_block;
+        reputation::settle(&mut tx, chain_id, &prepared.batch.chain.rules, head).await?;
         cursor::settled(&mut tx, chain_id, Some(prepared.batch.to_block)).await?;
     }
     let refreshed = started.elapsed();

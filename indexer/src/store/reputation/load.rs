@@ -29,9 +29,9 @@ pub(super) struct Subject {
 
 /// An agent's facts and the newest block among them.
 #[derive(Debug, Default)]
-pub(super) struct Loaded {
-    pub(super) facts: AgentFacts,
-    pub(super) last_block: u64,
+pub(in crate::store::reputation) struct Loaded {
+    pub(in crate::store::reputation) facts: AgentFacts,
+    pub(in crate::store::reputation) last_block: u64,
 }
 
 impl Loaded {

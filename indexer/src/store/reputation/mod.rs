@@ -12,6 +12,7 @@
 
 mod load;
 mod touched;
+mod trust;
 
 use super::sql::push_in;
 use super::{QueryContext, StoreResult};
@@ -102,6 +103,23 @@ pub(super) async fn refresh(
             continue;
         }
         let mut loaded = load::facts(conn, chain_id, &subjects, u64::MAX).await?;
+        trust::stored_inputs(conn, chain_id, &mut loaded, rules.trust.unproven_cap).await?;
+        let counted: BTreeMap<String, Vec<Payment>> = loaded
+            .iter()
+            .map(|(key, entry)| {
+                let reasons = classify(&entry.facts, rules);
+                let payments = entry
+                    .facts
+                    .payments
+                    .iter()
+                    .zip(reasons)
+                    .filter(|(_, reason)| reason.is_none())
+                    .map(|(payment, _)| payment.clone())
+                    .collect();
+                (key.clone(), payments)
+            })
+            .collect();
+        trust::write_counted(conn, chain_id, chunk, &counted).await?;
         let as_of: BTreeMap<&str, u64> = subjects
             .iter()
             .map(|s| {
@@ -124,11 +142,14 @@ pub(super) async fn refresh(
     Ok(())
 }
 
-/// Rescores every agent of `chain_id` marked dirty, and clears the marks.
+/// Rescores every agent of `chain_id` marked dirty, and clears the marks; then brings the trust
+/// rank to the epoch of `head`, the chain's indexed block, rescoring every paid agent when it
+/// moves.
 pub(super) async fn settle(
     conn: &mut SqliteConnection,
     chain_id: u64,
     rules: &ReputationRules,
+    head: u64,
 ) -> StoreResult<()> {
     let keys: BTreeSet<String> =
         sqlx::query_scalar("SELECT agent_key FROM reputation_dirty WHERE chain_id = ?")
@@ -138,10 +159,16 @@ pub(super) async fn settle(
             .context("reading the agents to rescore")?
             .into_iter()
             .collect();
+    if !keys.is_empty() {
+        refresh(conn, chain_id, &keys, rules).await?;
+    }
+    if trust::advance(conn, chain_id, head, rules, false).await? {
+        let paid = trust::paid_agents(conn, chain_id).await?;
+        refresh(conn, chain_id, &paid, rules).await?;
+    }
     if keys.is_empty() {
         return Ok(());
     }
-    refresh(conn, chain_id, &keys, rules).await?;
     sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = ?")
         .bind(int("chain_id", chain_id)?)
         .execute(&mut *conn)
@@ -176,6 +203,19 @@ pub(super) async fn adopt_rules(
             .into_iter()
             .collect();
     refresh(conn, chain_id, &keys, rules).await?;
+    // The rank under the new rules, as of the epoch of the indexed block, then the paid agents
+    // again under it.
+    let head: i64 = sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = ?")
+        .bind(int("chain_id", chain_id)?)
+        .fetch_optional(&mut *conn)
+        .await
+        .context("reading the indexed block")?
+        .unwrap_or(-1);
+    if let Ok(head) = u64::try_from(head) {
+        trust::advance(conn, chain_id, head, rules, true).await?;
+        let paid = trust::paid_agents(conn, chain_id).await?;
+        refresh(conn, chain_id, &paid, rules).await?;
+    }
     sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = ?")
         .bind(int("chain_id", chain_id)?)
         .execute(&mut *conn)
@@ -362,6 +402,14 @@ pub(super) async fn as_of_block(
     .await
     .context("reading the time of a feed's block")?;
     let timestamp = decode::uint("events", "block_timestamp", timestamp.unwrap_or(0))?;
+    // The rank in force at the block: the stored one when the block is in its epoch, else
+    // computed for the block's own epoch.
+    let epoch = rules.trust.epoch_of(block);
+    let computed = if trust::epoch_block(conn, chain_id).await? == Some(epoch) {
+        None
+    } else {
+        Some(trust::compute(conn, chain_id, epoch, rules).await?.0)
+    };
     let mut after = String::new();
     loop {
         let subjects: Vec<Subject> =
@@ -371,6 +419,14 @@ pub(super) async fn as_of_block(
         };
         after = last.key.clone();
         let mut loaded = load::facts(conn, chain_id, &subjects, block).await?;
+        match &computed {
+            Some(rank) => {
+                trust::inputs_from(rank, epoch, &mut loaded, rules.trust.unproven_cap);
+            }
+            None => {
+                trust::stored_inputs(conn, chain_id, &mut loaded, rules.trust.unproven_cap).await?
+            }
+        }
         page(
             subjects
                 .iter()

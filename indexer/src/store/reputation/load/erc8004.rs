@@ -202,10 +202,10 @@ pub(super) async fn feedback(
         scope,
         tokens,
         "feedback",
-        "client, feedback_index, value, value_decimals, tag1, tag2",
+        "client, feedback_index, value, value_decimals, tag1, tag2, timestamp",
     )
     .await?;
-    for (block, _, row) in rows {
+    for (block, log, row) in rows {
         let FeedbackRow {
             token_id: token,
             client,
@@ -214,6 +214,7 @@ pub(super) async fn feedback(
             value_decimals: decimals,
             tag1,
             tag2,
+            timestamp,
         } = row;
         let Some(key) = tokens.get(token.as_str()) else {
             continue;
@@ -227,6 +228,8 @@ pub(super) async fn feedback(
             tag1,
             tag2,
             revoked,
+            position: at(block, log)?,
+            timestamp: decode::uint("feedback", "timestamp", timestamp)?,
         });
     }
     Ok(())
@@ -281,4 +284,5 @@ struct FeedbackRow {
     value_decimals: i64,
     tag1: String,
     tag2: String,
+    timestamp: i64,
 }
