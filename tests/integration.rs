@@ -26,6 +26,7 @@ mod operations;
 mod payment_reputation;
 mod registration_paths;
 mod reorgs;
+mod reputation_attacks;
 mod reputation_feed;
 mod rpc_faults;
 mod sdk_served_cards;

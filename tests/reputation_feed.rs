@@ -89,6 +89,10 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     let db_one = dir.path().join("one.db");
     let mut config_one = support::config(&devnet, &db_one, DEPTH);
     config_one.chains[0].poll_interval_ms = 20;
+    // A trust rank that moves every other block, seeded with one payer: the feed carries it, at
+    // the head and at blocks of earlier epochs.
+    config_one.reputation.trust.interval_blocks = 2;
+    config_one.reputation.trust.seeds = vec![a[5]];
     let store_one = support::open(&db_one).await;
     let indexing = support::api::index_in_background(&config_one);
     let served = support::api::serve(store_one.clone(), &config_one).await;
@@ -97,7 +101,8 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     // Instance two: the `agentindex run` binary on a database of its own.
     let db_two = dir.path().join("two.db");
     let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db_two, DEPTH, "")
-        + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
+        + "\n[api]\nlisten = \"127.0.0.1:0\"\n"
+        + &format!("\n[reputation.trust]\ninterval_blocks = 2\nseeds = [\"{:#x}\"]\n", a[5]);
     let config_two = dir.path().join("two.toml");
     std::fs::write(&config_two, toml).unwrap();
     let (_run, two) = support::binary::start(&["run", "--config"], &config_two);
@@ -131,6 +136,10 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     assert_eq!(paid["evaluation"]["payments"]["payment_count"], 3);
     assert_eq!(paid["evaluation"]["payments"]["unique_payers"], 2);
     assert!(paid["score"].as_f64().unwrap() > 0.0);
+    assert!(
+        paid["evaluation"]["trust"]["relative"].as_f64().unwrap() > 0.0,
+        "the seed's trust reaches the agent it pays: {paid}"
+    );
     assert_eq!(paid["as_of_block"], head);
     let rated = lines
         .iter()

@@ -107,7 +107,7 @@ impl Default for FeedbackEvidenceConfig {
             unpaid_cap: 0.5,
             burst_window_hours: 24.0,
             burst_clients: 5,
-            prior: 50.0,
+            prior: 0.0,
             prior_weight: 1.0,
         }
     }

@@ -1,0 +1,227 @@
+//! The attacks seen on live ERC-8004 feedback and x402 payments, played on anvil against the
+//! real contracts, each a property that fails without its rule (`docs/reputation.md`):
+//!
+//! - spam: fifty top ratings from clients that never paid rank below five good ratings from
+//!   paying clients, on the feedback component and on the composite;
+//! - sybil payers: an agent paid once each by fresh wallets, all funded by one account just
+//!   before and paying nothing else, ranks below an agent paid by six wallets that also pay
+//!   other agents, with 30 fresh wallets and with 300.
+
+use crate::support;
+use agentindex_contracts::{Devnet, DevnetOptions, confirm, demo, signing};
+use agentindex_indexer::primitives::AgentKey;
+use agentindex_indexer::reputation::Evidence;
+use agentindex_indexer::store::{AgentReputation, Store, StoreRead};
+use alloy::primitives::{Address, B256, U256, keccak256};
+use alloy::signers::local::PrivateKeySigner;
+
+/// Pays `value` USDC from `payer` (any key) to `to` through an EIP-3009 authorisation that
+/// `facilitator` submits, as x402 settles.
+async fn pay_x402(
+    devnet: &Devnet,
+    payer: &PrivateKeySigner,
+    facilitator: Address,
+    to: Address,
+    value: u64,
+) {
+    let authorization = signing::TransferWithAuthorization {
+        from: payer.address(),
+        to,
+        value: U256::from(value),
+        validAfter: U256::ZERO,
+        validBefore: U256::from(u64::MAX),
+        nonce: signing::nonce(&format!("{} pays {to} {value}", payer.address())),
+    };
+    let domain = signing::usdc_domain(devnet.chain_id(), devnet.deployment().usdc);
+    let signature = signing::sign_transfer_authorization(payer, &domain, &authorization);
+    confirm(
+        "settling an x402 payment",
+        devnet
+            .usdc()
+            .transferWithAuthorization_0(
+                authorization.from,
+                authorization.to,
+                authorization.value,
+                authorization.validAfter,
+                authorization.validBefore,
+                authorization.nonce,
+                signature.as_bytes().into(),
+            )
+            .from(facilitator)
+            .send(),
+    )
+    .await
+    .unwrap();
+}
+
+/// A wallet that has never been seen on the chain, the same in every run.
+fn fresh_wallet(label: &str, i: usize) -> PrivateKeySigner {
+    PrivateKeySigner::from_bytes(&keccak256(format!("{label} {i}"))).unwrap()
+}
+
+async fn give_feedback(devnet: &Devnet, client: Address, agent: U256, value: i128) {
+    confirm(
+        "giving feedback",
+        devnet
+            .reputation()
+            .giveFeedback(
+                agent,
+                value,
+                0,
+                "quality".into(),
+                String::new(),
+                String::new(),
+                String::new(),
+                B256::ZERO,
+            )
+            .from(client)
+            .send(),
+    )
+    .await
+    .unwrap();
+}
+
+async fn stored(store: &Store, key: &str) -> AgentReputation {
+    store
+        .reputation(key)
+        .await
+        .unwrap()
+        .unwrap_or_else(|| panic!("{key} has a stored reputation"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_unpaid_top_ratings_rank_below_five_good_ratings_from_paying_clients() {
+    let devnet = Devnet::start_with(DevnetOptions {
+        accounts: 70,
+        ..DevnetOptions::default()
+    })
+    .await
+    .unwrap();
+    let a = devnet.accounts();
+    let facilitator = a[0];
+    let spammed = demo::via_erc8004(&devnet, a[1], "ipfs://spammed")
+        .await
+        .unwrap();
+    let earned = demo::via_erc8004(&devnet, a[2], "ipfs://earned")
+        .await
+        .unwrap();
+    demo::set_agent_wallet(&devnet, a[2], earned, 4)
+        .await
+        .unwrap();
+    // Five customers pay the earned agent over x402, then rate it 80.
+    for customer in 5..10 {
+        pay_x402(&devnet, devnet.signer(customer), facilitator, a[4], 2_000_000).await;
+        give_feedback(&devnet, a[customer], earned, 80).await;
+    }
+    // Fifty clients that never paid anyone rate the spammed agent 100.
+    for client in &a[20..70] {
+        give_feedback(&devnet, *client, spammed, 100).await;
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    support::index_until_synced(&support::config(&devnet, &db, 0)).await;
+    let store = support::open(&db).await;
+    let key = |id| AgentKey::erc8004(devnet.chain_id(), devnet.deployment().identity, id);
+    let spam = stored(&store, &key(spammed).to_string()).await;
+    let good = stored(&store, &key(earned).to_string()).await;
+
+    let component = |r: &AgentReputation| r.evaluation.composite.components.feedback.unwrap();
+    assert!(
+        component(&good) > component(&spam),
+        "feedback component: earned {} against spammed {}",
+        component(&good),
+        component(&spam)
+    );
+    assert!(
+        good.score > spam.score,
+        "composite: earned {} against spammed {}",
+        good.score,
+        spam.score
+    );
+    // Without the rule the plain averages say the opposite.
+    assert!(spam.evaluation.feedback.overall.average > good.evaluation.feedback.overall.average);
+    // Every feedback's weight and reason are in the evaluation the feed publishes.
+    let reasons = |r: &AgentReputation| -> Vec<Evidence> {
+        r.evaluation
+            .feedback_evidence
+            .feedback
+            .iter()
+            .map(|f| f.evidence)
+            .collect()
+    };
+    assert_eq!(reasons(&good), vec![Evidence::Paid; 5]);
+    assert!(
+        reasons(&spam).iter().all(|e| *e == Evidence::Burst),
+        "fifty first-time unpaid clients within minutes are a burst: {:?}",
+        reasons(&spam)
+    );
+    store.close().await;
+}
+
+/// Six wallets pay the honest agent and two other agents they share; `sybils` fresh wallets,
+/// funded by one account just before, pay the sybil agent once each. Returns the stored
+/// reputation of (honest, sybil).
+async fn sybil_round(sybils: usize) -> (AgentReputation, AgentReputation) {
+    let devnet = Devnet::start().await.unwrap();
+    let a = devnet.accounts();
+    let (owner, funder, facilitator) = (a[1], a[2], a[0]);
+    let mut agents = Vec::new();
+    for name in ["Honest", "Shared X", "Shared Y", "Sybil"] {
+        let card = demo::sample_card(&devnet, name, None);
+        agents.push(demo::via_factory(&devnet, owner, card).await.unwrap());
+    }
+    let (honest, sybil) = (agents[0], agents[3]);
+    for customer in 3..9 {
+        for agent in &agents[..3] {
+            pay_x402(&devnet, devnet.signer(customer), facilitator, *agent, 1_000_000).await;
+        }
+    }
+    let wallets: Vec<PrivateKeySigner> = (0..sybils).map(|i| fresh_wallet("sybil", i)).collect();
+    for wallet in &wallets {
+        let usdc = devnet.usdc();
+        let fund = usdc
+            .transfer(wallet.address(), U256::from(1_000_000u64))
+            .from(funder);
+        confirm("funding a fresh wallet", fund.send()).await.unwrap();
+    }
+    for wallet in &wallets {
+        pay_x402(&devnet, wallet, facilitator, sybil, 1_000_000).await;
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let mut config = support::config(&devnet, &db, 0);
+    // The rank as of the indexed block itself, so that it sees every payment of the test.
+    config.reputation.trust.interval_blocks = 1;
+    support::index_until_synced(&config).await;
+    let store = support::open(&db).await;
+    let key = |agent| AgentKey::contract(devnet.chain_id(), agent).to_string();
+    let result = (
+        stored(&store, &key(honest)).await,
+        stored(&store, &key(sybil)).await,
+    );
+    store.close().await;
+    result
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fresh_wallets_paying_once_rank_below_customers_who_pay_others_too() {
+    for sybils in [30, 300] {
+        let (honest, sybil) = sybil_round(sybils).await;
+        assert_eq!(sybil.evaluation.payments.unique_payers, sybils as u64);
+        assert!(
+            honest.score > sybil.score,
+            "{sybils} fresh wallets: honest {} against sybil {}",
+            honest.score,
+            sybil.score
+        );
+        let trust = |r: &AgentReputation| r.evaluation.trust.clone().expect("the rank spoke");
+        assert_eq!(trust(&sybil).relative, 0.0, "fresh wallets pass no trust");
+        assert!(trust(&honest).relative > 0.0);
+        assert!(!trust(&honest).top_payers.is_empty());
+        // Without standing, the fresh wallets' sum is capped.
+        let capped = &sybil.evaluation.payment_score;
+        assert!(capped.unproven > capped.sum, "{capped:?}");
+    }
+}
