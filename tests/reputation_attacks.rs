@@ -110,7 +110,14 @@ async fn fifty_unpaid_top_ratings_rank_below_five_good_ratings_from_paying_clien
         .unwrap();
     // Five customers pay the earned agent over x402, then rate it 80.
     for customer in 5..10 {
-        pay_x402(&devnet, devnet.signer(customer), facilitator, a[4], 2_000_000).await;
+        pay_x402(
+            &devnet,
+            devnet.signer(customer),
+            facilitator,
+            a[4],
+            2_000_000,
+        )
+        .await;
         give_feedback(&devnet, a[customer], earned, 80).await;
     }
     // Fifty clients that never paid anyone rate the spammed agent 100.
@@ -156,6 +163,37 @@ async fn fifty_unpaid_top_ratings_rank_below_five_good_ratings_from_paying_clien
         "fifty first-time unpaid clients within minutes are a burst: {:?}",
         reasons(&spam)
     );
+
+    // The API shows the same weights and reasons, and ranks the earned agent first.
+    let config = support::config(&devnet, &db, 0);
+    let served = support::api::serve(store.clone(), &config).await;
+    let endpoint = format!("{}/graphql", served.base);
+    let query = "query($id: ID!) { agent(id: $id) { reputation { score
+        components { feedback } weights { feedback }
+        feedbackEvidence { paidClients burstClients unpaidScale
+          feedback { client evidence weight } top { evidence pull } } } } }";
+    let shown = |id: U256| {
+        support::graphql::data(
+            &endpoint,
+            query,
+            serde_json::json!({ "id": key(id).to_string() }),
+        )["agent"]["reputation"]
+            .clone()
+    };
+    let (spam_shown, good_shown) = (shown(spammed), shown(earned));
+    assert_eq!(good_shown["feedbackEvidence"]["paidClients"], 5);
+    assert_eq!(spam_shown["feedbackEvidence"]["burstClients"], 50);
+    let listed = spam_shown["feedbackEvidence"]["feedback"]
+        .as_array()
+        .unwrap();
+    assert_eq!(listed.len(), 50, "every feedback is listed");
+    assert!(listed.iter().all(|f| f["evidence"] == "burst"));
+    assert_eq!(
+        spam_shown["components"]["feedback"].as_f64(),
+        spam.evaluation.composite.components.feedback
+    );
+    assert!(good_shown["score"].as_f64() > spam_shown["score"].as_f64());
+    served.stop().await;
     store.close().await;
 }
 
@@ -174,7 +212,14 @@ async fn sybil_round(sybils: usize) -> (AgentReputation, AgentReputation) {
     let (honest, sybil) = (agents[0], agents[3]);
     for customer in 3..9 {
         for agent in &agents[..3] {
-            pay_x402(&devnet, devnet.signer(customer), facilitator, *agent, 1_000_000).await;
+            pay_x402(
+                &devnet,
+                devnet.signer(customer),
+                facilitator,
+                *agent,
+                1_000_000,
+            )
+            .await;
         }
     }
     let wallets: Vec<PrivateKeySigner> = (0..sybils).map(|i| fresh_wallet("sybil", i)).collect();
@@ -183,7 +228,9 @@ async fn sybil_round(sybils: usize) -> (AgentReputation, AgentReputation) {
         let fund = usdc
             .transfer(wallet.address(), U256::from(1_000_000u64))
             .from(funder);
-        confirm("funding a fresh wallet", fund.send()).await.unwrap();
+        confirm("funding a fresh wallet", fund.send())
+            .await
+            .unwrap();
     }
     for wallet in &wallets {
         pay_x402(&devnet, wallet, facilitator, sybil, 1_000_000).await;

@@ -102,7 +102,10 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     let db_two = dir.path().join("two.db");
     let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db_two, DEPTH, "")
         + "\n[api]\nlisten = \"127.0.0.1:0\"\n"
-        + &format!("\n[reputation.trust]\ninterval_blocks = 2\nseeds = [\"{:#x}\"]\n", a[5]);
+        + &format!(
+            "\n[reputation.trust]\ninterval_blocks = 2\nseeds = [\"{:#x}\"]\n",
+            a[5]
+        );
     let config_two = dir.path().join("two.toml");
     std::fs::write(&config_two, toml).unwrap();
     let (_run, two) = support::binary::start(&["run", "--config"], &config_two);

@@ -1,11 +1,12 @@
-//! The `Agent` type and what hangs off it: skills (through a DataLoader), the card, the
-//! reputation with its components.
+//! The `Agent` type and what hangs off it: skills (through a DataLoader), the card, documents,
+//! relations; its reputation is in [`super::reputation`].
 
 use super::filter::AgentSource;
 use super::loaders::{
     DocumentLoader, FeedbackLoader, HistoryLoader, PaymentLoader, SkillLoader, ValidationLoader,
 };
 use super::relations::{AgentPayment, Feedback, HistoryEvent, ListPage, Validation, page};
+use super::reputation::Reputation;
 use crate::read::agents::AgentRow;
 use crate::read::documents::{DocumentRow, LintRow};
 use crate::read::skills::SkillRow;
@@ -256,49 +257,10 @@ impl Agent {
         )
     }
 
-    /// Reputation with its components, as of the newest block among the agent's own facts.
+    /// Reputation with its components and the inputs that moved each most, as of the newest
+    /// block among the agent's own facts.
     async fn reputation(&self) -> Result<Reputation> {
-        let r = &self.0;
-        let evaluation: Option<serde_json::Value> = r
-            .evaluation
-            .as_deref()
-            .map(|e| stored_json("agent_reputation.evaluation", e))
-            .transpose()?;
-        let component = |name: &str| {
-            evaluation
-                .as_ref()
-                .and_then(|e| e["composite"]["components"][name].as_f64())
-        };
-        let weight = |name: &str| {
-            evaluation
-                .as_ref()
-                .and_then(|e| e["composite"]["effective_weights"][name].as_f64())
-                .unwrap_or(0.0)
-        };
-        Ok(Reputation {
-            score: r.score.unwrap_or(0.0),
-            payment_score: r.payment_score.unwrap_or(0.0),
-            payment_count: r.payment_count.unwrap_or(0),
-            unique_payers: r.unique_payers.unwrap_or(0),
-            excluded_payments: r.excluded_payments.unwrap_or(0),
-            feedback_count: r.feedback_count.unwrap_or(0),
-            feedback_average: r.feedback_average,
-            validation_average: r.validation_average,
-            rating_average: r.rating_average,
-            as_of_block: r.as_of_block.unwrap_or(r.last_event_block),
-            components: Components {
-                payments: component("payments"),
-                feedback: component("feedback"),
-                validations: component("validations"),
-                ratings: component("ratings"),
-            },
-            weights: ComponentWeights {
-                payments: weight("payments"),
-                feedback: weight("feedback"),
-                validations: weight("validations"),
-                ratings: weight("ratings"),
-            },
-        })
+        Reputation::of(&self.0)
     }
 }
 
@@ -355,61 +317,6 @@ pub(crate) struct AgentCard {
     protocol_version: Option<String>,
     /// Signature status: unsigned | valid | invalid | key_unavailable | unsupported.
     signature: Option<String>,
-}
-
-/// Reputation and why: the composite score beside its components.
-#[derive(SimpleObject)]
-pub(crate) struct Reputation {
-    /// Composite score, 0–100 (0 when nothing is known).
-    score: f64,
-    /// Payment score, 0–100.
-    payment_score: f64,
-    /// Payments that count.
-    payment_count: i64,
-    /// Distinct payers whose payments count.
-    unique_payers: i64,
-    /// Payments left out (self-payments, owner, operators, wallet, dust, unknown tokens).
-    excluded_payments: i64,
-    /// Unrevoked ERC-8004 feedback.
-    feedback_count: i64,
-    /// Their average value.
-    feedback_average: Option<f64>,
-    /// Average latest validation response (0–100).
-    validation_average: Option<f64>,
-    /// Average latest agent-contract rating (0–100).
-    rating_average: Option<f64>,
-    /// The block these numbers are as of.
-    as_of_block: i64,
-    /// Each component on 0–100, absent without data.
-    components: Components,
-    /// The weight each component actually had.
-    weights: ComponentWeights,
-}
-
-/// Composite components, each 0–100 or absent.
-#[derive(SimpleObject)]
-pub(crate) struct Components {
-    /// Payment score.
-    payments: Option<f64>,
-    /// Average feedback on 0–100.
-    feedback: Option<f64>,
-    /// Average latest validation response.
-    validations: Option<f64>,
-    /// Average latest rating.
-    ratings: Option<f64>,
-}
-
-/// The weight each component had in the composite (absent ones 0).
-#[derive(SimpleObject)]
-pub(crate) struct ComponentWeights {
-    /// Payments.
-    payments: f64,
-    /// Feedback.
-    feedback: f64,
-    /// Validations.
-    validations: f64,
-    /// Ratings.
-    ratings: f64,
 }
 
 /// A document an agent points at, as last fetched.

@@ -11,6 +11,7 @@ pub(crate) mod filter;
 pub(crate) mod loaders;
 pub mod query;
 pub(crate) mod relations;
+pub(crate) mod reputation;
 pub mod subscription;
 
 use crate::state::ApiState;

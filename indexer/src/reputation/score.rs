@@ -65,9 +65,15 @@ pub struct PayerPart {
     /// 1, or the circular discount.
     pub weight: f64,
     /// Its standing in the trust rank (1 when the rank has not spoken).
+    #[serde(default = "full_standing")]
     pub standing: f64,
     /// `weight · ln(1 + decayed)`.
     pub contribution: f64,
+}
+
+/// The standing of a payer when the trust rank has not spoken.
+fn full_standing() -> f64 {
+    1.0
 }
 
 /// Payers' standing from the trust rank, and the cap on what payers without it add together.
@@ -87,6 +93,7 @@ pub struct PaymentScore {
     /// The sum before mapping onto 0..100.
     pub sum: f64,
     /// What payers without standing would have added, before the cap.
+    #[serde(default)]
     pub unproven: f64,
     /// Each payer's part, by address.
     pub payers: Vec<PayerPart>,
