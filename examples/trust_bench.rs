@@ -1,0 +1,132 @@
+//! Trust rank benchmark: a payment graph of 100,000 agents and 1,000,000 payments (200,000
+//! payers; most pay one agent, a fifth pay several, agents' popularity skewed), then the time to
+//! build the graph's edges and run the rank over it, against the baseline of computing every
+//! agent's plain payment score from the same payments in the same run. Prints both, their ratio,
+//! and what the rank costs a batch at the tip on average when it is recomputed once per epoch.
+//!
+//! Run with `scripts/bench-trust` (or `cargo run --release --example trust_bench -- [agents]
+//! [payments] [interval_blocks]`).
+
+use agentindex_indexer::reputation::trust::edges;
+use agentindex_indexer::reputation::{
+    Payment, ScoreParams, TrustParams, payment_score, trust_rank,
+};
+use alloy::primitives::{Address, U256};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// Timed passes of each; the fastest counts.
+const PASSES: usize = 3;
+
+/// A small deterministic generator (SplitMix64), so every run builds the same graph.
+struct Mix(u64);
+
+impl Mix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+fn address(n: u64) -> Address {
+    let mut bytes = [0u8; 20];
+    bytes[12..].copy_from_slice(&n.to_be_bytes());
+    Address::from(bytes)
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args().skip(1).map(|a| a.parse::<u64>());
+    let agents = args.next().transpose()?.unwrap_or(100_000);
+    let payments = args.next().transpose()?.unwrap_or(1_000_000);
+    let interval = args.next().transpose()?.unwrap_or(1_000);
+    let payers = (payments / 5).max(1);
+    let now = 1_800_000_000u64;
+    let mut mix = Mix(0x7275_7374);
+    let keys: Vec<String> = (0..agents).map(|n| format!("8453:agent-{n:06}")).collect();
+    // Skewed popularity: the square of a uniform draw favours low agent numbers.
+    let mut by_agent: BTreeMap<usize, Vec<Payment>> = BTreeMap::new();
+    let mut flat: Vec<(usize, Address, u64)> = Vec::with_capacity(payments as usize);
+    for i in 0..payments {
+        let payer = mix.below(payers);
+        let broad = payer.is_multiple_of(5);
+        let agent = if broad {
+            let u = mix.below(1 << 16) as f64 / 65_536.0;
+            (u * u * agents as f64) as u64
+        } else {
+            // A narrow payer keeps paying the same agent.
+            payer.wrapping_mul(2_654_435_761) % agents
+        };
+        let timestamp = now - mix.below(180 * 86_400);
+        let payer = address(payer + 1);
+        flat.push((agent as usize, payer, timestamp));
+        by_agent.entry(agent as usize).or_default().push(Payment {
+            payer,
+            payee: address(1 << 40 | agent),
+            token: Address::repeat_byte(0xdc),
+            amount: U256::from(1_000_000u64),
+            block: i,
+            log_index: 0,
+            timestamp,
+            eip3009: true,
+        });
+    }
+    println!(
+        "graph: {agents} agents, {payments} payments, {payers} payers ({} agents paid)",
+        by_agent.len()
+    );
+    let params = ScoreParams::default();
+    let trust = TrustParams::default();
+
+    let mut baseline = Duration::MAX;
+    let mut sum = 0.0;
+    for _ in 0..PASSES {
+        let started = Instant::now();
+        sum = by_agent
+            .values()
+            .map(|paid| payment_score(paid, &[], now, &params, None).score)
+            .sum::<f64>();
+        baseline = baseline.min(started.elapsed());
+    }
+    let mut full = Duration::MAX;
+    let mut rank = None;
+    for _ in 0..PASSES {
+        let started = Instant::now();
+        let graph = edges(
+            flat.iter().map(|(a, p, t)| (keys[*a].as_str(), *p, *t)),
+            now,
+            params.half_life_secs,
+        );
+        let computed = trust_rank(&graph, &BTreeMap::new(), &trust);
+        full = full.min(started.elapsed());
+        rank = Some((graph.len(), computed));
+    }
+    let (edge_count, rank) = rank.expect("at least one pass");
+    anyhow::ensure!(rank.seeded, "the generated graph has broad payers");
+    let trusted = rank.agents.values().filter(|a| a.relative > 0.0).count();
+    println!(
+        "baseline, payment score of every paid agent: {:.0} ms (fastest of {PASSES}; checksum {sum:.0})",
+        baseline.as_secs_f64() * 1e3
+    );
+    println!(
+        "trust rank, full: {:.0} ms (fastest of {PASSES}; {edge_count} edges, {} iterations, {trusted} agents trusted, {} payers with standing)",
+        full.as_secs_f64() * 1e3,
+        rank.iterations,
+        rank.standing.values().filter(|s| **s > 0.0).count()
+    );
+    println!(
+        "ratio: the rank takes {:.2}x the payment scores' time",
+        full.as_secs_f64() / baseline.as_secs_f64()
+    );
+    println!(
+        "at the tip, recomputed once every {interval} blocks: {:.2} ms per batch on average (rank only; the rescore of paid agents it triggers is measured by scripts/bench-rescore)",
+        full.as_secs_f64() * 1e3 / interval as f64
+    );
+    Ok(())
+}
