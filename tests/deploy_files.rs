@@ -197,6 +197,8 @@ fn the_example_config_shows_every_key_the_config_types_accept() {
         "documents",
         "reputation",
         "reputation.weights",
+        "reputation.feedback",
+        "reputation.trust",
         "chains",
         "chains.erc8004",
         "chains.factories",

@@ -315,7 +315,18 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
         "the latest response stands"
     );
     let components = e.composite.components;
-    assert_eq!(components.feedback, Some(33.75));
+    // The component weighs each feedback by its evidence (docs/reputation.md): values read on
+    // 0–100, and the prior (0, weight 1) beside them.
+    let listed = &e.feedback_evidence.feedback;
+    let values: Vec<f64> = listed.iter().map(|f| f.value).collect();
+    assert_eq!(values, [0.0, 70.0], "-2.5 reads as 0 on the 0–100 scale");
+    let weight: f64 = listed.iter().map(|f| f.weight).sum();
+    let expected = listed.iter().map(|f| f.weight * f.value).sum::<f64>() / (weight + 1.0);
+    assert!((components.feedback.unwrap() - expected).abs() < 1e-9);
+    assert!(
+        components.feedback.unwrap() < e.feedback.overall.average.unwrap(),
+        "thin evidence scores below the plain average"
+    );
     assert_eq!(components.ratings, None);
     assert!(components.payments.is_some_and(|p| p > 0.0));
 
