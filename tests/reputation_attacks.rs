@@ -24,34 +24,10 @@ async fn pay_x402(
     to: Address,
     value: u64,
 ) {
-    let authorization = signing::TransferWithAuthorization {
-        from: payer.address(),
-        to,
-        value: U256::from(value),
-        validAfter: U256::ZERO,
-        validBefore: U256::from(u64::MAX),
-        nonce: signing::nonce(&format!("{} pays {to} {value}", payer.address())),
-    };
-    let domain = signing::usdc_domain(devnet.chain_id(), devnet.deployment().usdc);
-    let signature = signing::sign_transfer_authorization(payer, &domain, &authorization);
-    confirm(
-        "settling an x402 payment",
-        devnet
-            .usdc()
-            .transferWithAuthorization_0(
-                authorization.from,
-                authorization.to,
-                authorization.value,
-                authorization.validAfter,
-                authorization.validBefore,
-                authorization.nonce,
-                signature.as_bytes().into(),
-            )
-            .from(facilitator)
-            .send(),
-    )
-    .await
-    .unwrap();
+    let nonce = signing::nonce(&format!("{} pays {to} {value}", payer.address()));
+    demo::pay_signed_by(devnet, payer, facilitator, to, U256::from(value), nonce)
+        .await
+        .unwrap();
 }
 
 /// A wallet that has never been seen on the chain, the same in every run.

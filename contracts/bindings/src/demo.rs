@@ -8,6 +8,7 @@ use crate::signing;
 use crate::{AgentCard, AgentFactory, IdentityRegistry};
 use alloy::primitives::{Address, B256, U256};
 use alloy::rpc::types::TransactionReceipt;
+use alloy::signers::local::PrivateKeySigner;
 use alloy::sol_types::{SolEvent, SolValue};
 
 /// A sample A2A card for an agent contract: one skill with tags, text in and JSON out, and x402
@@ -140,7 +141,26 @@ pub async fn pay_with_authorization(
     value: U256,
     nonce: B256,
 ) -> Result<TransactionReceipt, DevnetError> {
-    let payer = devnet.signer(payer_index);
+    pay_signed_by(
+        devnet,
+        devnet.signer(payer_index),
+        submitter,
+        to,
+        value,
+        nonce,
+    )
+    .await
+}
+
+/// [`pay_with_authorization`] signed by any key, such as a fresh wallet anvil did not create.
+pub async fn pay_signed_by(
+    devnet: &Devnet,
+    payer: &PrivateKeySigner,
+    submitter: Address,
+    to: Address,
+    value: U256,
+    nonce: B256,
+) -> Result<TransactionReceipt, DevnetError> {
     let authorization = signing::TransferWithAuthorization {
         from: payer.address(),
         to,
