@@ -74,7 +74,7 @@ fn main() -> anyhow::Result<()> {
             block: i,
             log_index: 0,
             timestamp,
-            eip3009: true,
+            x402: true,
         });
     }
     println!(

@@ -144,7 +144,9 @@ fn accepted_keys(section: &str) -> Vec<String> {
     let header = match section {
         "" => String::new(),
         "chains" => "[[chains]]".into(),
-        s if s.starts_with("chains.") && s != "chains.erc8004" => format!("[[chains]]\n[[{s}]]"),
+        s if s.starts_with("chains.") && s != "chains.erc8004" && s != "chains.x402" => {
+            format!("[[chains]]\n[[{s}]]")
+        }
         s if s.starts_with("chains.") => format!("[[chains]]\n[{s}]"),
         s => format!("[{s}]"),
     };
@@ -204,6 +206,7 @@ fn the_example_config_shows_every_key_the_config_types_accept() {
         "chains.factories",
         "chains.registries",
         "chains.payment_tokens",
+        "chains.x402",
     ];
     let mut missing = Vec::new();
     for section in sections {

@@ -34,3 +34,4 @@ mod sdk_signatures;
 mod signed_payments;
 mod standalone;
 mod wild_documents;
+mod x402_paths;

@@ -147,7 +147,7 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
     };
     let reasons: Vec<Option<Exclusion>> = credited
         .iter()
-        .map(|p| exclusion(p, &side, &tokens))
+        .map(|p| exclusion(p, &side, &tokens, &Default::default()))
         .collect();
     assert_eq!(
         reasons,
@@ -161,9 +161,9 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
         ]
     );
     let counted: Vec<_> = credited[..4].to_vec();
-    assert!(counted[1].eip3009 && !counted[0].eip3009);
+    assert!(counted[1].x402 && !counted[0].x402);
     assert!(
-        counted[3].eip3009 && counted[3].payer == carol,
+        counted[3].x402 && counted[3].payer == carol,
         "settled from the x402 client's payload"
     );
     let nonce: Option<String> = sqlx::query_scalar("SELECT nonce FROM payments WHERE payer = ?")

@@ -98,7 +98,7 @@ impl From<(Payment, Option<Exclusion>)> for AgentPayment {
             payee: format!("{:#x}", p.payee),
             token: format!("{:#x}", p.token),
             amount: p.amount.to_string(),
-            x402: p.eip3009,
+            x402: p.x402,
             block_number: p.block as i64,
             log_index: p.log_index as i64,
             timestamp: p.timestamp as i64,

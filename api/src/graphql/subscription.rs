@@ -189,7 +189,7 @@ impl From<PaymentRow> for Payment {
             payee: p.payee,
             token: p.token,
             amount: p.amount,
-            x402: p.eip3009,
+            x402: p.x402,
             block_number: p.block_number,
             log_index: p.log_index,
             tx_hash: p.tx_hash,

@@ -91,7 +91,7 @@ pub(crate) struct PaymentRow {
     pub(crate) payer: String,
     pub(crate) payee: String,
     pub(crate) amount: String,
-    pub(crate) eip3009: bool,
+    pub(crate) x402: bool,
     pub(crate) timestamp: i64,
 }
 
@@ -138,7 +138,7 @@ pub(crate) async fn between(
         key,
     }));
     let payments: Vec<PaymentRow> = sqlx::query_as(
-        "SELECT agent_key, block_number, log_index, tx_hash, token, payer, payee, amount, eip3009,
+        "SELECT agent_key, block_number, log_index, tx_hash, token, payer, payee, amount, scheme IS NOT NULL AS x402,
                 timestamp
          FROM payments WHERE chain_id = ? AND block_number > ? AND block_number <= ?
          ORDER BY block_number, log_index, agent_key",

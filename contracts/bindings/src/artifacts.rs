@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// Every contract the Rust side binds, by contract name (each lives in `<Name>.sol`).
-pub const CONTRACTS: [&str; 11] = [
+pub const CONTRACTS: [&str; 13] = [
     "AgentCard",
     "AgentFactory",
     "AgentRegistry",
@@ -23,6 +23,8 @@ pub const CONTRACTS: [&str; 11] = [
     "SeederClient",
     "LegacyEmitter",
     "ForeignAgent",
+    "X402Permit2Proxy",
+    "X402BatchSettlement",
 ];
 
 /// Why the artifacts could not be rebuilt or compared.

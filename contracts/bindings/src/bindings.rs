@@ -76,3 +76,15 @@ sol!(
     ForeignAgent,
     "../artifacts/ForeignAgent.json"
 );
+sol!(
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    X402Permit2Proxy,
+    "../artifacts/X402Permit2Proxy.json"
+);
+sol!(
+    #[sol(rpc)]
+    #[derive(Debug, PartialEq, Eq)]
+    X402BatchSettlement,
+    "../artifacts/X402BatchSettlement.json"
+);

@@ -3,7 +3,7 @@
 use crate::devnet::{DevnetError, DevnetOptions, confirm};
 use crate::{
     AgentFactory, AgentRegistry, IdentityRegistry, LegacyEmitter, ReputationRegistry, Seeder,
-    TestUSDC, ValidationRegistry,
+    TestUSDC, ValidationRegistry, X402BatchSettlement, X402Permit2Proxy,
 };
 use alloy::primitives::{Address, U256};
 use alloy::providers::{DynProvider, Provider};
@@ -29,6 +29,12 @@ pub struct Deployment {
     pub seeder: Address,
     /// Legacy ERC-8004 event emitter.
     pub legacy: Address,
+    /// Stand-in for the x402 Permit2 proxy of the `exact` scheme.
+    pub permit2_exact: Address,
+    /// Stand-in for the x402 Permit2 proxy of the `upto` scheme.
+    pub permit2_upto: Address,
+    /// Stand-in for the x402 batch-settlement contract.
+    pub batch_settlement: Address,
     /// The block of the first deployment: where an index of this chain starts.
     pub start_block: u64,
 }
@@ -98,6 +104,19 @@ pub(crate) async fn deploy_all(
         .map_err(failed("LegacyEmitter"))?
         .address();
 
+    let permit2_exact = *X402Permit2Proxy::deploy(provider, false)
+        .await
+        .map_err(failed("X402Permit2Proxy (exact)"))?
+        .address();
+    let permit2_upto = *X402Permit2Proxy::deploy(provider, true)
+        .await
+        .map_err(failed("X402Permit2Proxy (upto)"))?
+        .address();
+    let batch_settlement = *X402BatchSettlement::deploy(provider)
+        .await
+        .map_err(failed("X402BatchSettlement"))?
+        .address();
+
     let token = TestUSDC::new(usdc, provider.clone());
     for account in accounts {
         confirm(
@@ -122,6 +141,9 @@ pub(crate) async fn deploy_all(
         usdc,
         seeder,
         legacy,
+        permit2_exact,
+        permit2_upto,
+        batch_settlement,
         start_block,
     })
 }

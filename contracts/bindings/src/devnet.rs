@@ -260,6 +260,11 @@ address = "{curated}"
 address = "{usdc}"
 symbol = "USDC"
 decimals = 6
+
+[chains.x402]
+permit2_exact_proxy = "{permit2_exact}"
+permit2_upto_proxy = "{permit2_upto}"
+batch_settlement = "{batch_settlement}"
 "#,
             chain_id = self.chain_id(),
             rpc = rpc.join(", "),
@@ -271,6 +276,9 @@ decimals = 6
             registry = d.registry,
             curated = d.curated_registry,
             usdc = d.usdc,
+            permit2_exact = d.permit2_exact,
+            permit2_upto = d.permit2_upto,
+            batch_settlement = d.batch_settlement,
         )
     }
 

@@ -122,3 +122,32 @@ fn bindings_use_the_reference_topic0s() {
     let current: Vec<B256> = listed[..8].iter().map(|l| l.topic0).collect();
     assert_eq!(ours.to_vec(), current, "bindings in the reference's order");
 }
+
+#[test]
+fn the_x402_settlement_events_are_emitted_by_our_stand_ins_with_those_topic0s() {
+    let path =
+        agentindex_contracts::tools::repo_root().join("contracts/reference/x402-settlement.txt");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut events = 0;
+    let mut addresses = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        match parts.as_slice() {
+            ["address", _name, address] => {
+                address.parse::<alloy::primitives::Address>().unwrap();
+                addresses += 1;
+            }
+            [topic0, signature, contract] => {
+                let topic0: B256 = topic0.parse().unwrap();
+                assert_eq!(keccak256(signature.as_bytes()), topic0, "{signature}");
+                assert!(
+                    events_of(contract).contains(&(signature.to_string(), topic0)),
+                    "{contract} does not emit {signature}"
+                );
+                events += 1;
+            }
+            _ => panic!("unreadable line: {line}"),
+        }
+    }
+    assert_eq!((addresses, events), (3, 7));
+}

@@ -33,6 +33,9 @@ pub struct ChainConfig {
     /// ERC-20 tokens whose transfers into agents count as payments.
     #[serde(default)]
     pub payment_tokens: Vec<PaymentToken>,
+    /// x402 settlement contracts and facilitators.
+    #[serde(default)]
+    pub x402: X402Config,
     /// Requests per second allowed on each endpoint.
     #[serde(default = "defaults::requests_per_second")]
     pub requests_per_second: u32,
@@ -79,6 +82,57 @@ pub enum FetchStrategy {
     Addresses,
     /// Always by event signature across the chain, filtered locally.
     Scan,
+}
+
+/// `[chains.x402]`: the contracts x402 payments settle through besides EIP-3009, and the
+/// facilitators that submit them. Each contract defaults to its canonical address (the same on
+/// every EVM chain); the zero address turns one off.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct X402Config {
+    /// The Permit2 proxy of the `exact` scheme (emits `Settled()` beside the payer's transfer).
+    pub permit2_exact_proxy: Address,
+    /// The Permit2 proxy of the `upto` scheme.
+    pub permit2_upto_proxy: Address,
+    /// The batch-settlement contract (channels, claims, settlements).
+    pub batch_settlement: Address,
+    /// Facilitators: their own transfers never count as a customer paying.
+    pub facilitators: Vec<Address>,
+}
+
+impl Default for X402Config {
+    fn default() -> Self {
+        Self {
+            permit2_exact_proxy: alloy::primitives::address!(
+                "0x402085c248EeA27D92E8b30b2C58ed07f9E20001"
+            ),
+            permit2_upto_proxy: alloy::primitives::address!(
+                "0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002"
+            ),
+            batch_settlement: alloy::primitives::address!(
+                "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003"
+            ),
+            facilitators: Vec::new(),
+        }
+    }
+}
+
+impl X402Config {
+    /// The Permit2 proxies turned on, each with whether it is the `upto` one.
+    pub fn permit2_proxies(&self) -> Vec<(Address, bool)> {
+        [
+            (self.permit2_exact_proxy, false),
+            (self.permit2_upto_proxy, true),
+        ]
+        .into_iter()
+        .filter(|(address, _)| !address.is_zero())
+        .collect()
+    }
+
+    /// The batch-settlement contract, unless turned off.
+    pub fn batch_settlement(&self) -> Option<Address> {
+        (!self.batch_settlement.is_zero()).then_some(self.batch_settlement)
+    }
 }
 
 /// `[chains.erc8004]`: any of the three registries.

@@ -13,7 +13,7 @@ mod reputation;
 
 pub use chain::{
     ChainConfig, DeepReorg, Erc8004Addresses, FetchStrategy, Finality, PaymentToken, StartBlock,
-    WatchedContract,
+    WatchedContract, X402Config,
 };
 pub use reputation::{FeedbackEvidenceConfig, ReputationConfig, TrustConfig, WeightsConfig};
 

@@ -88,7 +88,7 @@ pub(super) async fn records(
             topics: topics.iter().skip(1).copied().collect(),
             data: log.inner.data.data.clone(),
             decoded,
-            settlement_nonce: fetched.settlements.get(&(block_number, log_index)).copied(),
+            settlement: fetched.settlements.get(&(block_number, log_index)).copied(),
             snapshot: None,
         });
     }

@@ -19,7 +19,8 @@ use super::scan::{self, ScanStats};
 use super::sources::SourceMap;
 use super::strategy::{ADDRESS_CHUNK, Observed, Plan, Way};
 use crate::rpc::{ChainRpc, RpcError};
-use crate::sources::{Decoded, RegistryAction, Role, payments};
+use crate::sources::payments::{self, Settlement};
+use crate::sources::{Decoded, RegistryAction, Role};
 use crate::store::WatchedSets;
 use agentindex_contracts::TestUSDC as Token;
 use alloy::primitives::{Address, B256};
@@ -35,8 +36,8 @@ pub(super) struct FetchedRange {
     pub logs: Vec<Log>,
     /// Token `Transfer`s into payment addresses, in chain order.
     pub payments: Vec<Log>,
-    /// EIP-3009 nonce of each payment that settles an authorisation, by (block, log index).
-    pub settlements: HashMap<(u64, u64), B256>,
+    /// How x402 settled each payment it settled, by (block, log index).
+    pub settlements: HashMap<(u64, u64), Settlement>,
     /// Agent contracts first seen in this range, with their first block.
     pub new_agents: BTreeMap<Address, u64>,
     /// Payment addresses first bound in this range, with their first block.
@@ -145,7 +146,7 @@ pub(super) async fn fetch_raw(
         async {
             match scan_tokens {
                 true => {
-                    let filter = scan::token_filter(&sources.tokens);
+                    let filter = scan::token_filter(&sources.tokens, &proxy_addresses(sources));
                     scan::scan(rpc, &filter, from, to, &mut token_stats).await
                 }
                 false => Ok(None),
@@ -356,29 +357,42 @@ pub(super) async fn resolve(
     }
 
     if let (Some(first), Some(last)) = (payments.keys().next(), payments.keys().next_back()) {
+        let mut pairing_topics = vec![Token::AuthorizationUsed::SIGNATURE_HASH];
+        pairing_topics.extend(payments::proxy_topics());
         let mut pairing: Vec<Log> = match &token_pool {
             Some(pool) => pool
                 .iter()
-                .filter(|log| log.topic0() == Some(&Token::AuthorizationUsed::SIGNATURE_HASH))
+                .filter(|log| log.topic0().is_some_and(|t| pairing_topics.contains(t)))
                 .cloned()
                 .collect(),
             None => {
+                let mut addresses = sources.tokens.clone();
+                addresses.extend(proxy_addresses(sources));
                 let filter = Filter::new()
-                    .address(sources.tokens.clone())
-                    .event_signature(Token::AuthorizationUsed::SIGNATURE_HASH)
+                    .address(addresses)
+                    .event_signature(pairing_topics)
                     .from_block(first.0)
                     .to_block(last.0);
                 rpc.logs(&filter).await?
             }
         };
         pairing.extend(payments.values().cloned());
-        out.settlements = payments::settlements(&pairing);
+        out.settlements = payments::settlements(&pairing, &sources.proxies);
         out.settlements
             .retain(|position, _| payments.contains_key(position));
     }
     out.logs = by_position.into_values().collect();
     out.payments = payments.into_values().collect();
     Ok((out, observed))
+}
+
+/// The Permit2 proxies' addresses.
+fn proxy_addresses(sources: &SourceMap) -> Vec<Address> {
+    sources
+        .proxies
+        .iter()
+        .map(|(address, _)| *address)
+        .collect()
 }
 
 /// The address on `direction`'s side of a token `Transfer`; `None` for other logs.
@@ -580,7 +594,9 @@ mod tests {
         let mut fetched = range(&[(10, 3), (11, 4), (12, 5)]);
         fetched.payments.push(log_at(11, 9));
         fetched.payments.push(log_at(12, 9));
-        fetched.settlements.insert((12, 9), B256::ZERO);
+        fetched
+            .settlements
+            .insert((12, 9), Settlement::Eip3009(B256::ZERO));
         fetched.new_agents.insert(Address::with_last_byte(1), 10);
         fetched.new_agents.insert(Address::with_last_byte(2), 12);
         fetched

@@ -36,13 +36,17 @@ pub(super) fn agent_filter() -> Filter {
     Filter::new().event_signature(agent_topics())
 }
 
-/// The scan of payment tokens' transfers and EIP-3009 authorisations (the pairs that make x402
-/// settlements), all in one.
-pub(super) fn token_filter(tokens: &[Address]) -> Filter {
-    Filter::new().address(tokens.to_vec()).event_signature(vec![
+/// The scan of payment tokens' transfers and EIP-3009 authorisations and the Permit2 proxies'
+/// settlement events (what pairs up into x402 settlements), all in one.
+pub(super) fn token_filter(tokens: &[Address], proxies: &[Address]) -> Filter {
+    let mut topics = vec![
         Token::Transfer::SIGNATURE_HASH,
         Token::AuthorizationUsed::SIGNATURE_HASH,
-    ])
+    ];
+    topics.extend(crate::sources::payments::proxy_topics());
+    let mut addresses = tokens.to_vec();
+    addresses.extend_from_slice(proxies);
+    Filter::new().address(addresses).event_signature(topics)
 }
 
 /// The logs `filter` matches in `[from, to]`; `None` when even one block holds more than the

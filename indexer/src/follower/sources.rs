@@ -13,6 +13,8 @@ pub struct SourceMap {
     roles: BTreeMap<Address, Vec<Role>>,
     /// Payment tokens.
     pub tokens: Vec<Address>,
+    /// x402 Permit2 proxies, each with whether it is the `upto` one.
+    pub proxies: Vec<(Address, bool)>,
     /// First block each configured contract is read from.
     pub start: BTreeMap<Address, u64>,
 }
@@ -56,7 +58,11 @@ impl SourceMap {
                 }
             }
         }
+        if let Some(batch) = chain.x402.batch_settlement() {
+            add(batch, Role::BatchSettlement, chain_start);
+        }
         map.tokens = chain.payment_tokens.iter().map(|t| t.address).collect();
+        map.proxies = chain.x402.permit2_proxies();
         map
     }
 

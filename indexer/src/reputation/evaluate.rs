@@ -116,7 +116,7 @@ pub fn classify(facts: &AgentFacts, rules: &ReputationRules) -> Vec<Option<Exclu
         .payments
         .iter()
         .zip(&sides)
-        .map(|(payment, side)| exclusion(payment, side, &rules.tokens))
+        .map(|(payment, side)| exclusion(payment, side, &rules.tokens, &rules.intermediaries))
         .collect()
 }
 
@@ -216,7 +216,7 @@ mod tests {
             block,
             log_index: 0,
             timestamp: block * 12,
-            eip3009: false,
+            x402: false,
         }
     }
 

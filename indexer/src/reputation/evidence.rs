@@ -303,7 +303,7 @@ mod tests {
             block,
             log_index: 1,
             timestamp: block * 12,
-            eip3009: true,
+            x402: true,
         }
     }
 

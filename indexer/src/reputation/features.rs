@@ -15,7 +15,7 @@ const DAY: u64 = 86_400;
 pub struct PaymentFeatures {
     /// Payments counted.
     pub payment_count: u64,
-    /// Of which EIP-3009 (x402) settlements.
+    /// Of which x402 settlements (EIP-3009, Permit2 proxies, batch settlement).
     pub x402_count: u64,
     /// Distinct payers.
     pub unique_payers: u64,
@@ -46,7 +46,7 @@ pub fn features(
     let mut per_payer: BTreeMap<Address, u64> = BTreeMap::new();
     for payment in payments.iter().filter(|p| p.timestamp <= as_of) {
         out.payment_count += 1;
-        out.x402_count += u64::from(payment.eip3009);
+        out.x402_count += u64::from(payment.x402);
         days.entry(payment.payer)
             .or_default()
             .insert(payment.timestamp / DAY);

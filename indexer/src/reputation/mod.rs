@@ -27,7 +27,7 @@ pub use evaluate::{AgentFacts, Evaluation, TrustEvaluation, TrustInputs, classif
 pub use evidence::{Evidence, FeedbackParams, FeedbackScore, WeightedFeedback, feedback_score};
 pub use features::{PaymentFeatures, features};
 pub use feedback::{FeedbackAggregate, Tally, aggregate};
-pub use payments::{AgentSide, Exclusion, Payment, TokenRule, exclusion};
+pub use payments::{AgentSide, Exclusion, Intermediaries, Payment, TokenRule, exclusion};
 pub use ratings::{Rating, RatingAggregate};
 pub use rules::ReputationRules;
 pub use score::{Outflow, PaymentScore, ScoreParams, Standing, payment_score};

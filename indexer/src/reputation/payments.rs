@@ -1,11 +1,13 @@
 //! Which payments count towards an agent's reputation, and why the others do not. A payment
 //! counts when it went to an address bound to the agent at that block (the store only credits
 //! those); it is then excluded when it comes from the agent's own side (the payee address, its
-//! owner, an operator, its wallet), when it is dust, or when its token is not a configured one.
+//! owner, an operator, its wallet), from an x402 intermediary (a facilitator's own transfer, or
+//! the batch-settlement contract paying out claims already counted as their payers' payments),
+//! when it is dust, or when its token is not a configured one.
 
 use alloy::primitives::{Address, U256};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A credited payment as reputation sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,8 +26,8 @@ pub struct Payment {
     pub log_index: u64,
     /// That block's timestamp (seconds).
     pub timestamp: u64,
-    /// Whether it settled an EIP-3009 authorisation (an x402 payment).
-    pub eip3009: bool,
+    /// Whether x402 settled it (EIP-3009, a Permit2 proxy, or a batch-settlement claim).
+    pub x402: bool,
 }
 
 /// Why a payment does not count.
@@ -44,6 +46,11 @@ pub enum Exclusion {
     Dust,
     /// Not a configured payment token.
     UnknownToken,
+    /// A configured x402 facilitator's own transfer, not a customer paying.
+    Facilitator,
+    /// The x402 batch-settlement contract paying out claims; each claim counted as its channel's
+    /// payer paying.
+    SettlementPayout,
 }
 
 impl Exclusion {
@@ -56,6 +63,8 @@ impl Exclusion {
             Exclusion::Wallet => "wallet",
             Exclusion::Dust => "dust",
             Exclusion::UnknownToken => "unknown_token",
+            Exclusion::Facilitator => "facilitator",
+            Exclusion::SettlementPayout => "settlement_payout",
         }
     }
 }
@@ -80,13 +89,29 @@ pub struct AgentSide {
     pub wallet: Option<Address>,
 }
 
+/// Who moves x402 payments without being a customer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Intermediaries {
+    /// Configured facilitators.
+    pub facilitators: BTreeSet<Address>,
+    /// Batch-settlement contracts.
+    pub settlement: BTreeSet<Address>,
+}
+
 /// Why `payment` does not count, or `None` when it does.
 pub fn exclusion(
     payment: &Payment,
     side: &AgentSide,
     tokens: &BTreeMap<Address, TokenRule>,
+    intermediaries: &Intermediaries,
 ) -> Option<Exclusion> {
     let payer = payment.payer;
+    if intermediaries.settlement.contains(&payer) {
+        return Some(Exclusion::SettlementPayout);
+    }
+    if intermediaries.facilitators.contains(&payer) {
+        return Some(Exclusion::Facilitator);
+    }
     if payer == payment.payee {
         return Some(Exclusion::SelfPayment);
     }

@@ -5,7 +5,7 @@
 
 use super::composite::Weights;
 use super::evidence::FeedbackParams;
-use super::payments::TokenRule;
+use super::payments::{Intermediaries, TokenRule};
 use super::score::ScoreParams;
 use super::trust::TrustParams;
 use crate::config::{ChainConfig, ReputationConfig};
@@ -17,6 +17,8 @@ use std::collections::BTreeMap;
 pub struct ReputationRules {
     /// The configured payment tokens; payments in any other token do not count.
     pub tokens: BTreeMap<Address, TokenRule>,
+    /// Facilitators and settlement contracts: their transfers are not customers paying.
+    pub intermediaries: Intermediaries,
     /// Payment-score parameters.
     pub params: ScoreParams,
     /// Feedback evidence weights.
@@ -51,6 +53,10 @@ impl ReputationRules {
             .collect();
         Self {
             tokens,
+            intermediaries: Intermediaries {
+                facilitators: chain.x402.facilitators.iter().copied().collect(),
+                settlement: chain.x402.batch_settlement().into_iter().collect(),
+            },
             params: ScoreParams::from(reputation),
             feedback: FeedbackParams::from(&reputation.feedback),
             trust: TrustParams::from(&reputation.trust),

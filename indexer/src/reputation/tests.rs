@@ -39,7 +39,7 @@ fn pay(from: Address, amount: u64, at: u64) -> Payment {
         block: at / 2,
         log_index: 0,
         timestamp: at,
-        eip3009: false,
+        x402: false,
     }
 }
 
@@ -51,7 +51,7 @@ fn score(payments: &[Payment], outflows: &[Outflow], as_of: u64) -> f64 {
 fn counted(payments: &[Payment], side: &AgentSide) -> Vec<Payment> {
     payments
         .iter()
-        .filter(|p| exclusion(p, side, &tokens()).is_none())
+        .filter(|p| exclusion(p, side, &tokens(), &Intermediaries::default()).is_none())
         .cloned()
         .collect()
 }
@@ -131,7 +131,7 @@ fn property_4_self_payments_and_dust_change_nothing() {
     });
     let reasons: Vec<Option<Exclusion>> = padded[4..]
         .iter()
-        .map(|p| exclusion(p, &side, &tokens()))
+        .map(|p| exclusion(p, &side, &tokens(), &Intermediaries::default()))
         .collect();
     assert_eq!(
         reasons,
@@ -207,7 +207,7 @@ fn features_match_a_hand_count() {
         pay(payer(1), 1_000_000, NOW - 3 * DAY),
         pay(payer(1), 2_500_000, NOW - DAY),
         Payment {
-            eip3009: true,
+            x402: true,
             ..pay(payer(2), 500_000, NOW - 2 * DAY)
         },
         pay(payer(3), 250_000, NOW - 10),

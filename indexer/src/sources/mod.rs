@@ -13,6 +13,7 @@ mod model;
 pub mod payments;
 mod registry;
 mod reputation;
+mod settlement;
 mod token;
 mod validation;
 
@@ -40,6 +41,8 @@ pub enum Role {
     Agent,
     /// A payment token (ERC-20 with EIP-3009).
     Token,
+    /// The x402 batch-settlement contract.
+    BatchSettlement,
 }
 
 impl Role {
@@ -53,6 +56,7 @@ impl Role {
             Role::Validation => "validation",
             Role::Agent => "agent",
             Role::Token => "token",
+            Role::BatchSettlement => "x402_batch",
         }
     }
 }
@@ -92,6 +96,7 @@ pub fn decode(role: Role, log: &Log) -> Result<Decoded, DecodeError> {
         Role::Reputation => reputation::decode(topic0, log),
         Role::Validation => validation::decode(topic0, log),
         Role::Token => token::decode(topic0, log),
+        Role::BatchSettlement => settlement::decode(topic0, log),
     };
     decoded.unwrap_or(Err(DecodeError::UnknownEvent {
         role: role.as_str(),

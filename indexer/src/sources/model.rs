@@ -208,6 +208,24 @@ pub enum Decoded {
         /// Its nonce.
         nonce: B256,
     },
+    /// x402 batch settlement: a payer opened a channel to a receiver.
+    ChannelCreated {
+        /// The channel's id.
+        channel: B256,
+        /// Who deposits into it (the real payer of what is claimed from it).
+        payer: Address,
+        /// Who is paid from it.
+        receiver: Address,
+        /// The token it holds.
+        token: Address,
+    },
+    /// x402 batch settlement: the receiver's side claimed more of a channel.
+    ChannelClaimed {
+        /// The channel.
+        channel: B256,
+        /// The amount claimed now.
+        amount: U256,
+    },
     /// A known event with nothing to index (ERC-4906 MetadataUpdate, curator changes, …).
     Ignored(&'static str),
 }
@@ -378,6 +396,8 @@ impl Decoded {
             Decoded::ValidationResponse { .. } => "ValidationResponse",
             Decoded::TokenTransfer { .. } => "Transfer",
             Decoded::AuthorizationUsed { .. } => "AuthorizationUsed",
+            Decoded::ChannelCreated { .. } => "ChannelCreated",
+            Decoded::ChannelClaimed { .. } => "Claimed",
             Decoded::Ignored(name) => name,
         }
     }

@@ -44,23 +44,75 @@ fn authorization(index: u64, token: Address, tx: B256) -> Log {
 #[test]
 fn authorization_directly_before_transfer_is_a_settlement() {
     let logs = [authorization(3, TOKEN, TX), transfer(4, PAYER)];
-    assert_eq!(payments::settlements(&logs).get(&(10, 4)), Some(&NONCE));
+    assert_eq!(
+        payments::settlements(&logs, &[]).get(&(10, 4)).copied(),
+        Some(payments::Settlement::Eip3009(NONCE))
+    );
 }
 
 #[test]
 fn near_misses_are_plain_transfers() {
     // A log in between.
-    assert!(payments::settlements(&[authorization(2, TOKEN, TX), transfer(4, PAYER)]).is_empty());
+    assert!(
+        payments::settlements(&[authorization(2, TOKEN, TX), transfer(4, PAYER)], &[]).is_empty()
+    );
     // Another token's authorisation.
     let other = address!("0x4444444444444444444444444444444444444444");
-    assert!(payments::settlements(&[authorization(3, other, TX), transfer(4, PAYER)]).is_empty());
+    assert!(
+        payments::settlements(&[authorization(3, other, TX), transfer(4, PAYER)], &[]).is_empty()
+    );
     // Another transaction.
     assert!(
-        payments::settlements(&[authorization(3, TOKEN, B256::ZERO), transfer(4, PAYER)])
-            .is_empty()
+        payments::settlements(
+            &[authorization(3, TOKEN, B256::ZERO), transfer(4, PAYER)],
+            &[]
+        )
+        .is_empty()
     );
     // Someone else's money moved.
-    assert!(payments::settlements(&[authorization(3, TOKEN, TX), transfer(4, PAYEE)]).is_empty());
+    assert!(
+        payments::settlements(&[authorization(3, TOKEN, TX), transfer(4, PAYEE)], &[]).is_empty()
+    );
+}
+
+const PROXY: Address = address!("0x5555555555555555555555555555555555555555");
+
+fn proxy_settled(index: u64, proxy: Address, tx: B256) -> Log {
+    use agentindex_contracts::X402Permit2Proxy as P;
+    log_at(proxy, 10, index, tx, P::Settled {}.encode_log_data())
+}
+
+#[test]
+fn a_proxy_settlement_marks_the_nearest_transfer_before_it_in_its_transaction() {
+    use payments::Settlement;
+    let proxies = [(PROXY, false)];
+    let logs = [
+        transfer(4, PAYER),
+        transfer(6, PAYER),
+        proxy_settled(7, PROXY, TX),
+    ];
+    let got = payments::settlements(&logs, &proxies);
+    assert_eq!(got.get(&(10, 6)), Some(&Settlement::Permit2Exact));
+    assert_eq!(got.get(&(10, 4)), None, "one settlement, one transfer");
+    let upto = payments::settlements(&logs, &[(PROXY, true)]);
+    assert_eq!(upto.get(&(10, 6)), Some(&Settlement::Permit2Upto));
+    // Not a configured proxy, another transaction, or no transfer before it: nothing.
+    let other = address!("0x6666666666666666666666666666666666666666");
+    assert!(
+        payments::settlements(&[transfer(4, PAYER), proxy_settled(5, other, TX)], &proxies)
+            .is_empty()
+    );
+    assert!(
+        payments::settlements(
+            &[transfer(4, PAYER), proxy_settled(5, PROXY, B256::ZERO)],
+            &proxies
+        )
+        .is_empty()
+    );
+    assert!(
+        payments::settlements(&[proxy_settled(3, PROXY, TX), transfer(4, PAYER)], &proxies)
+            .is_empty()
+    );
 }
 
 #[test]

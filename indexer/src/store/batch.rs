@@ -2,6 +2,7 @@
 
 use crate::primitives::BlockRef;
 use crate::reputation::ReputationRules;
+use crate::sources::payments::Settlement;
 use crate::sources::{CardFields, DecodeError, Decoded, Role};
 use alloy::primitives::{Address, B256, Bytes};
 use std::sync::Arc;
@@ -44,8 +45,8 @@ pub struct EventRecord {
     pub data: Bytes,
     /// The decoded event, or why decoding failed.
     pub decoded: Result<Decoded, DecodeError>,
-    /// For a token Transfer that settles an EIP-3009 authorisation: its nonce.
-    pub settlement_nonce: Option<B256>,
+    /// For a token Transfer that x402 settled: how.
+    pub settlement: Option<Settlement>,
     /// For a registry enrolment: the agent contract's state at the enrolment block.
     pub snapshot: Option<AgentSnapshot>,
 }

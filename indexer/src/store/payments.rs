@@ -13,7 +13,7 @@ pub(super) async fn of_agent(
     up_to_block: u64,
 ) -> StoreResult<Vec<Payment>> {
     let rows: Vec<PaymentRow> = sqlx::query_as(
-        "SELECT payer, payee, token, amount, block_number, log_index, timestamp, eip3009 FROM payments
+        "SELECT payer, payee, token, amount, block_number, log_index, timestamp, scheme IS NOT NULL AS x402 FROM payments
          WHERE agent_key = ? AND block_number <= ? ORDER BY block_number, log_index",
     )
     .bind(agent_key)
@@ -31,7 +31,7 @@ pub(super) async fn of_agent(
                 block: row.block_number,
                 log_index: row.log_index,
                 timestamp: row.timestamp,
-                eip3009: row.eip3009,
+                x402: row.x402,
             }
             .parse()
         })
@@ -48,5 +48,5 @@ struct PaymentRow {
     block_number: i64,
     log_index: i64,
     timestamp: i64,
-    eip3009: bool,
+    x402: bool,
 }

@@ -11,7 +11,7 @@ use alloy::primitives::{Address, U256};
 use sqlx::SqliteConnection;
 
 /// Every table whose rows are facts keyed by (chain_id, block_number, …).
-pub(crate) const FACT_TABLES: [&str; 20] = [
+pub(crate) const FACT_TABLES: [&str; 21] = [
     "events",
     "watched_agents",
     "payment_bindings",
@@ -32,6 +32,7 @@ pub(crate) const FACT_TABLES: [&str; 20] = [
     "withdrawals",
     "payments",
     "outflows",
+    "x402_channels",
 ];
 
 /// An ERC-8004 token a fact row names.

@@ -1,7 +1,7 @@
 //! Facts of agent contracts and of the factories and registries that find them.
 
 use super::Touched;
-use super::payments::{bind_payments, insert_payment};
+use super::payments::{Via, bind_payments, insert_payment};
 use crate::primitives::AgentKey;
 use crate::primitives::sql_int;
 use crate::sources::{Decoded, RegistryAction, hex_address, hex_b256};
@@ -102,7 +102,7 @@ vec![int("chain_id", chain_id)?.into(), (&emitter).into(), hex_address(agent).in
                 payer,
                 &ev.address,
                 amount,
-                None,
+                Via::Transfer(None),
             )?;
         }
         Decoded::Withdrawn { token, to, amount } => {

@@ -40,6 +40,8 @@ pub struct PreparedBatch {
     rows: Rows,
     /// Token transfers, stored only when credited to an agent.
     transfers: Vec<EventRecord>,
+    /// Claims on x402 batch-settlement channels, credited once the channels are written.
+    claims: Vec<EventRecord>,
     /// Events whose rows are in `rows`.
     stored: u64,
     /// Events stored, by (source, kind), for the metrics once committed.
@@ -55,6 +57,7 @@ pub(super) fn prepare(mut batch: Batch) -> StoreResult<PreparedBatch> {
         batch,
         rows: Rows::default(),
         transfers: Vec::new(),
+        claims: Vec::new(),
         stored: 0,
         kinds: BTreeMap::new(),
         touched: Touched::default(),
@@ -69,6 +72,9 @@ pub(super) fn prepare(mut batch: Batch) -> StoreResult<PreparedBatch> {
         push_raw_event(&mut prepared.rows, chain.chain_id, &event)?;
         count_kind(&mut prepared.kinds, &event);
         prepared.stored += 1;
+        if matches!(event.decoded, Ok(Decoded::ChannelClaimed { .. })) {
+            prepared.claims.push(event);
+        }
     }
     Ok(prepared)
 }
@@ -84,6 +90,9 @@ pub(super) async fn write(
     // Transfers are credited by position against every binding up to them, this batch's too.
     rows.flush_table(conn, "payment_bindings").await?;
     let credited = payments::credit_transfers(conn, rows, chain, &prepared.transfers).await?;
+    // Claims are credited against every channel up to them, this batch's too.
+    rows.flush_table(conn, "x402_channels").await?;
+    payments::credit_claims(conn, rows, chain, &prepared.claims).await?;
     for event in &credited {
         push_raw_event(rows, chain.chain_id, event)?;
         count_kind(&mut prepared.kinds, event);
@@ -124,8 +133,11 @@ fn apply(
         | Decoded::ResponseAppended { .. }
         | Decoded::ValidationRequest { .. }
         | Decoded::ValidationResponse { .. } => reputation::apply(rows, chain, ev, decoded)?,
-        Decoded::TokenTransfer { .. } | Decoded::AuthorizationUsed { .. } | Decoded::Ignored(_) => {
-        }
+        Decoded::ChannelCreated { .. } => payments::open_channel(rows, chain, ev, decoded)?,
+        Decoded::TokenTransfer { .. }
+        | Decoded::AuthorizationUsed { .. }
+        | Decoded::ChannelClaimed { .. }
+        | Decoded::Ignored(_) => {}
     }
     Ok(())
 }

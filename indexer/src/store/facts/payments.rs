@@ -1,8 +1,12 @@
 //! Payment facts: which addresses are bound to which agent from when, the payments credited
-//! through those bindings, and the transfers out of bound addresses (outflows).
+//! through those bindings (token transfers, and claims on x402 batch-settlement channels, which
+//! are the channel's payer paying its receiver), and the transfers out of bound addresses
+//! (outflows).
 
+use crate::sources::payments::Settlement;
 use crate::sources::{Decoded, hex_address, hex_b256};
 use crate::store::batch::{ChainContext, EventRecord};
+use crate::store::decode;
 use crate::store::decode::int;
 use crate::store::rows::Rows;
 use crate::store::{QueryContext, StoreResult};
@@ -36,16 +40,7 @@ pub(super) async fn credit_transfers<'e>(
         .flatten()
         .collect();
     let bindings = bindings_of(conn, chain.chain_id, &addresses).await?;
-    let bound_to = |address: &str, at: (i64, i64)| -> Vec<&str> {
-        bindings
-            .iter()
-            .filter(|(_, history)| {
-                let known = history.partition_point(|(position, _)| *position <= at);
-                known > 0 && history[known - 1].1 == address
-            })
-            .map(|(agent, _)| agent.as_str())
-            .collect()
-    };
+    let bound_to = |address: &str, at: (i64, i64)| bound_to(&bindings, address, at);
     let mut stored = Vec::new();
     for ev in transfers {
         let Ok(Decoded::TokenTransfer { from, to, value }) = &ev.decoded else {
@@ -67,7 +62,7 @@ pub(super) async fn credit_transfers<'e>(
                 from,
                 to,
                 value,
-                ev.settlement_nonce.as_ref(),
+                Via::Transfer(ev.settlement),
             )?;
         }
         for agent_key in &senders {
@@ -78,6 +73,141 @@ pub(super) async fn credit_transfers<'e>(
         }
     }
     Ok(stored)
+}
+
+/// The agents `address` is bound to at position `at`: those whose latest binding at or before
+/// it names the address.
+fn bound_to<'b>(bindings: &'b BindingHistory, address: &str, at: (i64, i64)) -> Vec<&'b str> {
+    bindings
+        .iter()
+        .filter(|(_, history)| {
+            let known = history.partition_point(|(position, _)| *position <= at);
+            known > 0 && history[known - 1].1 == address
+        })
+        .map(|(agent, _)| agent.as_str())
+        .collect()
+}
+
+/// Records a batch-settlement channel as it opened.
+pub(super) fn open_channel(
+    rows: &mut Rows,
+    chain: &ChainContext,
+    ev: &EventRecord,
+    decoded: &Decoded,
+) -> StoreResult<()> {
+    let Decoded::ChannelCreated {
+        channel,
+        payer,
+        receiver,
+        token,
+    } = decoded
+    else {
+        return Ok(());
+    };
+    rows.push(
+        "x402_channels",
+        "chain_id, block_number, log_index, channel_id, payer, receiver, token",
+        vec![
+            int("chain_id", chain.chain_id)?.into(),
+            int("block_number", ev.block_number)?.into(),
+            int("log_index", ev.log_index)?.into(),
+            hex_b256(channel).into(),
+            hex_address(payer).into(),
+            hex_address(receiver).into(),
+            hex_address(token).into(),
+        ],
+    );
+    Ok(())
+}
+
+/// A channel as stored, from the position it opened.
+struct Channel {
+    opened: (i64, i64),
+    payer: Address,
+    receiver: Address,
+    token: Address,
+}
+
+/// Credits each claim on a batch-settlement channel whose receiver is bound to an agent at the
+/// claim as a payment by the channel's payer, of the amount claimed, in the channel's token.
+/// Every channel of the batch must be written before this runs.
+pub(super) async fn credit_claims(
+    conn: &mut SqliteConnection,
+    rows: &mut Rows,
+    chain: &ChainContext,
+    claims: &[EventRecord],
+) -> StoreResult<()> {
+    if claims.is_empty() {
+        return Ok(());
+    }
+    let ids: BTreeSet<String> = claims
+        .iter()
+        .filter_map(|ev| match &ev.decoded {
+            Ok(Decoded::ChannelClaimed { channel, .. }) => Some(hex_b256(channel)),
+            _ => None,
+        })
+        .collect();
+    let mut channels: BTreeMap<String, Vec<Channel>> = BTreeMap::new();
+    let ids: Vec<&String> = ids.iter().collect();
+    for chunk in ids.chunks(ADDRESSES_PER_QUERY) {
+        let mut query = QueryBuilder::<Sqlite>::new(
+            "SELECT channel_id, block_number, log_index, payer, receiver, token FROM x402_channels
+             WHERE chain_id = ",
+        );
+        query.push_bind(int("chain_id", chain.chain_id)?);
+        query.push(" AND channel_id");
+        crate::store::sql::push_in(&mut query, chunk.iter().map(|s| s.as_str()));
+        query.push(" ORDER BY block_number, log_index");
+        let found: Vec<(String, i64, i64, String, String, String)> = query
+            .build_query_as()
+            .fetch_all(&mut *conn)
+            .await
+            .context("reading x402 channels")?;
+        let table = "x402_channels";
+        for (id, block, log, payer, receiver, token) in found {
+            channels.entry(id).or_default().push(Channel {
+                opened: (block, log),
+                payer: decode::parse(table, "payer", &payer)?,
+                receiver: decode::parse(table, "receiver", &receiver)?,
+                token: decode::parse(table, "token", &token)?,
+            });
+        }
+    }
+    let receivers: BTreeSet<String> = channels
+        .values()
+        .flatten()
+        .map(|c| hex_address(&c.receiver))
+        .collect();
+    let bindings = bindings_of(conn, chain.chain_id, &receivers).await?;
+    for ev in claims {
+        let Ok(Decoded::ChannelClaimed { channel, amount }) = &ev.decoded else {
+            continue;
+        };
+        let at = (
+            int("block_number", ev.block_number)?,
+            int("log_index", ev.log_index)?,
+        );
+        let Some(opened) = channels
+            .get(&hex_b256(channel))
+            .and_then(|list| list.iter().rev().find(|c| c.opened < at))
+        else {
+            continue;
+        };
+        for agent_key in bound_to(&bindings, &hex_address(&opened.receiver), at) {
+            insert_payment(
+                rows,
+                chain.chain_id,
+                ev,
+                agent_key,
+                &opened.token,
+                &opened.payer,
+                &opened.receiver,
+                amount,
+                Via::BatchClaim,
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Each agent's payment addresses in chain order, with the position each took effect.
@@ -140,6 +270,33 @@ pub(super) fn bind_payments(
     Ok(())
 }
 
+/// How a credited payment was made.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Via {
+    /// A token transfer (or native coin), settled by x402 or not.
+    Transfer(Option<Settlement>),
+    /// A claim on an x402 batch-settlement channel.
+    BatchClaim,
+}
+
+impl Via {
+    /// `payments.scheme`.
+    fn scheme(self) -> Option<&'static str> {
+        match self {
+            Via::Transfer(settlement) => settlement.map(Settlement::scheme),
+            Via::BatchClaim => Some("batch"),
+        }
+    }
+
+    /// The EIP-3009 nonce, for an EIP-3009 settlement.
+    fn nonce(self) -> Option<alloy::primitives::B256> {
+        match self {
+            Via::Transfer(settlement) => settlement.and_then(Settlement::nonce),
+            Via::BatchClaim => None,
+        }
+    }
+}
+
 /// Records a payment credited to `agent_key`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn insert_payment(
@@ -151,11 +308,12 @@ pub(super) fn insert_payment(
     payer: &Address,
     payee: &Address,
     amount: &U256,
-    nonce: Option<&alloy::primitives::B256>,
+    via: Via,
 ) -> StoreResult<()> {
+    let nonce = via.nonce();
     rows.push(
         "payments",
-        "chain_id, block_number, log_index, agent_key, tx_hash, token, payer, payee, amount, eip3009, nonce, timestamp",
+        "chain_id, block_number, log_index, agent_key, tx_hash, token, payer, payee, amount, eip3009, nonce, scheme, timestamp",
         vec![
             int("chain_id", chain_id)?.into(),
             int("block_number", ev.block_number)?.into(),
@@ -167,7 +325,8 @@ pub(super) fn insert_payment(
             hex_address(payee).into(),
             amount.to_string().into(),
             nonce.is_some().into(),
-            nonce.map(hex_b256).into(),
+            nonce.as_ref().map(hex_b256).into(),
+            via.scheme().into(),
             int("block_timestamp", ev.block_timestamp)?.into(),
         ],
     );

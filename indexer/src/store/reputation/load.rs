@@ -193,7 +193,7 @@ struct PackedPayment {
     token: String,
     amount: String,
     timestamp: i64,
-    eip3009: i64,
+    x402: i64,
 }
 
 async fn payments(
@@ -204,7 +204,7 @@ async fn payments(
 ) -> StoreResult<()> {
     let mut query = QueryBuilder::<Sqlite>::new(format!(
         "SELECT {} FROM payments WHERE block_number <= ",
-        packed_rows("agent_key, payer, payee, token, amount, timestamp, eip3009")
+        packed_rows("agent_key, payer, payee, token, amount, timestamp, scheme IS NOT NULL")
     ));
     query.push_bind(sql_bound(up_to));
     query.push(" AND agent_key");
@@ -219,7 +219,7 @@ async fn payments(
             token,
             amount,
             timestamp,
-            eip3009,
+            x402,
         } = row;
         let Some(entry) = loaded.get_mut(&key) else {
             continue;
@@ -233,7 +233,7 @@ async fn payments(
             block,
             log_index: log,
             timestamp,
-            eip3009: eip3009 != 0,
+            x402: x402 != 0,
         };
         entry.facts.payments.push(fields.parse()?);
     }
@@ -278,7 +278,7 @@ pub(in crate::store) struct PaymentFields<'a> {
     pub(in crate::store) block: i64,
     pub(in crate::store) log_index: i64,
     pub(in crate::store) timestamp: i64,
-    pub(in crate::store) eip3009: bool,
+    pub(in crate::store) x402: bool,
 }
 
 impl PaymentFields<'_> {
@@ -293,7 +293,7 @@ impl PaymentFields<'_> {
             block: decode::uint(table, "block_number", self.block)?,
             log_index: decode::uint(table, "log_index", self.log_index)?,
             timestamp: decode::uint(table, "timestamp", self.timestamp)?,
-            eip3009: self.eip3009,
+            x402: self.x402,
         })
     }
 }
