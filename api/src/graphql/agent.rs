@@ -259,7 +259,7 @@ impl Agent {
 
     /// Reputation with its components and the inputs that moved each most, as of the newest
     /// block among the agent's own facts.
-    async fn reputation(&self) -> Result<Reputation> {
+    async fn reputation(&self) -> Reputation {
         Reputation::of(&self.0)
     }
 }

@@ -3,10 +3,11 @@
 
 use crate::read::activity::{self, FeedbackRow, HistoryRow, ValidationRow};
 use crate::read::documents::{self, DocumentRow};
+use crate::read::evaluations;
 use crate::read::skills::{self, SkillRow};
 use crate::state::ApiState;
 use agentindex_indexer::primitives::{AgentKey, AgentKeyError};
-use agentindex_indexer::reputation::{Exclusion, Payment};
+use agentindex_indexer::reputation::{Evaluation, Exclusion, Payment};
 use agentindex_indexer::store::StoreError;
 use agentindex_indexer::store::StoreRead;
 use async_graphql::dataloader::Loader;
@@ -60,6 +61,32 @@ impl Loader<String> for ValidationLoader {
 
     async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
         activity::validations(&self.0, keys).await.map_err(Arc::new)
+    }
+}
+
+/// Stored reputation evaluations, parsed, by agent key (agents without one are left out).
+pub(crate) struct EvaluationLoader(pub(crate) SqlitePool);
+
+impl Loader<String> for EvaluationLoader {
+    type Value = Arc<Evaluation>;
+    /// What failed, naming the column when a stored evaluation does not read back.
+    type Error = Arc<String>;
+
+    async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
+        let stored = evaluations::of_agents(&self.0, keys)
+            .await
+            .map_err(|error| Arc::new(format!("reading agent_reputation.evaluation: {error}")))?;
+        stored
+            .into_iter()
+            .map(|(key, text)| {
+                let parsed: Evaluation = serde_json::from_str(&text).map_err(|error| {
+                    Arc::new(format!(
+                        "agent_reputation.evaluation of {key} does not read back: {error}"
+                    ))
+                })?;
+                Ok((key, Arc::new(parsed)))
+            })
+            .collect()
     }
 }
 

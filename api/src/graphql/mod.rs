@@ -18,7 +18,8 @@ use crate::state::ApiState;
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{EmptyMutation, MergedObject, Schema};
 use loaders::{
-    DocumentLoader, FeedbackLoader, HistoryLoader, PaymentLoader, SkillLoader, ValidationLoader,
+    DocumentLoader, EvaluationLoader, FeedbackLoader, HistoryLoader, PaymentLoader, SkillLoader,
+    ValidationLoader,
 };
 use subscription::Subscription;
 
@@ -53,6 +54,10 @@ pub fn schema(state: ApiState) -> AgentSchema {
             tokio::spawn,
         ))
         .data(DataLoader::new(PaymentLoader(state.clone()), tokio::spawn))
+        .data(DataLoader::new(
+            EvaluationLoader(state.store.reader().clone()),
+            tokio::spawn,
+        ))
         .data(DataLoader::new(
             HistoryLoader(state.store.reader().clone()),
             tokio::spawn,

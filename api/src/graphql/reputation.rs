@@ -1,48 +1,182 @@
 //! `Agent.reputation`: the composite score beside every component, and for each component the
 //! inputs that moved it most (the payers of the payment score with their standing, the payers
 //! that passed the agent trust, every feedback with its weight and the evidence behind it).
-//! Read from the stored evaluation, the same one the reputation feed publishes.
+//! The numbers are columns of the agent's row; the rest is read from the stored evaluation (the
+//! same one the reputation feed publishes) only when a query asks for it.
 
+use super::loaders::EvaluationLoader;
 use crate::read::agents::AgentRow;
-use agentindex_indexer::reputation::{Evaluation, WeightedFeedback, trust::TrustContribution};
-use async_graphql::{Result, SimpleObject};
+use agentindex_indexer::reputation::{
+    Evaluation, Evidence, WeightedFeedback, Weights, trust::TrustContribution,
+};
+use async_graphql::dataloader::DataLoader;
+use async_graphql::{Context, Object, Result, SimpleObject};
+use std::sync::Arc;
 
 /// How many payers of the payment score are named.
 const TOP_PAYERS: usize = 5;
 
-/// Reputation and why: the composite score beside its components.
-#[derive(SimpleObject)]
+/// Reputation and why: the composite score beside its components. The numbers come with the
+/// agent's row; the components and their inputs are read from the stored evaluation, through a
+/// DataLoader, only when asked for.
 pub(crate) struct Reputation {
-    /// Composite score, 0–100 (0 when nothing is known).
+    agent_key: String,
     score: f64,
-    /// Payment score, 0–100.
     payment_score: f64,
-    /// Payments that count.
     payment_count: i64,
-    /// Distinct payers whose payments count.
     unique_payers: i64,
-    /// Payments left out (self-payments, owner, operators, wallet, dust, unknown tokens).
     excluded_payments: i64,
-    /// Unrevoked ERC-8004 feedback.
     feedback_count: i64,
-    /// Their average value.
     feedback_average: Option<f64>,
-    /// Average latest validation response (0–100).
     validation_average: Option<f64>,
-    /// Average latest agent-contract rating (0–100).
     rating_average: Option<f64>,
-    /// The block these numbers are as of.
     as_of_block: i64,
+}
+
+/// Reputation and why: the composite score beside its components.
+#[Object]
+impl Reputation {
+    /// Composite score, 0–100 (0 when nothing is known).
+    async fn score(&self) -> f64 {
+        self.score
+    }
+
+    /// Payment score, 0–100.
+    async fn payment_score(&self) -> f64 {
+        self.payment_score
+    }
+
+    /// Payments that count.
+    async fn payment_count(&self) -> i64 {
+        self.payment_count
+    }
+
+    /// Distinct payers whose payments count.
+    async fn unique_payers(&self) -> i64 {
+        self.unique_payers
+    }
+
+    /// Payments left out (self-payments, owner, operators, wallet, dust, unknown tokens).
+    async fn excluded_payments(&self) -> i64 {
+        self.excluded_payments
+    }
+
+    /// Unrevoked ERC-8004 feedback.
+    async fn feedback_count(&self) -> i64 {
+        self.feedback_count
+    }
+
+    /// Their average value.
+    async fn feedback_average(&self) -> Option<f64> {
+        self.feedback_average
+    }
+
+    /// Average latest validation response (0–100).
+    async fn validation_average(&self) -> Option<f64> {
+        self.validation_average
+    }
+
+    /// Average latest agent-contract rating (0–100).
+    async fn rating_average(&self) -> Option<f64> {
+        self.rating_average
+    }
+
+    /// The block these numbers are as of.
+    async fn as_of_block(&self) -> i64 {
+        self.as_of_block
+    }
+
     /// Each component on 0–100, absent without data.
-    components: Components,
+    async fn components(&self, ctx: &Context<'_>) -> Result<Components> {
+        let c = self
+            .evaluation(ctx)
+            .await?
+            .map(|e| e.composite.components)
+            .unwrap_or_default();
+        Ok(Components {
+            payments: c.payments,
+            trust: c.trust,
+            feedback: c.feedback,
+            validations: c.validations,
+            ratings: c.ratings,
+        })
+    }
+
     /// The weight each component actually had.
-    weights: ComponentWeights,
+    async fn weights(&self, ctx: &Context<'_>) -> Result<ComponentWeights> {
+        let w = self
+            .evaluation(ctx)
+            .await?
+            .map(|e| e.composite.effective_weights);
+        let weight = |pick: fn(&Weights) -> f64| w.map_or(0.0, |w| pick(&w));
+        Ok(ComponentWeights {
+            payments: weight(|w| w.payments),
+            trust: weight(|w| w.trust),
+            feedback: weight(|w| w.feedback),
+            validations: weight(|w| w.validations),
+            ratings: weight(|w| w.ratings),
+        })
+    }
+
     /// The payers that added most to the payment score.
-    top_payers: Vec<ScorePayer>,
+    async fn top_payers(&self, ctx: &Context<'_>) -> Result<Vec<ScorePayer>> {
+        let Some(e) = self.evaluation(ctx).await? else {
+            return Ok(Vec::new());
+        };
+        let mut payers: Vec<_> = e.payment_score.payers.iter().collect();
+        payers.sort_by(|a, b| {
+            (b.standing * b.contribution)
+                .total_cmp(&(a.standing * a.contribution))
+                .then(a.payer.cmp(&b.payer))
+        });
+        Ok(payers
+            .into_iter()
+            .take(TOP_PAYERS)
+            .map(|p| ScorePayer {
+                payer: format!("{:#x}", p.payer),
+                payments: i64::try_from(p.payments).unwrap_or(i64::MAX),
+                standing: p.standing,
+                contribution: p.contribution,
+            })
+            .collect())
+    }
+
     /// What the payment graph's trust rank says, when it has spoken.
-    trust: Option<Trust>,
+    async fn trust(&self, ctx: &Context<'_>) -> Result<Option<Trust>> {
+        let evaluation = self.evaluation(ctx).await?;
+        Ok(evaluation
+            .as_ref()
+            .and_then(|e| e.trust.as_ref())
+            .map(|t| Trust {
+                epoch_block: i64::try_from(t.epoch_block).unwrap_or(i64::MAX),
+                relative: t.relative,
+                score: t.score,
+                top_payers: t.top_payers.iter().map(trust_payer).collect(),
+            }))
+    }
+
     /// Every feedback weighed by the evidence behind it.
-    feedback_evidence: Option<FeedbackEvidence>,
+    async fn feedback_evidence(&self, ctx: &Context<'_>) -> Result<Option<FeedbackEvidence>> {
+        let Some(e) = self.evaluation(ctx).await? else {
+            return Ok(None);
+        };
+        let f = &e.feedback_evidence;
+        if f.feedback.is_empty() {
+            return Ok(None);
+        }
+        let clients = |evidence| {
+            i64::try_from(f.clients.get(&evidence).copied().unwrap_or(0)).unwrap_or(i64::MAX)
+        };
+        Ok(Some(FeedbackEvidence {
+            evidence_weight: f.evidence_weight,
+            paid_clients: clients(Evidence::Paid),
+            unpaid_clients: clients(Evidence::Unpaid),
+            burst_clients: clients(Evidence::Burst),
+            unpaid_scale: f.unpaid_scale,
+            top: f.top.iter().map(feedback_weight).collect(),
+            feedback: f.feedback.iter().map(feedback_weight).collect(),
+        }))
+    }
 }
 
 /// Composite components, each 0–100 or absent.
@@ -149,75 +283,10 @@ pub(crate) struct FeedbackWeight {
 }
 
 impl Reputation {
-    /// The reputation of the agent `row` describes, from its stored row and evaluation.
-    pub(crate) fn of(row: &AgentRow) -> Result<Self> {
-        let evaluation: Option<Evaluation> = row
-            .evaluation
-            .as_deref()
-            .map(|text| {
-                serde_json::from_str(text).map_err(|error| {
-                    async_graphql::Error::new(format!(
-                        "agent_reputation.evaluation does not read back: {error}"
-                    ))
-                })
-            })
-            .transpose()?;
-        let composite = evaluation.as_ref().map(|e| &e.composite);
-        let c = composite.map(|c| c.components).unwrap_or_default();
-        let w = composite.map(|c| c.effective_weights);
-        let weight =
-            |pick: fn(&agentindex_indexer::reputation::Weights) -> f64| w.map_or(0.0, |w| pick(&w));
-        let top_payers = evaluation
-            .as_ref()
-            .map(|e| {
-                let mut payers: Vec<_> = e.payment_score.payers.iter().collect();
-                payers.sort_by(|a, b| {
-                    (b.standing * b.contribution)
-                        .total_cmp(&(a.standing * a.contribution))
-                        .then(a.payer.cmp(&b.payer))
-                });
-                payers
-                    .into_iter()
-                    .take(TOP_PAYERS)
-                    .map(|p| ScorePayer {
-                        payer: format!("{:#x}", p.payer),
-                        payments: i64::try_from(p.payments).unwrap_or(i64::MAX),
-                        standing: p.standing,
-                        contribution: p.contribution,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let trust = evaluation
-            .as_ref()
-            .and_then(|e| e.trust.as_ref())
-            .map(|t| Trust {
-                epoch_block: i64::try_from(t.epoch_block).unwrap_or(i64::MAX),
-                relative: t.relative,
-                score: t.score,
-                top_payers: t.top_payers.iter().map(trust_payer).collect(),
-            });
-        let feedback_evidence = evaluation
-            .as_ref()
-            .filter(|e| !e.feedback_evidence.feedback.is_empty())
-            .map(|e| {
-                let f = &e.feedback_evidence;
-                let clients = |evidence| {
-                    i64::try_from(f.clients.get(&evidence).copied().unwrap_or(0))
-                        .unwrap_or(i64::MAX)
-                };
-                use agentindex_indexer::reputation::Evidence;
-                FeedbackEvidence {
-                    evidence_weight: f.evidence_weight,
-                    paid_clients: clients(Evidence::Paid),
-                    unpaid_clients: clients(Evidence::Unpaid),
-                    burst_clients: clients(Evidence::Burst),
-                    unpaid_scale: f.unpaid_scale,
-                    top: f.top.iter().map(feedback_weight).collect(),
-                    feedback: f.feedback.iter().map(feedback_weight).collect(),
-                }
-            });
-        Ok(Reputation {
+    /// The reputation of the agent `row` describes, from its stored row.
+    pub(crate) fn of(row: &AgentRow) -> Self {
+        Self {
+            agent_key: row.agent_key.clone(),
             score: row.score.unwrap_or(0.0),
             payment_score: row.payment_score.unwrap_or(0.0),
             payment_count: row.payment_count.unwrap_or(0),
@@ -228,24 +297,13 @@ impl Reputation {
             validation_average: row.validation_average,
             rating_average: row.rating_average,
             as_of_block: row.as_of_block.unwrap_or(row.last_event_block),
-            components: Components {
-                payments: c.payments,
-                trust: c.trust,
-                feedback: c.feedback,
-                validations: c.validations,
-                ratings: c.ratings,
-            },
-            weights: ComponentWeights {
-                payments: weight(|w| w.payments),
-                trust: weight(|w| w.trust),
-                feedback: weight(|w| w.feedback),
-                validations: weight(|w| w.validations),
-                ratings: weight(|w| w.ratings),
-            },
-            top_payers,
-            trust,
-            feedback_evidence,
-        })
+        }
+    }
+
+    /// The agent's stored evaluation, read once per request for every agent that asks.
+    async fn evaluation(&self, ctx: &Context<'_>) -> Result<Option<Arc<Evaluation>>> {
+        let loader = ctx.data_unchecked::<DataLoader<EvaluationLoader>>();
+        Ok(loader.load_one(self.agent_key.clone()).await?)
     }
 }
 

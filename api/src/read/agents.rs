@@ -19,7 +19,7 @@ const COLUMNS: &str = "a.agent_key, a.chain_id, a.source, a.address, a.registry,
     p.registration_verified, p.domain_verified, p.payments AS payment_terms,
     r.score, r.payment_score, r.payment_count, r.unique_payers, r.excluded_payments,
     r.feedback_count, r.feedback_average, r.validation_average, r.rating_average,
-    r.as_of_block, r.evaluation";
+    r.as_of_block";
 
 const JOINS: &str = "
     LEFT JOIN agent_profiles p ON p.agent_key = a.agent_key
@@ -68,7 +68,6 @@ pub(crate) struct AgentRow {
     pub(crate) validation_average: Option<f64>,
     pub(crate) rating_average: Option<f64>,
     pub(crate) as_of_block: Option<i64>,
-    pub(crate) evaluation: Option<String>,
 }
 
 /// Settles which form of the search text `selection` uses: whole words when any agent has

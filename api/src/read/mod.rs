@@ -2,8 +2,8 @@
 //! reputation, filtered, searched and ordered ([`agents`], with its `WHERE` clauses in
 //! `agent_filters` and its choice of plan in `agent_walk`), skills and documents by agent
 //! ([`skills`], [`documents`]), what committed batches changed, for subscriptions ([`changes`]),
-//! dashboard aggregates ([`facets`]), and ERC-8004 feedback and validations by agent
-//! ([`activity`]).
+//! dashboard aggregates ([`facets`]), ERC-8004 feedback and validations by agent
+//! ([`activity`]), and stored reputation evaluations by agent ([`evaluations`]).
 
 pub(crate) mod activity;
 mod agent_filters;
@@ -12,6 +12,7 @@ pub(crate) mod agents;
 pub(crate) mod changes;
 pub(crate) mod cursor;
 pub(crate) mod documents;
+pub(crate) mod evaluations;
 pub(crate) mod facets;
 mod selection;
 pub(crate) mod skills;

@@ -1,0 +1,27 @@
+//! Stored reputation evaluations of many agents at once, for the evaluation DataLoader: the
+//! JSON behind `reputation { components … trust … feedbackEvidence … }`, read only when a query
+//! asks for those fields (a page of scores never reads it).
+
+use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use std::collections::HashMap;
+
+/// The stored evaluation text of each of `keys` that has one.
+pub(crate) async fn of_agents(
+    pool: &SqlitePool,
+    keys: &[String],
+) -> sqlx::Result<HashMap<String, String>> {
+    let mut out = HashMap::new();
+    for chunk in keys.chunks(500) {
+        let mut query = QueryBuilder::<Sqlite>::new(
+            "SELECT agent_key, evaluation FROM agent_reputation WHERE agent_key IN (",
+        );
+        let mut list = query.separated(", ");
+        for key in chunk {
+            list.push_bind(key.clone());
+        }
+        query.push(")");
+        let rows: Vec<(String, String)> = query.build_query_as().fetch_all(pool).await?;
+        out.extend(rows);
+    }
+    Ok(out)
+}
