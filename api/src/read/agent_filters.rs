@@ -39,15 +39,17 @@ pub(super) fn push_search_join(query: &mut QueryBuilder<'_, Sqlite>, selection: 
 
 /// Appends ` WHERE …` for every filter of `selection` (always at least `WHERE 1`).
 pub(super) fn push_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
-    push_filters_with(query, selection, false);
+    push_filters_with(query, selection, None);
 }
 
-/// As [`push_filters`]; `checked_terms` keeps the planner from driving the query by the skill
-/// and tag lookups (they are then checked for each row the order's index yields).
+/// As [`push_filters`]; `checked_by` keeps the planner from driving the query by the skill and
+/// tag lookups: they are then checked for each row the order's index yields, probed by that
+/// key column (the walked table's own, so a row that fails is dropped before the others are
+/// read).
 pub(super) fn push_filters_with(
     query: &mut QueryBuilder<'_, Sqlite>,
     selection: &Selection,
-    checked_terms: bool,
+    checked_by: Option<&str>,
 ) {
     query.push(" WHERE 1");
     if !selection.chain_ids.is_empty() {
@@ -74,9 +76,9 @@ pub(super) fn push_filters_with(
     for (term, kinds) in terms {
         // Checked row by row: one probe of the (agent, term) index per candidate. Otherwise the
         // agents with the term are listed first and drive the query.
-        query.push(if checked_terms {
+        query.push(if let Some(key) = checked_by {
             format!(
-                " AND EXISTS (SELECT 1 FROM agent_terms t WHERE t.agent_key = a.agent_key
+                " AND EXISTS (SELECT 1 FROM agent_terms t WHERE t.agent_key = {key}
                    AND t.kind IN ({kinds}) AND t.term = "
             )
         } else {

@@ -260,7 +260,12 @@ fn list_query<'a>(
     if !reputation_drives {
         query.push(" LEFT JOIN agent_reputation r ON r.agent_key = a.agent_key");
     }
-    push_filters_with(&mut query, selection, walk);
+    let walked_key = if reputation_drives {
+        "r.agent_key"
+    } else {
+        "a.agent_key"
+    };
+    push_filters_with(&mut query, selection, walk.then_some(walked_key));
     // Bare column comparisons on the walked index's key: they end the walk.
     match plan {
         Plan::Walk(Some(Bound::Score(bound))) => {
