@@ -8,19 +8,20 @@
 //! 2. Agents and payment addresses discovered inside the range (factory children, enrolments,
 //!    agentWallet changes) are taken from the scans, or fetched by address from their discovery
 //!    block to the range's end, until nothing new turns up.
-//! 3. EIP-3009 settlements are paired from the token scan, or from the token's
-//!    `AuthorizationUsed` logs over the blocks that held payments.
+//! 3. x402 settlements are paired from the token scan, or from the tokens' and proxies' logs
+//!    over the blocks that held payments (see [`super::pairing`]).
 //!
 //! Logs of an agent contract count from the block it became known; what is stored is decided
 //! by position on the chain alone, so any cut of the ranges, and either way of fetching, yields
 //! the same rows.
 
+use super::discovery::{Discovery, consider_payee, discoveries, insert, keep_log};
+use super::pairing;
 use super::scan::{self, ScanStats};
 use super::sources::SourceMap;
 use super::strategy::{ADDRESS_CHUNK, Observed, Plan, Way};
 use crate::rpc::{ChainRpc, RpcError};
-use crate::sources::payments::{self, Settlement};
-use crate::sources::{Decoded, RegistryAction, Role};
+use crate::sources::payments::Settlement;
 use crate::store::WatchedSets;
 use agentindex_contracts::TestUSDC as Token;
 use alloy::primitives::{Address, B256};
@@ -146,7 +147,8 @@ pub(super) async fn fetch_raw(
         async {
             match scan_tokens {
                 true => {
-                    let filter = scan::token_filter(&sources.tokens, &proxy_addresses(sources));
+                    let filter =
+                        scan::token_filter(&sources.tokens, &pairing::proxy_addresses(sources));
                     scan::scan(rpc, &filter, from, to, &mut token_stats).await
                 }
                 false => Ok(None),
@@ -356,43 +358,10 @@ pub(super) async fn resolve(
         }
     }
 
-    if let (Some(first), Some(last)) = (payments.keys().next(), payments.keys().next_back()) {
-        let mut pairing_topics = vec![Token::AuthorizationUsed::SIGNATURE_HASH];
-        pairing_topics.extend(payments::proxy_topics());
-        let mut pairing: Vec<Log> = match &token_pool {
-            Some(pool) => pool
-                .iter()
-                .filter(|log| log.topic0().is_some_and(|t| pairing_topics.contains(t)))
-                .cloned()
-                .collect(),
-            None => {
-                let mut addresses = sources.tokens.clone();
-                addresses.extend(proxy_addresses(sources));
-                let filter = Filter::new()
-                    .address(addresses)
-                    .event_signature(pairing_topics)
-                    .from_block(first.0)
-                    .to_block(last.0);
-                rpc.logs(&filter).await?
-            }
-        };
-        pairing.extend(payments.values().cloned());
-        out.settlements = payments::settlements(&pairing, &sources.proxies);
-        out.settlements
-            .retain(|position, _| payments.contains_key(position));
-    }
+    out.settlements = pairing::settlements(rpc, sources, token_pool.as_deref(), &payments).await?;
     out.logs = by_position.into_values().collect();
     out.payments = payments.into_values().collect();
     Ok((out, observed))
-}
-
-/// The Permit2 proxies' addresses.
-fn proxy_addresses(sources: &SourceMap) -> Vec<Address> {
-    sources
-        .proxies
-        .iter()
-        .map(|(address, _)| *address)
-        .collect()
 }
 
 /// The address on `direction`'s side of a token `Transfer`; `None` for other logs.
@@ -404,95 +373,6 @@ fn transfer_side(log: &Log, direction: Direction) -> Option<Address> {
     topics
         .get(direction.topic())
         .map(|word| Address::from_word(*word))
-}
-
-enum Discovery {
-    Agent,
-    Payee,
-}
-
-/// Agent contracts and payment addresses that logs bring into view, with the block they do.
-fn discoveries<'a>(
-    logs: impl Iterator<Item = &'a Log>,
-    sources: &SourceMap,
-) -> Vec<(Address, u64, Discovery)> {
-    let mut found = Vec::new();
-    for log in logs {
-        let Some(block) = log.block_number else {
-            continue;
-        };
-        let (role, decoded) = sources.decode(log, false);
-        match (role, decoded) {
-            (Role::Factory, Ok(Decoded::AgentCreated { agent, .. })) => {
-                found.push((agent, block, Discovery::Agent))
-            }
-            (
-                Role::Registry,
-                Ok(Decoded::Registry {
-                    agent,
-                    action: RegistryAction::Registered { .. },
-                    ..
-                }),
-            ) => found.push((agent, block, Discovery::Agent)),
-            (Role::Identity, Ok(Decoded::MetadataSet { key, value, .. }))
-                if key == "agentWallet" =>
-            {
-                if let Some(wallet) = crate::agents::wallet_from_metadata(&value) {
-                    found.push((wallet, block, Discovery::Payee));
-                }
-            }
-            _ => {}
-        }
-    }
-    found
-}
-
-fn consider_payee(
-    payees: &mut BTreeMap<Address, u64>,
-    watched: &WatchedSets,
-    out: &FetchedRange,
-    address: Address,
-    block: u64,
-) {
-    let covered = watched
-        .payment_addresses
-        .get(&address)
-        .is_some_and(|f| *f <= block)
-        || out
-            .new_payment_addresses
-            .get(&address)
-            .is_some_and(|f| *f <= block);
-    if !covered {
-        let entry = payees.entry(address).or_insert(block);
-        *entry = (*entry).min(block);
-    }
-}
-
-/// Keeps a log unless it is an agent contract's from before the block the agent became known.
-fn keep_log(
-    kept: &mut BTreeMap<(u64, u64), Log>,
-    log: Log,
-    watched: &WatchedSets,
-    new_agents: &BTreeMap<Address, u64>,
-    sources: &SourceMap,
-) {
-    let address = log.inner.address;
-    if sources.roles(&address).is_none() {
-        let from = match (watched.agents.get(&address), new_agents.get(&address)) {
-            (Some(a), Some(b)) => Some(*a.min(b)),
-            (a, b) => a.or(b).copied(),
-        };
-        if from.is_none_or(|f| log.block_number.unwrap_or(0) < f) {
-            return;
-        }
-    }
-    insert(kept, log);
-}
-
-fn insert(kept: &mut BTreeMap<(u64, u64), Log>, log: Log) {
-    if let (Some(block), Some(index)) = (log.block_number, log.log_index) {
-        kept.insert((block, index), log);
-    }
 }
 
 async fn logs_of(
@@ -568,57 +448,5 @@ async fn both_directions(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn log_at(block: u64, index: u64) -> Log {
-        Log {
-            block_number: Some(block),
-            log_index: Some(index),
-            ..Log::default()
-        }
-    }
-
-    fn range(blocks: &[(u64, u64)]) -> FetchedRange {
-        let mut fetched = FetchedRange::default();
-        for (block, count) in blocks {
-            for index in 0..*count {
-                fetched.logs.push(log_at(*block, index));
-            }
-        }
-        fetched
-    }
-
-    #[test]
-    fn keeps_whole_blocks_that_fit_and_drops_the_rest() {
-        let mut fetched = range(&[(10, 3), (11, 4), (12, 5)]);
-        fetched.payments.push(log_at(11, 9));
-        fetched.payments.push(log_at(12, 9));
-        fetched
-            .settlements
-            .insert((12, 9), Settlement::Eip3009(B256::ZERO));
-        fetched.new_agents.insert(Address::with_last_byte(1), 10);
-        fetched.new_agents.insert(Address::with_last_byte(2), 12);
-        fetched
-            .new_payment_addresses
-            .insert(Address::with_last_byte(3), 12);
-
-        assert_eq!(
-            fetched.keep_at_most(9),
-            Some(11),
-            "3 + 5 fit, 3 + 5 + 6 do not"
-        );
-        assert_eq!(fetched.len(), 8);
-        assert!(fetched.logs.iter().all(|l| l.block_number <= Some(11)));
-        assert!(fetched.settlements.is_empty());
-        assert_eq!(fetched.new_agents.len(), 1);
-        assert!(fetched.new_payment_addresses.is_empty());
-    }
-
-    #[test]
-    fn a_block_denser_than_the_limit_is_kept_whole() {
-        let mut fetched = range(&[(7, 20), (8, 1)]);
-        assert_eq!(fetched.keep_at_most(5), Some(7));
-        assert_eq!(fetched.len(), 20);
-    }
-}
+#[path = "fetch_tests.rs"]
+mod tests;

@@ -7,8 +7,10 @@
 mod ahead;
 mod assemble;
 mod deployment;
+mod discovery;
 mod error;
 mod fetch;
+mod pairing;
 mod pipeline;
 mod range;
 mod reorg;
