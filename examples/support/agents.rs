@@ -101,6 +101,16 @@ pub(crate) async fn fill(
     count: usize,
     documents: bool,
 ) -> anyhow::Result<Vec<String>> {
+    fill_paid(pool, count, documents, 4).await
+}
+
+/// [`fill`] with `per_agent` payments to each agent (from 5,000 payers).
+pub(crate) async fn fill_paid(
+    pool: &SqlitePool,
+    count: usize,
+    documents: bool,
+    per_agent: usize,
+) -> anyhow::Result<Vec<String>> {
     let agents: Vec<Agent> = (0..count)
         .map(|n| {
             let erc8004 = n % 2 == 0;
@@ -117,7 +127,7 @@ pub(crate) async fn fill(
             }
         })
         .collect();
-    let last_block = agents.last().map_or(1, |a| a.block) + 4 * 1_000;
+    let last_block = agents.last().map_or(1, |a| a.block) + per_agent as i64 * 1_000;
     let time = |block: i64| 1_700_000_000 + 12 * block;
     let mut tx = pool.begin().await?;
     let blocks: Vec<i64> = (1..=last_block).collect();
@@ -250,32 +260,36 @@ pub(crate) async fn fill(
         }
         let payments: Vec<(&Agent, usize)> = chunk
             .iter()
-            .flat_map(|a| (0..4).map(move |k| (a, k)))
+            .flat_map(|a| (0..per_agent).map(move |k| (a, k)))
             .collect();
-        let mut q = QueryBuilder::<Sqlite>::new(
-            "INSERT INTO payments (chain_id, block_number, log_index, agent_key, tx_hash, token,
-               payer, payee, amount, eip3009, timestamp) ",
-        );
-        q.push_values(&payments, |mut row, (a, k)| {
-            let block = a.block + 1_000 * (*k as i64 + 1);
-            let payee = if a.erc8004 {
-                address(0x0e, a.n)
-            } else {
-                address(0xa0, a.n)
-            };
-            row.push_bind(CHAIN as i64)
-                .push_bind(block)
-                .push_bind((a.n * 4 + k) as i64)
-                .push_bind(&a.key)
-                .push_bind("0x")
-                .push_bind(hex(&token()))
-                .push_bind(hex(&address(0xb0, (a.n * 31 + k * 17) % 5_000)))
-                .push_bind(hex(&payee))
-                .push_bind(((k + 1) * 250_000).to_string())
-                .push_bind(k % 2 == 0)
-                .push_bind(time(block));
-        });
-        q.build().execute(&mut *tx).await?;
+        // 1,600 payments per statement, under SQLite's limit on bound values.
+        for payments in payments.chunks(ROWS * 4) {
+            let mut q = QueryBuilder::<Sqlite>::new(
+                "INSERT INTO payments (chain_id, block_number, log_index, agent_key, tx_hash, token,
+                   payer, payee, amount, eip3009, scheme, timestamp) ",
+            );
+            q.push_values(payments, |mut row, (a, k)| {
+                let block = a.block + 1_000 * (*k as i64 + 1);
+                let payee = if a.erc8004 {
+                    address(0x0e, a.n)
+                } else {
+                    address(0xa0, a.n)
+                };
+                row.push_bind(CHAIN as i64)
+                    .push_bind(block)
+                    .push_bind((a.n * per_agent + k) as i64)
+                    .push_bind(&a.key)
+                    .push_bind("0x")
+                    .push_bind(hex(&token()))
+                    .push_bind(hex(&address(0xb0, (a.n * 31 + k * 17) % 5_000)))
+                    .push_bind(hex(&payee))
+                    .push_bind(((k + 1) * 250_000).to_string())
+                    .push_bind(k % 2 == 0)
+                    .push_bind((k % 2 == 0).then_some("eip3009"))
+                    .push_bind(time(block));
+            });
+            q.build().execute(&mut *tx).await?;
+        }
     }
     if documents {
         for chunk in agents.chunks(ROWS) {

@@ -16,7 +16,7 @@
 use crate::config::TrustConfig;
 use alloy::primitives::Address;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Iterations at most; the rank stops earlier once it moves less than [`TOLERANCE`].
 const MAX_ITERATIONS: usize = 200;
@@ -136,71 +136,97 @@ pub struct TrustRank {
     pub iterations: usize,
 }
 
-/// The node an address is: the agent it is a payment address of, or itself.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Node {
-    Agent(String),
-    Account(Address),
-}
-
 /// Computes the trust rank of the payment graph `edges`. `addresses` maps agents' payment
 /// addresses to their agent (an address bound to several goes to the first), so that an agent
 /// paying others is one node with the agent it is.
+///
+/// Nodes are numbered agents first (by key), then the other accounts (by address), and every sum
+/// runs in that order, so the floats do not depend on the order of `edges`.
 pub fn trust_rank(
     edges: &[PaidEdge],
     addresses: &BTreeMap<Address, String>,
     params: &TrustParams,
 ) -> TrustRank {
-    let node_of = |address: &Address| match addresses.get(address) {
-        Some(agent) => Node::Agent(agent.clone()),
-        None => Node::Account(*address),
-    };
-    // Nodes in a fixed order, and each edge merged per (from, to) node.
-    let mut merged: BTreeMap<(Node, Node), f64> = BTreeMap::new();
-    for edge in edges.iter().filter(|e| e.weight > 0.0) {
-        let from = node_of(&edge.payer);
-        let to = Node::Agent(edge.agent.clone());
-        if from != to {
-            *merged.entry((from, to)).or_default() += edge.weight;
+    // Number the nodes.
+    let mut agent_keys: BTreeSet<&str> = edges.iter().map(|e| e.agent.as_str()).collect();
+    for seed in &params.seeds {
+        if let Some(agent) = addresses.get(seed) {
+            agent_keys.insert(agent.as_str());
         }
     }
-    let mut nodes: BTreeSet<Node> = BTreeSet::new();
-    for (from, to) in merged.keys() {
-        nodes.insert(from.clone());
-        nodes.insert(to.clone());
+    let agent_keys: Vec<&str> = agent_keys.into_iter().collect();
+    let agent_index: HashMap<&str, usize> = agent_keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (*k, i))
+        .collect();
+    let agent_of = |address: &Address| {
+        addresses
+            .get(address)
+            .and_then(|agent| agent_index.get(agent.as_str()).copied())
+    };
+    let mut accounts: BTreeSet<Address> = BTreeSet::new();
+    for address in edges.iter().map(|e| &e.payer).chain(&params.seeds) {
+        if agent_of(address).is_none() {
+            accounts.insert(*address);
+        }
     }
-    for seed in &params.seeds {
-        nodes.insert(node_of(seed));
+    let first_account = agent_keys.len();
+    let account_index: HashMap<Address, usize> = accounts
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (*a, first_account + i))
+        .collect();
+    let node_of = |address: &Address| agent_of(address).unwrap_or_else(|| account_index[address]);
+    let nodes = first_account + accounts.len();
+
+    // Edges merged per (from, to), in that order; each payer's shares sum to 1.
+    let mut merged: Vec<(usize, usize, f64)> = edges
+        .iter()
+        .filter(|e| e.weight > 0.0)
+        .map(|e| (node_of(&e.payer), agent_index[e.agent.as_str()], e.weight))
+        .filter(|(from, to, _)| from != to)
+        .collect();
+    merged.sort_by_key(|e| (e.0, e.1));
+    merged.dedup_by(|later, kept| {
+        let same = (later.0, later.1) == (kept.0, kept.1);
+        if same {
+            kept.2 += later.2;
+        }
+        same
+    });
+    let mut starts = vec![0usize; nodes + 1];
+    for (from, _, _) in &merged {
+        starts[from + 1] += 1;
     }
-    let nodes: Vec<Node> = nodes.into_iter().collect();
-    let index: BTreeMap<&Node, usize> = nodes.iter().enumerate().map(|(i, n)| (n, i)).collect();
-    let mut out_edges: Vec<Vec<(usize, f64)>> = vec![Vec::new(); nodes.len()];
-    let mut in_payers: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); nodes.len()];
-    for ((from, to), weight) in &merged {
-        let (f, t) = (index[from], index[to]);
-        out_edges[f].push((t, *weight));
-        in_payers[t].insert(f);
+    for i in 0..nodes {
+        starts[i + 1] += starts[i];
     }
-    for edges in &mut out_edges {
-        let total: f64 = edges.iter().map(|(_, w)| w).sum();
-        for (_, w) in edges.iter_mut() {
-            *w /= total;
+    let mut payers_of = vec![0usize; nodes];
+    for (_, to, _) in &merged {
+        payers_of[*to] += 1;
+    }
+    for from in 0..nodes {
+        let range = starts[from]..starts[from + 1];
+        let total: f64 = merged[range.clone()].iter().map(|e| e.2).sum();
+        for edge in &mut merged[range] {
+            edge.2 /= total;
         }
     }
 
     // Seeds: configured addresses, and payers by the breadth of what they pay.
-    let mut seed = vec![0.0; nodes.len()];
-    for (i, edges) in out_edges.iter().enumerate() {
-        let breadth = edges
+    let mut seed = vec![0.0; nodes];
+    for (from, s) in seed.iter_mut().enumerate() {
+        let breadth = merged[starts[from]..starts[from + 1]]
             .iter()
-            .filter(|(to, _)| in_payers[*to].len() >= 2)
+            .filter(|(_, to, _)| payers_of[*to] >= 2)
             .count();
         if breadth >= 2 {
-            seed[i] += (breadth as f64).ln();
+            *s += (breadth as f64).ln();
         }
     }
     for address in &params.seeds {
-        seed[index[&node_of(address)]] += params.seed_weight;
+        seed[node_of(address)] += params.seed_weight;
     }
     let seed_total: f64 = seed.iter().sum();
     if seed_total <= 0.0 {
@@ -218,12 +244,13 @@ pub fn trust_rank(
         let mut next: Vec<f64> = seed.iter().map(|s| (1.0 - d) * s).collect();
         // Trust held by nodes that pay nobody goes back to the seeds.
         let mut dangling = 0.0;
-        for (i, edges) in out_edges.iter().enumerate() {
-            if edges.is_empty() {
-                dangling += trust[i];
+        for from in 0..nodes {
+            let out = &merged[starts[from]..starts[from + 1]];
+            if out.is_empty() {
+                dangling += trust[from];
             }
-            for (to, share) in edges {
-                next[*to] += d * trust[i] * share;
+            for (_, to, share) in out {
+                next[*to] += d * trust[from] * share;
             }
         }
         for (n, s) in next.iter_mut().zip(&seed) {
@@ -237,47 +264,33 @@ pub fn trust_rank(
     }
 
     // Relative trust of agents, and the standing of payers.
-    let paid: Vec<usize> = (0..nodes.len())
-        .filter(|i| matches!(nodes[*i], Node::Agent(_)) && !in_payers[*i].is_empty())
-        .collect();
+    let paid: Vec<usize> = (0..first_account).filter(|i| payers_of[*i] > 0).collect();
     let mean_agent = paid.iter().map(|i| trust[*i]).sum::<f64>() / paid.len().max(1) as f64;
-    let payers: Vec<usize> = (0..nodes.len())
-        .filter(|i| !out_edges[*i].is_empty())
-        .collect();
-    let trusted: Vec<f64> = payers
-        .iter()
-        .map(|i| trust[*i])
+    let trusted: Vec<f64> = (0..nodes)
+        .filter(|i| starts[*i + 1] > starts[*i])
+        .map(|i| trust[i])
         .filter(|t| *t > 0.0)
         .collect();
     let mean_payer = trusted.iter().sum::<f64>() / trusted.len().max(1) as f64;
     let relative = |t: f64, mean: f64| if mean > 0.0 { t / mean } else { 0.0 };
 
     let mut standing = BTreeMap::new();
-    let mut by_address: BTreeMap<Address, usize> = BTreeMap::new();
-    for edge in edges {
-        by_address
-            .entry(edge.payer)
-            .or_insert_with(|| index[&node_of(&edge.payer)]);
-    }
     let mut address_of: BTreeMap<usize, Address> = BTreeMap::new();
-    for (address, i) in &by_address {
-        standing.insert(*address, relative(trust[*i], mean_payer).min(1.0));
-        address_of.entry(*i).or_insert(*address);
+    for payer in edges.iter().map(|e| e.payer) {
+        if let std::collections::btree_map::Entry::Vacant(entry) = standing.entry(payer) {
+            let node = node_of(&payer);
+            entry.insert(relative(trust[node], mean_payer).min(1.0));
+            address_of.entry(node).or_insert(payer);
+        }
+    }
+    let mut incoming: Vec<Vec<(usize, f64)>> = vec![Vec::new(); first_account];
+    for (from, to, share) in &merged {
+        incoming[*to].push((*from, relative(d * trust[*from] * share, mean_agent)));
     }
     let mut agents = BTreeMap::new();
     for i in paid {
-        let Node::Agent(key) = &nodes[i] else {
-            continue;
-        };
-        let mut contributions: Vec<(usize, f64)> = in_payers[i]
-            .iter()
-            .map(|from| {
-                let share = out_edges[*from]
-                    .iter()
-                    .find(|(to, _)| *to == i)
-                    .map_or(0.0, |(_, s)| *s);
-                (*from, relative(d * trust[*from] * share, mean_agent))
-            })
+        let mut contributions: Vec<(usize, f64)> = std::mem::take(&mut incoming[i])
+            .into_iter()
             .filter(|(_, t)| *t > 0.0)
             .collect();
         contributions.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -290,7 +303,7 @@ pub fn trust_rank(
             })
             .collect();
         agents.insert(
-            key.clone(),
+            agent_keys[i].to_string(),
             AgentTrust {
                 relative: relative(trust[i], mean_agent),
                 top_payers,

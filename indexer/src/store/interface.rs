@@ -14,7 +14,7 @@ use super::documents::{DocumentCounts, DocumentResult, DueDocument};
 use super::reputation::AgentReputation;
 use super::{ApplySummary, ClassifiedPayments, StoreResult};
 use crate::primitives::BlockRef;
-use crate::reputation::{FeedbackEntry, Payment, ReputationRules};
+use crate::reputation::{FeedbackEntry, Payment, ReputationRules, TrustRank};
 use alloy::primitives::{Address, U256};
 use std::future::Future;
 
@@ -79,6 +79,15 @@ pub trait StoreRead: Send + Sync {
         rules: &ReputationRules,
         page: impl FnMut(Vec<AgentReputation>) + Send,
     ) -> impl Future<Output = StoreResult<()>> + Send;
+
+    /// The trust rank of `chain_id` in force at `block` (as of its epoch), computed from the
+    /// counted payments, with the time it is computed at.
+    fn trust_rank(
+        &self,
+        chain_id: u64,
+        block: u64,
+        rules: &ReputationRules,
+    ) -> impl Future<Output = StoreResult<(TrustRank, u64)>> + Send;
 
     /// The remembered unfinalized blocks of `chain_id`, oldest first.
     fn window(&self, chain_id: u64) -> impl Future<Output = StoreResult<Vec<BlockRef>>> + Send;

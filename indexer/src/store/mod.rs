@@ -42,7 +42,7 @@ pub use interface::{StoreRead, WriteBackend};
 pub use writer::{ApplySummary, QueuedBatch, SqliteWriter, Writer};
 
 use crate::primitives::BlockRef;
-use crate::reputation::ReputationRules;
+use crate::reputation::{ReputationRules, TrustRank};
 use checkpoint::Checkpointer;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
@@ -361,6 +361,21 @@ impl StoreRead for Store {
             .context("starting a reputation snapshot")?;
         reputation::as_of_block(&mut tx, chain_id, block, rules, page).await?;
         tx.rollback().await.context("ending a reputation snapshot")
+    }
+
+    /// The trust rank of `chain_id` in force at `block`, computed from the counted payments.
+    async fn trust_rank(
+        &self,
+        chain_id: u64,
+        block: u64,
+        rules: &ReputationRules,
+    ) -> StoreResult<(TrustRank, u64)> {
+        let mut conn = self
+            .read
+            .acquire()
+            .await
+            .context("acquiring a read connection")?;
+        reputation::trust_rank_at(&mut conn, chain_id, block, rules).await
     }
 
     /// The remembered unfinalized blocks of `chain_id`, oldest first.

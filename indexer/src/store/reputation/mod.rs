@@ -345,6 +345,16 @@ pub(super) async fn classified_payments(
     Ok(out)
 }
 
+/// The trust rank of `chain_id` in force at `block`: as of the block's epoch.
+pub(super) async fn trust_rank_at(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    block: u64,
+    rules: &ReputationRules,
+) -> StoreResult<(crate::reputation::TrustRank, u64)> {
+    trust::compute(conn, chain_id, rules.trust.epoch_of(block), rules).await
+}
+
 /// An `agent_reputation` row as [`stored`] reads it.
 #[derive(sqlx::FromRow)]
 struct StoredRow {
