@@ -5,9 +5,13 @@
 //!   paying clients, on the feedback component and on the composite;
 //! - sybil payers: an agent paid once each by fresh wallets, all funded by one account just
 //!   before and paying nothing else, ranks below an agent paid by six wallets that also pay
-//!   other agents, with 30 fresh wallets and with 300.
+//!   other agents, with 30 fresh wallets and with 300;
+//! - borrowed proofs: a feedback file's proof of payment makes its feedback count as paid only
+//!   when the file is the one the chain committed to and the payment was not claimed first by
+//!   another client.
 
 use crate::support;
+use crate::support::doc_server::{DocServer, Route};
 use agentindex_contracts::{Devnet, DevnetOptions, confirm, demo, signing};
 use agentindex_indexer::primitives::AgentKey;
 use agentindex_indexer::reputation::Evidence;
@@ -36,6 +40,17 @@ fn fresh_wallet(label: &str, i: usize) -> PrivateKeySigner {
 }
 
 async fn give_feedback(devnet: &Devnet, client: Address, agent: U256, value: i128) {
+    give_feedback_with_file(devnet, client, agent, value, "", B256::ZERO).await;
+}
+
+async fn give_feedback_with_file(
+    devnet: &Devnet,
+    client: Address,
+    agent: U256,
+    value: i128,
+    uri: &str,
+    hash: B256,
+) {
     confirm(
         "giving feedback",
         devnet
@@ -47,8 +62,8 @@ async fn give_feedback(devnet: &Devnet, client: Address, agent: U256, value: i12
                 "quality".into(),
                 String::new(),
                 String::new(),
-                String::new(),
-                B256::ZERO,
+                uri.to_string(),
+                hash,
             )
             .from(client)
             .send(),
@@ -247,4 +262,126 @@ async fn fresh_wallets_paying_once_rank_below_customers_who_pay_others_too() {
         let capped = &sybil.evaluation.payment_score;
         assert!(capped.unproven > capped.sum, "{capped:?}");
     }
+}
+
+/// An ERC-8004 feedback file from `client` for `agent`, citing `tx` paid by `from` to `to`.
+fn feedback_file(
+    devnet: &Devnet,
+    agent: U256,
+    client: Address,
+    proof: (B256, Address, Address),
+) -> Vec<u8> {
+    let chain = devnet.chain_id();
+    let (tx, from, to) = proof;
+    serde_json::to_vec(&serde_json::json!({
+        "agentRegistry": format!("eip155:{chain}:{:#x}", devnet.deployment().identity),
+        "agentId": agent.to::<u64>(),
+        "clientAddress": format!("eip155:{chain}:{client:#x}"),
+        "createdAt": "2026-11-25T00:00:00Z",
+        "value": 90,
+        "valueDecimals": 0,
+        "proofOfPayment": {
+            "fromAddress": format!("{from:#x}"),
+            "toAddress": format!("{to:#x}"),
+            "chainId": chain.to_string(),
+            "txHash": format!("{tx:#x}"),
+        },
+    }))
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feedback_file_proving_a_payment_from_another_wallet_counts_it_once() {
+    let devnet = Devnet::start_with(DevnetOptions {
+        accounts: 12,
+        ..DevnetOptions::default()
+    })
+    .await
+    .unwrap();
+    let a = devnet.accounts();
+    let agent = demo::via_erc8004(&devnet, a[1], "ipfs://proven")
+        .await
+        .unwrap();
+    demo::set_agent_wallet(&devnet, a[1], agent, 4)
+        .await
+        .unwrap();
+    // The customer pays over x402 from its payment wallet (a[5]) and rates from another
+    // address (a[6]), whose file cites the payment.
+    let nonce = signing::nonce("a customer pays from its wallet");
+    let receipt = demo::pay_signed_by(
+        &devnet,
+        devnet.signer(5),
+        a[0],
+        a[4],
+        U256::from(2_000_000u64),
+        nonce,
+    )
+    .await
+    .unwrap();
+    let proof = (receipt.transaction_hash, a[5], a[4]);
+    let docs = DocServer::start().await;
+    let serve = |path: &str, bytes: Vec<u8>| {
+        let hash = keccak256(&bytes);
+        (
+            docs.route(path, Route::Body("application/json", bytes)),
+            hash,
+        )
+    };
+    let (uri, hash) = serve("/customer.json", feedback_file(&devnet, agent, a[6], proof));
+    give_feedback_with_file(&devnet, a[6], agent, 90, &uri, hash).await;
+    // Another client copies the proof: the payment already vouched for the customer.
+    let (uri, hash) = serve("/copier.json", feedback_file(&devnet, agent, a[7], proof));
+    give_feedback_with_file(&devnet, a[7], agent, 90, &uri, hash).await;
+    // A file whose bytes are not the ones the chain committed to proves nothing.
+    let (uri, _) = serve("/swapped.json", feedback_file(&devnet, agent, a[8], proof));
+    give_feedback_with_file(&devnet, a[8], agent, 90, &uri, B256::repeat_byte(9)).await;
+    // A file written for another client proves nothing for this one.
+    let (uri, hash) = serve("/misfiled.json", feedback_file(&devnet, agent, a[6], proof));
+    give_feedback_with_file(&devnet, a[9], agent, 90, &uri, hash).await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let mut config = support::config(&devnet, &db, 0);
+    config.documents.allow_private_addresses = true;
+    support::index_with_documents(&config).await;
+    let store = support::open(&db).await;
+    let key = AgentKey::erc8004(devnet.chain_id(), devnet.deployment().identity, agent).to_string();
+    let stored = stored(&store, &key).await;
+    let reasons: Vec<(Address, Evidence, Option<B256>)> = stored
+        .evaluation
+        .feedback_evidence
+        .feedback
+        .iter()
+        .map(|f| (f.client, f.evidence, f.proof))
+        .collect();
+    assert_eq!(
+        reasons,
+        vec![
+            (a[6], Evidence::Proven, Some(receipt.transaction_hash)),
+            (a[7], Evidence::Unpaid, None),
+            (a[8], Evidence::Unpaid, None),
+            (a[9], Evidence::Unpaid, None),
+        ]
+    );
+    assert!(
+        docs.hits("/customer.json") >= 1,
+        "the feedback file was fetched"
+    );
+
+    let served = support::api::serve(store.clone(), &config).await;
+    let shown = support::graphql::data(
+        &format!("{}/graphql", served.base),
+        "query($id: ID!) { agent(id: $id) { reputation { feedbackEvidence {
+            paidClients provenClients unpaidClients feedback { client evidence proofTxHash } } } } }",
+        serde_json::json!({ "id": key }),
+    )["agent"]["reputation"]["feedbackEvidence"]
+        .clone();
+    assert_eq!(shown["provenClients"], 1);
+    assert_eq!(shown["unpaidClients"], 3);
+    assert_eq!(
+        shown["feedback"][0]["proofTxHash"],
+        format!("{:#x}", receipt.transaction_hash)
+    );
+    served.stop().await;
+    store.close().await;
 }

@@ -170,6 +170,7 @@ impl Reputation {
         Ok(Some(FeedbackEvidence {
             evidence_weight: f.evidence_weight,
             paid_clients: clients(Evidence::Paid),
+            proven_clients: clients(Evidence::Proven),
             unpaid_clients: clients(Evidence::Unpaid),
             burst_clients: clients(Evidence::Burst),
             unpaid_scale: f.unpaid_scale,
@@ -251,6 +252,8 @@ pub(crate) struct FeedbackEvidence {
     evidence_weight: f64,
     /// Clients that paid before their feedback.
     paid_clients: i64,
+    /// Clients whose feedback file proved a payment made from another address.
+    proven_clients: i64,
     /// Clients that had not paid.
     unpaid_clients: i64,
     /// Unpaid clients first seen in a burst.
@@ -274,8 +277,10 @@ pub(crate) struct FeedbackWeight {
     log_index: i64,
     /// Its value on 0–100.
     value: f64,
-    /// paid | unpaid | burst.
+    /// paid | proven | unpaid | burst.
     evidence: String,
+    /// For `proven`: the transaction of the payment its feedback file cited.
+    proof_tx_hash: Option<String>,
     /// Its weight in the component.
     weight: f64,
     /// How far it moved the component.
@@ -321,6 +326,7 @@ fn feedback_weight(f: &WeightedFeedback) -> FeedbackWeight {
         log_index: i64::try_from(f.position.1).unwrap_or(i64::MAX),
         value: f.value,
         evidence: f.evidence.as_str().to_string(),
+        proof_tx_hash: f.proof.map(|tx| format!("{tx:#x}")),
         weight: f.weight,
         pull: f.pull,
     }

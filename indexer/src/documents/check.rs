@@ -3,6 +3,7 @@
 //! caller always gets a report; `agentindex card check` prints it and the documents worker
 //! stores it.
 
+use super::feedback::{self, FeedbackFileProjection};
 use super::fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
 use super::json::parse;
 use super::lint::Report;
@@ -23,6 +24,8 @@ pub enum Projection {
     Card(Box<CardProjection>),
     /// An ERC-8004 registration file.
     Registration(RegistrationProjection),
+    /// An ERC-8004 feedback file.
+    Feedback(FeedbackFileProjection),
 }
 
 /// The outcome of checking one document.
@@ -67,6 +70,8 @@ pub enum Expect {
     /// An agent contract's own `agentCard()` JSON; the URI is `eip155:{chain}:{contract}` and the
     /// documents worker reads it with `eth_call`.
     Onchain,
+    /// An ERC-8004 feedback file (a `NewFeedback` event's `feedbackURI`).
+    Feedback,
 }
 
 impl Expect {
@@ -78,6 +83,7 @@ impl Expect {
             Expect::Registration => "registration",
             Expect::A2a => "a2a",
             Expect::Onchain => "onchain",
+            Expect::Feedback => "feedback",
         }
     }
 
@@ -89,6 +95,7 @@ impl Expect {
             Expect::Registration,
             Expect::A2a,
             Expect::Onchain,
+            Expect::Feedback,
         ]
         .into_iter()
         .find(|e| e.as_str() == name)
@@ -312,6 +319,9 @@ async fn obtain(
 pub fn read(bytes: &[u8], expect: Expect, report: &mut Report) -> Option<Projection> {
     let value = parse(bytes, report)?;
     let registration = match expect {
+        Expect::Feedback => {
+            return feedback::read_feedback_file(&value, report).map(Projection::Feedback);
+        }
         Expect::Card | Expect::A2a | Expect::Onchain => false,
         Expect::Registration => true,
         Expect::Any => looks_like_registration(&value),

@@ -1,12 +1,14 @@
 //! The documents the chain points at: ERC-8004 registration files and A2A Agent Cards. This
 //! module resolves their URIs ([`uri`]), reads them into projections ([`card`],
-//! [`registration`], with payment terms from [`payments`]) and reports what is wrong with them
+//! [`registration`], with payment terms from [`payments`]; feedback files' proofs of payment
+//! with [`feedback`]) and reports what is wrong with them
 //! ([`lint`]). Reading never fails on bad content: a document that is not what it should be
 //! gives a report with errors, and whatever could still be read.
 
 pub mod address;
 pub mod card;
 pub mod check;
+pub mod feedback;
 pub mod fetch;
 mod json;
 pub mod lint;
@@ -18,6 +20,7 @@ pub mod uri;
 
 pub use card::{CardProjection, parse_card, read_card};
 pub use check::{Checked, Checker, Expect, Projection, check};
+pub use feedback::{FeedbackFileProjection, ProofOfPayment, parse_feedback_file};
 pub use fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
 pub use lint::{Lint, Report, Severity};
 pub use profile::{ChainAgent, LinkRole, LinkedDocument, Profile, build_profile};

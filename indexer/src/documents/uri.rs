@@ -210,6 +210,20 @@ fn through_gateways(
     Ok(Target::Http(urls))
 }
 
+/// Whether `uri` names its content by its hash (`ipfs://CID…`, a bare CID, or `data:` carrying
+/// the bytes), so the bytes behind it cannot change.
+pub fn is_content_addressed(uri: &str) -> bool {
+    let uri = uri.trim();
+    if strip_scheme(uri, "data:").is_some() {
+        return true;
+    }
+    if let Some(rest) = strip_scheme(uri, "ipfs://") {
+        let rest = rest.strip_prefix("ipfs/").unwrap_or(rest);
+        return is_cid(rest.split(['/', '?', '#']).next().unwrap_or_default());
+    }
+    is_cid(uri.split(['/', '?', '#']).next().unwrap_or_default())
+}
+
 /// Whether `text` looks like an IPFS CID: CIDv0 (`Qm` + 44 base58 characters) or a CIDv1 in
 /// base32 (`b` + lower-case base32, as gateways and tools print them).
 pub fn is_cid(text: &str) -> bool {

@@ -10,12 +10,13 @@ use crate::documents::{Checked, Checker, Expect, Severity, Validators};
 use crate::metrics::metrics;
 use crate::rpc::ChainRpc;
 use crate::store::StoreRead;
-use crate::store::{DocumentResult, DueDocument, Store, StoreError, Writer};
+use crate::store::{ChainContexts, DocumentResult, DueDocument, Store, StoreError, Writer};
 use agentindex_contracts::AgentCard;
 use alloy::primitives::Address;
 use alloy::sol_types::SolCall;
 use futures::StreamExt;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::watch;
 
@@ -48,6 +49,8 @@ pub struct DocumentsWorker {
     checker: Checker,
     /// RPC per chain id, for agent contracts' on-chain cards.
     chains: BTreeMap<u64, ChainRpc>,
+    /// Each chain's context, to rescore the agents a feedback file rates.
+    contexts: Arc<ChainContexts>,
     /// A fetched document is fetched again after this long.
     refresh: Duration,
     /// A failed fetch is retried after this long, doubled per failure in a row, up to `refresh`.
@@ -70,6 +73,7 @@ impl DocumentsWorker {
         store: Store,
         writer: Writer,
         chains: BTreeMap<u64, ChainRpc>,
+        contexts: Arc<ChainContexts>,
     ) -> Result<Self, crate::documents::FetchError> {
         Ok(Self {
             checker: Checker::from_config(config)?,
@@ -78,6 +82,7 @@ impl DocumentsWorker {
             store,
             writer,
             chains,
+            contexts,
         })
     }
 
@@ -102,7 +107,9 @@ impl DocumentsWorker {
             .filter(|r| r.checked.bytes.is_none() && !r.checked.not_modified)
             .count();
         let documents = results.len();
-        self.writer.save_documents(results).await?;
+        self.writer
+            .save_documents(results, self.contexts.clone())
+            .await?;
         tracing::debug!(target: "agentindex::documents", documents, failed, "documents fetched");
         Ok(DocumentsOutcome::Fetched { documents, failed })
     }

@@ -9,7 +9,8 @@ use crate::config::Config;
 use crate::follower::{Follower, FollowerError, Outcome};
 use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy};
-use crate::store::{Store, StoreError};
+use crate::store::{ChainContext, ChainContexts, Store, StoreError};
+use std::sync::Arc;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -60,11 +61,12 @@ pub async fn index(
     }
     let store = Store::open(&config.database.url).await?;
     let writer = store.writer(WRITER_QUEUE);
+    let contexts = Arc::new(chain_contexts(config));
     let mut followers = JoinSet::new();
     for chain in &config.chains {
         let follower = Follower::new(
             chain.clone(),
-            ReputationRules::of_chain(chain, &config.reputation),
+            contexts[&chain.chain_id].clone(),
             store.clone(),
             writer.clone(),
             options.retry,
@@ -94,8 +96,13 @@ pub async fn index(
             })?;
             chains.insert(chain.chain_id, rpc);
         }
-        let worker =
-            DocumentsWorker::new(&config.documents, store.clone(), writer.clone(), chains)?;
+        let worker = DocumentsWorker::new(
+            &config.documents,
+            store.clone(),
+            writer.clone(),
+            chains,
+            contexts.clone(),
+        )?;
         let until = options.exit_when_synced.then_some(chains_done_seen);
         Some(tokio::spawn(worker.run(shutdown.clone(), until)))
     };
@@ -132,4 +139,22 @@ pub async fn index(
     drop(writer);
     store.close().await;
     result
+}
+
+/// Each configured chain's context (its identity registry and reputation rules), by chain id:
+/// one per chain, shared by its follower and the documents worker.
+fn chain_contexts(config: &Config) -> ChainContexts {
+    config
+        .chains
+        .iter()
+        .map(|chain| {
+            let context = ChainContext {
+                chain_id: chain.chain_id,
+                name: chain.name.clone(),
+                identity: chain.erc8004.as_ref().and_then(|e| e.identity),
+                rules: Arc::new(ReputationRules::of_chain(chain, &config.reputation)),
+            };
+            (chain.chain_id, Arc::new(context))
+        })
+        .collect()
 }

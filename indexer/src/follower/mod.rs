@@ -29,7 +29,6 @@ pub use strategy::CostModel;
 use crate::config::{ChainConfig, Finality, StartBlock};
 use crate::metrics::metrics;
 use crate::primitives::BlockRef;
-use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy, RpcError};
 use crate::store::StoreRead;
 use crate::store::{Batch, ChainContext, Store, StoreError, WatchedSets, Writer};
@@ -112,10 +111,11 @@ pub struct Follower {
 }
 
 impl Follower {
-    /// Prepares the follower of `config`, creating its cursor if this is the first run.
+    /// Prepares the follower of `config` (whose chain `context` describes), creating its cursor
+    /// if this is the first run.
     pub async fn new(
         config: ChainConfig,
-        rules: ReputationRules,
+        context: Arc<ChainContext>,
         store: Store,
         writer: Writer,
         retry: RetryPolicy,
@@ -144,12 +144,6 @@ impl Follower {
                 None => start_to_find = true,
             },
         }
-        let context = Arc::new(ChainContext {
-            chain_id: config.chain_id,
-            name: config.name.clone(),
-            identity: config.erc8004.as_ref().and_then(|e| e.identity),
-            rules: Arc::new(rules),
-        });
         let rescored = writer
             .adopt_rules(context.clone())
             .await

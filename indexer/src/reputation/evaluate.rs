@@ -188,7 +188,7 @@ mod tests {
     use super::*;
     use crate::reputation::payments::TokenRule;
     use crate::reputation::side::SideChange;
-    use alloy::primitives::{Address, U256};
+    use alloy::primitives::{Address, B256, U256};
 
     fn token() -> Address {
         Address::repeat_byte(0xaa)
@@ -215,6 +215,7 @@ mod tests {
             amount: U256::from(1_000_000u64),
             block,
             log_index: 0,
+            tx_hash: B256::ZERO,
             timestamp: block * 12,
             x402: false,
         }

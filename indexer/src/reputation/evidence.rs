@@ -1,7 +1,8 @@
 //! Feedback weighted by the evidence behind it. ERC-8004 lets any address give any agent
 //! feedback, so an average of every feedback is moved by whoever makes the most wallets. Here a
-//! feedback from a client that paid the agent (a counted payment before the feedback) weighs
-//! most; one from a client that never paid weighs less; one from a client that first appeared in
+//! feedback from a client that paid the agent (a counted payment before the feedback, from the
+//! client's address or cited by its feedback file's proof of payment) weighs most; one from a
+//! client that never paid weighs less; one from a client that first appeared in
 //! a burst of unpaid first-time clients weighs least; and all unpaid feedback of an agent
 //! together weighs at most a cap. A client's weight is shared among its feedback, so one client
 //! saying the same thing fifty times says it once. The component leans to a prior when the
@@ -10,7 +11,7 @@
 use super::payments::Payment;
 use super::summary::{FeedbackEntry, MAX_DECIMALS};
 use crate::config::FeedbackEvidenceConfig;
-use alloy::primitives::Address;
+use alloy::primitives::{Address, B256};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -65,6 +66,9 @@ impl From<&FeedbackEvidenceConfig> for FeedbackParams {
 pub enum Evidence {
     /// The client paid the agent (a counted payment) before giving it.
     Paid,
+    /// The client's feedback file cites a counted payment to the agent, made before the
+    /// feedback from another address, that no other client cited first.
+    Proven,
     /// The client had not paid the agent.
     Unpaid,
     /// The client had not paid, and first gave the agent feedback in a burst of such clients.
@@ -72,10 +76,16 @@ pub enum Evidence {
 }
 
 impl Evidence {
+    /// Whether a payment stands behind it (the client's own, or one its file proved).
+    pub fn is_paid(self) -> bool {
+        matches!(self, Evidence::Paid | Evidence::Proven)
+    }
+
     /// The reason as stored and shown.
     pub fn as_str(self) -> &'static str {
         match self {
             Evidence::Paid => "paid",
+            Evidence::Proven => "proven",
             Evidence::Unpaid => "unpaid",
             Evidence::Burst => "burst",
         }
@@ -93,6 +103,9 @@ pub struct WeightedFeedback {
     pub value: f64,
     /// What stands behind it.
     pub evidence: Evidence,
+    /// For `proven`: the transaction of the payment its file cited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<B256>,
     /// Its weight in the component, after sharing and the unpaid cap.
     pub weight: f64,
     /// How far it moved the component from the prior: `weight · (value − prior) / total weight`.
@@ -142,8 +155,12 @@ pub fn feedback_score(
         };
     }
     let paid = |f: &FeedbackEntry| first_paid.get(&f.client).is_some_and(|p| *p < f.position);
+    let proofs = proven(&counted, payments, paid);
     let bursty = burst_clients(
-        counted.iter().copied().filter(|f| !paid(f)),
+        counted
+            .iter()
+            .copied()
+            .filter(|f| !paid(f) && !proofs.contains_key(&f.position)),
         params.burst_window_secs,
         params.burst_clients,
     );
@@ -154,15 +171,18 @@ pub fn feedback_score(
     let mut weighted: Vec<WeightedFeedback> = counted
         .iter()
         .map(|f| {
+            let proof = proofs.get(&f.position).copied();
             let evidence = if paid(f) {
                 Evidence::Paid
+            } else if proof.is_some() {
+                Evidence::Proven
             } else if bursty.contains_key(&f.client) {
                 Evidence::Burst
             } else {
                 Evidence::Unpaid
             };
             let base = match evidence {
-                Evidence::Paid => params.paid_weight,
+                Evidence::Paid | Evidence::Proven => params.paid_weight,
                 Evidence::Unpaid => params.unpaid_weight,
                 Evidence::Burst => params.burst_weight,
             };
@@ -171,6 +191,7 @@ pub fn feedback_score(
                 position: f.position,
                 value: on_scale(f),
                 evidence,
+                proof,
                 weight: base / per_client[&f.client] as f64,
                 pull: 0.0,
             }
@@ -178,7 +199,7 @@ pub fn feedback_score(
         .collect();
     let unpaid: f64 = weighted
         .iter()
-        .filter(|w| w.evidence != Evidence::Paid)
+        .filter(|w| !w.evidence.is_paid())
         .map(|w| w.weight)
         .sum();
     let unpaid_scale = if unpaid > params.unpaid_cap && unpaid > 0.0 {
@@ -186,7 +207,7 @@ pub fn feedback_score(
     } else {
         1.0
     };
-    for w in weighted.iter_mut().filter(|w| w.evidence != Evidence::Paid) {
+    for w in weighted.iter_mut().filter(|w| !w.evidence.is_paid()) {
         w.weight *= unpaid_scale;
     }
     let evidence_weight: f64 = weighted.iter().map(|w| w.weight).sum();
@@ -229,6 +250,45 @@ pub fn feedback_score(
         feedback: weighted,
         top,
     }
+}
+
+/// The feedback (by position) whose file's proof of payment holds, with the proving payment's
+/// transaction. A proof holds when a counted payment to the agent in the cited transaction,
+/// from the cited payer and to the cited address where the file names them, was made before the
+/// feedback, and no other client's feedback claimed that payment first (in chain order): one
+/// real payment cannot vouch for a crowd of wallets that copy its hash. Clients that paid from
+/// their own address need no proof and claim nothing.
+fn proven(
+    counted: &[&FeedbackEntry],
+    payments: &[Payment],
+    paid: impl Fn(&FeedbackEntry) -> bool,
+) -> BTreeMap<(u64, u64), B256> {
+    let mut in_tx: BTreeMap<B256, Vec<&Payment>> = BTreeMap::new();
+    for payment in payments {
+        in_tx.entry(payment.tx_hash).or_default().push(payment);
+    }
+    let mut in_order: Vec<&FeedbackEntry> = counted.to_vec();
+    in_order.sort_by_key(|f| f.position);
+    let mut claimed: BTreeMap<(u64, u64), Address> = BTreeMap::new();
+    let mut out = BTreeMap::new();
+    for f in in_order {
+        let Some(cited) = f.proof.as_ref().filter(|_| !paid(f)) else {
+            continue;
+        };
+        let candidates = in_tx.get(&cited.tx_hash).map_or(&[][..], Vec::as_slice);
+        let found = candidates.iter().find(|p| {
+            let at = (p.block, p.log_index);
+            at < f.position
+                && cited.from.is_none_or(|from| from == p.payer)
+                && cited.to.is_none_or(|to| to == p.payee)
+                && claimed.get(&at).is_none_or(|client| *client == f.client)
+        });
+        if let Some(payment) = found {
+            claimed.insert((payment.block, payment.log_index), f.client);
+            out.insert(f.position, payment.tx_hash);
+        }
+    }
+    out
 }
 
 /// A feedback's value read on 0–100, clamped.
@@ -291,6 +351,7 @@ mod tests {
             revoked: false,
             position: (block, 0),
             timestamp: block * 12,
+            proof: None,
         }
     }
 
@@ -302,8 +363,21 @@ mod tests {
             amount: U256::from(1_000_000u64),
             block,
             log_index: 1,
+            tx_hash: B256::from(U256::from(u64::from(client) << 32 | block)),
             timestamp: block * 12,
             x402: true,
+        }
+    }
+
+    /// `feedback` whose file cites `payment` (from and to as the payment has them).
+    fn citing(client: u8, value: i128, block: u64, payment: &Payment) -> FeedbackEntry {
+        FeedbackEntry {
+            proof: Some(crate::reputation::CitedPayment {
+                tx_hash: payment.tx_hash,
+                from: Some(payment.payer),
+                to: Some(payment.payee),
+            }),
+            ..feedback(client, value, block)
         }
     }
 
@@ -362,6 +436,72 @@ mod tests {
         let repeated = feedback_score(&many, &[paid(1, 1)], &Default::default());
         assert!((once.score.unwrap() - repeated.score.unwrap()).abs() < 1e-9);
         assert!((repeated.evidence_weight - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_feedback_file_citing_a_counted_payment_from_another_wallet_weighs_as_paid() {
+        // Client 1 paid from wallet 9; its feedback file says so.
+        let payment = paid(9, 10);
+        let proven = feedback_score(
+            &[citing(1, 80, 20, &payment)],
+            std::slice::from_ref(&payment),
+            &Default::default(),
+        );
+        assert_eq!(proven.feedback[0].evidence, Evidence::Proven);
+        assert_eq!(proven.feedback[0].proof, Some(payment.tx_hash));
+        let unproven = feedback_score(
+            &[feedback(1, 80, 20)],
+            std::slice::from_ref(&payment),
+            &Default::default(),
+        );
+        assert_eq!(unproven.feedback[0].evidence, Evidence::Unpaid);
+        assert!(proven.score.unwrap() > unproven.score.unwrap());
+        assert_eq!(proven.clients, BTreeMap::from([(Evidence::Proven, 1)]));
+    }
+
+    #[test]
+    fn a_proof_must_match_a_counted_payment_made_before_the_feedback() {
+        let payment = paid(9, 10);
+        let later = paid(9, 30);
+        let mut other_payer = citing(1, 80, 20, &payment);
+        other_payer.proof.as_mut().unwrap().from = Some(Address::with_last_byte(8));
+        let mut other_payee = citing(1, 80, 20, &payment);
+        other_payee.proof.as_mut().unwrap().to = Some(Address::with_last_byte(7));
+        for (case, entry, payments) in [
+            ("a payment not counted", citing(1, 80, 20, &payment), vec![]),
+            (
+                "a payment after the feedback",
+                citing(1, 80, 20, &later),
+                vec![later.clone()],
+            ),
+            ("another payer", other_payer, vec![payment.clone()]),
+            ("another payee", other_payee, vec![payment.clone()]),
+        ] {
+            let got = feedback_score(&[entry], &payments, &Default::default());
+            assert_eq!(got.feedback[0].evidence, Evidence::Unpaid, "{case}");
+        }
+    }
+
+    #[test]
+    fn one_payment_proves_one_client_only() {
+        // Thirty wallets copy the hash of one real payment; the first to cite it has it.
+        let payment = paid(9, 10);
+        let copies: Vec<FeedbackEntry> = (0..30)
+            .map(|i| citing(1 + i, 100, 20 + u64::from(i) * 100_000, &payment))
+            .collect();
+        let got = feedback_score(&copies, &[payment], &Default::default());
+        let proven: Vec<Address> = got
+            .feedback
+            .iter()
+            .filter(|w| w.evidence == Evidence::Proven)
+            .map(|w| w.client)
+            .collect();
+        assert_eq!(proven, [Address::with_last_byte(1)]);
+        // The same client citing it again keeps it.
+        let payment = paid(9, 10);
+        let twice = [citing(1, 90, 20, &payment), citing(1, 70, 40, &payment)];
+        let got = feedback_score(&twice, &[payment], &Default::default());
+        assert!(got.feedback.iter().all(|w| w.evidence == Evidence::Proven));
     }
 
     #[test]

@@ -96,6 +96,7 @@ mod tests {
             revoked,
             position: (1, 0),
             timestamp: 12,
+            proof: None,
         }
     }
 

@@ -32,7 +32,7 @@ pub use ratings::{Rating, RatingAggregate};
 pub use rules::ReputationRules;
 pub use score::{Outflow, PaymentScore, ScoreParams, Standing, payment_score};
 pub use side::{SideChange, SideHistory};
-pub use summary::{FeedbackEntry, Summary, get_summary};
+pub use summary::{CitedPayment, FeedbackEntry, Summary, get_summary};
 pub use trust::{AgentTrust, PaidEdge, TrustParams, TrustRank, trust_component, trust_rank};
 pub use validations::{ValidationAggregate, ValidationResponse};
 

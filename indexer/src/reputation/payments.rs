@@ -5,7 +5,7 @@
 //! the batch-settlement contract paying out claims already counted as their payers' payments),
 //! when it is dust, or when its token is not a configured one.
 
-use alloy::primitives::{Address, U256};
+use alloy::primitives::{Address, B256, U256};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,6 +24,8 @@ pub struct Payment {
     pub block: u64,
     /// Its log's index in the block.
     pub log_index: u64,
+    /// The transaction that made it (a feedback file's proof of payment names it).
+    pub tx_hash: B256,
     /// That block's timestamp (seconds).
     pub timestamp: u64,
     /// Whether x402 settled it (EIP-3009, a Permit2 proxy, or a batch-settlement claim).

@@ -3,7 +3,7 @@
 //! every value scaled to 18 decimals, the average truncated towards zero, and returned in the
 //! most common decimals among the feedback counted (ties to the fewest), truncated again.
 
-use alloy::primitives::{Address, I256};
+use alloy::primitives::{Address, B256, I256};
 
 /// The most decimals a feedback value may have.
 pub const MAX_DECIMALS: u8 = 18;
@@ -27,6 +27,21 @@ pub struct FeedbackEntry {
     pub position: (u64, u64),
     /// That block's timestamp.
     pub timestamp: u64,
+    /// The payment its feedback file cites, when the file was read, is the one the chain
+    /// committed to, and fits this feedback (see [`CitedPayment`]).
+    pub proof: Option<CitedPayment>,
+}
+
+/// The payment a feedback file's `proofOfPayment` cites: a transaction, and who paid whom in it
+/// when the file says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CitedPayment {
+    /// The paying transaction.
+    pub tx_hash: B256,
+    /// The payer, when given.
+    pub from: Option<Address>,
+    /// The address paid, when given.
+    pub to: Option<Address>,
 }
 
 /// What `getSummary` returns.

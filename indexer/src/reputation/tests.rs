@@ -2,7 +2,7 @@
 //! when the property breaks, plus features computed by hand.
 
 use super::*;
-use alloy::primitives::{Address, U256};
+use alloy::primitives::{Address, B256, U256};
 use std::collections::BTreeMap;
 
 const DAY: u64 = 86_400;
@@ -38,6 +38,7 @@ fn pay(from: Address, amount: u64, at: u64) -> Payment {
         amount: U256::from(amount),
         block: at / 2,
         log_index: 0,
+        tx_hash: B256::ZERO,
         timestamp: at,
         x402: false,
     }

@@ -20,6 +20,10 @@ pub struct ChainContext {
     pub rules: Arc<ReputationRules>,
 }
 
+/// Every indexed chain's context, by chain id: what a command that may touch agents of any
+/// chain (saving documents) needs to rescore them.
+pub type ChainContexts = std::collections::BTreeMap<u64, Arc<ChainContext>>;
+
 /// One log with its position and decoding.
 #[derive(Debug, Clone)]
 pub struct EventRecord {

@@ -62,6 +62,8 @@ pub(super) async fn of_agent(
                     decode::uint("feedback", "log_index", row.log_index)?,
                 ),
                 timestamp: decode::uint("feedback", "timestamp", row.timestamp)?,
+                // getSummary reads no feedback file.
+                proof: None,
             })
         })
         .collect()

@@ -8,7 +8,7 @@
 //! Not yet behind the interface: the API's discovery queries (`api/src/read/`), which run their
 //! own SQLite SQL on [`Store::reader`](super::Store::reader).
 
-use super::batch::{Batch, ChainContext};
+use super::batch::{Batch, ChainContext, ChainContexts};
 use super::cursor::{ChainProgress, ChainStatus, WatchedSets};
 use super::documents::{DocumentCounts, DocumentResult, DueDocument};
 use super::reputation::AgentReputation;
@@ -143,6 +143,13 @@ pub trait WriteBackend: Send + Sync + 'static {
         keys: Vec<String>,
     ) -> impl Future<Output = StoreResult<()>> + Send;
 
+    /// Rescores `chain`'s agents marked dirty and brings its trust rank to the epoch of `head`.
+    fn settle_reputation(
+        &self,
+        chain: &ChainContext,
+        head: u64,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+
     /// Records the chain's head and finalized block for status.
     fn record_heads(
         &self,
@@ -151,10 +158,12 @@ pub trait WriteBackend: Send + Sync + 'static {
         finalized: u64,
     ) -> impl Future<Output = StoreResult<()>> + Send;
 
-    /// Stores fetched documents and recomputes the agents they describe.
+    /// Stores fetched documents and recomputes the agents they describe: their profiles, and
+    /// the reputation (under `chains`) of those whose feedback files were among them.
     fn save_documents(
         &self,
         results: &[DocumentResult],
+        chains: &ChainContexts,
     ) -> impl Future<Output = StoreResult<()>> + Send;
 
     /// Brings document links and agent profiles in line with the agents table; returns the

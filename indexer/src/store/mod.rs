@@ -24,7 +24,7 @@ mod sql;
 mod writer;
 
 pub use agents::wallet_from_metadata;
-pub use batch::{AgentSnapshot, Batch, ChainContext, EventRecord};
+pub use batch::{AgentSnapshot, Batch, ChainContext, ChainContexts, EventRecord};
 pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use documents::{DocumentCounts, DocumentResult, DueDocument};
 pub use facts::PreparedBatch;

@@ -13,7 +13,7 @@ pub(super) async fn of_agent(
     up_to_block: u64,
 ) -> StoreResult<Vec<Payment>> {
     let rows: Vec<PaymentRow> = sqlx::query_as(
-        "SELECT payer, payee, token, amount, block_number, log_index, timestamp, scheme IS NOT NULL AS x402 FROM payments
+        "SELECT payer, payee, token, amount, block_number, log_index, timestamp, scheme IS NOT NULL AS x402, tx_hash FROM payments
          WHERE agent_key = ? AND block_number <= ? ORDER BY block_number, log_index",
     )
     .bind(agent_key)
@@ -32,6 +32,7 @@ pub(super) async fn of_agent(
                 log_index: row.log_index,
                 timestamp: row.timestamp,
                 x402: row.x402,
+                tx_hash: &row.tx_hash,
             }
             .parse()
         })
@@ -49,4 +50,5 @@ struct PaymentRow {
     log_index: i64,
     timestamp: i64,
     x402: bool,
+    tx_hash: String,
 }

@@ -3,7 +3,7 @@
 //! `SqliteWriter`, below the commands). The follower sends batches through a bounded queue, so a slow
 //! disk slows the follower instead of growing memory.
 
-use super::batch::{Batch, ChainContext};
+use super::batch::{Batch, ChainContext, ChainContexts};
 use super::checkpoint::Checkpointer;
 use super::documents::{self, DocumentResult};
 use super::facts::{self, PreparedBatch};
@@ -50,6 +50,11 @@ enum Command<P> {
         keys: Vec<String>,
         reply: oneshot::Sender<StoreResult<()>>,
     },
+    SettleReputation {
+        chain: Arc<ChainContext>,
+        head: u64,
+        reply: oneshot::Sender<StoreResult<()>>,
+    },
     Heads {
         chain_id: u64,
         head: u64,
@@ -58,6 +63,7 @@ enum Command<P> {
     },
     SaveDocuments {
         results: Vec<DocumentResult>,
+        chains: Arc<ChainContexts>,
         reply: oneshot::Sender<StoreResult<()>>,
     },
     SyncDocuments {
@@ -106,6 +112,7 @@ impl<P> std::fmt::Debug for Command<P> {
             Command::Rewind { .. } => "Rewind",
             Command::AdoptRules { .. } => "AdoptRules",
             Command::Rescore { .. } => "Rescore",
+            Command::SettleReputation { .. } => "SettleReputation",
             Command::Heads { .. } => "Heads",
             Command::SaveDocuments { .. } => "SaveDocuments",
             Command::SyncDocuments { .. } => "SyncDocuments",
@@ -196,10 +203,27 @@ impl<B: WriteBackend> Writer<B> {
             .await
     }
 
-    /// Stores fetched documents and recomputes the agents they describe.
-    pub async fn save_documents(&self, results: Vec<DocumentResult>) -> StoreResult<()> {
-        self.call(|reply| Command::SaveDocuments { results, reply })
+    /// What a batch ending at `head` does to reputation after writing its facts: rescores the
+    /// agents marked dirty, then brings the chain's trust rank to the epoch of `head`,
+    /// rescoring every paid agent when it moves (the trust benchmark times this step).
+    pub async fn settle_reputation(&self, chain: Arc<ChainContext>, head: u64) -> StoreResult<()> {
+        self.call(|reply| Command::SettleReputation { chain, head, reply })
             .await
+    }
+
+    /// Stores fetched documents and recomputes the agents they describe (the reputation of
+    /// those whose feedback files were among them, under their chain's rules in `chains`).
+    pub async fn save_documents(
+        &self,
+        results: Vec<DocumentResult>,
+        chains: Arc<ChainContexts>,
+    ) -> StoreResult<()> {
+        self.call(|reply| Command::SaveDocuments {
+            results,
+            chains,
+            reply,
+        })
+        .await
     }
 
     /// Brings document links and agent profiles in line with the agents table; returns the
@@ -251,6 +275,9 @@ async fn execute<B: WriteBackend>(backend: &B, command: Command<B::Prepared>) {
         Command::AdoptRules { chain, reply } => {
             let _ = reply.send(backend.adopt_rules(&chain).await);
         }
+        Command::SettleReputation { chain, head, reply } => {
+            let _ = reply.send(backend.settle_reputation(&chain, head).await);
+        }
         Command::Rescore { chain, keys, reply } => {
             let _ = reply.send(backend.rescore(&chain, keys).await);
         }
@@ -262,8 +289,12 @@ async fn execute<B: WriteBackend>(backend: &B, command: Command<B::Prepared>) {
         } => {
             let _ = reply.send(backend.record_heads(chain_id, head, finalized).await);
         }
-        Command::SaveDocuments { results, reply } => {
-            let _ = reply.send(backend.save_documents(&results).await);
+        Command::SaveDocuments {
+            results,
+            chains,
+            reply,
+        } => {
+            let _ = reply.send(backend.save_documents(&results, &chains).await);
         }
         Command::SyncDocuments { reply } => {
             let _ = reply.send(backend.sync_documents().await);
@@ -309,8 +340,22 @@ impl WriteBackend for SqliteWriter {
         heads(&self.pool, chain_id, head, finalized).await
     }
 
-    async fn save_documents(&self, results: &[DocumentResult]) -> StoreResult<()> {
-        save_documents(&self.pool, results).await
+    async fn settle_reputation(&self, chain: &ChainContext, head: u64) -> StoreResult<()> {
+        let mut tx = self
+            .pool
+            .begin()
+            .await
+            .context("starting to settle reputation")?;
+        reputation::settle(&mut tx, chain.chain_id, &chain.rules, head).await?;
+        tx.commit().await.context("committing settled reputation")
+    }
+
+    async fn save_documents(
+        &self,
+        results: &[DocumentResult],
+        chains: &ChainContexts,
+    ) -> StoreResult<()> {
+        save_documents(&self.pool, results, chains).await
     }
 
     async fn sync_documents(&self) -> StoreResult<u64> {
@@ -381,9 +426,21 @@ async fn apply(pool: &SqlitePool, mut prepared: PreparedBatch) -> StoreResult<Ap
     Ok(summary)
 }
 
-async fn save_documents(pool: &SqlitePool, results: &[DocumentResult]) -> StoreResult<()> {
+async fn save_documents(
+    pool: &SqlitePool,
+    results: &[DocumentResult],
+    chains: &ChainContexts,
+) -> StoreResult<()> {
     let mut tx = pool.begin().await.context("starting to save documents")?;
-    documents::save(&mut tx, results).await?;
+    let rated = documents::save(&mut tx, results).await?;
+    // A feedback file can carry a proof of payment: the agents it rates are rescored with the
+    // documents, in the same transaction. A chain not being indexed here keeps its rows until
+    // its own indexer rescores them.
+    for (chain_id, keys) in rated {
+        if let Some(chain) = chains.get(&chain_id) {
+            reputation::refresh(&mut tx, chain_id, &keys, &chain.rules).await?;
+        }
+    }
     tx.commit().await.context("committing documents")
 }
 

@@ -1,7 +1,9 @@
 //! Which documents describe which agent: derived from the agents table (ERC-8004 URIs, registry
-//! metadata URIs, anchored card URIs, agent contracts' own cards) and from the registration files
-//! fetched (their A2A service, and the domain proof on that service's origin).
+//! metadata URIs, anchored card URIs, agent contracts' own cards, ERC-8004 feedback files) and from
+//! the registration files fetched (their A2A service, and the domain proof on that service's
+//! origin).
 
+use crate::store::sql::erc8004_key_sql;
 use crate::store::{QueryContext, StoreResult};
 use sqlx::SqliteConnection;
 
@@ -28,6 +30,19 @@ pub(super) async fn link(conn: &mut SqliteConnection) -> StoreResult<()> {
          UNION SELECT agent_key, 'onchain', 'eip155:' || chain_id || ':' || address, 'onchain' FROM agents
            WHERE address IS NOT NULL",
     )
+    .execute(&mut *conn)
+    .await
+    .context("listing the documents agents point at")?;
+    // Feedback files, for the proofs of payment in them; only feedback whose client has no
+    // counted payment to the agent could gain from one, but which those are changes with every
+    // payment, so every feedback file of an existing agent is read once (and kept).
+    sqlx::query(&format!(
+        "INSERT INTO temp.wanted_links
+         SELECT DISTINCT a.agent_key, 'feedback', f.feedback_uri, 'feedback' FROM feedback f
+         JOIN agents a ON a.agent_key = {}
+         WHERE trim(f.feedback_uri) != ''",
+        erc8004_key_sql("f.chain_id", "f.registry", "f.token_id")
+    ))
     .execute(&mut *conn)
     .await
     .context("listing the documents agents point at")?;

@@ -1,6 +1,7 @@
 //! Documents in the store: which documents describe which agent (derived from the agents table
 //! and from registration files), which are due for a fetch, saving fetched documents with their
 //! lints, and the agent profiles, skills and search rows recomputed from agents and documents.
+//! Feedback files are linked and saved like the rest, but feed reputation, not profiles.
 //!
 //! Documents are not chain facts: a reorg never removes one. Links and profiles follow the
 //! agents table, so an agent a reorg removed loses them at the next sync.
@@ -11,7 +12,7 @@ mod profiles;
 use super::{QueryContext, StoreResult, decode};
 use crate::documents::{Checked, Expect, Projection};
 use sqlx::{SqliteConnection, SqlitePool};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A fetched (or failed) document, ready to store.
 #[derive(Debug, Clone)]
@@ -174,11 +175,13 @@ pub(super) async fn sync(conn: &mut SqliteConnection) -> StoreResult<u64> {
     Ok(stale.len() as u64)
 }
 
-/// Stores fetched documents and their lints, then recomputes the agents they describe.
+/// Stores fetched documents and their lints, then recomputes the profiles of the agents they
+/// describe; returns the agents (by chain) whose feedback files were among them, whose
+/// reputation the caller rescores.
 pub(super) async fn save(
     conn: &mut SqliteConnection,
     results: &[DocumentResult],
-) -> StoreResult<()> {
+) -> StoreResult<BTreeMap<u64, BTreeSet<String>>> {
     let mut touched: BTreeSet<(String, &'static str)> = BTreeSet::new();
     for result in results {
         let expect = result.expect.as_str();
@@ -211,6 +214,7 @@ pub(super) async fn save(
         let (kind, projection) = match &checked.projection {
             Some(Projection::Card(card)) => (Some("card"), Some(json(card))),
             Some(Projection::Registration(file)) => (Some("registration"), Some(json(file))),
+            Some(Projection::Feedback(file)) => (Some("feedback"), Some(json(file))),
             None => (None, None),
         };
         // A failed refetch keeps the last good bytes and projection.
@@ -287,19 +291,29 @@ pub(super) async fn save(
     }
     links::link(conn).await?;
     let mut agents = BTreeSet::new();
+    let mut rated: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
     for (uri, expect) in touched {
-        let keys: Vec<String> = sqlx::query_scalar(
-            "SELECT agent_key FROM agent_documents WHERE uri = ? AND expect = ?",
+        let rows: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT l.agent_key, a.chain_id FROM agent_documents l
+             JOIN agents a ON a.agent_key = l.agent_key WHERE l.uri = ? AND l.expect = ?",
         )
         .bind(&uri)
         .bind(expect)
         .fetch_all(&mut *conn)
         .await
         .context("finding the agents a document describes")?;
-        agents.extend(keys);
+        for (key, chain_id) in rows {
+            if expect == Expect::Feedback.as_str() {
+                let chain_id = decode::uint("agents", "chain_id", chain_id)?;
+                rated.entry(chain_id).or_default().insert(key);
+            } else {
+                agents.insert(key);
+            }
+        }
     }
     let agents: Vec<String> = agents.into_iter().collect();
-    profiles::profiles(conn, &agents).await
+    profiles::profiles(conn, &agents).await?;
+    Ok(rated)
 }
 
 /// Plain data (projections, lists of strings) as the JSON text a column holds.

@@ -100,7 +100,7 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
         let documents: Vec<LinkRow> = sqlx::query_as(
             "SELECT l.role, l.uri, d.status, d.kind, d.projection, d.hash, d.signature, d.source FROM agent_documents l
              LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
-             WHERE l.agent_key = ? ORDER BY l.role DESC, l.uri",
+             WHERE l.agent_key = ? AND l.role != 'feedback' ORDER BY l.role DESC, l.uri",
         )
         .bind(key)
         .fetch_all(&mut *conn)

@@ -4,6 +4,7 @@
 
 mod contracts;
 mod erc8004;
+mod feedback_files;
 
 use crate::primitives::sql_bound;
 use crate::reputation::{AgentFacts, Outflow, Payment};
@@ -194,6 +195,7 @@ struct PackedPayment {
     amount: String,
     timestamp: i64,
     x402: i64,
+    tx_hash: String,
 }
 
 async fn payments(
@@ -204,7 +206,9 @@ async fn payments(
 ) -> StoreResult<()> {
     let mut query = QueryBuilder::<Sqlite>::new(format!(
         "SELECT {} FROM payments WHERE block_number <= ",
-        packed_rows("agent_key, payer, payee, token, amount, timestamp, scheme IS NOT NULL")
+        packed_rows(
+            "agent_key, payer, payee, token, amount, timestamp, scheme IS NOT NULL, tx_hash"
+        )
     ));
     query.push_bind(sql_bound(up_to));
     query.push(" AND agent_key");
@@ -220,6 +224,7 @@ async fn payments(
             amount,
             timestamp,
             x402,
+            tx_hash,
         } = row;
         let Some(entry) = loaded.get_mut(&key) else {
             continue;
@@ -234,6 +239,7 @@ async fn payments(
             log_index: log,
             timestamp,
             x402: x402 != 0,
+            tx_hash: &tx_hash,
         };
         entry.facts.payments.push(fields.parse()?);
     }
@@ -279,6 +285,7 @@ pub(in crate::store) struct PaymentFields<'a> {
     pub(in crate::store) log_index: i64,
     pub(in crate::store) timestamp: i64,
     pub(in crate::store) x402: bool,
+    pub(in crate::store) tx_hash: &'a str,
 }
 
 impl PaymentFields<'_> {
@@ -294,6 +301,7 @@ impl PaymentFields<'_> {
             log_index: decode::uint(table, "log_index", self.log_index)?,
             timestamp: decode::uint(table, "timestamp", self.timestamp)?,
             x402: self.x402,
+            tx_hash: decode::parse(table, "tx_hash", self.tx_hash)?,
         })
     }
 }

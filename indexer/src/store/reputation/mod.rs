@@ -71,13 +71,33 @@ impl AgentReputation {
     }
 }
 
-/// Recomputes the stored reputation of `keys` on `chain_id`; agents that no longer exist lose
-/// their row.
+/// Recomputes the stored reputation of `keys` on `chain_id`, and the counted payments the trust
+/// rank reads; agents that no longer exist lose their row.
 pub(super) async fn refresh(
     conn: &mut SqliteConnection,
     chain_id: u64,
     keys: &BTreeSet<String>,
     rules: &ReputationRules,
+) -> StoreResult<()> {
+    rescore(conn, chain_id, keys, rules, Counted::Record).await
+}
+
+/// Whether a rescore records the agents' counted payments again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Counted {
+    /// Their facts or the rules may have changed: record them.
+    Record,
+    /// Only the trust rank moved, and every agent's counted payments were recorded when its
+    /// facts last changed (which payments count does not depend on the rank): keep them.
+    Unchanged,
+}
+
+async fn rescore(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    keys: &BTreeSet<String>,
+    rules: &ReputationRules,
+    counted_payments: Counted,
 ) -> StoreResult<()> {
     let keys: Vec<String> = keys.iter().cloned().collect();
     crate::metrics::metrics().reputation(chain_id, keys.len() as u64);
@@ -104,22 +124,24 @@ pub(super) async fn refresh(
         }
         let mut loaded = load::facts(conn, chain_id, &subjects, u64::MAX).await?;
         trust::stored_inputs(conn, chain_id, &mut loaded, rules.trust.unproven_cap).await?;
-        let counted: BTreeMap<String, Vec<Payment>> = loaded
-            .iter()
-            .map(|(key, entry)| {
-                let reasons = classify(&entry.facts, rules);
-                let payments = entry
-                    .facts
-                    .payments
-                    .iter()
-                    .zip(reasons)
-                    .filter(|(_, reason)| reason.is_none())
-                    .map(|(payment, _)| payment.clone())
-                    .collect();
-                (key.clone(), payments)
-            })
-            .collect();
-        trust::write_counted(conn, chain_id, chunk, &counted).await?;
+        if counted_payments == Counted::Record {
+            let counted: BTreeMap<String, Vec<Payment>> = loaded
+                .iter()
+                .map(|(key, entry)| {
+                    let reasons = classify(&entry.facts, rules);
+                    let payments = entry
+                        .facts
+                        .payments
+                        .iter()
+                        .zip(reasons)
+                        .filter(|(_, reason)| reason.is_none())
+                        .map(|(payment, _)| payment.clone())
+                        .collect();
+                    (key.clone(), payments)
+                })
+                .collect();
+            trust::write_counted(conn, chain_id, chunk, &counted).await?;
+        }
         let as_of: BTreeMap<&str, u64> = subjects
             .iter()
             .map(|s| {
@@ -163,8 +185,7 @@ pub(super) async fn settle(
         refresh(conn, chain_id, &keys, rules).await?;
     }
     if trust::advance(conn, chain_id, head, rules, false).await? {
-        let paid = trust::paid_agents(conn, chain_id).await?;
-        refresh(conn, chain_id, &paid, rules).await?;
+        rescore_under_new_rank(conn, chain_id, rules).await?;
     }
     if keys.is_empty() {
         return Ok(());
@@ -175,6 +196,17 @@ pub(super) async fn settle(
         .await
         .context("clearing the agents rescored")?;
     Ok(())
+}
+
+/// Rescores every paid agent of `chain_id` after its trust rank moved to a new epoch. Called
+/// once every agent whose facts changed was rescored, so the counted payments are current.
+pub(super) async fn rescore_under_new_rank(
+    conn: &mut SqliteConnection,
+    chain_id: u64,
+    rules: &ReputationRules,
+) -> StoreResult<()> {
+    let paid = trust::paid_agents(conn, chain_id).await?;
+    rescore(conn, chain_id, &paid, rules, Counted::Unchanged).await
 }
 
 /// Rescores every agent of `chain_id` unless its rows were computed under `rules`, then records
@@ -213,8 +245,7 @@ pub(super) async fn adopt_rules(
         .unwrap_or(-1);
     if let Ok(head) = u64::try_from(head) {
         trust::advance(conn, chain_id, head, rules, true).await?;
-        let paid = trust::paid_agents(conn, chain_id).await?;
-        refresh(conn, chain_id, &paid, rules).await?;
+        rescore_under_new_rank(conn, chain_id, rules).await?;
     }
     sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = ?")
         .bind(int("chain_id", chain_id)?)

@@ -1,7 +1,9 @@
 //! The ERC-8004 facts of an agent's reputation: owner, approval and wallet history, the
-//! operators its owners approved for all, feedback with revocations and responses, and
+//! operators its owners approved for all, feedback with revocations, responses and the proofs
+//! of payment its files cite, and
 //! validation requests with every response, for a few hundred tokens of one registry at a time.
 
+use super::feedback_files::{self, OnChainFeedback};
 use super::{Loaded, at, seen};
 use crate::primitives::sql_bound;
 use crate::reputation::{FeedbackEntry, SideChange, ValidationResponse};
@@ -202,9 +204,21 @@ pub(super) async fn feedback(
         scope,
         tokens,
         "feedback",
-        "client, feedback_index, value, value_decimals, tag1, tag2, timestamp",
+        "client, feedback_index, value, value_decimals, tag1, tag2, timestamp, feedback_uri, feedback_hash",
     )
     .await?;
+    let uris: BTreeSet<String> = rows
+        .iter()
+        .map(|(_, _, row)| row.feedback_uri.trim())
+        .filter(|uri| !uri.is_empty())
+        .map(str::to_string)
+        .collect();
+    let files = if uris.is_empty() {
+        BTreeMap::new()
+    } else {
+        feedback_files::stored(conn, &uris).await?
+    };
+    let registry: Address = decode::parse("feedback", "registry", scope.registry)?;
     for (block, log, row) in rows {
         let FeedbackRow {
             token_id: token,
@@ -215,14 +229,31 @@ pub(super) async fn feedback(
             tag1,
             tag2,
             timestamp,
+            feedback_uri,
+            feedback_hash,
         } = row;
         let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
+        let client_address: Address = decode::parse("feedback", "client", &client)?;
+        let proof = match files.get(feedback_uri.trim()) {
+            Some(file) => feedback_files::cited(
+                file,
+                &OnChainFeedback {
+                    chain_id: scope.chain_id,
+                    registry,
+                    token_id: &token,
+                    client: client_address,
+                    uri: feedback_uri.trim(),
+                    hash: decode::parse("feedback", "feedback_hash", &feedback_hash)?,
+                },
+            ),
+            None => None,
+        };
         let entry = seen(loaded, key, block)?;
         let revoked = index.is_some_and(|index| revoked.contains(&(token, client.clone(), index)));
         entry.facts.feedback.push(FeedbackEntry {
-            client: decode::parse("feedback", "client", &client)?,
+            client: client_address,
             value: decode::parse("feedback", "value", &value)?,
             decimals: decode::parse("feedback", "value_decimals", &decimals.to_string())?,
             tag1,
@@ -230,6 +261,7 @@ pub(super) async fn feedback(
             revoked,
             position: at(block, log)?,
             timestamp: decode::uint("feedback", "timestamp", timestamp)?,
+            proof,
         });
     }
     Ok(())
@@ -285,4 +317,6 @@ struct FeedbackRow {
     tag1: String,
     tag2: String,
     timestamp: i64,
+    feedback_uri: String,
+    feedback_hash: String,
 }
