@@ -45,7 +45,7 @@ pub(super) async fn link(conn: &mut SqliteConnection) -> StoreResult<()> {
     ))
     .execute(&mut *conn)
     .await
-    .context("listing the documents agents point at")?;
+    .context("listing feedback files")?;
     // A registration file's A2A service leads to the card.
     sqlx::query(
         "INSERT INTO temp.wanted_links

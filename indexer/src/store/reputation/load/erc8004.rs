@@ -213,11 +213,7 @@ pub(super) async fn feedback(
         .filter(|uri| !uri.is_empty())
         .map(str::to_string)
         .collect();
-    let files = if uris.is_empty() {
-        BTreeMap::new()
-    } else {
-        feedback_files::stored(conn, &uris).await?
-    };
+    let files = feedback_files::stored(conn, &uris).await?;
     let registry: Address = decode::parse("feedback", "registry", scope.registry)?;
     for (block, log, row) in rows {
         let FeedbackRow {
