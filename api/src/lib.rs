@@ -5,6 +5,7 @@
 //! status endpoints; [`limits`] the per-client rate limit and CORS; [`metrics`] `/metrics`;
 //! [`feeds`] answers the
 //! reputation feed (`GET /feeds/reputation.jsonl`);
+//! [`subgraph`] answers the agent0 subgraph's GraphQL at `/subgraphs/name/agent0`;
 //! [`changes`] turns committed batches into subscription events; [`cache`] keeps query
 //! responses while the database is unchanged; [`state`] holds what every
 //! handler reads from.
@@ -19,6 +20,7 @@ pub mod metrics;
 mod read;
 pub mod server;
 pub mod state;
+pub mod subgraph;
 
 pub use server::{ServeError, router, serve};
 pub use state::ApiState;

@@ -2,7 +2,7 @@
 
 use crate::graphql;
 use crate::state::ApiState;
-use crate::{feeds, http, limits};
+use crate::{feeds, http, limits, subgraph};
 use async_graphql_axum::GraphQLSubscription;
 use axum::Router;
 use axum::middleware;
@@ -46,6 +46,14 @@ pub fn router(state: ApiState) -> Router {
     Router::new()
         .route("/feeds/reputation.jsonl", get(feeds::reputation))
         .route("/healthz", get(|| async { "ok" }))
+        .route(
+            "/subgraphs/name/agent0",
+            get(subgraph::get_all).post(subgraph::post_all),
+        )
+        .route(
+            "/subgraphs/name/agent0/{chain}",
+            get(subgraph::get_chain).post(subgraph::post_chain),
+        )
         .with_state(state)
         .merge(api)
         .layer(middleware::from_fn_with_state(limiter, limits::rate_limit))

@@ -1,0 +1,289 @@
+//! A plan run against the store: one SQL statement per list, then one per referenced or derived
+//! field for all the rows above it at once (derived lists paged per parent with a window), and
+//! the rows assembled into the response in the order the query asked for its fields. Ties in
+//! any ordering are broken by `id`, as graph-node breaks them, so pages never overlap.
+
+use super::catalogue::{self, Entity, Field, Shape};
+use super::plan::{Item, ListQuery, What};
+use super::sql::{Bind, Sql};
+use super::values::{output, output_list};
+use async_graphql::indexmap::IndexMap;
+use async_graphql::{Name, Value as ConstValue};
+use futures_util::future::BoxFuture;
+use serde_json::Value as Json;
+use sqlx::SqlitePool;
+use std::collections::HashMap;
+
+/// Where rows come from, and the chain the endpoint is limited to.
+#[derive(Clone, Copy)]
+pub(crate) struct Source<'a> {
+    pub(crate) pool: &'a SqlitePool,
+    pub(crate) chain: Option<u64>,
+}
+
+/// One row read: the keys of the row it belongs to (derived lists), its own keys, then a value
+/// per column.
+type Row = Vec<Json>;
+
+impl Source<'_> {
+    /// The entities `query` asks for, as response objects.
+    pub(crate) async fn list(&self, query: &ListQuery) -> sqlx::Result<ConstValue> {
+        let columns = Columns::of(query.entity, &query.items);
+        let mut sql = Sql::new(format!(
+            "SELECT json_array(NULL, json_array({}){}) {}",
+            query.entity.keys.join(", "),
+            columns.sql,
+            query.entity.from
+        ));
+        self.chain_condition(query.entity, &mut sql);
+        sql.push(" AND ").append(query.filter.clone());
+        sql.push(&order_by(query.entity, query.order, query.descending));
+        sql.push(" LIMIT ")
+            .bind(Bind::Int(query.first))
+            .push(" OFFSET ")
+            .bind(Bind::Int(query.skip));
+        let rows = sql.rows(self.pool).await?;
+        let objects = self.objects(query.entity, &query.items, rows).await?;
+        Ok(ConstValue::List(objects))
+    }
+
+    /// The entity with `id`, or null.
+    pub(crate) async fn single(
+        &self,
+        entity: &'static Entity,
+        id: &str,
+        items: &[Item],
+    ) -> sqlx::Result<ConstValue> {
+        let columns = Columns::of(entity, items);
+        let mut sql = Sql::new(format!(
+            "SELECT json_array(NULL, json_array({}){}) {}",
+            entity.keys.join(", "),
+            columns.sql,
+            entity.from
+        ));
+        self.chain_condition(entity, &mut sql);
+        sql.push(&format!(" AND {} = ", entity.id().compare_sql()))
+            .bind(Bind::Text(id.to_string()))
+            .push(" LIMIT 1");
+        let rows = sql.rows(self.pool).await?;
+        let mut objects = self.objects(entity, items, rows).await?;
+        Ok(objects.pop().unwrap_or(ConstValue::Null))
+    }
+
+    fn chain_condition(&self, entity: &Entity, sql: &mut Sql) {
+        if let Some(chain) = self.chain {
+            sql.push(&format!(" AND {} = ", entity.chain))
+                .bind(Bind::Int(chain as i64));
+        }
+    }
+
+    /// `rows` of `entity` as response objects, their references and derived lists read.
+    fn objects<'s>(
+        &'s self,
+        entity: &'static Entity,
+        items: &'s [Item],
+        rows: Vec<Row>,
+    ) -> BoxFuture<'s, sqlx::Result<Vec<ConstValue>>> {
+        Box::pin(async move {
+            let columns = Columns::of(entity, items);
+            // Every referenced and derived field, read for all rows at once.
+            let mut nested: Vec<Option<HashMap<String, Vec<ConstValue>>>> = Vec::new();
+            for (index, item) in items.iter().enumerate() {
+                let found = match &item.what {
+                    What::Ref(field, sub) => {
+                        let slot = columns.slots[index];
+                        let keys: Vec<&Json> = rows
+                            .iter()
+                            .filter(|row| !row[slot].is_null())
+                            .map(|row| &row[slot + 1])
+                            .collect();
+                        Some(self.referenced(field, sub, keys).await?)
+                    }
+                    What::Derived(field, query) => {
+                        let keys: Vec<&Json> = rows.iter().map(|row| &row[1]).collect();
+                        Some(self.derived(field, query, keys).await?)
+                    }
+                    _ => None,
+                };
+                nested.push(found);
+            }
+            let mut objects = Vec::with_capacity(rows.len());
+            for row in &rows {
+                let mut object = IndexMap::new();
+                for (index, item) in items.iter().enumerate() {
+                    let slot = columns.slots[index];
+                    let value = match &item.what {
+                        What::Typename(name) => ConstValue::String((*name).to_string()),
+                        What::Column(field) => match field.shape {
+                            Shape::List(scalar) => output_list(scalar, &row[slot]),
+                            Shape::Scalar(scalar) => output(scalar, &row[slot]),
+                            _ => ConstValue::Null,
+                        },
+                        What::Ref(..) => {
+                            if row[slot].is_null() {
+                                ConstValue::Null
+                            } else {
+                                let key = row[slot + 1].to_string();
+                                nested[index]
+                                    .as_ref()
+                                    .and_then(|found| found.get(&key))
+                                    .and_then(|found| found.first().cloned())
+                                    .unwrap_or(ConstValue::Null)
+                            }
+                        }
+                        What::Derived(..) => ConstValue::List(
+                            nested[index]
+                                .as_ref()
+                                .and_then(|found| found.get(&row[1].to_string()))
+                                .cloned()
+                                .unwrap_or_default(),
+                        ),
+                    };
+                    object.insert(Name::new(&item.key), value);
+                }
+                objects.push(ConstValue::Object(object));
+            }
+            Ok(objects)
+        })
+    }
+
+    /// The entities `field` refers to, by their keys.
+    async fn referenced(
+        &self,
+        field: &Field,
+        items: &[Item],
+        keys: Vec<&Json>,
+    ) -> sqlx::Result<HashMap<String, Vec<ConstValue>>> {
+        let Shape::Ref { entity, .. } = field.shape else {
+            unreachable!("only refs are referenced")
+        };
+        let target = catalogue::entity(entity).expect("refs name entities");
+        if keys.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let columns = Columns::of(target, items);
+        let mut sql = Sql::new(format!(
+            "SELECT json_array(NULL, json_array({}){}) {} AND ",
+            target.keys.join(", "),
+            columns.sql,
+            target.from
+        ));
+        sql.append(among(target.keys, &keys));
+        let rows = sql.rows(self.pool).await?;
+        let row_keys: Vec<String> = rows.iter().map(|row| row[1].to_string()).collect();
+        let objects = self.objects(target, items, rows).await?;
+        let mut out: HashMap<String, Vec<ConstValue>> = HashMap::new();
+        for (key, object) in row_keys.into_iter().zip(objects) {
+            out.entry(key).or_default().push(object);
+        }
+        Ok(out)
+    }
+
+    /// The derived list `field` of each parent with `keys`, paged per parent.
+    async fn derived(
+        &self,
+        field: &Field,
+        query: &ListQuery,
+        keys: Vec<&Json>,
+    ) -> sqlx::Result<HashMap<String, Vec<ConstValue>>> {
+        let Shape::Derived { by, .. } = field.shape else {
+            unreachable!("only derived lists are derived")
+        };
+        if keys.is_empty() || query.first == 0 {
+            return Ok(HashMap::new());
+        }
+        let target = query.entity;
+        let columns = Columns::of(target, &query.items);
+        let mut sql = Sql::new(format!(
+            "SELECT row FROM (SELECT json_array(json_array({by}), json_array({}){}) AS row, \
+             ROW_NUMBER() OVER (PARTITION BY {by}{}) AS rank {} AND ",
+            target.keys.join(", "),
+            columns.sql,
+            order_by(target, query.order, query.descending),
+            target.from,
+            by = by.join(", "),
+        ));
+        sql.append(among(by, &keys));
+        sql.push(" AND ").append(query.filter.clone());
+        sql.push(") WHERE rank > ")
+            .bind(Bind::Int(query.skip))
+            .push(" AND rank <= ")
+            .bind(Bind::Int(query.skip + query.first))
+            .push(" ORDER BY rank");
+        let rows = sql.rows(self.pool).await?;
+        let parents: Vec<String> = rows.iter().map(|row| row[0].to_string()).collect();
+        let objects = self.objects(target, &query.items, rows).await?;
+        let mut out: HashMap<String, Vec<ConstValue>> = HashMap::new();
+        for (parent, object) in parents.into_iter().zip(objects) {
+            out.entry(parent).or_default().push(object);
+        }
+        Ok(out)
+    }
+}
+
+/// `ORDER BY` the field, then `id` the same way.
+fn order_by(entity: &Entity, order: &Field, descending: bool) -> String {
+    let direction = if descending { "DESC" } else { "ASC" };
+    let id = entity.id().compare_sql();
+    if std::ptr::eq(order, entity.id()) {
+        format!(" ORDER BY {id} {direction}")
+    } else {
+        format!(
+            " ORDER BY {} {direction}, {id} {direction}",
+            order.compare_sql()
+        )
+    }
+}
+
+/// `columns` (key expressions) among `keys` (JSON arrays of key values).
+fn among(columns: &[&str], keys: &[&Json]) -> Sql {
+    let picks: Vec<String> = (0..columns.len())
+        .map(|i| format!("json_extract(j.value, '$[{i}]')"))
+        .collect();
+    let list = Json::Array(keys.iter().map(|k| (*k).clone()).collect()).to_string();
+    let mut sql = Sql::new(format!(
+        "({}) IN (SELECT {} FROM json_each(",
+        columns.join(", "),
+        picks.join(", ")
+    ));
+    sql.bind(Bind::Text(list)).push(") j)");
+    sql
+}
+
+/// The columns a selection reads, and where each item's value sits in a row.
+struct Columns {
+    /// `, expr, expr…`, to follow the keys in `json_array(…)`.
+    sql: String,
+    /// Per item, the index of its first value in a row.
+    slots: Vec<usize>,
+}
+
+impl Columns {
+    fn of(_entity: &Entity, items: &[Item]) -> Self {
+        let mut sql = String::new();
+        let mut slots = Vec::with_capacity(items.len());
+        // A row starts with its parent's keys and its own.
+        let mut next = 2;
+        for item in items {
+            slots.push(next);
+            match &item.what {
+                What::Column(field) => {
+                    match field.shape {
+                        Shape::List(_) => sql.push_str(&format!(", json({})", field.sql)),
+                        _ => sql.push_str(&format!(", {}", field.sql)),
+                    }
+                    next += 1;
+                }
+                What::Ref(field, _) => {
+                    let Shape::Ref { keys, .. } = field.shape else {
+                        unreachable!("a ref item holds a ref field")
+                    };
+                    sql.push_str(&format!(", {}, json_array({})", field.sql, keys.join(", ")));
+                    next += 2;
+                }
+                What::Typename(_) | What::Derived(..) => {}
+            }
+        }
+        Self { sql, slots }
+    }
+}

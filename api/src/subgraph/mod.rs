@@ -1,0 +1,291 @@
+//! The agent0 subgraph's GraphQL, answered from agentindex's store at graph-node's URL
+//! (`/subgraphs/name/agent0`, every chain; `/subgraphs/name/agent0/{chainId}`, one), so an
+//! agent0 SDK user swaps one URL. [`catalogue`] is the schema and the SQL behind each field,
+//! [`plan`] reads a request against it, [`filter`] compiles `where`, [`execute`] runs it, and
+//! [`values`] types what comes back; `_meta` and the `block` argument are answered here.
+
+pub(crate) mod catalogue;
+pub(crate) mod execute;
+pub(crate) mod filter;
+pub(crate) mod plan;
+pub(crate) mod sql;
+pub(crate) mod values;
+
+use crate::http::{MAX_QUERY_BYTES, QUERY_TIME_LIMIT};
+use crate::state::ApiState;
+use async_graphql::indexmap::IndexMap;
+use async_graphql::{Name, Value as ConstValue};
+use async_graphql_axum::GraphQLRequest;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use execute::Source;
+use plan::{MetaItem, Plan, QueryError, Root};
+use serde_json::json;
+
+/// The subgraph name agentindex answers under.
+pub const SUBGRAPH_NAME: &str = "agent0";
+
+/// `POST /subgraphs/name/agent0`.
+pub(crate) async fn post_all(State(state): State<ApiState>, request: GraphQLRequest) -> Response {
+    answer(&state, None, request.into_inner()).await
+}
+
+/// `POST /subgraphs/name/agent0/{chainId}`.
+pub(crate) async fn post_chain(
+    State(state): State<ApiState>,
+    Path(chain): Path<String>,
+    request: GraphQLRequest,
+) -> Response {
+    match chain_of(&chain) {
+        Ok(chain) => answer(&state, Some(chain), request.into_inner()).await,
+        Err(response) => response,
+    }
+}
+
+/// `GET /subgraphs/name/agent0?query=…`.
+pub(crate) async fn get_all(State(state): State<ApiState>, RawQuery(raw): RawQuery) -> Response {
+    match request_in_url(raw) {
+        Ok(request) => answer(&state, None, request).await,
+        Err(response) => response,
+    }
+}
+
+/// `GET /subgraphs/name/agent0/{chainId}?query=…`.
+pub(crate) async fn get_chain(
+    State(state): State<ApiState>,
+    Path(chain): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let chain = match chain_of(&chain) {
+        Ok(chain) => chain,
+        Err(response) => return response,
+    };
+    match request_in_url(raw) {
+        Ok(request) => answer(&state, Some(chain), request).await,
+        Err(response) => response,
+    }
+}
+
+fn chain_of(text: &str) -> Result<u64, Response> {
+    text.parse().map_err(|_| {
+        (
+            StatusCode::NOT_FOUND,
+            format!("no subgraph named {SUBGRAPH_NAME}/{text}: the name after {SUBGRAPH_NAME}/ is a chain id"),
+        )
+            .into_response()
+    })
+}
+
+fn request_in_url(raw: Option<String>) -> Result<async_graphql::Request, Response> {
+    let raw = raw.filter(|raw| !raw.is_empty()).ok_or_else(|| {
+        (StatusCode::BAD_REQUEST, "the URL has no `query` parameter").into_response()
+    })?;
+    async_graphql::http::parse_query_string(&raw).map_err(|e| {
+        (
+            StatusCode::BAD_REQUEST,
+            format!("the URL holds no GraphQL request: {e}"),
+        )
+            .into_response()
+    })
+}
+
+/// Runs one request: from the response cache while the database is unchanged, else planned and
+/// run under the same limits as `/graphql`; counted under `subgraph:{operation}` in `/metrics`.
+async fn answer(state: &ApiState, chain: Option<u64>, request: async_graphql::Request) -> Response {
+    let started = std::time::Instant::now();
+    let operation = format!(
+        "subgraph:{}",
+        request.operation_name.as_deref().unwrap_or("anonymous")
+    );
+    let key = serde_json::to_string(&(
+        "subgraph",
+        chain,
+        &request.operation_name,
+        &request.query,
+        &request.variables,
+    ))
+    .ok();
+    let version = state.cache.version().await.ok();
+    if let (Some(key), Some(version)) = (&key, version)
+        && let Some(body) = state.cache.get(key, version)
+    {
+        state.metrics.observe(&operation, started.elapsed());
+        return json_body(StatusCode::OK, body);
+    }
+    let (status, body, cacheable) = match run(state, chain, &request).await {
+        Ok(data) => (StatusCode::OK, json!({ "data": data }), true),
+        Err(errors) => (
+            StatusCode::OK,
+            json!({ "errors": errors.iter().map(error_json).collect::<Vec<_>>() }),
+            false,
+        ),
+    };
+    let body = serde_json::to_vec(&body).unwrap_or_default();
+    if let (Some(key), Some(version), true) = (key, version, cacheable) {
+        state.cache.put(key, version, body.clone());
+    }
+    state.metrics.observe(&operation, started.elapsed());
+    json_body(status, body)
+}
+
+fn error_json(error: &QueryError) -> serde_json::Value {
+    match error.at {
+        Some(at) => json!({
+            "message": error.message,
+            "locations": [{ "line": at.line, "column": at.column }],
+        }),
+        None => json!({ "message": error.message }),
+    }
+}
+
+fn json_body(status: StatusCode, body: Vec<u8>) -> Response {
+    (
+        status,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
+async fn run(
+    state: &ApiState,
+    chain: Option<u64>,
+    request: &async_graphql::Request,
+) -> Result<ConstValue, Vec<QueryError>> {
+    if request.query.len() > MAX_QUERY_BYTES {
+        return Err(vec![QueryError {
+            message: format!(
+                "the query is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
+                request.query.len()
+            ),
+            at: None,
+        }]);
+    }
+    let plan = plan::plan(
+        &request.query,
+        request.operation_name.as_deref(),
+        &request.variables,
+    )
+    .map_err(|e| vec![e])?;
+    match tokio::time::timeout(QUERY_TIME_LIMIT, execute_plan(state, chain, plan)).await {
+        Ok(result) => result,
+        Err(_) => Err(vec![QueryError {
+            message: format!("the query ran longer than {QUERY_TIME_LIMIT:?} and was stopped"),
+            at: None,
+        }]),
+    }
+}
+
+async fn execute_plan(
+    state: &ApiState,
+    chain: Option<u64>,
+    plan: Plan,
+) -> Result<ConstValue, Vec<QueryError>> {
+    let pool = state.store.reader();
+    let failed = |e: sqlx::Error| {
+        tracing::warn!(target: "agentindex::api", error = %e, "a subgraph query failed");
+        vec![QueryError {
+            message: format!("Store error: {e}"),
+            at: None,
+        }]
+    };
+    let head = Head::read(pool, chain).await.map_err(failed)?;
+    if let Some(number) = plan.block {
+        head.answers(number).map_err(|message| vec![QueryError { message, at: None }])?;
+    }
+    let source = Source { pool, chain };
+    let mut data = IndexMap::new();
+    for (key, root) in plan.roots {
+        let value = match root {
+            Root::Typename => ConstValue::String("Query".into()),
+            Root::List(query) => source.list(&query).await.map_err(failed)?,
+            Root::Single { entity, id, items } => {
+                source.single(entity, &id, &items).await.map_err(failed)?
+            }
+            Root::Meta(items) => head.meta(&items),
+        };
+        data.insert(Name::new(key), value);
+    }
+    Ok(ConstValue::Object(data))
+}
+
+/// The indexed block the answers stand at: the least advanced of the chains served.
+struct Head {
+    number: i64,
+    hash: Option<String>,
+    timestamp: Option<i64>,
+    has_errors: bool,
+}
+
+impl Head {
+    async fn read(pool: &sqlx::SqlitePool, chain: Option<u64>) -> sqlx::Result<Self> {
+        let row: Option<(i64, Option<String>, Option<i64>, bool)> = sqlx::query_as(
+            "SELECT c.indexed_block, c.indexed_hash,
+                    (SELECT e.block_timestamp FROM events e WHERE e.chain_id = c.chain_id AND e.block_number = c.indexed_block LIMIT 1),
+                    EXISTS (SELECT 1 FROM events e WHERE e.chain_id = c.chain_id AND e.decode_error IS NOT NULL)
+               FROM chain_cursor c WHERE (?1 IS NULL OR c.chain_id = ?1)
+              ORDER BY c.indexed_block LIMIT 1",
+        )
+        .bind(chain.map(|c| c as i64))
+        .fetch_optional(pool)
+        .await?;
+        let (number, hash, timestamp, has_errors) = row.unwrap_or((0, None, None, false));
+        Ok(Self {
+            number: number.max(0),
+            hash,
+            timestamp,
+            has_errors,
+        })
+    }
+
+    /// Whether a query at block `number` can be answered: the index holds the latest state only.
+    fn answers(&self, number: i64) -> Result<(), String> {
+        if number > self.number {
+            return Err(format!(
+                "Failed to decode `block.number` value: `subgraph {SUBGRAPH_NAME} has only indexed up to block number {} and data for block number {number} is therefore not yet available`",
+                self.number
+            ));
+        }
+        if number < self.number {
+            return Err(format!(
+                "agentindex answers at its latest indexed block ({}) only; block {number} is earlier",
+                self.number
+            ));
+        }
+        Ok(())
+    }
+
+    fn meta(&self, items: &[MetaItem]) -> ConstValue {
+        let mut object = IndexMap::new();
+        for item in items {
+            let value = match item.name.as_str() {
+                "__typename" => ConstValue::String("_Meta_".into()),
+                "deployment" => ConstValue::String(format!("agentindex/{SUBGRAPH_NAME}")),
+                "hasIndexingErrors" => ConstValue::Boolean(self.has_errors),
+                "block" => {
+                    let mut block = IndexMap::new();
+                    for field in &item.items {
+                        let value = match field.name.as_str() {
+                            "__typename" => ConstValue::String("_Block_".into()),
+                            "number" => ConstValue::Number(self.number.into()),
+                            "hash" => self
+                                .hash
+                                .clone()
+                                .map_or(ConstValue::Null, ConstValue::String),
+                            "timestamp" => self
+                                .timestamp
+                                .map_or(ConstValue::Null, |t| ConstValue::Number(t.into())),
+                            _ => ConstValue::Null,
+                        };
+                        block.insert(Name::new(&field.key), value);
+                    }
+                    ConstValue::Object(block)
+                }
+                _ => ConstValue::Null,
+            };
+            object.insert(Name::new(&item.key), value);
+        }
+        ConstValue::Object(object)
+    }
+}

@@ -1,0 +1,72 @@
+//! SQL text with its bound values, built up piece by piece, and run against the read pool.
+
+use sqlx::sqlite::SqliteArguments;
+use sqlx::{Arguments, Sqlite, SqlitePool};
+
+/// A value bound to a `?`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Bind {
+    Text(String),
+    Int(i64),
+    Real(f64),
+}
+
+/// SQL text and the values of its `?`s, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Sql {
+    pub(crate) text: String,
+    pub(crate) binds: Vec<Bind>,
+}
+
+impl Sql {
+    /// Plain text.
+    pub(crate) fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            binds: Vec::new(),
+        }
+    }
+
+    /// Appends text.
+    pub(crate) fn push(&mut self, text: &str) -> &mut Self {
+        self.text.push_str(text);
+        self
+    }
+
+    /// Appends a `?` bound to `value`.
+    pub(crate) fn bind(&mut self, value: Bind) -> &mut Self {
+        self.text.push('?');
+        self.binds.push(value);
+        self
+    }
+
+    /// Appends another piece with its binds.
+    pub(crate) fn append(&mut self, other: Sql) -> &mut Self {
+        self.text.push_str(&other.text);
+        self.binds.extend(other.binds);
+        self
+    }
+
+    /// Runs the statement, whose one column is a JSON array per row, and parses each row.
+    pub(crate) async fn rows(self, pool: &SqlitePool) -> sqlx::Result<Vec<Vec<serde_json::Value>>> {
+        let mut arguments = SqliteArguments::default();
+        for bind in self.binds {
+            let added = match bind {
+                Bind::Text(text) => arguments.add(text),
+                Bind::Int(int) => arguments.add(int),
+                Bind::Real(real) => arguments.add(real),
+            };
+            added.map_err(sqlx::Error::Encode)?;
+        }
+        let texts: Vec<String> = sqlx::query_scalar_with::<Sqlite, String, _>(&self.text, arguments)
+            .fetch_all(pool)
+            .await?;
+        texts
+            .iter()
+            .map(|text| {
+                serde_json::from_str::<Vec<serde_json::Value>>(text)
+                    .map_err(|e| sqlx::Error::Decode(Box::new(e)))
+            })
+            .collect()
+    }
+}
