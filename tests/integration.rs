@@ -3,6 +3,7 @@
 
 mod support;
 
+mod agent0_sdk;
 mod api_abuse;
 mod card_check;
 mod circular_flow;

@@ -43,9 +43,7 @@ pub(crate) fn condition(entity: &Entity, filter: &ConstValue) -> Result<Sql, Str
 
 fn compile(entity: &Entity, filter: &ConstValue, depth: usize) -> Result<Sql, String> {
     if depth > MAX_NESTING {
-        return Err(format!(
-            "the filter nests deeper than {MAX_NESTING} levels"
-        ));
+        return Err(format!("the filter nests deeper than {MAX_NESTING} levels"));
     }
     let fields = match filter {
         ConstValue::Null => return Ok(Sql::new("1")),
@@ -85,9 +83,14 @@ fn clause(entity: &Entity, key: &str, value: &ConstValue, depth: usize) -> Resul
     let no_field = || format!("Type `{}_filter` has no field `{key}`", entity.name);
     let (field, operator) = split(entity, key).ok_or_else(no_field)?;
     match field.shape {
-        Shape::Scalar(scalar) => scalar_clause(field, scalar, operator, value).ok_or_else(no_field)?,
+        Shape::Scalar(scalar) => {
+            scalar_clause(field, scalar, operator, value).ok_or_else(no_field)?
+        }
         Shape::List(scalar) => list_clause(field, scalar, operator, value).ok_or_else(no_field)?,
-        Shape::Ref { entity: target, keys } => {
+        Shape::Ref {
+            entity: target,
+            keys,
+        } => {
             let target = super::catalogue::entity(target).expect("refs name entities");
             if operator == "_" {
                 return nested(keys, target, target.keys, value, depth);
@@ -179,9 +182,7 @@ fn scalar_clause(
                 .push("))");
         }),
         _ if text_like => {
-            let Some(test) = text_test(operator) else {
-                return None;
-            };
+            let test = text_test(operator)?;
             let needle = match bind(
                 if scalar == Scalar::Bytes {
                     Scalar::Bytes
@@ -214,7 +215,10 @@ fn scalar_clause(
 /// The JSON array of `value`'s items, each bound as `scalar`.
 fn values(scalar: Scalar, value: &ConstValue) -> Result<Bind, String> {
     let ConstValue::List(items) = value else {
-        return Err(format!("Expected a list of `{}`, found `{value}`", scalar.type_name()));
+        return Err(format!(
+            "Expected a list of `{}`, found `{value}`",
+            scalar.type_name()
+        ));
     };
     let bound = items
         .iter()
@@ -266,10 +270,16 @@ impl TextTest {
             (expr.to_string(), needle)
         };
         let length = needle.chars().count() as i64;
-        let mut out = Sql::new(if self.negate { "NOT coalesce(" } else { "coalesce(" });
+        let mut out = Sql::new(if self.negate {
+            "NOT coalesce("
+        } else {
+            "coalesce("
+        });
         match self.position {
             Position::Anywhere => {
-                out.push(&format!("instr({hay}, ")).bind(Bind::Text(needle)).push(") > 0");
+                out.push(&format!("instr({hay}, "))
+                    .bind(Bind::Text(needle))
+                    .push(") > 0");
             }
             Position::Start => {
                 out.push(&format!("substr({hay}, 1, "))
@@ -310,7 +320,9 @@ fn list_clause(
             Ok(())
         }
         ("", _) => values(scalar, value).map(|list| {
-            out.push(&format!("json({expr}) = json(")).bind(list).push(")");
+            out.push(&format!("json({expr}) = json("))
+                .bind(list)
+                .push(")");
         }),
         ("_contains", _) => values(scalar, value).map(|list| {
             let (item, wanted) = if nocase {
@@ -344,7 +356,10 @@ mod tests {
     #[test]
     fn keys_split_into_field_and_operator() {
         let agent = entity("Agent").unwrap();
-        assert_eq!(split(agent, "owner_in").map(|(f, o)| (f.name, o)), Some(("owner", "_in")));
+        assert_eq!(
+            split(agent, "owner_in").map(|(f, o)| (f.name, o)),
+            Some(("owner", "_in"))
+        );
         assert_eq!(
             split(agent, "registrationFile_not").map(|(f, o)| (f.name, o)),
             Some(("registrationFile", "_not"))
@@ -370,9 +385,16 @@ mod tests {
             &filter(serde_json::json!({ "registrationFile_": { "hasWings": true } })),
         )
         .unwrap_err();
-        assert_eq!(error, "Type `AgentRegistrationFile_filter` has no field `hasWings`");
+        assert_eq!(
+            error,
+            "Type `AgentRegistrationFile_filter` has no field `hasWings`"
+        );
         // An operator a type does not have is an unknown field too.
-        let error = condition(agent, &filter(serde_json::json!({ "owner_gt_nocase": "x" }))).unwrap_err();
+        let error = condition(
+            agent,
+            &filter(serde_json::json!({ "owner_gt_nocase": "x" })),
+        )
+        .unwrap_err();
         assert_eq!(error, "Type `Agent_filter` has no field `owner_gt_nocase`");
     }
 

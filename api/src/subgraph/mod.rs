@@ -39,7 +39,7 @@ pub(crate) async fn post_chain(
 ) -> Response {
     match chain_of(&chain) {
         Ok(chain) => answer(&state, Some(chain), request.into_inner()).await,
-        Err(response) => response,
+        Err(refused) => refused.into_response(),
     }
 }
 
@@ -47,7 +47,7 @@ pub(crate) async fn post_chain(
 pub(crate) async fn get_all(State(state): State<ApiState>, RawQuery(raw): RawQuery) -> Response {
     match request_in_url(raw) {
         Ok(request) => answer(&state, None, request).await,
-        Err(response) => response,
+        Err(refused) => refused.into_response(),
     }
 }
 
@@ -59,34 +59,38 @@ pub(crate) async fn get_chain(
 ) -> Response {
     let chain = match chain_of(&chain) {
         Ok(chain) => chain,
-        Err(response) => return response,
+        Err(refused) => return refused.into_response(),
     };
     match request_in_url(raw) {
         Ok(request) => answer(&state, Some(chain), request).await,
-        Err(response) => response,
+        Err(refused) => refused.into_response(),
     }
 }
 
-fn chain_of(text: &str) -> Result<u64, Response> {
+/// Why a request was refused before it was read: its status and the reason.
+type Refused = (StatusCode, String);
+
+fn chain_of(text: &str) -> Result<u64, Refused> {
     text.parse().map_err(|_| {
         (
             StatusCode::NOT_FOUND,
             format!("no subgraph named {SUBGRAPH_NAME}/{text}: the name after {SUBGRAPH_NAME}/ is a chain id"),
         )
-            .into_response()
     })
 }
 
-fn request_in_url(raw: Option<String>) -> Result<async_graphql::Request, Response> {
+fn request_in_url(raw: Option<String>) -> Result<async_graphql::Request, Refused> {
     let raw = raw.filter(|raw| !raw.is_empty()).ok_or_else(|| {
-        (StatusCode::BAD_REQUEST, "the URL has no `query` parameter").into_response()
+        (
+            StatusCode::BAD_REQUEST,
+            "the URL has no `query` parameter".to_string(),
+        )
     })?;
     async_graphql::http::parse_query_string(&raw).map_err(|e| {
         (
             StatusCode::BAD_REQUEST,
             format!("the URL holds no GraphQL request: {e}"),
         )
-            .into_response()
     })
 }
 
@@ -192,7 +196,8 @@ async fn execute_plan(
     };
     let head = Head::read(pool, chain).await.map_err(failed)?;
     if let Some(number) = plan.block {
-        head.answers(number).map_err(|message| vec![QueryError { message, at: None }])?;
+        head.answers(number)
+            .map_err(|message| vec![QueryError { message, at: None }])?;
     }
     let source = Source { pool, chain };
     let mut data = IndexMap::new();

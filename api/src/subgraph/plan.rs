@@ -181,12 +181,7 @@ fn choose<'d>(
 }
 
 fn response_key(field: &QueryField) -> String {
-    field
-        .alias
-        .as_ref()
-        .unwrap_or(&field.name)
-        .node
-        .to_string()
+    field.alias.as_ref().unwrap_or(&field.name).node.to_string()
 }
 
 struct Reader<'a> {
@@ -236,17 +231,14 @@ impl Reader<'_> {
         let Some((_, value)) = field.node.arguments.iter().find(|(n, _)| n.node == name) else {
             return Ok(None);
         };
-        let resolved = value
-            .node
-            .clone()
-            .into_const_with(|variable| {
-                Ok::<_, QueryError>(
-                    self.variables
-                        .get(&variable)
-                        .cloned()
-                        .unwrap_or(ConstValue::Null),
-                )
-            })?;
+        let resolved = value.node.clone().into_const_with(|variable| {
+            Ok::<_, QueryError>(
+                self.variables
+                    .get(&variable)
+                    .cloned()
+                    .unwrap_or(ConstValue::Null),
+            )
+        })?;
         Ok((!matches!(resolved, ConstValue::Null)).then_some(resolved))
     }
 
@@ -293,9 +285,7 @@ impl Reader<'_> {
                 ("number_gte", ConstValue::Number(_)) => {}
                 _ => {
                     return Err(QueryError::new(
-                        format!(
-                            "agentindex answers `block` by number only, not by `{key}`"
-                        ),
+                        format!("agentindex answers `block` by number only, not by `{key}`"),
                         Some(field.pos),
                     ));
                 }
@@ -375,9 +365,8 @@ impl Reader<'_> {
         };
         let filter = match self.argument(field, "where")? {
             None => Sql::new("1"),
-            Some(value) => {
-                filter::condition(entity, &value).map_err(|m| QueryError::new(m, Some(field.pos)))?
-            }
+            Some(value) => filter::condition(entity, &value)
+                .map_err(|m| QueryError::new(m, Some(field.pos)))?,
         };
         let items = self.items(entity, &field.node.selection_set, field, 1)?;
         Ok(ListQuery {
@@ -402,7 +391,10 @@ impl Reader<'_> {
             .filter(|f| matches!(f.shape, Shape::Scalar(_)) || matches!(f.shape, Shape::Ref { .. }))
             .ok_or_else(|| {
                 QueryError::new(
-                    format!("Enum value `{name}` is not a value of `{}_orderBy`", entity.name),
+                    format!(
+                        "Enum value `{name}` is not a value of `{}_orderBy`",
+                        entity.name
+                    ),
                     Some(field.pos),
                 )
             })
@@ -469,7 +461,10 @@ impl Reader<'_> {
                     self.only_arguments(&field, entity.name, &[])?;
                     if !field.node.selection_set.node.items.is_empty() {
                         return Err(QueryError::new(
-                            format!("Field `{name}` of type `{}` has no subfields", def.type_text()),
+                            format!(
+                                "Field `{name}` of type `{}` has no subfields",
+                                def.type_text()
+                            ),
                             Some(field.pos),
                         ));
                     }
@@ -478,7 +473,10 @@ impl Reader<'_> {
                 Shape::Ref { entity: target, .. } => {
                     self.only_arguments(&field, entity.name, &[])?;
                     let target = catalogue::entity(target).expect("refs name entities");
-                    What::Ref(def, self.items(target, &field.node.selection_set, &field, depth + 1)?)
+                    What::Ref(
+                        def,
+                        self.items(target, &field.node.selection_set, &field, depth + 1)?,
+                    )
                 }
                 Shape::Derived { entity: target, .. } => {
                     let target = catalogue::entity(target).expect("derived lists name entities");
@@ -543,7 +541,10 @@ mod tests {
             error("{ feedbacks { responses { responseURI } } }"),
             "Type `FeedbackResponse` has no field `responseURI`"
         );
-        assert_eq!(error("{ widgets { id } }"), "Type `Query` has no field `widgets`");
+        assert_eq!(
+            error("{ widgets { id } }"),
+            "Type `Query` has no field `widgets`"
+        );
     }
 
     #[test]
@@ -576,7 +577,10 @@ mod tests {
             panic!("a list")
         };
         assert_eq!(key, "page");
-        assert_eq!((list.first, list.skip, list.order.name, list.descending), (7, 3, "createdAt", true));
+        assert_eq!(
+            (list.first, list.skip, list.order.name, list.descending),
+            (7, 3, "createdAt", true)
+        );
         assert_eq!(list.items.len(), 2);
     }
 }

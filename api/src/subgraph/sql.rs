@@ -58,9 +58,10 @@ impl Sql {
             };
             added.map_err(sqlx::Error::Encode)?;
         }
-        let texts: Vec<String> = sqlx::query_scalar_with::<Sqlite, String, _>(&self.text, arguments)
-            .fetch_all(pool)
-            .await?;
+        let texts: Vec<String> =
+            sqlx::query_scalar_with::<Sqlite, String, _>(&self.text, arguments)
+                .fetch_all(pool)
+                .await?;
         texts
             .iter()
             .map(|text| {

@@ -19,6 +19,12 @@ pub struct Service {
     pub endpoint: String,
     /// Its protocol version, when given.
     pub version: Option<String>,
+    /// Skills it lists (an OASF service's taxonomy skills).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<String>,
+    /// Domains it lists (an OASF service's taxonomy domains).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub domains: Vec<String>,
 }
 
 /// A `registrations` entry: the agent this file says it describes.
@@ -155,6 +161,8 @@ pub fn read_registration(
                 name,
                 endpoint,
                 version: entry.string(&["version"], report),
+                skills: entry.strings(&["skills"], report),
+                domains: entry.strings(&["domains"], report),
             }),
             _ => report.warning(
                 "registration.service.incomplete",
