@@ -2,7 +2,8 @@
 //! API in this process, loaded by `oha` (crates.io) from another, GraphQL queries sent in the
 //! URL: by-id lookups and a bare `/healthz` as fast as 16 connections go; filtered searches,
 //! full-text searches and reputation-ordered pages at a fixed 500 requests/s, each drawn from
-//! thousands of distinct queries so the response cache rarely helps; and one query repeated, to
+//! thousands of distinct queries so the response cache rarely helps; the agent0 SDK's search on
+//! the subgraph endpoint (`/subgraphs/name/agent0`) at 500 requests/s; and one query repeated, to
 //! show the cache. Prints p50, p99 and requests/s of each, and each one's throughput as a ratio of
 //! the bare endpoint's, measured in the same run.
 //!
@@ -89,6 +90,50 @@ fn reputation_pages(rng: &mut impl rand::Rng) -> Vec<String> {
                 "{{ agents(filter: {{ tags: [\"{tag}\"] }}, orderBy: REPUTATION, first: {first}) {{ edges {{ node {{ id reputation {{ score paymentCount uniquePayers }} }} }} }} }}"
             )));
         }
+    }
+    paths.shuffle(rng);
+    paths
+}
+
+/// The agent0 TypeScript SDK's search document (`SubgraphClient.searchAgentsV2`, agent0-sdk
+/// 1.7.1), as it sends it to a subgraph.
+const SDK_SEARCH: &str = "query SearchAgentsV2($where: Agent_filter $first: Int! $skip: Int! $orderBy: Agent_orderBy! $orderDirection: OrderDirection!) { agents(where: $where, first: $first, skip: $skip, orderBy: $orderBy, orderDirection: $orderDirection) { id chainId agentId owner operators agentURI agentURIType agentWallet createdAt updatedAt totalFeedback lastActivity registrationFile { id agentId name description image active x402Support supportedTrusts mcpEndpoint mcpVersion a2aEndpoint a2aVersion webEndpoint emailEndpoint hasOASF oasfSkills oasfDomains ens did mcpTools mcpPrompts mcpResources a2aSkills } } }";
+
+/// The SDK's search in the URL of the subgraph endpoint, with the variables the SDK builds for
+/// `filter` (its `where`), newest first, a page of 1,000 as the SDK asks.
+fn sdk_search(filter: serde_json::Value) -> String {
+    let variables = serde_json::json!({
+        "where": filter, "first": 1000, "skip": 0, "orderBy": "updatedAt", "orderDirection": "desc"
+    });
+    let mut url = url::Url::parse("http://x/").expect("a fixed URL parses");
+    url.query_pairs_mut()
+        .append_pair("query", SDK_SEARCH)
+        .append_pair("variables", &variables.to_string());
+    format!(
+        "/subgraphs/name/agent0/{CHAIN}?{}",
+        url.query().unwrap_or_default()
+    )
+}
+
+/// SDK searches as `searchAgents` builds them: by name (`{name: "agent 1234"}`), by owner, and
+/// by name with a skill and x402, over every ERC-8004 agent, in random order.
+fn sdk_searches(count: usize, rng: &mut impl rand::Rng) -> Vec<String> {
+    let mut paths = Vec::new();
+    for n in (1_000..count).step_by(2).take(4_000) {
+        paths.push(sdk_search(serde_json::json!({
+            "registrationFile_not": null,
+            "registrationFile_": { "name_contains_nocase": format!("agent {n}") }
+        })));
+        let owner = format!("{:#x}", agents::owner(n));
+        paths.push(sdk_search(serde_json::json!({
+            "registrationFile_not": null, "owner_in": [owner]
+        })));
+        let skill = agents::WORDS[n % agents::WORDS.len()];
+        paths.push(sdk_search(serde_json::json!({ "and": [
+            { "registrationFile_not": null,
+              "registrationFile_": { "name_contains_nocase": format!("agent {}", n / 10), "x402Support": true } },
+            { "or": [ { "registrationFile_": { "a2aSkills_contains": [skill] } } ] }
+        ]})));
     }
     paths.shuffle(rng);
     paths
@@ -236,6 +281,11 @@ rpc = ["http://127.0.0.1:9"]
         Load {
             name: "reputation order @500/s",
             paths: reputation_pages(&mut rng),
+            rate: Some(500),
+        },
+        Load {
+            name: "agent0 SDK search @500/s",
+            paths: sdk_searches(count, &mut rng),
             rate: Some(500),
         },
         Load {

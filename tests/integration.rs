@@ -34,5 +34,6 @@ mod sdk_served_cards;
 mod sdk_signatures;
 mod signed_payments;
 mod standalone;
+mod subgraph_dialect;
 mod wild_documents;
 mod x402_paths;

@@ -76,6 +76,11 @@ pub(crate) fn token() -> Address {
     Address::repeat_byte(0x0c)
 }
 
+/// The owner of agent `n`.
+pub(crate) fn owner(n: usize) -> Address {
+    address(0x0e, n)
+}
+
 fn address(kind: u8, n: usize) -> Address {
     let mut bytes = [0u8; 20];
     bytes[0] = kind;
@@ -153,7 +158,7 @@ pub(crate) async fn fill_paid(
     for chunk in agents.chunks(ROWS) {
         let mut q = QueryBuilder::<Sqlite>::new(
             "INSERT INTO agents (agent_key, chain_id, source, address, registry, token_id, owner,
-               operators, active, registered_block, registered_at, last_event_block) ",
+               operators, uri, active, registered_block, registered_at, last_event_block) ",
         );
         q.push_values(chunk, |mut row, a| {
             let (source, contract, reg, token) = if a.erc8004 {
@@ -174,6 +179,7 @@ pub(crate) async fn fill_paid(
                 .push_bind(token)
                 .push_bind(hex(&address(0x0e, a.n)))
                 .push_bind("[]")
+                .push_bind(a.erc8004.then(|| registration_uri(a.n)))
                 .push_bind(true)
                 .push_bind(a.block)
                 .push_bind(time(a.block))
@@ -192,7 +198,7 @@ pub(crate) async fn fill_paid(
                     .push_bind(hex(&registry()))
                     .push_bind(a.n.to_string())
                     .push_bind(hex(&address(0x0e, a.n)))
-                    .push_bind("ipfs://bench")
+                    .push_bind(registration_uri(a.n))
                     .push_bind(a.block)
                     .push_bind(a.n as i64)
                     .push_bind("0x")
@@ -300,6 +306,47 @@ pub(crate) async fn fill_paid(
     Ok(agents.into_iter().map(|a| a.key).collect())
 }
 
+/// Where ERC-8004 agent `n`'s registration file is.
+fn registration_uri(n: usize) -> String {
+    format!("https://agents.example/{n}/registration.json")
+}
+
+/// Whether agent `n` declares x402 payment.
+fn takes_x402(n: usize) -> bool {
+    (mix(n) >> 8).is_multiple_of(3)
+}
+
+/// The registration file projection of ERC-8004 agent `n`, as the documents worker stores it: an
+/// A2A service, an MCP service for a third, an OASF service with the first skill for a quarter.
+fn registration_projection(n: usize) -> String {
+    let skills = skills_of(n);
+    let mut services = vec![serde_json::json!({
+        "name": "A2A", "endpoint": format!("https://agents.example/{n}"), "version": "1.0"
+    })];
+    if n.is_multiple_of(3) {
+        services.push(serde_json::json!({
+            "name": "MCP", "endpoint": format!("https://agents.example/{n}/mcp"), "version": "2025-06-18"
+        }));
+    }
+    if n.is_multiple_of(4) {
+        services.push(serde_json::json!({
+            "name": "OASF", "endpoint": format!("https://agents.example/{n}/oasf"), "version": "0.8",
+            "skills": [format!("analytical_skills/{}", skills[0].0)], "domains": ["technology"]
+        }));
+    }
+    serde_json::json!({
+        "name": format!("Agent {n}"),
+        "description": format!("Agent {n} does {}", WORDS[n % WORDS.len()]),
+        "image": null,
+        "services": services,
+        "x402_support": takes_x402(n),
+        "active": !n.is_multiple_of(10),
+        "registrations": [],
+        "supported_trust": ["reputation"],
+    })
+    .to_string()
+}
+
 /// The two skills of agent `n`: (id, tags).
 fn skills_of(n: usize) -> [(&'static str, [String; 2]); 2] {
     let tag = |i: usize| WORDS[i % WORDS.len()].to_string();
@@ -341,7 +388,7 @@ async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::R
                 "unsigned"
             })
             .push_bind("1.0")
-            .push_bind((mix(a.n) >> 8).is_multiple_of(3))
+            .push_bind(takes_x402(a.n))
             .push_bind(r#"["text/plain"]"#)
             .push_bind(r#"["application/json"]"#)
             .push_bind("[]")
@@ -389,5 +436,85 @@ async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::R
             );
     });
     q.build().execute(&mut *tx).await?;
+    let tokens: Vec<&Agent> = chunk.iter().filter(|a| a.erc8004).collect();
+    if !tokens.is_empty() {
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO documents (uri, expect, status, source, hash, kind, projection,
+               fetched_at, next_fetch_at) ",
+        );
+        q.push_values(&tokens, |mut row, a| {
+            row.push_bind(registration_uri(a.n))
+                .push_bind("registration")
+                .push_bind("ok")
+                .push_bind(registration_uri(a.n))
+                .push_bind(format!("{:#066x}", a.n))
+                .push_bind("registration")
+                .push_bind(registration_projection(a.n))
+                .push_bind(1_700_000_000i64)
+                .push_bind(1_800_000_000i64);
+        });
+        q.build().execute(&mut *tx).await?;
+        // What agentindex keeps of each file's fields, as the documents worker writes it.
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO agent_registrations (agent_key, uri, name, description, image, active,
+               x402, supported_trusts, services, mcp_endpoint, mcp_version, a2a_endpoint,
+               a2a_version, web_endpoint, email_endpoint, oasf_endpoint, oasf_version,
+               oasf_skills, oasf_domains, ens, did) ",
+        );
+        q.push_values(&tokens, |mut row, a| {
+            let file: serde_json::Value =
+                serde_json::from_str(&registration_projection(a.n)).expect("our own JSON");
+            let service = |name: &str| {
+                file["services"]
+                    .as_array()
+                    .and_then(|list| list.iter().find(|s| s["name"] == name).cloned())
+            };
+            let field = |name: &str, key: &str| {
+                service(name).and_then(|s| s[key].as_str().map(str::to_string))
+            };
+            let list = |key: &str| service("OASF").map_or("[]".to_string(), |s| s[key].to_string());
+            row.push_bind(&a.key)
+                .push_bind(registration_uri(a.n))
+                .push_bind(file["name"].as_str().map(str::to_string))
+                .push_bind(file["description"].as_str().map(str::to_string))
+                .push_bind(None::<String>)
+                .push_bind(file["active"].as_bool())
+                .push_bind(file["x402_support"].as_bool())
+                .push_bind(file["supported_trust"].to_string())
+                .push_bind(file["services"].to_string())
+                .push_bind(field("MCP", "endpoint"))
+                .push_bind(field("MCP", "version"))
+                .push_bind(field("A2A", "endpoint"))
+                .push_bind(field("A2A", "version"))
+                .push_bind(None::<String>)
+                .push_bind(None::<String>)
+                .push_bind(field("OASF", "endpoint"))
+                .push_bind(field("OASF", "version"))
+                .push_bind(list("skills"))
+                .push_bind(list("domains"))
+                .push_bind(None::<String>)
+                .push_bind(None::<String>);
+        });
+        q.build().execute(&mut *tx).await?;
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO agent_registration_text (agent_key, name, description) ",
+        );
+        q.push_values(&tokens, |mut row, a| {
+            row.push_bind(&a.key)
+                .push_bind(format!("Agent {}", a.n))
+                .push_bind(format!("Agent {} does {}", a.n, WORDS[a.n % WORDS.len()]));
+        });
+        q.build().execute(&mut *tx).await?;
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "INSERT INTO agent_documents (agent_key, role, uri, expect) ",
+        );
+        q.push_values(&tokens, |mut row, a| {
+            row.push_bind(&a.key)
+                .push_bind("registration")
+                .push_bind(registration_uri(a.n))
+                .push_bind("registration");
+        });
+        q.build().execute(&mut *tx).await?;
+    }
     Ok(())
 }

@@ -73,6 +73,50 @@ pub(crate) struct Field {
     /// The SQL filters and orderings compare, when it differs from `sql` (numbers kept as text,
     /// decimals kept as digits and a scale).
     pub(crate) compare: Option<&'static str>,
+    /// For an id (or a reference's id) made of `:`-separated parts, the columns holding each
+    /// part: equality and `_in` filters compare the columns, so an index finds the rows.
+    pub(crate) id_parts: &'static [Part],
+    /// For a list, SQL true when the value bound to each of its `?`s is in the list, for
+    /// `_contains` to find rows by an index rather than by reading every row's list.
+    pub(crate) member: Option<&'static str>,
+    /// For text, SQL true for (at least) the rows whose text holds the FTS5 phrase bound to its
+    /// `?`: a trigram index narrows `_contains` before the exact test.
+    pub(crate) search: Option<&'static str>,
+    /// For a list with `member`, the same test for one row already found (a correlated lookup
+    /// rather than the list of every row holding the value).
+    pub(crate) member_check: Option<&'static str>,
+    /// Whether an index finds rows by this field's value (equality and `_in`).
+    pub(crate) indexed: bool,
+    /// For a reference, `FROM … WHERE …` reading the referenced row of the row at hand (it may
+    /// name this entity's aliases), for nested filters checked row by row.
+    pub(crate) correlated: Option<&'static str>,
+}
+
+/// One `:`-separated part of an id and the column that holds it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Part {
+    pub(crate) sql: &'static str,
+    /// Whether the column holds an integer (else text).
+    pub(crate) integer: bool,
+}
+
+const fn int(sql: &'static str) -> Part {
+    Part { sql, integer: true }
+}
+
+const fn text(sql: &'static str) -> Part {
+    Part {
+        sql,
+        integer: false,
+    }
+}
+
+/// `field`, its id read from `parts`.
+const fn parted(field: Field, parts: &'static [Part]) -> Field {
+    Field {
+        id_parts: parts,
+        ..field
+    }
 }
 
 impl Field {
@@ -145,6 +189,12 @@ const fn scalar(name: &'static str, kind: Scalar, sql: &'static str) -> Field {
         shape: Shape::Scalar(kind),
         sql,
         compare: None,
+        id_parts: &[],
+        member: None,
+        search: None,
+        member_check: None,
+        indexed: false,
+        correlated: None,
     }
 }
 
@@ -154,6 +204,12 @@ const fn compared(name: &'static str, kind: Scalar, sql: &'static str, by: &'sta
         shape: Shape::Scalar(kind),
         sql,
         compare: Some(by),
+        id_parts: &[],
+        member: None,
+        search: None,
+        member_check: None,
+        indexed: false,
+        correlated: None,
     }
 }
 
@@ -163,6 +219,12 @@ const fn list(name: &'static str, kind: Scalar, sql: &'static str) -> Field {
         shape: Shape::List(kind),
         sql,
         compare: None,
+        id_parts: &[],
+        member: None,
+        search: None,
+        member_check: None,
+        indexed: false,
+        correlated: None,
     }
 }
 
@@ -177,6 +239,12 @@ const fn reference(
         shape: Shape::Ref { entity, keys },
         sql,
         compare: None,
+        id_parts: &[],
+        member: None,
+        search: None,
+        member_check: None,
+        indexed: false,
+        correlated: None,
     }
 }
 
@@ -186,6 +254,12 @@ const fn derived(name: &'static str, entity: &'static str, by: &'static [&'stati
         shape: Shape::Derived { entity, by },
         sql: "",
         compare: None,
+        id_parts: &[],
+        member: None,
+        search: None,
+        member_check: None,
+        indexed: false,
+        correlated: None,
     }
 }
 
@@ -255,34 +329,6 @@ macro_rules! projected {
     };
 }
 
-/// A field of the first service of a registration file named `$name` (case-insensitive).
-macro_rules! service {
-    ($name:literal, $field:literal) => {
-        concat!(
-            "(SELECT json_extract(s.value, '$.",
-            $field,
-            "') FROM json_each(d.projection, '$.services') s WHERE lower(json_extract(s.value, '$.name')) = '",
-            $name,
-            "' AND json_extract(s.value, '$.",
-            $field,
-            "') IS NOT NULL LIMIT 1)"
-        )
-    };
-}
-
-/// A list of the first OASF service of a registration file.
-macro_rules! oasf_list {
-    ($field:literal) => {
-        concat!(
-            "coalesce((SELECT json_extract(s.value, '$.",
-            $field,
-            "') FROM json_each(d.projection, '$.services') s WHERE lower(json_extract(s.value, '$.name')) = 'oasf' AND json_type(s.value, '$.",
-            $field,
-            "') = 'array' LIMIT 1), '[]')"
-        )
-    };
-}
-
 /// The latest URI event of the token of agents row `a` (registration or update): `$col` of it.
 macro_rules! uri_event {
     ($col:literal) => {
@@ -294,7 +340,7 @@ macro_rules! uri_event {
     };
 }
 
-/// The id of the registration file `d` linked by `l` to agents row `a`: the subgraph's
+/// The id of the registration file `g` of agents row `a`: the subgraph's
 /// `{txHash}:{cid}` (`{txHash}:datauri:{logIndex}` for a data: URI), the URI itself in place of
 /// a CID for an http(s) file.
 macro_rules! regfile_id {
@@ -302,15 +348,16 @@ macro_rules! regfile_id {
         concat!(
             "'0x' || lower(hex(",
             uri_event!("tx_hash"),
-            ")) || ':' || CASE WHEN lower(l.uri) LIKE 'ipfs://%' THEN substr(l.uri, 8) WHEN lower(l.uri) LIKE 'data:%' THEN 'datauri:' || ",
+            ")) || ':' || CASE WHEN lower(g.uri) LIKE 'ipfs://%' THEN substr(g.uri, 8) WHEN lower(g.uri) LIKE 'data:%' THEN 'datauri:' || ",
             uri_event!("log_index"),
-            " ELSE l.uri END"
+            " ELSE g.uri END"
         )
     };
 }
 
 const AGENT_ID: &str = "a.chain_id || ':' || a.token_id";
 const AGENT_KEY: &[&str] = &["a.agent_key"];
+const AGENT_PARTS: &[Part] = &[int("a.chain_id"), text("a.token_id")];
 
 // --- the entities ------------------------------------------------------------------------------
 
@@ -324,7 +371,7 @@ pub(crate) static ENTITIES: &[Entity] = &[
         keys: AGENT_KEY,
         chain: "a.chain_id",
         fields: &[
-            scalar("id", Scalar::Id, AGENT_ID),
+            parted(scalar("id", Scalar::Id, AGENT_ID), AGENT_PARTS),
             scalar("chainId", Scalar::BigInt, "a.chain_id"),
             compared(
                 "agentId",
@@ -334,7 +381,10 @@ pub(crate) static ENTITIES: &[Entity] = &[
             ),
             scalar("agentURI", Scalar::String, "a.uri"),
             scalar("agentURIType", Scalar::String, uri_type!("a.uri")),
-            scalar("owner", Scalar::Bytes, "a.owner"),
+            Field {
+                indexed: true,
+                ..scalar("owner", Scalar::Bytes, "a.owner")
+            },
             scalar("agentWallet", Scalar::Bytes, "a.agent_wallet"),
             list("operators", Scalar::Bytes, "a.operators"),
             scalar("createdAt", Scalar::BigInt, "a.registered_at"),
@@ -348,7 +398,7 @@ pub(crate) static ENTITIES: &[Entity] = &[
                     "coalesce((SELECT max(e.block_timestamp) FROM identity_metadata m JOIN events e ON e.chain_id = m.chain_id AND e.block_number = m.block_number AND e.log_index = m.log_index WHERE ",
                     of_token!("m"),
                     "), 0), ",
-                    "coalesce((SELECT max(f.timestamp) FROM feedback f WHERE ",
+                    "coalesce((SELECT max(f.timestamp) FROM feedback f INDEXED BY feedback_agent WHERE ",
                     of_token!("f"),
                     "), 0), ",
                     "coalesce((SELECT max(e.block_timestamp) FROM feedback_revocations r JOIN events e ON e.chain_id = r.chain_id AND e.block_number = r.block_number AND e.log_index = r.log_index WHERE ",
@@ -365,10 +415,18 @@ pub(crate) static ENTITIES: &[Entity] = &[
                 sql: concat!(
                     "(SELECT ",
                     regfile_id!(),
-                    " FROM agent_documents l JOIN documents d ON d.uri = l.uri AND d.expect = l.expect WHERE l.agent_key = a.agent_key AND l.role = 'registration' AND d.kind = 'registration' AND d.projection IS NOT NULL LIMIT 1)"
+                    " FROM agent_registrations g WHERE g.agent_key = a.agent_key)"
                 ),
                 compare: Some(
-                    "(SELECT 1 FROM agent_documents l JOIN documents d ON d.uri = l.uri AND d.expect = l.expect WHERE l.agent_key = a.agent_key AND l.role = 'registration' AND d.kind = 'registration' AND d.projection IS NOT NULL LIMIT 1)",
+                    "(SELECT 1 FROM agent_registrations g WHERE g.agent_key = a.agent_key)",
+                ),
+                id_parts: &[],
+                member: None,
+                search: None,
+                member_check: None,
+                indexed: false,
+                correlated: Some(
+                    "FROM agent_registrations g WHERE g.agent_key = a.agent_key AND a.source = 'erc8004'",
                 ),
             },
             derived("feedback", "Feedback", &["f.chain_id || ':' || f.registry || ':' || f.token_id"]),
@@ -378,7 +436,7 @@ pub(crate) static ENTITIES: &[Entity] = &[
                 "totalFeedback",
                 Scalar::BigInt,
                 concat!(
-                    "(SELECT count(*) FROM feedback f WHERE ",
+                    "(SELECT count(*) FROM feedback f INDEXED BY feedback_agent WHERE ",
                     of_token!("f"),
                     " AND NOT EXISTS (SELECT 1 FROM feedback_revocations r WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id AND r.client = f.client AND r.feedback_index = f.feedback_index))"
                 ),
@@ -387,7 +445,7 @@ pub(crate) static ENTITIES: &[Entity] = &[
                 "lastActivity",
                 Scalar::BigInt,
                 concat!(
-                    "max(a.registered_at, coalesce((SELECT max(f.timestamp) FROM feedback f WHERE ",
+                    "max(a.registered_at, coalesce((SELECT max(f.timestamp) FROM feedback f INDEXED BY feedback_agent WHERE ",
                     of_token!("f"),
                     "), 0))"
                 ),
@@ -398,65 +456,72 @@ pub(crate) static ENTITIES: &[Entity] = &[
         name: "AgentRegistrationFile",
         single: "agentRegistrationFile",
         plural: "agentRegistrationFiles",
-        from: "FROM agents a JOIN agent_documents l ON l.agent_key = a.agent_key AND l.role = 'registration'
-               JOIN documents d ON d.uri = l.uri AND d.expect = l.expect AND d.kind = 'registration' AND d.projection IS NOT NULL
-               WHERE a.source = 'erc8004'",
-        keys: AGENT_KEY,
+        // Registrations first: a filter on a file's fields reads the narrow table, not every agent.
+        from: "FROM agent_registrations g CROSS JOIN agents a ON a.agent_key = g.agent_key WHERE a.source = 'erc8004'",
+        keys: &["g.agent_key"],
         chain: "a.chain_id",
         fields: &[
             scalar("id", Scalar::Id, regfile_id!()),
             scalar(
                 "cid",
                 Scalar::String,
-                "CASE WHEN lower(l.uri) LIKE 'ipfs://%' THEN substr(l.uri, 8) ELSE l.uri END",
+                "CASE WHEN lower(g.uri) LIKE 'ipfs://%' THEN substr(g.uri, 8) ELSE g.uri END",
             ),
-            scalar("agentId", Scalar::String, AGENT_ID),
-            scalar("name", Scalar::String, projected!("$.name")),
-            scalar("description", Scalar::String, projected!("$.description")),
-            scalar("image", Scalar::String, projected!("$.image")),
-            scalar("active", Scalar::Boolean, projected!("$.active")),
-            scalar("x402Support", Scalar::Boolean, projected!("$.x402_support")),
-            list(
-                "supportedTrusts",
-                Scalar::String,
-                "coalesce(json_extract(d.projection, '$.supported_trust'), '[]')",
+            parted(
+                scalar("agentId", Scalar::String, AGENT_ID),
+                AGENT_PARTS,
             ),
-            scalar(
-                "endpointsRawJson",
-                Scalar::String,
-                "json_extract(d.projection, '$.services')",
-            ),
-            scalar("mcpEndpoint", Scalar::String, service!("mcp", "endpoint")),
-            scalar("mcpVersion", Scalar::String, service!("mcp", "version")),
-            scalar("a2aEndpoint", Scalar::String, service!("a2a", "endpoint")),
-            scalar("a2aVersion", Scalar::String, service!("a2a", "version")),
-            scalar("webEndpoint", Scalar::String, service!("web", "endpoint")),
-            scalar("oasfEndpoint", Scalar::String, service!("oasf", "endpoint")),
-            scalar("oasfVersion", Scalar::String, service!("oasf", "version")),
-            list("oasfSkills", Scalar::String, oasf_list!("skills")),
-            list("oasfDomains", Scalar::String, oasf_list!("domains")),
+            Field {
+                search: Some(
+                    "g.agent_key IN (SELECT x.agent_key FROM agent_registration_text x WHERE x.name MATCH ?)",
+                ),
+                ..scalar("name", Scalar::String, "g.name")
+            },
+            Field {
+                search: Some(
+                    "g.agent_key IN (SELECT x.agent_key FROM agent_registration_text x WHERE x.description MATCH ?)",
+                ),
+                ..scalar("description", Scalar::String, "g.description")
+            },
+            scalar("image", Scalar::String, "g.image"),
+            scalar("active", Scalar::Boolean, "g.active"),
+            scalar("x402Support", Scalar::Boolean, "g.x402"),
+            list("supportedTrusts", Scalar::String, "g.supported_trusts"),
+            scalar("endpointsRawJson", Scalar::String, "g.services"),
+            scalar("mcpEndpoint", Scalar::String, "g.mcp_endpoint"),
+            scalar("mcpVersion", Scalar::String, "g.mcp_version"),
+            scalar("a2aEndpoint", Scalar::String, "g.a2a_endpoint"),
+            scalar("a2aVersion", Scalar::String, "g.a2a_version"),
+            scalar("webEndpoint", Scalar::String, "g.web_endpoint"),
+            scalar("oasfEndpoint", Scalar::String, "g.oasf_endpoint"),
+            scalar("oasfVersion", Scalar::String, "g.oasf_version"),
+            list("oasfSkills", Scalar::String, "g.oasf_skills"),
+            list("oasfDomains", Scalar::String, "g.oasf_domains"),
             scalar(
                 "hasOASF",
                 Scalar::Boolean,
-                concat!(
-                    "(json_array_length(",
-                    oasf_list!("skills"),
-                    ") > 0 OR json_array_length(",
-                    oasf_list!("domains"),
-                    ") > 0)"
-                ),
+                "(g.oasf_skills != '[]' OR g.oasf_domains != '[]')",
             ),
-            scalar("emailEndpoint", Scalar::String, service!("email", "endpoint")),
-            scalar("ens", Scalar::String, service!("ens", "endpoint")),
-            scalar("did", Scalar::String, service!("did", "endpoint")),
+            scalar("emailEndpoint", Scalar::String, "g.email_endpoint"),
+            scalar("ens", Scalar::String, "g.ens"),
+            scalar("did", Scalar::String, "g.did"),
             list("mcpTools", Scalar::String, "'[]'"),
             list("mcpPrompts", Scalar::String, "'[]'"),
             list("mcpResources", Scalar::String, "'[]'"),
-            list(
-                "a2aSkills",
-                Scalar::String,
-                "(SELECT json_group_array(k.skill_id) FROM (SELECT skill_id FROM agent_skills WHERE agent_key = a.agent_key ORDER BY skill_id) k)",
-            ),
+            Field {
+                member: Some(
+                    "g.agent_key IN (SELECT t.agent_key FROM agent_terms t WHERE t.term = lower(?) AND t.kind = 'skill'
+                       AND EXISTS (SELECT 1 FROM agent_skills k WHERE k.agent_key = t.agent_key AND k.skill_id = ?))",
+                ),
+                member_check: Some(
+                    "EXISTS (SELECT 1 FROM agent_skills k WHERE k.agent_key = g.agent_key AND k.skill_id = ?)",
+                ),
+                ..list(
+                    "a2aSkills",
+                    Scalar::String,
+                    "(SELECT json_group_array(k.skill_id) FROM (SELECT skill_id FROM agent_skills WHERE agent_key = g.agent_key ORDER BY skill_id) k)",
+                )
+            },
             scalar("createdAt", Scalar::BigInt, uri_event!("block_timestamp")),
         ],
     },
@@ -469,16 +534,27 @@ pub(crate) static ENTITIES: &[Entity] = &[
         keys: &["f.chain_id", "f.registry", "f.token_id", "f.client", "f.feedback_index"],
         chain: "f.chain_id",
         fields: &[
-            scalar(
-                "id",
-                Scalar::Id,
-                "f.chain_id || ':' || f.token_id || ':' || f.client || ':' || f.feedback_index",
+            parted(
+                scalar(
+                    "id",
+                    Scalar::Id,
+                    "f.chain_id || ':' || f.token_id || ':' || f.client || ':' || f.feedback_index",
+                ),
+                &[
+                    int("f.chain_id"),
+                    text("f.token_id"),
+                    text("f.client"),
+                    int("f.feedback_index"),
+                ],
             ),
-            reference(
-                "agent",
-                "Agent",
-                "f.chain_id || ':' || f.token_id",
-                &["f.chain_id || ':' || f.registry || ':' || f.token_id"],
+            parted(
+                reference(
+                    "agent",
+                    "Agent",
+                    "f.chain_id || ':' || f.token_id",
+                    &["f.chain_id || ':' || f.registry || ':' || f.token_id"],
+                ),
+                &[int("f.chain_id"), text("f.token_id")],
             ),
             scalar("clientAddress", Scalar::Bytes, "f.client"),
             scalar("feedbackIndex", Scalar::BigInt, "f.feedback_index"),
@@ -635,11 +711,14 @@ pub(crate) static ENTITIES: &[Entity] = &[
         chain: "v.chain_id",
         fields: &[
             scalar("id", Scalar::Id, "v.request_hash"),
-            reference(
-                "agent",
-                "Agent",
-                "v.chain_id || ':' || v.token_id",
-                &["v.chain_id || ':' || v.registry || ':' || v.token_id"],
+            parted(
+                reference(
+                    "agent",
+                    "Agent",
+                    "v.chain_id || ':' || v.token_id",
+                    &["v.chain_id || ':' || v.registry || ':' || v.token_id"],
+                ),
+                &[int("v.chain_id"), text("v.token_id")],
             ),
             scalar("validatorAddress", Scalar::Bytes, "v.validator"),
             scalar("requestUri", Scalar::String, "v.request_uri"),
@@ -681,11 +760,14 @@ pub(crate) static ENTITIES: &[Entity] = &[
                 Scalar::Id,
                 "m.chain_id || ':' || m.token_id || ':' || m.key",
             ),
-            reference(
-                "agent",
-                "Agent",
-                "m.chain_id || ':' || m.token_id",
-                &["m.chain_id || ':' || m.registry || ':' || m.token_id"],
+            parted(
+                reference(
+                    "agent",
+                    "Agent",
+                    "m.chain_id || ':' || m.token_id",
+                    &["m.chain_id || ':' || m.registry || ':' || m.token_id"],
+                ),
+                &[int("m.chain_id"), text("m.token_id")],
             ),
             scalar("key", Scalar::String, "m.key"),
             scalar("value", Scalar::Bytes, "'0x' || lower(hex(m.value))"),
@@ -704,17 +786,20 @@ pub(crate) static ENTITIES: &[Entity] = &[
         keys: AGENT_KEY,
         chain: "a.chain_id",
         fields: &[
-            scalar("id", Scalar::Id, AGENT_ID),
-            reference("agent", "Agent", AGENT_ID, AGENT_KEY),
+            parted(scalar("id", Scalar::Id, AGENT_ID), AGENT_PARTS),
+            parted(
+                reference("agent", "Agent", AGENT_ID, AGENT_KEY),
+                AGENT_PARTS,
+            ),
             scalar(
                 "totalFeedback",
                 Scalar::BigInt,
-                concat!("(SELECT count(*) FROM feedback f WHERE ", of_token!("f"), " AND NOT ", "EXISTS (SELECT 1 FROM feedback_revocations r WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id AND r.client = f.client AND r.feedback_index = f.feedback_index))"),
+                concat!("(SELECT count(*) FROM feedback f INDEXED BY feedback_agent WHERE ", of_token!("f"), " AND NOT ", "EXISTS (SELECT 1 FROM feedback_revocations r WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id AND r.client = f.client AND r.feedback_index = f.feedback_index))"),
             ),
             scalar(
                 "averageFeedbackValue",
                 Scalar::BigDecimal,
-                concat!("coalesce((SELECT avg(CAST(f.value AS REAL) / CAST('1e' || f.value_decimals AS REAL)) FROM feedback f WHERE ", of_token!("f"), " AND NOT EXISTS (SELECT 1 FROM feedback_revocations r WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id AND r.client = f.client AND r.feedback_index = f.feedback_index)), 0) || 'e-0'"),
+                concat!("coalesce((SELECT avg(CAST(f.value AS REAL) / CAST('1e' || f.value_decimals AS REAL)) FROM feedback f INDEXED BY feedback_agent WHERE ", of_token!("f"), " AND NOT EXISTS (SELECT 1 FROM feedback_revocations r WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id AND r.client = f.client AND r.feedback_index = f.feedback_index)), 0) || 'e-0'"),
             ),
             scalar(
                 "totalValidations",
@@ -734,12 +819,12 @@ pub(crate) static ENTITIES: &[Entity] = &[
             scalar(
                 "lastActivity",
                 Scalar::BigInt,
-                concat!("max(a.registered_at, coalesce((SELECT max(f.timestamp) FROM feedback f WHERE ", of_token!("f"), "), 0))"),
+                concat!("max(a.registered_at, coalesce((SELECT max(f.timestamp) FROM feedback f INDEXED BY feedback_agent WHERE ", of_token!("f"), "), 0))"),
             ),
             scalar(
                 "updatedAt",
                 Scalar::BigInt,
-                concat!("max(a.registered_at, coalesce((SELECT max(f.timestamp) FROM feedback f WHERE ", of_token!("f"), "), 0))"),
+                concat!("max(a.registered_at, coalesce((SELECT max(f.timestamp) FROM feedback f INDEXED BY feedback_agent WHERE ", of_token!("f"), "), 0))"),
             ),
         ],
     },

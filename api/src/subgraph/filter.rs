@@ -36,12 +36,23 @@ const OPERATORS: &[&str] = &[
     "_",
 ];
 
-/// The SQL condition `filter` (a `{Entity}_filter` object) sets on rows of `entity`.
-pub(crate) fn condition(entity: &Entity, filter: &ConstValue) -> Result<Sql, String> {
-    compile(entity, filter, 0)
+/// How a condition is best written: to find rows by an index (`Find`: nested filters as
+/// `IN (SELECT …)`, list members as the list of rows holding them), or to test rows another
+/// condition of the same filter already finds (`Test`: correlated lookups of the row at hand).
+/// SQLite runs an `IN` list in full wherever it stands, so only conditions that narrow the rows
+/// down are written to find them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Find,
+    Test,
 }
 
-fn compile(entity: &Entity, filter: &ConstValue, depth: usize) -> Result<Sql, String> {
+/// The SQL condition `filter` (a `{Entity}_filter` object) sets on rows of `entity`.
+pub(crate) fn condition(entity: &Entity, filter: &ConstValue) -> Result<Sql, String> {
+    compile(entity, filter, 0, Mode::Find)
+}
+
+fn compile(entity: &Entity, filter: &ConstValue, depth: usize, mode: Mode) -> Result<Sql, String> {
     if depth > MAX_NESTING {
         return Err(format!("the filter nests deeper than {MAX_NESTING} levels"));
     }
@@ -55,45 +66,147 @@ fn compile(entity: &Entity, filter: &ConstValue, depth: usize) -> Result<Sql, St
             ));
         }
     };
+    let clauses: Vec<(&str, &ConstValue)> = fields.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let modes = modes_of(entity, &clauses, mode);
     let mut out = Sql::new("(1");
-    for (key, value) in fields {
+    for ((key, value), mode) in clauses.into_iter().zip(modes) {
         out.push(" AND ");
-        out.append(clause(entity, key.as_str(), value, depth)?);
+        out.append(clause(entity, key, value, depth, mode)?);
     }
     out.push(")");
     Ok(out)
 }
 
-fn clause(entity: &Entity, key: &str, value: &ConstValue, depth: usize) -> Result<Sql, String> {
+/// The mode of each of `clauses` (joined by AND): the clauses that narrow rows down best find
+/// them, the others only test what those find.
+fn modes_of(entity: &Entity, clauses: &[(&str, &ConstValue)], mode: Mode) -> Vec<Mode> {
+    let strengths: Vec<u8> = clauses
+        .iter()
+        .map(|(key, value)| strength(entity, key, value))
+        .collect();
+    let best = strengths.iter().copied().max().unwrap_or(0);
+    strengths
+        .into_iter()
+        .map(|strength| match mode {
+            Mode::Find if best > 0 && strength < best => Mode::Test,
+            other => other,
+        })
+        .collect()
+}
+
+/// How well clause `key: value` narrows rows down by an index: 2 for an id, an indexed field or a
+/// text search of three characters or more; 1 for a list member (every row holding a value,
+/// often many); 0 for a clause that reads every row. A nested filter counts its best clause, an
+/// `and` its best item, an `or` its weakest.
+fn strength(entity: &Entity, key: &str, value: &ConstValue) -> u8 {
+    let items = |value: &ConstValue| -> Vec<ConstValue> {
+        match value {
+            ConstValue::List(items) => items.clone(),
+            other => vec![other.clone()],
+        }
+    };
+    let best = |entity: &Entity, value: &ConstValue| match value {
+        ConstValue::Object(fields) => fields
+            .iter()
+            .map(|(k, v)| strength(entity, k.as_str(), v))
+            .max()
+            .unwrap_or(0),
+        _ => 0,
+    };
+    match key {
+        "and" => items(value)
+            .iter()
+            .map(|item| best(entity, item))
+            .max()
+            .unwrap_or(0),
+        "or" => items(value)
+            .iter()
+            .map(|item| best(entity, item))
+            .min()
+            .unwrap_or(0),
+        _ => {
+            let Some((field, operator)) = split(entity, key) else {
+                return 0;
+            };
+            if matches!(value, ConstValue::Null) {
+                return 0;
+            }
+            match (operator, field.shape) {
+                ("" | "_in", _) if !field.id_parts.is_empty() || field.indexed => 2,
+                ("_contains" | "_contains_nocase", Shape::Scalar(_))
+                    if field.search.is_some()
+                        && matches!(value, ConstValue::String(s) if s.chars().count() >= 3) =>
+                {
+                    2
+                }
+                ("_contains", Shape::List(_)) if field.member.is_some() => 1,
+                ("_", Shape::Ref { entity: target, .. }) => best(
+                    super::catalogue::entity(target).expect("refs name entities"),
+                    value,
+                ),
+                _ => 0,
+            }
+        }
+    }
+}
+
+fn clause(
+    entity: &Entity,
+    key: &str,
+    value: &ConstValue,
+    depth: usize,
+    mode: Mode,
+) -> Result<Sql, String> {
     if key == "and" || key == "or" {
         let items = match value {
             ConstValue::List(items) => items.as_slice(),
             ConstValue::Null => return Ok(Sql::new("1")),
             other => std::slice::from_ref(other),
         };
+        // The items of an `and` are clauses of one filter; those of an `or` each stand alone.
+        let modes = if key == "and" {
+            let clauses: Vec<(&str, &ConstValue)> =
+                items.iter().map(|item| ("and", item)).collect();
+            modes_of(entity, &clauses, mode)
+        } else {
+            vec![mode; items.len()]
+        };
         let joiner = if key == "and" { " AND " } else { " OR " };
         let mut out = Sql::new(if key == "and" { "(1" } else { "(0" });
-        for item in items {
+        for (item, mode) in items.iter().zip(modes) {
             out.push(joiner);
-            out.append(compile(entity, item, depth + 1)?);
+            out.append(compile(entity, item, depth + 1, mode)?);
         }
         out.push(")");
         return Ok(out);
     }
     let no_field = || format!("Type `{}_filter` has no field `{key}`", entity.name);
     let (field, operator) = split(entity, key).ok_or_else(no_field)?;
+    if let Some(sql) = by_id_parts(field, operator, value) {
+        return sql;
+    }
     match field.shape {
         Shape::Scalar(scalar) => {
             scalar_clause(field, scalar, operator, value).ok_or_else(no_field)?
         }
-        Shape::List(scalar) => list_clause(field, scalar, operator, value).ok_or_else(no_field)?,
+        Shape::List(scalar) => {
+            list_clause(field, scalar, operator, value, mode).ok_or_else(no_field)?
+        }
         Shape::Ref {
             entity: target,
             keys,
         } => {
             let target = super::catalogue::entity(target).expect("refs name entities");
             if operator == "_" {
-                return nested(keys, target, target.keys, value, depth);
+                return match (mode, field.correlated) {
+                    (Mode::Test, Some(from)) => {
+                        let mut out = Sql::new(format!("EXISTS (SELECT 1 {from} AND "));
+                        out.append(compile(target, value, depth + 1, Mode::Test)?);
+                        out.push(")");
+                        Ok(out)
+                    }
+                    _ => nested(keys, target, target.keys, value, depth),
+                };
             }
             if matches!(value, ConstValue::Null) && matches!(operator, "" | "_not") {
                 let negate = if operator.is_empty() { "" } else { " NOT" };
@@ -114,6 +227,62 @@ fn clause(entity: &Entity, key: &str, value: &ConstValue, depth: usize) -> Resul
     }
 }
 
+/// An equality or `_in` test on an id made of parts, compared part by part on the columns that
+/// hold them so an index finds the rows; `None` when the field has no parts or the test is
+/// another.
+fn by_id_parts(field: &Field, operator: &str, value: &ConstValue) -> Option<Result<Sql, String>> {
+    if field.id_parts.is_empty() || matches!(value, ConstValue::Null) {
+        return None;
+    }
+    let (negate, ids) = match (operator, value) {
+        ("", ConstValue::String(id)) => (false, vec![id.as_str()]),
+        ("_not", ConstValue::String(id)) => (true, vec![id.as_str()]),
+        ("_in" | "_not_in", ConstValue::List(items)) => {
+            let mut ids = Vec::with_capacity(items.len());
+            for item in items {
+                match item {
+                    ConstValue::String(id) => ids.push(id.as_str()),
+                    other => {
+                        return Some(Err(format!(
+                            "Failed to coerce value `{other}` to type `ID`"
+                        )));
+                    }
+                }
+            }
+            (operator == "_not_in", ids)
+        }
+        _ => return None,
+    };
+    let mut out = Sql::new(if negate { "(NOT (0" } else { "((0" });
+    for id in ids {
+        let pieces: Vec<&str> = id.split(':').collect();
+        if pieces.len() != field.id_parts.len() {
+            continue; // no row has an id of another shape
+        }
+        let mut binds = Vec::with_capacity(pieces.len());
+        for (piece, part) in pieces.iter().zip(field.id_parts) {
+            if part.integer {
+                match piece.parse::<i64>() {
+                    Ok(n) => binds.push(Bind::Int(n)),
+                    Err(_) => break,
+                }
+            } else {
+                binds.push(Bind::Text(piece.to_string()));
+            }
+        }
+        if binds.len() != pieces.len() {
+            continue;
+        }
+        out.push(" OR (1");
+        for (part, bind) in field.id_parts.iter().zip(binds) {
+            out.push(&format!(" AND {} = ", part.sql)).bind(bind);
+        }
+        out.push(")");
+    }
+    out.push("))");
+    Some(Ok(out))
+}
+
 /// `outer` (expressions over this row) among `inner` of the `target` rows `filter` keeps.
 fn nested(
     outer: &[&str],
@@ -128,7 +297,7 @@ fn nested(
         inner.join(", "),
         target.from
     ));
-    out.append(compile(target, filter, depth + 1)?);
+    out.append(compile(target, filter, depth + 1, Mode::Find)?);
     out.push("))");
     Ok(out)
 }
@@ -201,6 +370,18 @@ fn scalar_clause(
                 Ok(_) => unreachable!("text binds are text"),
                 Err(e) => return Some(Err(e)),
             };
+            // A trigram index finds the candidates for a piece of three characters or more.
+            if let (Some(search), Position::Anywhere, false) =
+                (field.search, &test.position, test.negate)
+                && needle.chars().count() >= 3
+            {
+                let phrase = format!("\"{}\"", needle.replace('"', "\"\""));
+                let (before, after) = search.split_once('?').expect("a search binds its phrase");
+                out.push(before)
+                    .bind(Bind::Text(phrase))
+                    .push(after)
+                    .push(" AND ");
+            }
             out.append(test.sql(expr, needle));
             Ok(())
         }
@@ -305,6 +486,7 @@ fn list_clause(
     scalar: Scalar,
     operator: &str,
     value: &ConstValue,
+    mode: Mode,
 ) -> Option<Result<Sql, String>> {
     let expr = field.compare_sql();
     let (negate, rest) = match operator.strip_prefix("_not") {
@@ -313,6 +495,15 @@ fn list_clause(
     };
     let nocase = rest.ends_with("_nocase");
     let rest = rest.trim_end_matches("_nocase");
+    let member = match mode {
+        Mode::Test => field.member_check.or(field.member),
+        Mode::Find => field.member,
+    };
+    if let (Some(member), "_contains", false, ConstValue::List(items)) =
+        (member, rest, nocase, value)
+    {
+        return Some(members(member, scalar, negate, items));
+    }
     let mut out = Sql::new(if negate { "(NOT (" } else { "((" });
     let result = match (rest, value) {
         ("", ConstValue::Null) => {
@@ -342,6 +533,28 @@ fn list_clause(
         out.push("))");
         out
     }))
+}
+
+/// Every one of `items` in the list, each tested by the field's `member` SQL.
+fn members(
+    member: &str,
+    scalar: Scalar,
+    negate: bool,
+    items: &[ConstValue],
+) -> Result<Sql, String> {
+    let mut out = Sql::new(if negate { "(NOT (1" } else { "((1" });
+    for item in items {
+        let value = bind(scalar, item)?;
+        out.push(" AND (");
+        let mut pieces = member.split('?');
+        out.push(pieces.next().unwrap_or_default());
+        for piece in pieces {
+            out.bind(value.clone()).push(piece);
+        }
+        out.push(")");
+    }
+    out.push("))");
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -396,6 +609,61 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(error, "Type `Agent_filter` has no field `owner_gt_nocase`");
+    }
+
+    #[test]
+    fn the_narrowest_clause_finds_rows_and_the_others_test_them() {
+        let agent = entity("Agent").unwrap();
+        // A name search finds a handful; the skill list (every agent with the skill) is only
+        // checked for those, row by row.
+        let sql = condition(
+            agent,
+            &filter(serde_json::json!({ "and": [
+                { "registrationFile_": { "name_contains_nocase": "weather" } },
+                { "or": [ { "registrationFile_": { "a2aSkills_contains": ["forecast"] } } ] }
+            ]})),
+        )
+        .unwrap();
+        assert!(sql.text.contains("MATCH ?"), "{}", sql.text);
+        assert!(
+            sql.text
+                .contains("EXISTS (SELECT 1 FROM agent_registrations g"),
+            "{}",
+            sql.text
+        );
+        assert!(!sql.text.contains("agent_terms"), "{}", sql.text);
+        // The skill alone is the best there is: it finds.
+        let sql = condition(
+            agent,
+            &filter(serde_json::json!({
+                "registrationFile_": { "a2aSkills_contains": ["forecast"] }, "createdAt_gt": 5
+            })),
+        )
+        .unwrap();
+        assert!(sql.text.contains("agent_terms"), "{}", sql.text);
+        // A short piece of text has no trigram to look up: every name is read.
+        let sql = condition(
+            agent,
+            &filter(serde_json::json!({ "registrationFile_": { "name_contains_nocase": "ab" } })),
+        )
+        .unwrap();
+        assert!(!sql.text.contains("MATCH"), "{}", sql.text);
+    }
+
+    #[test]
+    fn ids_compare_part_by_part() {
+        let agent = entity("Agent").unwrap();
+        let sql = condition(
+            agent,
+            &filter(serde_json::json!({ "id_in": ["31337:7", "nonsense", "x:1"] })),
+        )
+        .unwrap();
+        assert_eq!(sql.binds, vec![Bind::Int(31337), Bind::Text("7".into())]);
+        assert!(
+            sql.text.contains("a.chain_id = ? AND a.token_id = ?"),
+            "{}",
+            sql.text
+        );
     }
 
     #[test]

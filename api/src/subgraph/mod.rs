@@ -117,15 +117,26 @@ async fn answer(state: &ApiState, chain: Option<u64>, request: async_graphql::Re
         state.metrics.observe(&operation, started.elapsed());
         return json_body(StatusCode::OK, body);
     }
+    // `data` keeps the fields in the order the query asked for them.
     let (status, body, cacheable) = match run(state, chain, &request).await {
-        Ok(data) => (StatusCode::OK, json!({ "data": data }), true),
+        Ok(data) => {
+            let mut body = IndexMap::new();
+            body.insert(Name::new("data"), data);
+            (
+                StatusCode::OK,
+                serde_json::to_vec(&ConstValue::Object(body)).unwrap_or_default(),
+                true,
+            )
+        }
         Err(errors) => (
             StatusCode::OK,
-            json!({ "errors": errors.iter().map(error_json).collect::<Vec<_>>() }),
+            serde_json::to_vec(
+                &json!({ "errors": errors.iter().map(error_json).collect::<Vec<_>>() }),
+            )
+            .unwrap_or_default(),
             false,
         ),
     };
-    let body = serde_json::to_vec(&body).unwrap_or_default();
     if let (Some(key), Some(version), true) = (key, version, cacheable) {
         state.cache.put(key, version, body.clone());
     }

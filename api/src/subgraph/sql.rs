@@ -49,6 +49,7 @@ impl Sql {
 
     /// Runs the statement, whose one column is a JSON array per row, and parses each row.
     pub(crate) async fn rows(self, pool: &SqlitePool) -> sqlx::Result<Vec<Vec<serde_json::Value>>> {
+        tracing::trace!(target: "agentindex::api::subgraph", sql = %self.text, binds = ?self.binds, "reading");
         let mut arguments = SqliteArguments::default();
         for bind in self.binds {
             let added = match bind {

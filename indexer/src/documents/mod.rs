@@ -24,7 +24,7 @@ pub use feedback::{FeedbackFileProjection, ProofOfPayment, parse_feedback_file};
 pub use fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
 pub use lint::{Lint, Report, Severity};
 pub use profile::{ChainAgent, LinkRole, LinkedDocument, Profile, build_profile};
-pub use registration::{RegistrationProjection, parse_registration};
+pub use registration::{RegistrationProjection, Service, parse_registration};
 
 #[cfg(test)]
 mod properties;

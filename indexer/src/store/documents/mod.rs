@@ -8,6 +8,7 @@
 
 mod links;
 mod profiles;
+mod registrations;
 
 use super::{QueryContext, StoreResult, decode};
 use crate::documents::{Checked, Expect, Projection};

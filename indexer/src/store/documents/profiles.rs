@@ -110,6 +110,7 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
             .into_iter()
             .map(LinkRow::linked)
             .collect::<StoreResult<Vec<_>>>()?;
+        super::registrations::registration(conn, key, &documents).await?;
         let Profile {
             name,
             description,

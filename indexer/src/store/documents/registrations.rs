@@ -1,0 +1,85 @@
+//! `agent_registrations`: what an ERC-8004 agent's registration file says, one column per field,
+//! rewritten with the agent's profile, and its name and description in
+//! `agent_registration_text` (trigrams). The agent0 subgraph endpoint filters on these rather than
+//! parsing every file's JSON.
+
+use super::json;
+use crate::documents::{LinkRole, LinkedDocument, Projection, RegistrationProjection, Service};
+use crate::store::{QueryContext, StoreResult};
+use sqlx::SqliteConnection;
+
+/// The first service named `name` (case-insensitively) with an endpoint.
+fn service<'a>(file: &'a RegistrationProjection, name: &str) -> Option<&'a Service> {
+    file.services
+        .iter()
+        .find(|s| s.name.eq_ignore_ascii_case(name) && !s.endpoint.is_empty())
+}
+
+/// Writes the row of agent `key` from its readable registration file among `documents`, or
+/// removes it when it has none.
+pub(super) async fn registration(
+    conn: &mut SqliteConnection,
+    key: &str,
+    documents: &[LinkedDocument],
+) -> StoreResult<()> {
+    let found = documents
+        .iter()
+        .find_map(|d| match (&d.role, &d.projection) {
+            (LinkRole::Registration, Some(Projection::Registration(file))) => Some((&d.uri, file)),
+            _ => None,
+        });
+    for table in ["agent_registrations", "agent_registration_text"] {
+        sqlx::query(&format!("DELETE FROM {table} WHERE agent_key = ?"))
+            .bind(key)
+            .execute(&mut *conn)
+            .await
+            .context("removing an agent's registration fields")?;
+    }
+    let Some((uri, file)) = found else {
+        return Ok(());
+    };
+    sqlx::query(
+        "INSERT INTO agent_registration_text (agent_key, name, description) VALUES (?, ?, ?)",
+    )
+    .bind(key)
+    .bind(&file.name)
+    .bind(&file.description)
+    .execute(&mut *conn)
+    .await
+    .context("writing an agent's registration text")?;
+    let endpoint = |name: &str| service(file, name).map(|s| s.endpoint.clone());
+    let version = |name: &str| service(file, name).and_then(|s| s.version.clone());
+    let oasf = service(file, "oasf");
+    sqlx::query(
+        "INSERT INTO agent_registrations (agent_key, uri, name, description, image,
+            active, x402, supported_trusts, services, mcp_endpoint, mcp_version, a2a_endpoint,
+            a2a_version, web_endpoint, email_endpoint, oasf_endpoint, oasf_version, oasf_skills,
+            oasf_domains, ens, did)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(key)
+    .bind(uri)
+    .bind(&file.name)
+    .bind(&file.description)
+    .bind(&file.image)
+    .bind(file.active)
+    .bind(file.x402_support)
+    .bind(json(&file.supported_trust))
+    .bind(json(&file.services))
+    .bind(endpoint("mcp"))
+    .bind(version("mcp"))
+    .bind(endpoint("a2a"))
+    .bind(version("a2a"))
+    .bind(endpoint("web"))
+    .bind(endpoint("email"))
+    .bind(oasf.map(|s| s.endpoint.clone()))
+    .bind(oasf.and_then(|s| s.version.clone()))
+    .bind(json(&oasf.map(|s| s.skills.clone()).unwrap_or_default()))
+    .bind(json(&oasf.map(|s| s.domains.clone()).unwrap_or_default()))
+    .bind(endpoint("ens"))
+    .bind(endpoint("did"))
+    .execute(&mut *conn)
+    .await
+    .context("writing an agent's registration fields")?;
+    Ok(())
+}

@@ -1,0 +1,266 @@
+//! The subgraph endpoint's graph-node dialect, read by the npm `graphql-request` client: the
+//! entities' ids and types, the chain's truth where the public subgraph differs (operators
+//! approved for all tokens, metadata set while registering), feedback with responses,
+//! validations, pages that stay whole when many agents share a sort key, `_meta`, the `block`
+//! argument, and graph-node's error wording.
+
+use crate::support;
+
+use agentindex_contracts::{Devnet, IdentityRegistry};
+use alloy::primitives::{Address, Bytes};
+use alloy::sol_types::SolCall;
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use support::graphql::{data, gql};
+
+/// One request's first error message.
+fn error(endpoint: &str, query: &str) -> String {
+    let answer = gql(endpoint, json!([{ "query": query }])).remove(0);
+    answer["errors"][0]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{query} should fail: {answer}"))
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
+    let devnet = Devnet::start().await.unwrap();
+    let s = support::scenario::run(&devnet).await;
+    let chain = devnet.chain_id();
+    let hex = |a: Address| format!("{a:#x}");
+    // Five agents registered in one block: one createdAt, told apart by id only.
+    support::chain::mine(&devnet, 1).await;
+    let identity = devnet.deployment().identity;
+    let calls: Vec<(support::chain::Call, u64)> = (0..5)
+        .map(|n| {
+            let input = IdentityRegistry::register_2Call {
+                agentURI: format!("ipfs://same-block-{n}"),
+            }
+            .abi_encode();
+            ((s.grace, identity, Bytes::from(input)), 0)
+        })
+        .collect();
+    support::chain::reorg(&devnet, 1, &calls).await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let config = support::config(&devnet, &db, 0);
+    support::index_until_synced(&config).await;
+    let served = support::api::serve(support::open(&db).await, &config).await;
+    let endpoint = format!("{}/subgraphs/name/agent0/{chain}", served.base);
+    let agent_id = format!("{chain}:{}", s.erc8004_id);
+
+    // The scenario's agent, as the chain has it.
+    let agent = data(
+        &endpoint,
+        "query($id: ID!) { agent(id: $id) { id chainId agentId owner operators agentURI agentURIType
+            totalFeedback metadata { id key value } } }",
+        json!({ "id": agent_id }),
+    )["agent"]
+        .clone();
+    assert_eq!(agent["id"], agent_id);
+    assert_eq!(agent["chainId"], chain.to_string(), "BigInt as a string");
+    assert_eq!(agent["agentId"], s.erc8004_id.to_string());
+    assert_eq!(agent["owner"], hex(s.carol), "Bytes as lower-case hex");
+    assert_eq!(agent["agentURI"], "ipfs://reg-2");
+    assert_eq!(agent["agentURIType"], "ipfs");
+    let operators: BTreeSet<&str> = agent["operators"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    assert!(
+        operators.contains(hex(s.erin).as_str()),
+        "the operator approved for all the owner's tokens, which the public subgraph ignores: {operators:?}"
+    );
+    let metadata: Vec<(String, String)> = agent["metadata"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["key"].as_str().unwrap().to_string(),
+                m["value"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        metadata.contains(&(
+            "role".into(),
+            format!("0x{}", alloy::hex::encode("translator"))
+        )),
+        "metadata set while registering is kept: {metadata:?}"
+    );
+    assert!(metadata.iter().any(|(k, _)| k == "skills"));
+
+    // Feedback with graph-node's ids and decimals, revocations and responses.
+    let feedback = data(
+        &endpoint,
+        "query($id: String!) { feedbacks(where: { agent: $id }, orderBy: createdAt) {
+            id clientAddress feedbackIndex value isRevoked revokedAt
+            responses(orderBy: createdAt) { id responder responseUri } } }",
+        json!({ "id": agent_id }),
+    )["feedbacks"]
+        .clone();
+    let feedback = feedback.as_array().unwrap();
+    assert_eq!(feedback.len(), 3);
+    let answered = feedback
+        .iter()
+        .find(|f| f["responses"].as_array().is_some_and(|r| r.len() == 2))
+        .expect("the feedback with two responses");
+    assert_eq!(
+        answered["id"],
+        format!("{agent_id}:{}:2", hex(s.dave)),
+        "chainId:agentId:client:index"
+    );
+    assert_eq!(answered["value"], "-2.5", "-250 with 2 decimals");
+    assert!(
+        answered["responses"][0]["id"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{agent_id}:{}:2:0x", hex(s.dave))),
+        "feedbackId:txHash:logIndex"
+    );
+    assert_eq!(answered["responses"][0]["responseUri"], "ipfs://r1");
+    let revoked: Vec<&Value> = feedback.iter().filter(|f| f["isRevoked"] == true).collect();
+    assert_eq!(revoked.len(), 1);
+    assert!(revoked[0]["revokedAt"].as_str().is_some());
+    assert_eq!(
+        agent["totalFeedback"], "2",
+        "feedback not revoked, as the subgraph counts it"
+    );
+    let kept = data(
+        &endpoint,
+        "query($id: String!) { feedbacks(where: { agent: $id, isRevoked: false }) { id } }",
+        json!({ "id": agent_id }),
+    );
+    assert_eq!(kept["feedbacks"].as_array().unwrap().len(), 2);
+
+    // Validations, which the public subgraph leaves out.
+    let validations = data(
+        &endpoint,
+        "query($id: ID!) { agent(id: $id) { validations { validatorAddress response status } } }",
+        json!({ "id": agent_id }),
+    )["agent"]["validations"]
+        .clone();
+    assert_eq!(validations[0]["validatorAddress"], hex(s.grace));
+    assert_eq!(validations[0]["status"], "COMPLETED");
+    assert_eq!(validations[0]["response"], 100, "the latest response");
+
+    // Pages of two through agents sharing one createdAt: whole, in order, none twice.
+    let all = data(
+        &endpoint,
+        "{ agents(first: 1000, orderBy: createdAt, orderDirection: desc) { id createdAt } }",
+        json!({}),
+    )["agents"]
+        .clone();
+    let all: Vec<String> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        all.len(),
+        6,
+        "the scenario's agent and the five of one block"
+    );
+    let mut paged = Vec::new();
+    for skip in (0..all.len()).step_by(2) {
+        let page = data(
+            &endpoint,
+            "query($skip: Int!) { agents(first: 2, skip: $skip, orderBy: createdAt, orderDirection: desc) { id } }",
+            json!({ "skip": skip }),
+        );
+        paged.extend(
+            page["agents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a["id"].as_str().unwrap().to_string()),
+        );
+    }
+    assert_eq!(paged, all, "pages put together are the whole list");
+    let tied: Vec<&String> = all[..5].iter().collect();
+    let mut sorted = tied.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(tied, sorted, "ties broken by id, in the order's direction");
+
+    // _meta and the block argument, against the index's own status.
+    let status = data(
+        &format!("{}/graphql", served.base),
+        "{ indexerStatus { chainId indexedBlock } }",
+        json!({}),
+    );
+    let indexed = status["indexerStatus"][0]["indexedBlock"].as_i64().unwrap();
+    let meta = data(
+        &endpoint,
+        "{ _meta { block { number hash } deployment hasIndexingErrors } }",
+        json!({}),
+    );
+    assert_eq!(meta["_meta"]["block"]["number"], indexed);
+    assert!(
+        meta["_meta"]["block"]["hash"]
+            .as_str()
+            .unwrap()
+            .starts_with("0x")
+    );
+    let at_head = data(
+        &endpoint,
+        "query($b: Int!) { agents(block: { number: $b }, first: 1) { id } }",
+        json!({ "b": indexed }),
+    );
+    assert_eq!(at_head["agents"].as_array().unwrap().len(), 1);
+    assert!(
+        error(
+            &endpoint,
+            &format!(
+                "{{ agents(block: {{ number: {} }}) {{ id }} }}",
+                indexed + 10
+            )
+        )
+        .contains("is therefore not yet available")
+    );
+
+    // graph-node's words for what it refuses.
+    assert_eq!(
+        error(&endpoint, "{ agents { id nickname } }"),
+        "Type `Agent` has no field `nickname`"
+    );
+    assert_eq!(
+        error(&endpoint, "{ agents(where: { nickname: \"x\" }) { id } }"),
+        "Type `Agent_filter` has no field `nickname`"
+    );
+    assert_eq!(
+        error(&endpoint, "{ agents(first: 1001) { id } }"),
+        "The `first` argument must be between 0 and 1000, but is 1001"
+    );
+
+    // GET with the query in the URL, as graph-node takes it; another chain has nothing.
+    let client = reqwest::Client::new();
+    let got: Value = client
+        .get(&endpoint)
+        .query(&[("query", "{ agents(first: 1, orderBy: createdAt) { id } }")])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(got["data"]["agents"][0]["id"], agent_id);
+    let other = data(
+        &format!("{}/subgraphs/name/agent0/1", served.base),
+        "{ agents { id } }",
+        json!({}),
+    );
+    assert_eq!(other["agents"], json!([]));
+    let not_a_chain = client
+        .get(format!("{}/subgraphs/name/agent0/base", served.base))
+        .query(&[("query", "{ agents { id } }")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(not_a_chain.status(), 404);
+    served.stop().await;
+}
