@@ -13,10 +13,10 @@ use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use support::graphql::{data, gql};
 
-/// One request's first error message.
+/// One request's first error message (`tools/graphql/query.mjs` reports each error's message).
 fn error(endpoint: &str, query: &str) -> String {
     let answer = gql(endpoint, json!([{ "query": query }])).remove(0);
-    answer["errors"][0]["message"]
+    answer["errors"][0]
         .as_str()
         .unwrap_or_else(|| panic!("{query} should fail: {answer}"))
         .to_string()
@@ -41,6 +41,17 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
         })
         .collect();
     support::chain::reorg(&devnet, 1, &calls).await;
+    // The agent's owner (dave, since the scenario's transfer) approves bob for all its tokens.
+    agentindex_contracts::confirm(
+        "approval for all",
+        devnet
+            .identity()
+            .setApprovalForAll(s.bob, true)
+            .from(s.dave)
+            .send(),
+    )
+    .await
+    .unwrap();
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("index.db");
@@ -61,7 +72,11 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
     assert_eq!(agent["id"], agent_id);
     assert_eq!(agent["chainId"], chain.to_string(), "BigInt as a string");
     assert_eq!(agent["agentId"], s.erc8004_id.to_string());
-    assert_eq!(agent["owner"], hex(s.carol), "Bytes as lower-case hex");
+    assert_eq!(
+        agent["owner"],
+        hex(s.dave),
+        "Bytes as lower-case hex; the scenario transferred the agent to dave"
+    );
     assert_eq!(agent["agentURI"], "ipfs://reg-2");
     assert_eq!(agent["agentURIType"], "ipfs");
     let operators: BTreeSet<&str> = agent["operators"]
@@ -71,7 +86,7 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
         .map(|o| o.as_str().unwrap())
         .collect();
     assert!(
-        operators.contains(hex(s.erin).as_str()),
+        operators.contains(hex(s.bob).as_str()),
         "the operator approved for all the owner's tokens, which the public subgraph ignores: {operators:?}"
     );
     let metadata: Vec<(String, String)> = agent["metadata"]
@@ -239,9 +254,16 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
 
     // GET with the query in the URL, as graph-node takes it; another chain has nothing.
     let client = reqwest::Client::new();
+    let in_url = |base: &str, query: &str| {
+        url::Url::parse_with_params(base, &[("query", query)])
+            .unwrap()
+            .to_string()
+    };
     let got: Value = client
-        .get(&endpoint)
-        .query(&[("query", "{ agents(first: 1, orderBy: createdAt) { id } }")])
+        .get(in_url(
+            &endpoint,
+            "{ agents(first: 1, orderBy: createdAt) { id } }",
+        ))
         .send()
         .await
         .unwrap()
@@ -256,8 +278,10 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
     );
     assert_eq!(other["agents"], json!([]));
     let not_a_chain = client
-        .get(format!("{}/subgraphs/name/agent0/base", served.base))
-        .query(&[("query", "{ agents { id } }")])
+        .get(in_url(
+            &format!("{}/subgraphs/name/agent0/base", served.base),
+            "{ agents { id } }",
+        ))
         .send()
         .await
         .unwrap();
