@@ -202,6 +202,26 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
     sorted.sort_by(|a, b| b.cmp(a));
     assert_eq!(tied, sorted, "ties broken by id, in the order's direction");
 
+    // The stats entities.
+    let stats = data(
+        &endpoint,
+        "query($id: ID!) { globalStats(id: \"global\") { totalAgents totalFeedback totalValidations }
+            agentStats(id: $id) { totalFeedback averageFeedbackValue totalValidations completedValidations }
+            protocol(id: \"31337\") { chainId totalAgents identityRegistry } }",
+        json!({ "id": agent_id }),
+    );
+    assert_eq!(
+        stats["globalStats"],
+        json!({ "totalAgents": "6", "totalFeedback": "3", "totalValidations": "1" })
+    );
+    assert_eq!(stats["agentStats"]["totalFeedback"], "2");
+    assert_eq!(stats["agentStats"]["completedValidations"], "1");
+    assert_eq!(stats["protocol"]["totalAgents"], "6");
+    assert_eq!(
+        stats["protocol"]["identityRegistry"],
+        hex(devnet.deployment().identity)
+    );
+
     // _meta and the block argument, against the index's own status.
     let status = data(
         &format!("{}/graphql", served.base),

@@ -148,7 +148,8 @@ pub(crate) struct Entity {
     pub(crate) from: &'static str,
     /// The columns that find one entity by an index (what refs and derived lists match on).
     pub(crate) keys: &'static [&'static str],
-    /// The chain an entity is on, for the per-chain endpoint.
+    /// The chain an entity is on, for the per-chain endpoint; empty for an entity over every
+    /// chain, whose SQL reads the endpoint's chain (or NULL for all) as `$CHAIN`.
     pub(crate) chain: &'static str,
     pub(crate) fields: &'static [Field],
 }
@@ -825,6 +826,48 @@ pub(crate) static ENTITIES: &[Entity] = &[
                 "updatedAt",
                 Scalar::BigInt,
                 concat!("max(a.registered_at, coalesce((SELECT max(f.timestamp) FROM feedback f INDEXED BY feedback_agent WHERE ", of_token!("f"), "), 0))"),
+            ),
+        ],
+    },
+    Entity {
+        name: "GlobalStats",
+        single: "globalStats",
+        plural: "globalStats_collection",
+        from: "FROM (SELECT 'global' AS id) o WHERE 1",
+        keys: &["o.id"],
+        // Every chain the endpoint serves; on a per-chain endpoint, that chain's figures.
+        chain: "",
+        fields: &[
+            scalar("id", Scalar::Id, "o.id"),
+            scalar(
+                "totalAgents",
+                Scalar::BigInt,
+                "(SELECT count(*) FROM agents a WHERE a.source = 'erc8004' AND ($CHAIN IS NULL OR a.chain_id = $CHAIN))",
+            ),
+            scalar(
+                "totalFeedback",
+                Scalar::BigInt,
+                "(SELECT count(*) FROM feedback f WHERE $CHAIN IS NULL OR f.chain_id = $CHAIN)",
+            ),
+            scalar(
+                "totalValidations",
+                Scalar::BigInt,
+                "(SELECT count(*) FROM validation_requests v WHERE $CHAIN IS NULL OR v.chain_id = $CHAIN)",
+            ),
+            scalar(
+                "totalProtocols",
+                Scalar::BigInt,
+                "(SELECT count(*) FROM chain_cursor c WHERE $CHAIN IS NULL OR c.chain_id = $CHAIN)",
+            ),
+            list(
+                "tags",
+                Scalar::String,
+                "(SELECT json_group_array(t) FROM (SELECT f.tag1 AS t FROM feedback f WHERE f.tag1 != '' AND ($CHAIN IS NULL OR f.chain_id = $CHAIN) UNION SELECT f.tag2 FROM feedback f WHERE f.tag2 != '' AND ($CHAIN IS NULL OR f.chain_id = $CHAIN) ORDER BY 1))",
+            ),
+            scalar(
+                "updatedAt",
+                Scalar::BigInt,
+                "coalesce((SELECT max(e.block_timestamp) FROM chain_cursor c JOIN events e ON e.chain_id = c.chain_id AND e.block_number = c.indexed_block WHERE $CHAIN IS NULL OR c.chain_id = $CHAIN), 0)",
             ),
         ],
     },

@@ -75,7 +75,9 @@ impl Source<'_> {
     /// Limits rows to the endpoint's chain. The comparison is kept from the planner's choice of
     /// index (`+`): the chain is rarely what narrows a query down.
     fn chain_condition(&self, entity: &Entity, sql: &mut Sql) {
-        if let Some(chain) = self.chain {
+        let chain = self.chain.map_or("NULL".to_string(), |c| c.to_string());
+        sql.text = sql.text.replace("$CHAIN", &chain);
+        if let (Some(chain), false) = (self.chain, entity.chain.is_empty()) {
             sql.push(&format!(" AND +{} = ", entity.chain))
                 .bind(Bind::Int(chain as i64));
         }

@@ -147,7 +147,7 @@ pub(crate) fn plan(
                     ));
                 };
                 if many {
-                    Root::List(reader.list(entity, &field, true)?)
+                    Root::List(reader.list(entity, &field, "Query")?)
                 } else {
                     reader.single(entity, &field)?
                 }
@@ -324,18 +324,19 @@ impl Reader<'_> {
         Ok(Root::Single { entity, id, items })
     }
 
+    /// A list field of `owner` (`Query` at the root, else the entity holding it).
     fn list(
         &mut self,
         entity: &'static Entity,
         field: &Positioned<QueryField>,
-        root: bool,
+        owner: &str,
     ) -> Result<ListQuery, QueryError> {
+        let root = owner == "Query";
         let mut allowed = vec!["where", "first", "skip", "orderBy", "orderDirection"];
         if root {
             allowed.extend(["block", "subgraphError"]);
             self.block(field)?;
         }
-        let owner = if root { "Query" } else { "" };
         self.only_arguments(field, owner, &allowed)?;
         let first = self.count(field, "first", 100, MAX_FIRST)?;
         let skip = self.count(field, "skip", 0, MAX_SKIP)?;
@@ -480,7 +481,7 @@ impl Reader<'_> {
                 }
                 Shape::Derived { entity: target, .. } => {
                     let target = catalogue::entity(target).expect("derived lists name entities");
-                    What::Derived(def, Box::new(self.list(target, &field, false)?))
+                    What::Derived(def, Box::new(self.list(target, &field, entity.name)?))
                 }
             };
             items.push(Item { key, what });
@@ -544,6 +545,18 @@ mod tests {
         assert_eq!(
             error("{ widgets { id } }"),
             "Type `Query` has no field `widgets`"
+        );
+    }
+
+    #[test]
+    fn unknown_arguments_are_named_with_their_field() {
+        assert_eq!(
+            error("{ agents(colour: 1) { id } }"),
+            "Unknown argument `colour` on field `Query.agents`"
+        );
+        assert_eq!(
+            error("{ agents { feedback(colour: 1) { id } } }"),
+            "Unknown argument `colour` on field `Agent.feedback`"
         );
     }
 
