@@ -14,9 +14,8 @@ use alloy::primitives::{Address, U256};
 use base64::Engine;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use support::doc_server::{DocServer, Route};
 use support::graphql::data;
 
@@ -51,32 +50,11 @@ fn sdk(program: &str, script: &str, job: &Value) -> Value {
     } else {
         program.to_string()
     };
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .arg(tools.join("agent0").join(script))
-        .current_dir(tools.join("agent0"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("running an agent0 SDK (run scripts/install-tools)");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(job.to_string().as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "{script} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{script} printed no JSON ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
+        .current_dir(tools.join("agent0"));
+    support::tool::json_through(command, job, script)
 }
 
 fn ids(list: &Value, field: &str) -> BTreeSet<String> {

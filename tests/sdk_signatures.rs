@@ -8,9 +8,8 @@ use agentindex_indexer::documents::Expect;
 use jsonwebtoken::Algorithm;
 use jsonwebtoken::jwk::Jwk;
 use serde_json::{Value, json};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use support::doc_server::{DocServer, Route};
 
 fn repo() -> &'static Path {
@@ -86,28 +85,8 @@ fn sdk_sign(sdk: &str, card: &Value, alg: &str, kid: &str) -> Value {
             c
         }
     };
-    let mut child = command
-        .arg(key_file(alg))
-        .arg(alg)
-        .arg(kid)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("starting the {sdk} signer (run scripts/install-tools): {e}"));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(card.to_string().as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "{sdk} {alg}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+    command.arg(key_file(alg)).arg(alg).arg(kid);
+    support::tool::json_through(command, card, &format!("the {sdk} signer ({alg})"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

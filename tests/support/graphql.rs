@@ -3,34 +3,15 @@
 //! subscriptions, each run by node as an SDK would use it.
 
 use serde_json::{Value, json};
-use std::io::Write;
 use std::process::{Child, Command, Stdio};
 
 /// Runs `requests` ([{query, variables}]) through graphql-request against `endpoint`.
 pub(crate) fn gql(endpoint: &str, requests: Value) -> Vec<Value> {
     let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/graphql");
-    let mut child = Command::new("node")
-        .arg("query.mjs")
-        .arg(endpoint)
-        .current_dir(&tools)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("node runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(requests.to_string().as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "graphql-request failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+    let mut command = Command::new("node");
+    command.arg("query.mjs").arg(endpoint).current_dir(&tools);
+    let answers = super::tool::json_through(command, &requests, "graphql-request");
+    serde_json::from_value(answers).expect("an answer per request")
 }
 
 /// One query's data, failing on errors.

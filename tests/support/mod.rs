@@ -13,6 +13,7 @@ pub(crate) mod graphql;
 pub(crate) mod memory;
 pub(crate) mod scenario;
 pub(crate) mod signing;
+pub(crate) mod tool;
 
 use agentindex_contracts::Devnet;
 use agentindex_indexer::config::Config;
