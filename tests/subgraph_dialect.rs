@@ -41,6 +41,36 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
         })
         .collect();
     support::chain::reorg(&devnet, 1, &calls).await;
+    // Bob rates the agent with a feedback file served over http.
+    let server = support::doc_server::DocServer::start().await;
+    let file = json!({
+        "agentId": s.erc8004_id.to::<u64>(), "text": "quick and right", "tag2": "from-the-file",
+        "mcp": { "tool": "get_weather" }, "a2a": { "skills": ["forecast"], "taskId": "t9" }
+    })
+    .to_string();
+    let file_url = server.route(
+        "/feedback.json",
+        support::doc_server::Route::Body("application/json", file.clone().into_bytes()),
+    );
+    agentindex_contracts::confirm(
+        "feedback with a file",
+        devnet
+            .reputation()
+            .giveFeedback(
+                s.erc8004_id,
+                90,
+                0,
+                "starred".into(),
+                String::new(),
+                String::new(),
+                file_url.clone(),
+                alloy::primitives::keccak256(file.as_bytes()),
+            )
+            .from(s.bob)
+            .send(),
+    )
+    .await
+    .unwrap();
     // The agent's owner (dave, since the scenario's transfer) approves bob for all its tokens.
     agentindex_contracts::confirm(
         "approval for all",
@@ -55,8 +85,10 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("index.db");
-    let config = support::config(&devnet, &db, 0);
-    support::index_until_synced(&config).await;
+    let mut config = support::config(&devnet, &db, 0);
+    config.documents.allow_private_addresses = true;
+    config.documents.allow_http = true;
+    support::index_with_documents(&config).await;
     let served = support::api::serve(support::open(&db).await, &config).await;
     let endpoint = format!("{}/subgraphs/name/agent0/{chain}", served.base);
     let agent_id = format!("{chain}:{}", s.erc8004_id);
@@ -119,7 +151,7 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
     )["feedbacks"]
         .clone();
     let feedback = feedback.as_array().unwrap();
-    assert_eq!(feedback.len(), 3);
+    assert_eq!(feedback.len(), 4);
     let answered = feedback
         .iter()
         .find(|f| f["responses"].as_array().is_some_and(|r| r.len() == 2))
@@ -142,7 +174,7 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
     assert_eq!(revoked.len(), 1);
     assert!(revoked[0]["revokedAt"].as_str().is_some());
     assert_eq!(
-        agent["totalFeedback"], "2",
+        agent["totalFeedback"], "3",
         "feedback not revoked, as the subgraph counts it"
     );
     let kept = data(
@@ -150,7 +182,35 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
         "query($id: String!) { feedbacks(where: { agent: $id, isRevoked: false }) { id } }",
         json!({ "id": agent_id }),
     );
-    assert_eq!(kept["feedbacks"].as_array().unwrap().len(), 2);
+    assert_eq!(kept["feedbacks"].as_array().unwrap().len(), 3);
+    // A feedback file over http, which the public subgraph reads only from IPFS.
+    let rated = data(
+        &endpoint,
+        "query($client: Bytes!) { feedbacks(where: { clientAddress: $client }) {
+            value tag1 feedbackURI feedbackURIType
+            feedbackFile { id feedbackId text mcpTool a2aSkills a2aTaskId tag1 tag2 } } }",
+        json!({ "client": hex(s.bob) }),
+    )["feedbacks"][0]
+        .clone();
+    assert_eq!(rated["value"], "90");
+    assert_eq!(rated["feedbackURIType"], "http");
+    let file = &rated["feedbackFile"];
+    assert_eq!(file["feedbackId"], format!("{agent_id}:{}:1", hex(s.bob)));
+    assert!(
+        file["id"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!(":{file_url}"))
+    );
+    assert_eq!(file["text"], "quick and right");
+    assert_eq!(file["mcpTool"], "get_weather");
+    assert_eq!(file["a2aSkills"], json!(["forecast"]));
+    assert_eq!(file["a2aTaskId"], "t9");
+    assert_eq!(file["tag1"], Value::Null, "the chain's tag1 stands");
+    assert_eq!(
+        file["tag2"], "from-the-file",
+        "the file's tag2 where the chain has none"
+    );
 
     // Validations, which the public subgraph leaves out.
     let validations = data(
@@ -212,9 +272,9 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
     );
     assert_eq!(
         stats["globalStats"],
-        json!({ "totalAgents": "6", "totalFeedback": "3", "totalValidations": "1" })
+        json!({ "totalAgents": "6", "totalFeedback": "4", "totalValidations": "1" })
     );
-    assert_eq!(stats["agentStats"]["totalFeedback"], "2");
+    assert_eq!(stats["agentStats"]["totalFeedback"], "3");
     assert_eq!(stats["agentStats"]["completedValidations"], "1");
     assert_eq!(stats["protocol"]["totalAgents"], "6");
     assert_eq!(

@@ -693,8 +693,17 @@ pub(crate) static ENTITIES: &[Entity] = &[
                 Scalar::String,
                 projected!("$.proof_of_payment.tx_hash"),
             ),
-            scalar("tag1", Scalar::String, projected!("$.tag1")),
-            scalar("tag2", Scalar::String, projected!("$.tag2")),
+            // The file's tags only where the chain's are empty, as the subgraph reads them.
+            scalar(
+                "tag1",
+                Scalar::String,
+                "CASE WHEN f.tag1 = '' THEN json_extract(d.projection, '$.tag1') END",
+            ),
+            scalar(
+                "tag2",
+                Scalar::String,
+                "CASE WHEN f.tag2 = '' THEN json_extract(d.projection, '$.tag2') END",
+            ),
             scalar("createdAt", Scalar::BigInt, "f.timestamp"),
         ],
     },

@@ -3,6 +3,8 @@
 //! the agent), and the fields that tie the file to its feedback (`agentRegistry`, `agentId`,
 //! `clientAddress`). Whether a proof is believed is reputation's business (it must match an
 //! indexed payment); this module only reads what the file says, and lints what it gets wrong.
+//! The rest of what a file describes (its text, value, tags, and the MCP, A2A and OASF context
+//! of the call rated) is kept for the agent0 subgraph endpoint's `FeedbackFile`.
 
 use super::json::{Fields, parse};
 use super::lint::Report;
@@ -34,6 +36,112 @@ pub struct FeedbackFileProjection {
     pub client_address: Option<Address>,
     /// The payment the client cites.
     pub proof_of_payment: Option<ProofOfPayment>,
+    /// What the call rated was, and what the client said of it.
+    #[serde(default, flatten)]
+    pub details: FeedbackDetails,
+}
+
+/// The descriptive fields of a feedback file, as written; each left out when absent or of the
+/// wrong type.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeedbackDetails {
+    /// `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// `createdAt` (ISO 8601, as written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// `value`, as decimal text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// `valueDecimals`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_decimals: Option<u8>,
+    /// `tag1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag1: Option<String>,
+    /// `tag2`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag2: Option<String>,
+    /// `mcp.tool`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_tool: Option<String>,
+    /// `mcp.prompt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_prompt: Option<String>,
+    /// `mcp.resource`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_resource: Option<String>,
+    /// `a2a.skills`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub a2a_skills: Vec<String>,
+    /// `a2a.contextId`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a2a_context_id: Option<String>,
+    /// `a2a.taskId`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a2a_task_id: Option<String>,
+    /// `oasf.skills`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub oasf_skills: Vec<String>,
+    /// `oasf.domains`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub oasf_domains: Vec<String>,
+}
+
+/// The descriptive fields of feedback file `file`.
+fn read_details(file: &Fields<'_>, report: &mut Report) -> FeedbackDetails {
+    let mcp = file.object(&["mcp"], report);
+    let a2a = file.object(&["a2a"], report);
+    let oasf = file.object(&["oasf"], report);
+    let value = file.any(&["value"]).and_then(|(key, v)| match v {
+        Value::Number(n) if n.is_i64() || n.is_u64() => Some(n.to_string()),
+        Value::String(s) if s.parse::<i128>().is_ok() => Some(s.clone()),
+        _ => {
+            report.warning(
+                "feedback.value",
+                file.path_of(key),
+                "value is not an integer",
+            );
+            None
+        }
+    });
+    let value_decimals = file.any(&["valueDecimals"]).and_then(|(key, v)| {
+        let decimals = v.as_u64().and_then(|d| u8::try_from(d).ok());
+        if decimals.is_none() {
+            report.warning(
+                "feedback.value_decimals",
+                file.path_of(key),
+                "valueDecimals is not a small non-negative integer",
+            );
+        }
+        decimals
+    });
+    FeedbackDetails {
+        text: file.string(&["text"], report),
+        created_at: file.string(&["createdAt"], report),
+        value,
+        value_decimals,
+        tag1: file.string(&["tag1"], report),
+        tag2: file.string(&["tag2"], report),
+        mcp_tool: mcp.as_ref().and_then(|m| m.string(&["tool"], report)),
+        mcp_prompt: mcp.as_ref().and_then(|m| m.string(&["prompt"], report)),
+        mcp_resource: mcp.as_ref().and_then(|m| m.string(&["resource"], report)),
+        a2a_skills: a2a
+            .as_ref()
+            .map(|a| a.strings(&["skills"], report))
+            .unwrap_or_default(),
+        a2a_context_id: a2a.as_ref().and_then(|a| a.string(&["contextId"], report)),
+        a2a_task_id: a2a.as_ref().and_then(|a| a.string(&["taskId"], report)),
+        oasf_skills: oasf
+            .as_ref()
+            .map(|o| o.strings(&["skills"], report))
+            .unwrap_or_default(),
+        oasf_domains: oasf
+            .as_ref()
+            .map(|o| o.strings(&["domains"], report))
+            .unwrap_or_default(),
+    }
 }
 
 impl FeedbackFileProjection {
@@ -97,11 +205,13 @@ pub fn read_feedback_file(value: &Value, report: &mut Report) -> Option<Feedback
     let proof_of_payment = file
         .any(&["proofOfPayment"])
         .and_then(|(key, v)| read_proof(v, &file.path_of(key), report));
+    let details = read_details(&file, report);
     Some(FeedbackFileProjection {
         agent_registry,
         agent_id,
         client_address,
         proof_of_payment,
+        details,
     })
 }
 
@@ -253,5 +363,39 @@ mod tests {
     fn fields_left_out_contradict_nothing() {
         let (file, _) = read("{}");
         assert!(file.unwrap().fits(1, REGISTRY, "1", CLIENT));
+    }
+
+    #[test]
+    fn what_the_call_was_is_kept_as_written() {
+        let (file, report) = read(
+            r#"{"agentId": 3, "text": "quick and right", "createdAt": "2026-11-25T10:00:00Z",
+                "value": -250, "valueDecimals": 2, "tag1": "starred",
+                "mcp": {"tool": "get_weather"}, "a2a": {"skills": ["forecast"], "contextId": "c1", "taskId": "t9"},
+                "oasf": {"skills": ["analytical_skills/forecast"], "domains": ["technology"]}}"#,
+        );
+        let details = file.expect("an object").details;
+        assert_eq!(details.text.as_deref(), Some("quick and right"));
+        assert_eq!(details.created_at.as_deref(), Some("2026-11-25T10:00:00Z"));
+        assert_eq!(
+            (details.value.as_deref(), details.value_decimals),
+            (Some("-250"), Some(2))
+        );
+        assert_eq!(details.tag1.as_deref(), Some("starred"));
+        assert_eq!(details.mcp_tool.as_deref(), Some("get_weather"));
+        assert_eq!(details.a2a_skills, vec!["forecast".to_string()]);
+        assert_eq!(
+            (
+                details.a2a_context_id.as_deref(),
+                details.a2a_task_id.as_deref()
+            ),
+            (Some("c1"), Some("t9"))
+        );
+        assert_eq!(details.oasf_domains, vec!["technology".to_string()]);
+        assert!(report.lints.is_empty(), "{:?}", report.lints);
+        // A value that is no integer is linted and left out; the rest stays.
+        let (file, report) = read(r#"{"value": "lots", "text": "hm"}"#);
+        let details = file.expect("an object").details;
+        assert_eq!((details.value, details.text.as_deref()), (None, Some("hm")));
+        assert!(report.lints.iter().any(|l| l.code == "feedback.value"));
     }
 }
