@@ -25,7 +25,7 @@ pub enum Projection {
     /// An ERC-8004 registration file.
     Registration(RegistrationProjection),
     /// An ERC-8004 feedback file.
-    Feedback(FeedbackFileProjection),
+    Feedback(Box<FeedbackFileProjection>),
 }
 
 /// The outcome of checking one document.
@@ -320,7 +320,8 @@ pub fn read(bytes: &[u8], expect: Expect, report: &mut Report) -> Option<Project
     let value = parse(bytes, report)?;
     let registration = match expect {
         Expect::Feedback => {
-            return feedback::read_feedback_file(&value, report).map(Projection::Feedback);
+            return feedback::read_feedback_file(&value, report)
+                .map(|file| Projection::Feedback(Box::new(file)));
         }
         Expect::Card | Expect::A2a | Expect::Onchain => false,
         Expect::Registration => true,
