@@ -21,13 +21,28 @@ pub(crate) struct Source<'a> {
     pub(crate) chain: Option<u64>,
 }
 
+/// Most rows one nested list may read for all its parents together: `first` bounds each
+/// parent's page, this bounds a page of parents times their pages.
+pub(crate) const MAX_NESTED_ROWS: i64 = 20_000;
+
+/// Why running a plan stopped.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RunError {
+    /// The store failed.
+    #[error("Store error: {0}")]
+    Store(#[from] sqlx::Error),
+    /// The query asks more than is answered.
+    #[error("{0}")]
+    Refused(String),
+}
+
 /// One row read: the keys of the row it belongs to (derived lists), its own keys, then a value
 /// per column.
 type Row = Vec<Json>;
 
 impl Source<'_> {
     /// The entities `query` asks for, as response objects.
-    pub(crate) async fn list(&self, query: &ListQuery) -> sqlx::Result<ConstValue> {
+    pub(crate) async fn list(&self, query: &ListQuery) -> Result<ConstValue, RunError> {
         let columns = Columns::of(query.entity, &query.items);
         let mut sql = Sql::new(format!(
             "SELECT json_array(NULL, json_array({}){}) {}",
@@ -53,7 +68,7 @@ impl Source<'_> {
         entity: &'static Entity,
         id: &str,
         items: &[Item],
-    ) -> sqlx::Result<ConstValue> {
+    ) -> Result<ConstValue, RunError> {
         let columns = Columns::of(entity, items);
         let mut sql = Sql::new(format!(
             "SELECT json_array(NULL, json_array({}){}) {}",
@@ -65,7 +80,7 @@ impl Source<'_> {
         let mut by_id = async_graphql::indexmap::IndexMap::new();
         by_id.insert(Name::new("id"), ConstValue::String(id.to_string()));
         let condition = super::filter::condition(entity, &ConstValue::Object(by_id))
-            .map_err(sqlx::Error::Protocol)?;
+            .map_err(RunError::Refused)?;
         sql.push(" AND ").append(condition).push(" LIMIT 1");
         let rows = sql.rows(self.pool).await?;
         let mut objects = self.objects(entity, items, rows).await?;
@@ -89,7 +104,7 @@ impl Source<'_> {
         entity: &'static Entity,
         items: &'s [Item],
         rows: Vec<Row>,
-    ) -> BoxFuture<'s, sqlx::Result<Vec<ConstValue>>> {
+    ) -> BoxFuture<'s, Result<Vec<ConstValue>, RunError>> {
         Box::pin(async move {
             let columns = Columns::of(entity, items);
             // Every referenced and derived field, read for all rows at once.
@@ -159,7 +174,7 @@ impl Source<'_> {
         field: &Field,
         items: &[Item],
         keys: Vec<&Json>,
-    ) -> sqlx::Result<HashMap<String, Vec<ConstValue>>> {
+    ) -> Result<HashMap<String, Vec<ConstValue>>, RunError> {
         let Shape::Ref { entity, .. } = field.shape else {
             unreachable!("only refs are referenced")
         };
@@ -191,7 +206,7 @@ impl Source<'_> {
         field: &Field,
         query: &ListQuery,
         keys: Vec<&Json>,
-    ) -> sqlx::Result<HashMap<String, Vec<ConstValue>>> {
+    ) -> Result<HashMap<String, Vec<ConstValue>>, RunError> {
         let Shape::Derived { by, .. } = field.shape else {
             unreachable!("only derived lists are derived")
         };
@@ -215,8 +230,15 @@ impl Source<'_> {
             .bind(Bind::Int(query.skip))
             .push(" AND rank <= ")
             .bind(Bind::Int(query.skip + query.first))
-            .push(" ORDER BY rank");
+            .push(" ORDER BY rank LIMIT ")
+            .bind(Bind::Int(MAX_NESTED_ROWS + 1));
         let rows = sql.rows(self.pool).await?;
+        if rows.len() as i64 > MAX_NESTED_ROWS {
+            return Err(RunError::Refused(format!(
+                "`{}` would read more than {MAX_NESTED_ROWS} entities for this page; ask for fewer parents or a smaller `first`",
+                field.name
+            )));
+        }
         let parents: Vec<String> = rows.iter().map(|row| row[0].to_string()).collect();
         let objects = self.objects(target, &query.items, rows).await?;
         let mut out: HashMap<String, Vec<ConstValue>> = HashMap::new();

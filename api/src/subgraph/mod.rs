@@ -198,14 +198,18 @@ async fn execute_plan(
     plan: Plan,
 ) -> Result<ConstValue, Vec<QueryError>> {
     let pool = state.store.reader();
-    let failed = |e: sqlx::Error| {
-        tracing::warn!(target: "agentindex::api", error = %e, "a subgraph query failed");
+    let failed = |e: execute::RunError| {
+        if let execute::RunError::Store(e) = &e {
+            tracing::warn!(target: "agentindex::api", error = %e, "a subgraph query failed");
+        }
         vec![QueryError {
-            message: format!("Store error: {e}"),
+            message: e.to_string(),
             at: None,
         }]
     };
-    let head = Head::read(pool, chain).await.map_err(failed)?;
+    let head = Head::read(pool, chain)
+        .await
+        .map_err(|e| failed(e.into()))?;
     if let Some(number) = plan.block {
         head.answers(number)
             .map_err(|message| vec![QueryError { message, at: None }])?;

@@ -19,6 +19,8 @@ pub(crate) const MAX_FIRST: i64 = 1000;
 pub(crate) const MAX_SKIP: i64 = 5000;
 /// Deepest selection accepted.
 const MAX_DEPTH: usize = 10;
+/// Most fields a query's root may ask (aliases included), as `/graphql` bounds its aliases.
+pub(crate) const MAX_ROOT_FIELDS: usize = 30;
 
 /// Why a request was refused, with where in the document.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,6 +134,15 @@ pub(crate) fn plan(
         block: None,
     };
     let fields = reader.flatten(&operation_def.node.selection_set, 0)?;
+    if fields.len() > MAX_ROOT_FIELDS {
+        return Err(QueryError::new(
+            format!(
+                "The query asks for {} root fields; at most {MAX_ROOT_FIELDS} are answered",
+                fields.len()
+            ),
+            Some(operation_def.pos),
+        ));
+    }
     let mut roots = Vec::new();
     for field in fields {
         let key = response_key(&field.node);
@@ -569,6 +580,17 @@ mod tests {
         assert_eq!(
             error("{ agents(skip: 6000) { id } }"),
             "The `skip` argument must be between 0 and 5000, but is 6000"
+        );
+    }
+
+    #[test]
+    fn a_root_of_many_aliases_is_refused() {
+        let many: String = (0..31)
+            .map(|i| format!("a{i}: agents(first: 1000) {{ id }} "))
+            .collect();
+        assert_eq!(
+            error(&format!("{{ {many} }}")),
+            "The query asks for 31 root fields; at most 30 are answered"
         );
     }
 
