@@ -74,9 +74,12 @@ const API: &[(&str, &[&str])] = &[
     ("feeds", &["state"]),
     ("graphql", &["read", "state", "changes", "cache", "metrics"]),
     ("http", &["graphql", "state", "metrics", "limits"]),
+    ("subgraph", &["state", "http"]),
     (
         "server",
-        &["graphql", "state", "feeds", "http", "limits", "metrics"],
+        &[
+            "graphql", "state", "feeds", "http", "subgraph", "limits", "metrics",
+        ],
     ),
 ];
 
