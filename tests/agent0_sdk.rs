@@ -1,6 +1,6 @@
 //! The agent0 SDKs (npm `agent0-sdk` and PyPI `agent0-sdk`, both 1.7.1, installed by
-//! `scripts/install-tools`) reading agents, feedback and reputation from agentindex's subgraph
-//! endpoint exactly as they read the public subgraph, with the chain's RPC out of reach so no
+//! `scripts/install-tools`) reading agents, feedback and reputation from the subgraph endpoint
+//! of `agentindex serve` exactly as they read the public subgraph, with the chain's RPC out of reach so no
 //! SDK can quietly fall back to reading the chain: every answer must come from the endpoint and
 //! equal what was put on the chain and what `/graphql` says. The GraphQL documents the SDKs send
 //! are pinned in `tests/fixtures/agent0/documents.json`; an SDK upgrade that sends a new one
@@ -160,8 +160,13 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
     config.documents.allow_private_addresses = true;
     config.documents.allow_http = true;
     support::index_with_documents(&config).await;
-    let served = support::api::serve(support::open(&db).await, &config).await;
-    let subgraph = format!("{}/subgraphs/name/agent0/{chain}", served.base);
+    // Served by the `agentindex serve` binary over the database indexed here.
+    let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db, 0, "")
+        + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
+    let serve_config = dir.path().join("serve.toml");
+    std::fs::write(&serve_config, toml).unwrap();
+    let (_serving, base) = support::binary::start(&["serve", "--config"], &serve_config);
+    let subgraph = format!("{base}/subgraphs/name/agent0/{chain}");
     let id = |token: U256| format!("{chain}:{token}");
     // Nothing listens there: an SDK that fell back to the chain would fail, not answer.
     let rpc = "http://127.0.0.1:9";
@@ -205,7 +210,7 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
     assert_eq!(ids(&r["bySkill"], "agentId"), BTreeSet::from([id(weather)]));
     // The same question put to /graphql: the agents with the skill, by their keys there.
     let own_skill = data(
-        &format!("{}/graphql", served.base),
+        &format!("{base}/graphql"),
         "{ agents(filter: { skill: \"forecast\" }) { edges { node { tokenId } } } }",
         json!({}),
     );
@@ -267,7 +272,7 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
         s.erc8004_id
     );
     let own = data(
-        &format!("{}/graphql", served.base),
+        &format!("{base}/graphql"),
         "query($id: ID!) { agent(id: $id) { feedback { nodes { client index value valueDecimals revoked } } } }",
         json!({ "id": key }),
     );
@@ -363,5 +368,4 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
         documents, expected,
         "the agent0 SDKs sent documents that are not pinned: check the endpoint answers them, then refresh with AGENTINDEX_BLESS_AGENT0=1"
     );
-    served.stop().await;
 }
