@@ -171,8 +171,13 @@ pub(crate) fn entity(name: &str) -> Option<&'static Entity> {
     ENTITIES.iter().find(|e| e.name == name)
 }
 
-/// The entity a query field reads, and whether it reads a list.
+/// The entity a query field reads, and whether it reads a list. `agentMetadata_collection` is
+/// `agentMetadatas` under the name some graph-node versions give it (the SDKs try both).
 pub(crate) fn query_field(name: &str) -> Option<(&'static Entity, bool)> {
+    let name = match name {
+        "agentMetadata_collection" => "agentMetadatas",
+        other => other,
+    };
     ENTITIES.iter().find_map(|e| {
         if e.plural == name {
             Some((e, true))

@@ -584,6 +584,22 @@ mod tests {
     }
 
     #[test]
+    fn metadata_lists_answer_under_both_plurals() {
+        for field in ["agentMetadatas", "agentMetadata_collection"] {
+            let plan = plan(
+                &format!("{{ {field} {{ id key }} }}"),
+                None,
+                &Variables::default(),
+            )
+            .unwrap();
+            let (key, Root::List(list)) = &plan.roots[0] else {
+                panic!("a list")
+            };
+            assert_eq!((key.as_str(), list.entity.name), (field, "AgentMetadata"));
+        }
+    }
+
+    #[test]
     fn a_root_of_many_aliases_is_refused() {
         let many: String = (0..31)
             .map(|i| format!("a{i}: agents(first: 1000) {{ id }} "))
