@@ -41,22 +41,28 @@ pub(crate) enum RunError {
 type Row = Vec<Json>;
 
 impl Source<'_> {
-    /// The entities `query` asks for, as response objects.
+    /// The entities `query` asks for, as response objects. The page is chosen first, by the
+    /// keys alone, and only its rows are read: SQLite reads a statement's columns for every row
+    /// it sorts, and a broad search sorts every row to return a thousand.
     pub(crate) async fn list(&self, query: &ListQuery) -> Result<ConstValue, RunError> {
-        let columns = Columns::of(query.entity, &query.items);
-        let mut sql = Sql::new(format!(
-            "SELECT json_array(NULL, json_array({}){}) {}",
-            query.entity.keys.join(", "),
-            columns.sql,
-            query.entity.from
-        ));
-        self.chain_condition(query.entity, &mut sql);
-        sql.push(" AND ").append(query.filter.clone());
-        sql.push(&order_by(query.entity, query.order, query.descending));
-        sql.push(" LIMIT ")
+        let entity = query.entity;
+        let keys = entity.keys.join(", ");
+        let order = order_by(entity, query.order, query.descending);
+        let columns = Columns::of(entity, &query.items);
+        let mut page = Sql::new(format!("SELECT {keys} {}", entity.from));
+        self.chain_condition(entity, &mut page);
+        page.push(" AND ").append(query.filter.clone());
+        page.push(&order);
+        page.push(" LIMIT ")
             .bind(Bind::Int(query.first))
             .push(" OFFSET ")
             .bind(Bind::Int(query.skip));
+        let mut sql = Sql::new(format!(
+            "SELECT json_array(NULL, json_array({keys}){}) {} AND ({keys}) IN (",
+            columns.sql, entity.from
+        ));
+        self.name_chain(&mut sql);
+        sql.append(page).push(")").push(&order);
         let rows = sql.rows(self.pool).await?;
         let objects = self.objects(query.entity, &query.items, rows).await?;
         Ok(ConstValue::List(objects))
@@ -87,11 +93,17 @@ impl Source<'_> {
         Ok(objects.pop().unwrap_or(ConstValue::Null))
     }
 
-    /// Limits rows to the endpoint's chain. The comparison is kept from the planner's choice of
-    /// index (`+`): the chain is rarely what narrows a query down.
-    fn chain_condition(&self, entity: &Entity, sql: &mut Sql) {
+    /// Puts the endpoint's chain (or NULL, for every chain) where an entity's SQL reads `$CHAIN`.
+    fn name_chain(&self, sql: &mut Sql) {
         let chain = self.chain.map_or("NULL".to_string(), |c| c.to_string());
         sql.text = sql.text.replace("$CHAIN", &chain);
+    }
+
+    /// Limits rows to the endpoint's chain (and names it where an entity's SQL reads `$CHAIN`).
+    /// The comparison is kept from the planner's choice of index (`+`): the chain is rarely what
+    /// narrows a query down.
+    fn chain_condition(&self, entity: &Entity, sql: &mut Sql) {
+        self.name_chain(sql);
         if let (Some(chain), false) = (self.chain, entity.chain.is_empty()) {
             sql.push(&format!(" AND +{} = ", entity.chain))
                 .bind(Bind::Int(chain as i64));
