@@ -327,3 +327,7 @@ impl Columns {
         Self { sql, slots }
     }
 }
+
+#[cfg(test)]
+#[path = "execute_tests.rs"]
+mod tests;
