@@ -48,7 +48,7 @@ impl Source<'_> {
         let entity = query.entity;
         let keys = entity.keys.join(", ");
         let order = order_by(entity, query.order, query.descending);
-        let columns = Columns::of(entity, &query.items);
+        let columns = Columns::of(&query.items);
         let mut page = Sql::new(format!("SELECT {keys} {}", entity.from));
         self.chain_condition(entity, &mut page);
         page.push(" AND ").append(query.filter.clone());
@@ -64,7 +64,7 @@ impl Source<'_> {
         self.name_chain(&mut sql);
         sql.append(page).push(")").push(&order);
         let rows = sql.rows(self.pool).await?;
-        let objects = self.objects(query.entity, &query.items, rows).await?;
+        let objects = self.objects(&query.items, rows).await?;
         Ok(ConstValue::List(objects))
     }
 
@@ -75,7 +75,7 @@ impl Source<'_> {
         id: &str,
         items: &[Item],
     ) -> Result<ConstValue, RunError> {
-        let columns = Columns::of(entity, items);
+        let columns = Columns::of(items);
         let mut sql = Sql::new(format!(
             "SELECT json_array(NULL, json_array({}){}) {}",
             entity.keys.join(", "),
@@ -89,7 +89,7 @@ impl Source<'_> {
             .map_err(RunError::Refused)?;
         sql.push(" AND ").append(condition).push(" LIMIT 1");
         let rows = sql.rows(self.pool).await?;
-        let mut objects = self.objects(entity, items, rows).await?;
+        let mut objects = self.objects(items, rows).await?;
         Ok(objects.pop().unwrap_or(ConstValue::Null))
     }
 
@@ -110,15 +110,14 @@ impl Source<'_> {
         }
     }
 
-    /// `rows` of `entity` as response objects, their references and derived lists read.
+    /// `rows` as response objects, their references and derived lists read.
     fn objects<'s>(
         &'s self,
-        entity: &'static Entity,
         items: &'s [Item],
         rows: Vec<Row>,
     ) -> BoxFuture<'s, Result<Vec<ConstValue>, RunError>> {
         Box::pin(async move {
-            let columns = Columns::of(entity, items);
+            let columns = Columns::of(items);
             // Every referenced and derived field, read for all rows at once.
             let mut nested: Vec<Option<HashMap<String, Vec<ConstValue>>>> = Vec::new();
             for (index, item) in items.iter().enumerate() {
@@ -194,7 +193,7 @@ impl Source<'_> {
         if keys.is_empty() {
             return Ok(HashMap::new());
         }
-        let columns = Columns::of(target, items);
+        let columns = Columns::of(items);
         let mut sql = Sql::new(format!(
             "SELECT json_array(NULL, json_array({}){}) {} AND ",
             target.keys.join(", "),
@@ -204,7 +203,7 @@ impl Source<'_> {
         sql.append(among(target.keys, &keys));
         let rows = sql.rows(self.pool).await?;
         let row_keys: Vec<String> = rows.iter().map(|row| row[1].to_string()).collect();
-        let objects = self.objects(target, items, rows).await?;
+        let objects = self.objects(items, rows).await?;
         let mut out: HashMap<String, Vec<ConstValue>> = HashMap::new();
         for (key, object) in row_keys.into_iter().zip(objects) {
             out.entry(key).or_default().push(object);
@@ -226,7 +225,7 @@ impl Source<'_> {
             return Ok(HashMap::new());
         }
         let target = query.entity;
-        let columns = Columns::of(target, &query.items);
+        let columns = Columns::of(&query.items);
         let mut sql = Sql::new(format!(
             "SELECT row FROM (SELECT json_array(json_array({by}), json_array({}){}) AS row, \
              ROW_NUMBER() OVER (PARTITION BY {by}{}) AS rank {} AND ",
@@ -252,7 +251,7 @@ impl Source<'_> {
             )));
         }
         let parents: Vec<String> = rows.iter().map(|row| row[0].to_string()).collect();
-        let objects = self.objects(target, &query.items, rows).await?;
+        let objects = self.objects(&query.items, rows).await?;
         let mut out: HashMap<String, Vec<ConstValue>> = HashMap::new();
         for (parent, object) in parents.into_iter().zip(objects) {
             out.entry(parent).or_default().push(object);
@@ -299,7 +298,7 @@ struct Columns {
 }
 
 impl Columns {
-    fn of(_entity: &Entity, items: &[Item]) -> Self {
+    fn of(items: &[Item]) -> Self {
         let mut sql = String::new();
         let mut slots = Vec::with_capacity(items.len());
         // A row starts with its parent's keys and its own.

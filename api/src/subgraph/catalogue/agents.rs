@@ -2,8 +2,8 @@
 //! from `agent_registrations`) and its metadata (`AgentMetadata`, the latest value of each key).
 
 use super::{
-    AGENT_ID, AGENT_KEY, AGENT_PARTS, Entity, Field, Scalar, Shape, compared, derived, int, list,
-    parted, reference, scalar, text,
+    AGENT_ID, AGENT_KEY, AGENT_PARTS, Entity, Field, LAST_ACTIVITY, Scalar, Shape,
+    UNREVOKED_FEEDBACK, compared, derived, int, list, parted, reference, scalar, text,
 };
 
 /// `Agent`.
@@ -86,24 +86,8 @@ pub(super) const AGENT: Entity = Entity {
             "AgentMetadata",
             &["m.chain_id || ':' || m.registry || ':' || m.token_id"],
         ),
-        scalar(
-            "totalFeedback",
-            Scalar::BigInt,
-            concat!(
-                "(SELECT count(*) FROM feedback f INDEXED BY feedback_agent WHERE ",
-                of_token!("f"),
-                " AND NOT EXISTS (SELECT 1 FROM feedback_revocations r WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id AND r.client = f.client AND r.feedback_index = f.feedback_index))"
-            ),
-        ),
-        scalar(
-            "lastActivity",
-            Scalar::BigInt,
-            concat!(
-                "max(a.registered_at, coalesce((SELECT max(f.timestamp) FROM feedback f INDEXED BY feedback_agent WHERE ",
-                of_token!("f"),
-                "), 0))"
-            ),
-        ),
+        scalar("totalFeedback", Scalar::BigInt, UNREVOKED_FEEDBACK),
+        scalar("lastActivity", Scalar::BigInt, LAST_ACTIVITY),
     ],
 };
 

@@ -125,7 +125,7 @@ impl Field {
         self.compare.unwrap_or(self.sql)
     }
 
-    /// Whether the field is non-null in the schema.
+    /// The field's type as the schema writes it (`BigInt`, `[String!]!`, `Agent`).
     pub(crate) fn type_text(&self) -> String {
         match self.shape {
             Shape::Scalar(s) => s.type_name().to_string(),
@@ -189,10 +189,11 @@ pub(crate) fn query_field(name: &str) -> Option<(&'static Entity, bool)> {
     })
 }
 
-const fn scalar(name: &'static str, kind: Scalar, sql: &'static str) -> Field {
+/// A field of `shape` read by `sql`, with none of the optional behaviours.
+const fn field(name: &'static str, shape: Shape, sql: &'static str) -> Field {
     Field {
         name,
-        shape: Shape::Scalar(kind),
+        shape,
         sql,
         compare: None,
         id_parts: &[],
@@ -202,36 +203,21 @@ const fn scalar(name: &'static str, kind: Scalar, sql: &'static str) -> Field {
         indexed: false,
         correlated: None,
     }
+}
+
+const fn scalar(name: &'static str, kind: Scalar, sql: &'static str) -> Field {
+    field(name, Shape::Scalar(kind), sql)
 }
 
 const fn compared(name: &'static str, kind: Scalar, sql: &'static str, by: &'static str) -> Field {
     Field {
-        name,
-        shape: Shape::Scalar(kind),
-        sql,
         compare: Some(by),
-        id_parts: &[],
-        member: None,
-        search: None,
-        member_check: None,
-        indexed: false,
-        correlated: None,
+        ..scalar(name, kind, sql)
     }
 }
 
 const fn list(name: &'static str, kind: Scalar, sql: &'static str) -> Field {
-    Field {
-        name,
-        shape: Shape::List(kind),
-        sql,
-        compare: None,
-        id_parts: &[],
-        member: None,
-        search: None,
-        member_check: None,
-        indexed: false,
-        correlated: None,
-    }
+    field(name, Shape::List(kind), sql)
 }
 
 const fn reference(
@@ -240,33 +226,11 @@ const fn reference(
     sql: &'static str,
     keys: &'static [&'static str],
 ) -> Field {
-    Field {
-        name,
-        shape: Shape::Ref { entity, keys },
-        sql,
-        compare: None,
-        id_parts: &[],
-        member: None,
-        search: None,
-        member_check: None,
-        indexed: false,
-        correlated: None,
-    }
+    field(name, Shape::Ref { entity, keys }, sql)
 }
 
 const fn derived(name: &'static str, entity: &'static str, by: &'static [&'static str]) -> Field {
-    Field {
-        name,
-        shape: Shape::Derived { entity, by },
-        sql: "",
-        compare: None,
-        id_parts: &[],
-        member: None,
-        search: None,
-        member_check: None,
-        indexed: false,
-        correlated: None,
-    }
+    field(name, Shape::Derived { entity, by }, "")
 }
 
 // --- shared SQL --------------------------------------------------------------------------------
@@ -299,9 +263,20 @@ macro_rules! of_token {
 }
 
 /// Feedback `f` has been revoked.
-const REVOKED: &str = "EXISTS (SELECT 1 FROM feedback_revocations r
-    WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id
-      AND r.client = f.client AND r.feedback_index = f.feedback_index)";
+macro_rules! revoked {
+    () => {
+        "EXISTS (SELECT 1 FROM feedback_revocations r WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id AND r.client = f.client AND r.feedback_index = f.feedback_index)"
+    };
+}
+
+/// The value of feedback `f` as a number (its digits over ten to its decimals).
+macro_rules! feedback_value {
+    () => {
+        "(CAST(f.value AS REAL) / CAST('1e' || f.value_decimals AS REAL))"
+    };
+}
+
+const REVOKED: &str = revoked!();
 
 /// The kind of URI `$u` is, as the subgraph names it.
 macro_rules! uri_type {
@@ -364,6 +339,20 @@ macro_rules! regfile_id {
 const AGENT_ID: &str = "a.chain_id || ':' || a.token_id";
 const AGENT_KEY: &[&str] = &["a.agent_key"];
 const AGENT_PARTS: &[Part] = &[int("a.chain_id"), text("a.token_id")];
+/// The feedback of agents row `a` not revoked: the subgraph's `totalFeedback`.
+const UNREVOKED_FEEDBACK: &str = concat!(
+    "(SELECT count(*) FROM feedback f INDEXED BY feedback_agent WHERE ",
+    of_token!("f"),
+    " AND NOT ",
+    revoked!(),
+    ")"
+);
+/// When agents row `a` registered or last received feedback: the subgraph's `lastActivity`.
+const LAST_ACTIVITY: &str = concat!(
+    "max(a.registered_at, coalesce((SELECT max(f.timestamp) FROM feedback f INDEXED BY feedback_agent WHERE ",
+    of_token!("f"),
+    "), 0))"
+);
 // --- the entities ------------------------------------------------------------------------------
 
 mod agents;

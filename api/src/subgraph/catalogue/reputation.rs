@@ -43,7 +43,7 @@ pub(super) const FEEDBACK: Entity = Entity {
             "value",
             Scalar::BigDecimal,
             "f.value || 'e-' || f.value_decimals",
-            "(CAST(f.value AS REAL) / CAST('1e' || f.value_decimals AS REAL))",
+            feedback_value!(),
         ),
         scalar("tag1", Scalar::String, "f.tag1"),
         scalar("tag2", Scalar::String, "f.tag2"),

@@ -1,7 +1,10 @@
 //! The subgraph's counters, computed when asked: per agent (`AgentStats`), per chain
 //! (`Protocol`) and over every chain the endpoint serves (`GlobalStats`).
 
-use super::{AGENT_ID, AGENT_KEY, AGENT_PARTS, Entity, Scalar, list, parted, reference, scalar};
+use super::{
+    AGENT_ID, AGENT_KEY, AGENT_PARTS, Entity, LAST_ACTIVITY, Scalar, UNREVOKED_FEEDBACK, list,
+    parted, reference, scalar,
+};
 
 /// `AgentStats`.
 pub(super) const AGENT_STATS: Entity = Entity {
@@ -17,23 +20,18 @@ pub(super) const AGENT_STATS: Entity = Entity {
             reference("agent", "Agent", AGENT_ID, AGENT_KEY),
             AGENT_PARTS,
         ),
-        scalar(
-            "totalFeedback",
-            Scalar::BigInt,
-            concat!(
-                "(SELECT count(*) FROM feedback f INDEXED BY feedback_agent WHERE ",
-                of_token!("f"),
-                " AND NOT ",
-                "EXISTS (SELECT 1 FROM feedback_revocations r WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id AND r.client = f.client AND r.feedback_index = f.feedback_index))"
-            ),
-        ),
+        scalar("totalFeedback", Scalar::BigInt, UNREVOKED_FEEDBACK),
         scalar(
             "averageFeedbackValue",
             Scalar::BigDecimal,
             concat!(
-                "coalesce((SELECT avg(CAST(f.value AS REAL) / CAST('1e' || f.value_decimals AS REAL)) FROM feedback f INDEXED BY feedback_agent WHERE ",
+                "coalesce((SELECT avg(",
+                feedback_value!(),
+                ") FROM feedback f INDEXED BY feedback_agent WHERE ",
                 of_token!("f"),
-                " AND NOT EXISTS (SELECT 1 FROM feedback_revocations r WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id AND r.client = f.client AND r.feedback_index = f.feedback_index)), 0) || 'e-0'"
+                " AND NOT ",
+                revoked!(),
+                "), 0) || 'e-0'"
             ),
         ),
         scalar(
@@ -63,24 +61,9 @@ pub(super) const AGENT_STATS: Entity = Entity {
                 "), 0) || 'e-0'"
             ),
         ),
-        scalar(
-            "lastActivity",
-            Scalar::BigInt,
-            concat!(
-                "max(a.registered_at, coalesce((SELECT max(f.timestamp) FROM feedback f INDEXED BY feedback_agent WHERE ",
-                of_token!("f"),
-                "), 0))"
-            ),
-        ),
-        scalar(
-            "updatedAt",
-            Scalar::BigInt,
-            concat!(
-                "max(a.registered_at, coalesce((SELECT max(f.timestamp) FROM feedback f INDEXED BY feedback_agent WHERE ",
-                of_token!("f"),
-                "), 0))"
-            ),
-        ),
+        scalar("lastActivity", Scalar::BigInt, LAST_ACTIVITY),
+        // The subgraph moves it with every feedback, as it does lastActivity.
+        scalar("updatedAt", Scalar::BigInt, LAST_ACTIVITY),
     ],
 };
 
