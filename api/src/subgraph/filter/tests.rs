@@ -1,8 +1,9 @@
-//! Unit tests of `filter.rs`: how keys split into fields and operators, graph-node's wording for
+//! Unit tests of the filter compiler: how keys split into fields and operators, graph-node's wording for
 //! what it refuses, which clauses find rows and which test them, and ids compared part by part.
 
 use super::*;
 use crate::subgraph::catalogue::entity;
+use crate::subgraph::sql::Bind;
 
 fn filter(json: serde_json::Value) -> ConstValue {
     ConstValue::from_json(json).expect("a filter")
