@@ -207,10 +207,22 @@ async fn execute_plan(
             at: None,
         }]
     };
-    let head = Head::read(pool, chain)
-        .await
-        .map_err(|e| failed(e.into()))?;
-    if let Some(number) = plan.block {
+    // Where the index stands is read only for a query that asks (`_meta`, `block`).
+    let asks_head = plan.block.is_some()
+        || plan
+            .roots
+            .iter()
+            .any(|(_, root)| matches!(root, Root::Meta(_)));
+    let head = if asks_head {
+        Some(
+            Head::read(pool, chain)
+                .await
+                .map_err(|e| failed(e.into()))?,
+        )
+    } else {
+        None
+    };
+    if let (Some(number), Some(head)) = (plan.block, &head) {
         head.answers(number)
             .map_err(|message| vec![QueryError { message, at: None }])?;
     }
@@ -223,7 +235,7 @@ async fn execute_plan(
             Root::Single { entity, id, items } => {
                 source.single(entity, &id, &items).await.map_err(failed)?
             }
-            Root::Meta(items) => head.meta(&items),
+            Root::Meta(items) => head.as_ref().expect("read for _meta").meta(&items),
         };
         data.insert(Name::new(key), value);
     }
