@@ -156,9 +156,7 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("index.db");
-    let mut config = support::config(&devnet, &db, 0);
-    config.documents.allow_private_addresses = true;
-    config.documents.allow_http = true;
+    let config = support::config_with_local_documents(&devnet, &db);
     support::index_with_documents(&config).await;
     // Served by the `agentindex serve` binary over the database indexed here.
     let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db, 0, "")

@@ -166,9 +166,7 @@ async fn agents_become_searchable_by_what_their_documents_say() {
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("index.db");
-    let mut config = support::config(&devnet, &db, 0);
-    config.documents.allow_private_addresses = true;
-    config.documents.allow_http = true;
+    let mut config = support::config_with_local_documents(&devnet, &db);
     config.documents.trusted_keys = vec![support::signing::es256_jwk("polyglot-key")];
     support::index_with_documents(&config).await;
 
@@ -356,9 +354,7 @@ async fn a_chain_change_fetches_the_agents_documents_again() {
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("index.db");
-    let mut config = support::config(&devnet, &db, 0);
-    config.documents.allow_private_addresses = true;
-    config.documents.allow_http = true;
+    let config = support::config_with_local_documents(&devnet, &db);
     support::index_with_documents(&config).await;
     assert_eq!(
         (server.hits("/agent.json"), server.hits("/other.json")),

@@ -118,9 +118,7 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("index.db");
-    let mut config = support::config(&devnet, &db, 0);
-    config.documents.allow_private_addresses = true;
-    config.documents.allow_http = true;
+    let mut config = support::config_with_local_documents(&devnet, &db);
     config.documents.trusted_keys = vec![support::signing::es256_jwk("api-key")];
     index(&config).await;
 

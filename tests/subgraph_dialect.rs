@@ -85,9 +85,7 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("index.db");
-    let mut config = support::config(&devnet, &db, 0);
-    config.documents.allow_private_addresses = true;
-    config.documents.allow_http = true;
+    let config = support::config_with_local_documents(&devnet, &db);
     support::index_with_documents(&config).await;
     let served = support::api::serve(support::open(&db).await, &config).await;
     let endpoint = format!("{}/subgraphs/name/agent0/{chain}", served.base);

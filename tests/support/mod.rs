@@ -51,6 +51,14 @@ pub(crate) fn config(devnet: &Devnet, db: &Path, depth: u64) -> Config {
         .expect("test config parses")
 }
 
+/// [`config`] with documents fetched from the test's own loopback servers over plain http.
+pub(crate) fn config_with_local_documents(devnet: &Devnet, db: &Path) -> Config {
+    let mut config = config(devnet, db, 0);
+    config.documents.allow_private_addresses = true;
+    config.documents.allow_http = true;
+    config
+}
+
 /// Fast retries, so fault tests do not wait for production backoffs.
 pub(crate) fn quick_retry() -> RetryPolicy {
     RetryPolicy {
