@@ -19,7 +19,7 @@ use agentindex_indexer::store::Store;
 use agents::{CHAIN, fill, rules};
 use rand::seq::SliceRandom;
 use serde_json::Value;
-use sqlx::sqlite::SqlitePoolOptions;
+use sqlx::any::AnyPoolOptions;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
@@ -198,7 +198,7 @@ async fn main() -> anyhow::Result<()> {
         .unwrap_or_else(|| dir.path().join("api.db"));
     let url = format!("sqlite://{}", db.display());
     let store = Store::open(&url).await?;
-    let pool = SqlitePoolOptions::new()
+    let pool = AnyPoolOptions::new()
         .max_connections(1)
         .connect(&url)
         .await?;

@@ -11,7 +11,7 @@ mod agents;
 
 use agentindex_indexer::store::Store;
 use agents::{fill, rules};
-use sqlx::sqlite::SqlitePoolOptions;
+use sqlx::any::AnyPoolOptions;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -26,7 +26,7 @@ async fn main() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let url = format!("sqlite://{}", dir.path().join("rescore.db").display());
     let store = Store::open(&url).await?;
-    let pool = SqlitePoolOptions::new()
+    let pool = AnyPoolOptions::new()
         .max_connections(1)
         .connect(&url)
         .await?;

@@ -22,7 +22,7 @@ use agentindex_indexer::reputation::{
 };
 use agentindex_indexer::store::{Store, StoreRead};
 use alloy::primitives::{Address, B256, U256};
-use sqlx::sqlite::SqlitePoolOptions;
+use sqlx::any::AnyPoolOptions;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -151,7 +151,7 @@ async fn in_the_store(agents: usize, per_agent: usize, interval: u64) -> anyhow:
     let dir = tempfile::tempdir()?;
     let url = format!("sqlite://{}", dir.path().join("trust.db").display());
     let store = Store::open(&url).await?;
-    let pool = SqlitePoolOptions::new()
+    let pool = AnyPoolOptions::new()
         .max_connections(1)
         .connect(&url)
         .await?;

@@ -2,5 +2,6 @@
 //! `migrations/` folder at compile time, and cargo does not watch a folder by itself.
 
 fn main() {
-    println!("cargo:rerun-if-changed=../migrations");
+    println!("cargo:rerun-if-changed=../migrations/sqlite");
+    println!("cargo:rerun-if-changed=../migrations/postgres");
 }

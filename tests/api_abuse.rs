@@ -156,7 +156,7 @@ async fn clients_over_their_rate_get_429_and_cors_follows_the_config() {
     let toml = format!(
         r#"
 [database]
-url = "sqlite://{db}"
+url = "{db}"
 
 [api]
 requests_per_minute_per_client = 1
@@ -168,7 +168,7 @@ name = "idle"
 chain_id = 31337
 rpc = ["http://127.0.0.1:9"]
 "#,
-        db = dir.path().join("index.db").display()
+        db = support::database_url(&dir.path().join("index.db"))
     );
     let config =
         Config::from_toml_and_env(&toml, std::path::Path::new("api.toml"), Vec::new()).unwrap();

@@ -104,19 +104,16 @@ async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
     support::assert_same_index(&support::dump(&db).await, &clean, "killed and restarted");
 }
 
-/// Events of `chain` at or above and below `block` in the database at `db`.
 /// The next block `chain` will index in the database at `db` (0 before the indexer created
-/// its cursor), read on a read-only connection opened and closed for this one question.
+/// its cursor), read on a connection opened and closed for this one question.
 async fn next_block(db: &Path, chain: u64) -> u64 {
     use sqlx::Connection;
-    let options = sqlx::sqlite::SqliteConnectOptions::new()
-        .filename(db)
-        .read_only(true);
-    let Ok(mut conn) = sqlx::SqliteConnection::connect_with(&options).await else {
+    sqlx::any::install_default_drivers();
+    let Ok(mut conn) = sqlx::AnyConnection::connect(&support::database_url(db)).await else {
         return 0; // not created yet
     };
     let indexed: Result<Option<i64>, _> =
-        sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = ?")
+        sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = $1")
             .bind(chain as i64)
             .fetch_optional(&mut conn)
             .await;
@@ -129,7 +126,7 @@ async fn events_around(db: &Path, chain: u64, block: u64) -> (i64, i64) {
     let store = support::open(db).await;
     let count = async |op: &str| -> i64 {
         sqlx::query_scalar(&format!(
-            "SELECT count(*) FROM events WHERE chain_id = ? AND block_number {op} ?"
+            "SELECT count(*) FROM events WHERE chain_id = $1 AND block_number {op} $2"
         ))
         .bind(chain as i64)
         .bind(block as i64)
@@ -223,8 +220,8 @@ async fn sigterm_takes_effect_within_a_second_while_requests_are_retried() {
     std::fs::write(
         &config,
         format!(
-            "[database]\nurl = \"sqlite://{}\"\n\n[[chains]]\nname = \"dead\"\nchain_id = 1\nrpc = [\"{endpoint}\"]\n",
-            db.display()
+            "[database]\nurl = \"{}\"\n\n[[chains]]\nname = \"dead\"\nchain_id = 1\nrpc = [\"{endpoint}\"]\n",
+            support::database_url(&db)
         ),
     )
     .unwrap();

@@ -4,12 +4,13 @@
 //! anchored hash), and broken documents are recorded with the reason.
 
 use crate::support;
+use agentindex_indexer::store::{Flag, MaybeFlag};
 
 use agentindex_contracts::{Devnet, ForeignAgent, confirm, demo};
 use alloy::primitives::{Address, keccak256};
 use base64::Engine;
 use serde_json::json;
-use sqlx::SqlitePool;
+use sqlx::AnyPool;
 use support::doc_server::{DocServer, Route};
 
 fn v1_card(name: &str, skill: &str, tag: &str) -> Vec<u8> {
@@ -23,9 +24,9 @@ fn v1_card(name: &str, skill: &str, tag: &str) -> Vec<u8> {
     .into_bytes()
 }
 
-async fn search(pool: &SqlitePool, query: &str) -> Vec<String> {
+async fn search(pool: &AnyPool, query: &str) -> Vec<String> {
     sqlx::query_scalar(
-        "SELECT agent_key FROM agent_search WHERE agent_search MATCH ? ORDER BY agent_key",
+        "SELECT agent_key FROM agent_search WHERE agent_search MATCH $1 ORDER BY agent_key",
     )
     .bind(query)
     .fetch_all(pool)
@@ -192,7 +193,7 @@ async fn agents_become_searchable_by_what_their_documents_say() {
     );
 
     let tags: String = sqlx::query_scalar(
-        "SELECT tags FROM agent_skills WHERE agent_key = ? AND skill_id = 'translate'",
+        "SELECT tags FROM agent_skills WHERE agent_key = $1 AND skill_id = 'translate'",
     )
     .bind(&erc_key)
     .fetch_one(pool)
@@ -200,8 +201,8 @@ async fn agents_become_searchable_by_what_their_documents_say() {
     .unwrap();
     assert_eq!(tags, "[\"language\"]", "tags are matched lower-case");
 
-    let profile: (Option<String>, bool, Option<String>, String) = sqlx::query_as(
-        "SELECT name, x402, card_uri, card_status FROM agent_profiles WHERE agent_key = ?",
+    let profile: (Option<String>, Flag, Option<String>, String) = sqlx::query_as(
+        "SELECT name, x402, card_uri, card_status FROM agent_profiles WHERE agent_key = $1",
     )
     .bind(&erc_key)
     .fetch_one(pool)
@@ -211,14 +212,14 @@ async fn agents_become_searchable_by_what_their_documents_say() {
         profile,
         (
             Some("Polyglot (registered)".into()),
-            true,
+            Flag(true),
             Some(format!("{}/erc", server.base)),
             "ok".into()
         ),
         "the registration file names the agent; its A2A service leads to the card"
     );
-    let verified: (Option<bool>, Option<bool>) = sqlx::query_as(
-        "SELECT registration_verified, domain_verified FROM agent_profiles WHERE agent_key = ?",
+    let verified: (MaybeFlag, MaybeFlag) = sqlx::query_as(
+        "SELECT registration_verified, domain_verified FROM agent_profiles WHERE agent_key = $1",
     )
     .bind(&erc_key)
     .fetch_one(pool)
@@ -226,21 +227,22 @@ async fn agents_become_searchable_by_what_their_documents_say() {
     .unwrap();
     assert_eq!(
         verified,
-        (Some(true), Some(false)),
+        (MaybeFlag(Some(true)), MaybeFlag(Some(false))),
         "named back by its file; its domain names it too, but over plain http"
     );
-    let domain_lints: String = sqlx::query_scalar(
-        "SELECT group_concat(code) FROM document_lints WHERE uri LIKE '%/.well-known/agent-registration.json'",
+    let domain_lints: Vec<String> = sqlx::query_scalar(
+        "SELECT code FROM document_lints WHERE uri LIKE '%/.well-known/agent-registration.json'",
     )
-    .fetch_one(pool)
+    .fetch_all(pool)
     .await
     .unwrap();
+    let domain_lints = domain_lints.join(",");
     assert!(
         domain_lints.contains("document.transport.insecure"),
         "{domain_lints}"
     );
-    let impostor: (Option<bool>, Option<bool>) = sqlx::query_as(
-        "SELECT registration_verified, domain_verified FROM agent_profiles WHERE agent_key = ?",
+    let impostor: (MaybeFlag, MaybeFlag) = sqlx::query_as(
+        "SELECT registration_verified, domain_verified FROM agent_profiles WHERE agent_key = $1",
     )
     .bind(format!("{chain}:{identity}:{impostor_id}"))
     .fetch_one(pool)
@@ -248,7 +250,7 @@ async fn agents_become_searchable_by_what_their_documents_say() {
     .unwrap();
     assert_eq!(
         impostor,
-        (Some(false), Some(false)),
+        (MaybeFlag(Some(false)), MaybeFlag(Some(false))),
         "a copied file does not verify"
     );
     for (key, expected) in [
@@ -257,7 +259,7 @@ async fn agents_become_searchable_by_what_their_documents_say() {
         (&factory_key, "unsigned"),
     ] {
         let signature: Option<String> =
-            sqlx::query_scalar("SELECT card_signature FROM agent_profiles WHERE agent_key = ?")
+            sqlx::query_scalar("SELECT card_signature FROM agent_profiles WHERE agent_key = $1")
                 .bind(key)
                 .fetch_one(pool)
                 .await
@@ -265,7 +267,7 @@ async fn agents_become_searchable_by_what_their_documents_say() {
         assert_eq!(signature.as_deref(), Some(expected), "{key}");
     }
     let status: String =
-        sqlx::query_scalar("SELECT card_status FROM agent_profiles WHERE agent_key = ?")
+        sqlx::query_scalar("SELECT card_status FROM agent_profiles WHERE agent_key = $1")
             .bind(&anchored_key)
             .fetch_one(pool)
             .await
@@ -274,7 +276,7 @@ async fn agents_become_searchable_by_what_their_documents_say() {
 
     let failed: (String, String) = sqlx::query_as(
         "SELECT d.status, d.error FROM documents d JOIN agent_documents l ON l.uri = d.uri AND l.expect = d.expect
-         WHERE l.agent_key = ?",
+         WHERE l.agent_key = $1",
     )
     .bind(&missing_key)
     .fetch_one(pool)
@@ -284,7 +286,7 @@ async fn agents_become_searchable_by_what_their_documents_say() {
     assert!(failed.1.contains("HTTP 404"), "{}", failed.1);
 
     let lints: Vec<String> = sqlx::query_scalar(
-        "SELECT code FROM document_lints WHERE uri = ? AND severity = 'warning' ORDER BY code",
+        "SELECT code FROM document_lints WHERE uri = $1 AND severity = 'warning' ORDER BY code",
     )
     .bind(&meta_url)
     .fetch_all(pool)
@@ -307,7 +309,7 @@ async fn agents_become_searchable_by_what_their_documents_say() {
     // Agent contracts' own agentCard() JSON is a document too.
     let onchain = |address: Address| format!("eip155:{chain}:{}", hex(address));
     let read: (String, String, String) = sqlx::query_as(
-        "SELECT status, kind, json_extract(projection, '$.name') FROM documents WHERE uri = ? AND expect = 'onchain'",
+        "SELECT status, kind, json_extract(projection, '$.name') FROM documents WHERE uri = $1 AND expect = 'onchain'",
     )
     .bind(onchain(factory))
     .fetch_one(pool)
@@ -318,7 +320,7 @@ async fn agents_become_searchable_by_what_their_documents_say() {
         ("ok".into(), "card".into(), "Factory Summariser".into())
     );
     let failed: (String, String) =
-        sqlx::query_as("SELECT status, error FROM documents WHERE uri = ? AND expect = 'onchain'")
+        sqlx::query_as("SELECT status, error FROM documents WHERE uri = $1 AND expect = 'onchain'")
             .bind(onchain(foreign))
             .fetch_one(pool)
             .await
@@ -384,7 +386,7 @@ async fn a_chain_change_fetches_the_agents_documents_again() {
     );
     let store = support::open(&db).await;
     let name: Option<String> = sqlx::query_scalar(
-        "SELECT p.name FROM agent_profiles p JOIN agents a ON a.agent_key = p.agent_key WHERE a.token_id = ?",
+        "SELECT p.name FROM agent_profiles p JOIN agents a ON a.agent_key = p.agent_key WHERE a.token_id = $1",
     )
     .bind(id.to_string())
     .fetch_one(store.reader())

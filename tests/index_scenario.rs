@@ -2,19 +2,20 @@
 //! transactions imply, field by field, and be the same however the block ranges were cut.
 
 use crate::support;
+use agentindex_indexer::store::Flag;
 use agentindex_indexer::store::StoreRead;
 
 use agentindex_contracts::Devnet;
 use agentindex_indexer::config::FetchStrategy;
 use alloy::primitives::Address;
-use sqlx::{Row, SqlitePool};
+use sqlx::{AnyPool, Row};
 use support::scenario;
 
 fn hex(a: Address) -> String {
     format!("{a:#x}")
 }
 
-async fn strings(pool: &SqlitePool, sql: &str, bind: &str) -> Vec<String> {
+async fn strings(pool: &AnyPool, sql: &str, bind: &str) -> Vec<String> {
     sqlx::query_scalar(sql)
         .bind(bind)
         .fetch_all(pool)
@@ -43,7 +44,7 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
 
     // --- the factory agent
     let key = format!("{chain}:{}", hex(s.factory_agent));
-    let row = sqlx::query("SELECT * FROM agents WHERE agent_key = ?")
+    let row = sqlx::query("SELECT * FROM agents WHERE agent_key = $1")
         .bind(&key)
         .fetch_one(pool)
         .await
@@ -66,7 +67,7 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
         row.get::<Option<String>, _>("card_hash"),
         Some(format!("0x{}", "07".repeat(32)))
     );
-    assert!(row.get::<bool, _>("active"));
+    assert!(row.get::<Flag, _>("active").0);
     assert_eq!(row.get::<Option<i64>, _>("heartbeat_interval"), Some(120));
     assert!(
         row.get::<Option<i64>, _>("last_heartbeat").unwrap() >= row.get::<i64, _>("registered_at")
@@ -82,7 +83,7 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
     );
     assert_eq!(card["payment"]["payTo"], hex(s.factory_agent));
 
-    let got: Vec<(String, String, String, bool)> = sqlx::query_as("SELECT payer, token, amount, eip3009 FROM payments WHERE agent_key = ? ORDER BY block_number, log_index")
+    let got: Vec<(String, String, String, Flag)> = sqlx::query_as("SELECT payer, token, amount, eip3009 FROM payments WHERE agent_key = $1 ORDER BY block_number, log_index")
         .bind(&key)
         .fetch_all(pool)
         .await
@@ -92,22 +93,22 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
     assert_eq!(
         got,
         vec![
-            (hex(s.carol), native.clone(), "1000".into(), false),
-            (hex(s.carol), usdc.clone(), "500".into(), false),
-            (hex(s.dave), usdc.clone(), "70".into(), false),
-            (hex(s.erin), usdc.clone(), "9".into(), true),
-            (hex(s.dave), native.clone(), "5".into(), false),
+            (hex(s.carol), native.clone(), "1000".into(), Flag(false)),
+            (hex(s.carol), usdc.clone(), "500".into(), Flag(false)),
+            (hex(s.dave), usdc.clone(), "70".into(), Flag(false)),
+            (hex(s.erin), usdc.clone(), "9".into(), Flag(true)),
+            (hex(s.dave), native.clone(), "5".into(), Flag(false)),
         ],
         "pay() in USDC counts once (its Transfer), native pay() and plain sends count, EIP-3009 is marked"
     );
-    let rating: (String, i64) = sqlx::query_as("SELECT rater, score FROM ratings WHERE agent = ?")
+    let rating: (String, i64) = sqlx::query_as("SELECT rater, score FROM ratings WHERE agent = $1")
         .bind(hex(s.factory_agent))
         .fetch_one(pool)
         .await
         .unwrap();
     assert_eq!(rating, (hex(s.carol), 88));
     let withdrawal: (String, String, String) =
-        sqlx::query_as("SELECT token, to_address, amount FROM withdrawals WHERE agent = ?")
+        sqlx::query_as("SELECT token, to_address, amount FROM withdrawals WHERE agent = $1")
             .bind(hex(s.factory_agent))
             .fetch_one(pool)
             .await
@@ -116,7 +117,7 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
 
     // --- the registry agent
     let key = format!("{chain}:{}", hex(s.registry_agent));
-    let row = sqlx::query("SELECT * FROM agents WHERE agent_key = ?")
+    let row = sqlx::query("SELECT * FROM agents WHERE agent_key = $1")
         .bind(&key)
         .fetch_one(pool)
         .await
@@ -130,9 +131,9 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
         Some("Registry Agent")
     );
     assert_eq!(row.get::<Option<i64>, _>("heartbeat_interval"), Some(3600));
-    assert!(row.get::<bool, _>("active"));
+    assert!(row.get::<Flag, _>("active").0);
     let last_heartbeat: i64 = sqlx::query_scalar(
-        "SELECT CAST(value AS INTEGER) FROM agent_contract_events WHERE agent = ? AND kind = 'heartbeat'",
+        "SELECT CAST(value AS INTEGER) FROM agent_contract_events WHERE agent = $1 AND kind = 'heartbeat'",
     )
     .bind(hex(s.registry_agent))
     .fetch_one(pool)
@@ -143,7 +144,7 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
         Some(last_heartbeat)
     );
     let snapshots: Vec<(Option<String>, Option<i64>, Option<String>)> = sqlx::query_as(
-        "SELECT owner, heartbeat_interval, errors FROM agent_snapshots WHERE agent = ? ORDER BY block_number",
+        "SELECT owner, heartbeat_interval, errors FROM agent_snapshots WHERE agent = $1 ORDER BY block_number",
     )
     .bind(hex(s.registry_agent))
     .fetch_all(pool)
@@ -181,7 +182,7 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
         hex(devnet.deployment().identity),
         s.erc8004_id
     );
-    let row = sqlx::query("SELECT * FROM agents WHERE agent_key = ?")
+    let row = sqlx::query("SELECT * FROM agents WHERE agent_key = $1")
         .bind(&key)
         .fetch_one(pool)
         .await
@@ -217,7 +218,7 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
         vec![s.carol.to_vec(), s.frank.to_vec(), vec![]],
         "the whole wallet history"
     );
-    let paid: Vec<(String, String, String, bool)> = sqlx::query_as("SELECT payer, payee, amount, eip3009 FROM payments WHERE agent_key = ? ORDER BY block_number, log_index")
+    let paid: Vec<(String, String, String, Flag)> = sqlx::query_as("SELECT payer, payee, amount, eip3009 FROM payments WHERE agent_key = $1 ORDER BY block_number, log_index")
         .bind(&key)
         .fetch_all(pool)
         .await
@@ -225,14 +226,14 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
     assert_eq!(
         paid,
         vec![
-            (hex(s.dave), hex(s.carol), "3".into(), false),
-            (hex(s.dave), hex(s.frank), "40".into(), true),
-            (hex(s.erin), hex(s.frank), "4".into(), false),
+            (hex(s.dave), hex(s.carol), "3".into(), Flag(false)),
+            (hex(s.dave), hex(s.frank), "40".into(), Flag(true)),
+            (hex(s.erin), hex(s.frank), "4".into(), Flag(false)),
         ],
         "only payments into the wallet bound at the time count"
     );
 
-    let feedback: Vec<(String, i64, String, i64, String, bool, i64)> = sqlx::query_as(
+    let feedback: Vec<(String, i64, String, i64, String, Flag, i64)> = sqlx::query_as(
         "SELECT client, feedback_index, value, value_decimals, tag1,
             EXISTS (SELECT 1 FROM feedback_revocations r WHERE r.client = f.client AND r.feedback_index = f.feedback_index) AS revoked,
             (SELECT count(*) FROM feedback_responses p WHERE p.client = f.client AND p.feedback_index = f.feedback_index) AS responses
@@ -244,9 +245,33 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
     assert_eq!(
         feedback,
         vec![
-            (hex(s.dave), 1, "90".into(), 0, "quality".into(), true, 0),
-            (hex(s.dave), 2, "-250".into(), 2, "speed".into(), false, 2),
-            (hex(s.frank), 1, "70".into(), 0, "quality".into(), false, 0),
+            (
+                hex(s.dave),
+                1,
+                "90".into(),
+                0,
+                "quality".into(),
+                Flag(true),
+                0
+            ),
+            (
+                hex(s.dave),
+                2,
+                "-250".into(),
+                2,
+                "speed".into(),
+                Flag(false),
+                2
+            ),
+            (
+                hex(s.frank),
+                1,
+                "70".into(),
+                0,
+                "quality".into(),
+                Flag(false),
+                0
+            ),
         ]
     );
     let responses: Vec<i64> =

@@ -1,6 +1,7 @@
 //! The indexer picks up an agent registered through each path.
 
 use crate::support;
+use agentindex_indexer::store::Flag;
 use agentindex_indexer::store::StoreRead;
 
 use agentindex_contracts::{Devnet, ForeignAgent, confirm, demo};
@@ -106,18 +107,18 @@ async fn an_enrolled_contract_without_a_card_is_indexed_with_what_could_be_read(
 
     let store = support::open(&db).await;
     let hex = |a: alloy::primitives::Address| format!("{a:#x}");
-    let agent: (String, Option<String>, Option<String>, bool) =
-        sqlx::query_as("SELECT owner, card, uri, active FROM agents WHERE agent_key = ?")
+    let agent: (String, Option<String>, Option<String>, Flag) =
+        sqlx::query_as("SELECT owner, card, uri, active FROM agents WHERE agent_key = $1")
             .bind(format!("{}:{}", devnet.chain_id(), hex(foreign)))
             .fetch_one(store.reader())
             .await
             .unwrap();
     assert_eq!(
         agent,
-        (hex(owner), None, Some("ipfs://foreign".into()), true),
+        (hex(owner), None, Some("ipfs://foreign".into()), Flag(true)),
         "owner read, no card, active by default"
     );
-    let errors: String = sqlx::query_scalar("SELECT errors FROM agent_snapshots WHERE agent = ?")
+    let errors: String = sqlx::query_scalar("SELECT errors FROM agent_snapshots WHERE agent = $1")
         .bind(hex(foreign))
         .fetch_one(store.reader())
         .await

@@ -25,6 +25,7 @@ mod legacy_logs;
 mod networks;
 mod operations;
 mod payment_reputation;
+mod postgres_backend;
 mod registration_paths;
 mod reorgs;
 mod reputation_attacks;

@@ -81,7 +81,7 @@ async fn a_preset_without_a_start_block_starts_at_the_registrys_deployment() {
             .args(["--exit-when-synced", "--no-documents"])
             .env(
                 "AGENTINDEX_DATABASE__URL",
-                format!("sqlite://{}", dir.path().join(name).display()),
+                support::database_url(&dir.path().join(name)),
             )
             .env("LOG_FORMAT", "json")
             .env("RUST_LOG", "info")

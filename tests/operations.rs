@@ -245,7 +245,7 @@ fn network_flags_and_config_errors_on_the_command_line() {
     let config = dir.path().join("base.toml");
     std::fs::write(
         &config,
-        format!("[database]\nurl = \"sqlite://{}\"\n", db.display()),
+        format!("[database]\nurl = \"{}\"\n", support::database_url(&db)),
     )
     .unwrap();
     let config = config.to_str().unwrap();

@@ -166,7 +166,7 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
         counted[3].x402 && counted[3].payer == carol,
         "settled from the x402 client's payload"
     );
-    let nonce: Option<String> = sqlx::query_scalar("SELECT nonce FROM payments WHERE payer = ?")
+    let nonce: Option<String> = sqlx::query_scalar("SELECT nonce FROM payments WHERE payer = $1")
         .bind(format!("{carol:#x}"))
         .fetch_one(store.reader())
         .await

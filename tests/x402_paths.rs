@@ -121,7 +121,7 @@ async fn each_x402_path_counts_once_with_its_real_payer() {
         let key = key(agent);
         async move {
             let rows: Vec<(String, Option<String>, String)> = sqlx::query_as(
-                "SELECT payer, scheme, amount FROM payments WHERE agent_key = ?
+                "SELECT payer, scheme, amount FROM payments WHERE agent_key = $1
                  ORDER BY block_number, log_index",
             )
             .bind(key)

@@ -1,11 +1,13 @@
 //! A cache of GraphQL query responses, valid while the database is unchanged: each entry carries
-//! the SQLite `data_version` it was computed at, and a commit by any other connection (the
-//! indexer's writer, in this process or another) changes that number, so a stale answer is never
-//! served. Dashboards and SDKs that ask the same question repeatedly get it from memory.
+//! the database's version it was computed at (SQLite's `data_version`; on PostgreSQL the
+//! position of its write-ahead log, or of the replay on a streaming replica), and a commit by any
+//! other connection (the indexer's writer, in this process or on another machine) changes that
+//! number, so a stale answer is never served. Dashboards and SDKs that ask the same question
+//! repeatedly get it from memory.
 
-use sqlx::SqliteConnection;
+use agentindex_indexer::store::Dialect;
 use sqlx::pool::PoolConnection;
-use sqlx::{Sqlite, SqlitePool};
+use sqlx::{Any, AnyConnection, AnyPool};
 use std::collections::HashMap;
 use tokio::sync::Mutex;
 
@@ -17,15 +19,15 @@ const MAX_BODY: usize = 256 * 1024;
 /// The cache.
 #[derive(Debug)]
 pub struct ResponseCache {
-    pool: SqlitePool,
+    pool: AnyPool,
     /// One connection reserved for reading `data_version` (the number is per connection).
-    probe: Mutex<Option<PoolConnection<Sqlite>>>,
+    probe: Mutex<Option<PoolConnection<Any>>>,
     entries: std::sync::Mutex<(i64, HashMap<String, Vec<u8>>)>,
 }
 
 impl ResponseCache {
     /// A cache over the database `pool` reads.
-    pub fn new(pool: SqlitePool) -> Self {
+    pub fn new(pool: AnyPool) -> Self {
         Self {
             pool,
             probe: Mutex::new(None),
@@ -39,10 +41,15 @@ impl ResponseCache {
         if probe.is_none() {
             *probe = Some(self.pool.acquire().await?);
         }
-        let conn: &mut SqliteConnection = probe.as_mut().expect("just set");
-        sqlx::query_scalar("PRAGMA data_version")
-            .fetch_one(conn)
-            .await
+        let conn: &mut AnyConnection = probe.as_mut().expect("just set");
+        let probe = match Dialect::of(conn) {
+            Dialect::Sqlite => "PRAGMA data_version",
+            Dialect::Postgres => {
+                "SELECT CAST((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()
+                                   ELSE pg_current_wal_lsn() END) - '0/0' AS BIGINT)"
+            }
+        };
+        sqlx::query_scalar(probe).fetch_one(conn).await
     }
 
     /// The response cached for `key` at `version`.

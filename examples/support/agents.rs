@@ -8,7 +8,7 @@ use agentindex_indexer::primitives::AgentKey;
 use agentindex_indexer::reputation::{ReputationRules, TokenRule};
 use agentindex_indexer::store::ChainContext;
 use alloy::primitives::{Address, U256};
-use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -102,7 +102,7 @@ struct Agent {
 
 /// Writes `count` agents with their facts; returns their keys.
 pub(crate) async fn fill(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     count: usize,
     documents: bool,
 ) -> anyhow::Result<Vec<String>> {
@@ -111,7 +111,7 @@ pub(crate) async fn fill(
 
 /// [`fill`] with `per_agent` payments to each agent (from 5,000 payers).
 pub(crate) async fn fill_paid(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     count: usize,
     documents: bool,
     per_agent: usize,
@@ -137,7 +137,7 @@ pub(crate) async fn fill_paid(
     let mut tx = pool.begin().await?;
     let blocks: Vec<i64> = (1..=last_block).collect();
     for chunk in blocks.chunks(ROWS) {
-        let mut q = QueryBuilder::<Sqlite>::new(
+        let mut q = QueryBuilder::<Any>::new(
             "INSERT INTO events (chain_id, block_number, log_index, block_hash, block_timestamp,
                tx_hash, address, source, topics, data) ",
         );
@@ -156,7 +156,7 @@ pub(crate) async fn fill_paid(
         q.build().execute(&mut *tx).await?;
     }
     for chunk in agents.chunks(ROWS) {
-        let mut q = QueryBuilder::<Sqlite>::new(
+        let mut q = QueryBuilder::<Any>::new(
             "INSERT INTO agents (agent_key, chain_id, source, address, registry, token_id, owner,
                operators, uri, active, registered_block, registered_at, last_event_block) ",
         );
@@ -189,7 +189,7 @@ pub(crate) async fn fill_paid(
 
         let (tokens, contracts): (Vec<&Agent>, Vec<&Agent>) = chunk.iter().partition(|a| a.erc8004);
         if !tokens.is_empty() {
-            let mut q = QueryBuilder::<Sqlite>::new(
+            let mut q = QueryBuilder::<Any>::new(
                 "INSERT INTO identity_registrations (chain_id, registry, token_id, owner, uri,
                    block_number, log_index, tx_hash, timestamp) ",
             );
@@ -207,7 +207,7 @@ pub(crate) async fn fill_paid(
             q.build().execute(&mut *tx).await?;
             let feedback: Vec<(&Agent, usize)> =
                 tokens.iter().flat_map(|a| [(*a, 0), (*a, 1)]).collect();
-            let mut q = QueryBuilder::<Sqlite>::new(
+            let mut q = QueryBuilder::<Any>::new(
                 "INSERT INTO feedback (chain_id, registry, token_id, client, feedback_index, value,
                    value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash, shape,
                    block_number, log_index, tx_hash, timestamp) ",
@@ -235,7 +235,7 @@ pub(crate) async fn fill_paid(
             q.build().execute(&mut *tx).await?;
         }
         if !contracts.is_empty() {
-            let mut q = QueryBuilder::<Sqlite>::new(
+            let mut q = QueryBuilder::<Any>::new(
                 "INSERT INTO agent_contract_events (chain_id, agent, kind, value, block_number,
                    log_index, timestamp) ",
             );
@@ -249,7 +249,7 @@ pub(crate) async fn fill_paid(
                     .push_bind(time(a.block));
             });
             q.build().execute(&mut *tx).await?;
-            let mut q = QueryBuilder::<Sqlite>::new(
+            let mut q = QueryBuilder::<Any>::new(
                 "INSERT INTO ratings (chain_id, agent, rater, score, block_number, log_index, timestamp) ",
             );
             q.push_values(&contracts, |mut row, a| {
@@ -270,7 +270,7 @@ pub(crate) async fn fill_paid(
             .collect();
         // 1,600 payments per statement, under SQLite's limit on bound values.
         for payments in payments.chunks(ROWS * 4) {
-            let mut q = QueryBuilder::<Sqlite>::new(
+            let mut q = QueryBuilder::<Any>::new(
                 "INSERT INTO payments (chain_id, block_number, log_index, agent_key, tx_hash, token,
                    payer, payee, amount, eip3009, scheme, timestamp) ",
             );
@@ -371,8 +371,8 @@ fn mix(n: usize) -> u64 {
 }
 
 /// Profiles, skills and search rows, as documents would give them.
-async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::Result<()> {
-    let mut q = QueryBuilder::<Sqlite>::new(
+async fn profiles(tx: &mut sqlx::AnyConnection, chunk: &[Agent]) -> anyhow::Result<()> {
+    let mut q = QueryBuilder::<Any>::new(
         "INSERT INTO agent_profiles (agent_key, name, description, card_uri, card_status,
            card_signature, protocol_version, x402, input_modes, output_modes, payments, chain_block) ",
     );
@@ -388,7 +388,7 @@ async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::R
                 "unsigned"
             })
             .push_bind("1.0")
-            .push_bind(takes_x402(a.n))
+            .push_bind(i64::from(takes_x402(a.n)))
             .push_bind(r#"["text/plain"]"#)
             .push_bind(r#"["application/json"]"#)
             .push_bind("[]")
@@ -407,7 +407,7 @@ async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::R
             })
         })
         .collect();
-    let mut q = QueryBuilder::<Sqlite>::new(
+    let mut q = QueryBuilder::<Any>::new(
         "INSERT OR IGNORE INTO agent_skills (agent_key, skill_id, name, description, tags) ",
     );
     q.push_values(&skills, |mut row, (a, id, tags)| {
@@ -418,7 +418,7 @@ async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::R
             .push_bind(tags);
     });
     q.build().execute(&mut *tx).await?;
-    let mut q = QueryBuilder::<Sqlite>::new(
+    let mut q = QueryBuilder::<Any>::new(
         "INSERT INTO agent_search (agent_key, name, description, skills, tags) ",
     );
     q.push_values(chunk, |mut row, a| {
@@ -438,7 +438,7 @@ async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::R
     q.build().execute(&mut *tx).await?;
     let tokens: Vec<&Agent> = chunk.iter().filter(|a| a.erc8004).collect();
     if !tokens.is_empty() {
-        let mut q = QueryBuilder::<Sqlite>::new(
+        let mut q = QueryBuilder::<Any>::new(
             "INSERT INTO documents (uri, expect, status, source, hash, kind, projection,
                fetched_at, next_fetch_at) ",
         );
@@ -455,7 +455,7 @@ async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::R
         });
         q.build().execute(&mut *tx).await?;
         // What agentindex keeps of each file's fields, as the documents worker writes it.
-        let mut q = QueryBuilder::<Sqlite>::new(
+        let mut q = QueryBuilder::<Any>::new(
             "INSERT INTO agent_registrations (agent_key, uri, name, description, image, active,
                x402, supported_trusts, services, mcp_endpoint, mcp_version, a2a_endpoint,
                a2a_version, web_endpoint, email_endpoint, oasf_endpoint, oasf_version,
@@ -478,8 +478,8 @@ async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::R
                 .push_bind(file["name"].as_str().map(str::to_string))
                 .push_bind(file["description"].as_str().map(str::to_string))
                 .push_bind(None::<String>)
-                .push_bind(file["active"].as_bool())
-                .push_bind(file["x402_support"].as_bool())
+                .push_bind(file["active"].as_bool().map(i64::from))
+                .push_bind(file["x402_support"].as_bool().map(i64::from))
                 .push_bind(file["supported_trust"].to_string())
                 .push_bind(file["services"].to_string())
                 .push_bind(field("MCP", "endpoint"))
@@ -496,7 +496,7 @@ async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::R
                 .push_bind(None::<String>);
         });
         q.build().execute(&mut *tx).await?;
-        let mut q = QueryBuilder::<Sqlite>::new(
+        let mut q = QueryBuilder::<Any>::new(
             "INSERT INTO agent_registration_text (agent_key, name, description) ",
         );
         q.push_values(&tokens, |mut row, a| {
@@ -505,9 +505,8 @@ async fn profiles(tx: &mut sqlx::SqliteConnection, chunk: &[Agent]) -> anyhow::R
                 .push_bind(format!("Agent {} does {}", a.n, WORDS[a.n % WORDS.len()]));
         });
         q.build().execute(&mut *tx).await?;
-        let mut q = QueryBuilder::<Sqlite>::new(
-            "INSERT INTO agent_documents (agent_key, role, uri, expect) ",
-        );
+        let mut q =
+            QueryBuilder::<Any>::new("INSERT INTO agent_documents (agent_key, role, uri, expect) ");
         q.push_values(&tokens, |mut row, a| {
             row.push_bind(&a.key)
                 .push_bind("registration")

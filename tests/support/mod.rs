@@ -11,6 +11,7 @@ pub(crate) mod doc_server;
 pub(crate) mod faulty_rpc;
 pub(crate) mod graphql;
 pub(crate) mod memory;
+pub(crate) mod postgres;
 pub(crate) mod scenario;
 pub(crate) mod signing;
 pub(crate) mod tool;
@@ -28,6 +29,23 @@ use std::time::Duration;
 pub(crate) const DECODE_FAILURES: &str =
     "SELECT count(*) FROM events WHERE decode_error IS NOT NULL";
 
+/// The database of a test whose SQLite file would be `db`: that file, or, when the run tests
+/// PostgreSQL (`AGENTINDEX_TEST_BACKEND=postgres`), a fresh database on the test server, the
+/// same one each time for the same path.
+pub(crate) fn database_url(db: &Path) -> String {
+    static DATABASES: std::sync::Mutex<std::collections::BTreeMap<std::path::PathBuf, String>> =
+        std::sync::Mutex::new(std::collections::BTreeMap::new());
+    if !postgres::selected() {
+        return format!("sqlite://{}", db.display());
+    }
+    DATABASES
+        .lock()
+        .unwrap()
+        .entry(db.to_path_buf())
+        .or_insert_with(|| postgres::server().fresh_database())
+        .clone()
+}
+
 /// TOML config for indexing `devnet` into `db` with a finality `depth` and extra chain keys.
 pub(crate) fn config_toml(
     devnet: &Devnet,
@@ -41,7 +59,7 @@ pub(crate) fn config_toml(
         rpc,
         &format!("finality = {depth}\npoll_interval_ms = 100\n{extra}"),
     );
-    format!("\n[database]\nurl = \"sqlite://{}\"\n{chain}", db.display())
+    format!("\n[database]\nurl = \"{}\"\n{chain}", database_url(db))
 }
 
 /// The parsed config of [`config_toml`].
@@ -117,9 +135,7 @@ pub(crate) async fn index_with_documents(config: &Config) {
 
 /// The canonical dump of the database at `db`.
 pub(crate) async fn dump(db: &Path) -> String {
-    let store = Store::open(&format!("sqlite://{}", db.display()))
-        .await
-        .unwrap();
+    let store = Store::open(&database_url(db)).await.unwrap();
     let text = store.canonical_dump().await.unwrap();
     store.close().await;
     text
@@ -133,9 +149,7 @@ pub(crate) async fn indexed_block(store: &Store, chain_id: u64) -> u64 {
 
 /// A read-only pool on the database at `db`, for field-by-field checks.
 pub(crate) async fn open(db: &Path) -> Store {
-    Store::open(&format!("sqlite://{}", db.display()))
-        .await
-        .unwrap()
+    Store::open(&database_url(db)).await.unwrap()
 }
 
 /// Panics, showing the first rows that differ, unless two canonical dumps are equal.

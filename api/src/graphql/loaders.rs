@@ -11,13 +11,13 @@ use agentindex_indexer::reputation::{Evaluation, Exclusion, Payment};
 use agentindex_indexer::store::StoreError;
 use agentindex_indexer::store::StoreRead;
 use async_graphql::dataloader::Loader;
-use sqlx::SqlitePool;
+use sqlx::AnyPool;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Skills by agent key.
-pub(crate) struct SkillLoader(pub(crate) SqlitePool);
+pub(crate) struct SkillLoader(pub(crate) AnyPool);
 
 impl Loader<String> for SkillLoader {
     type Value = Vec<SkillRow>;
@@ -29,7 +29,7 @@ impl Loader<String> for SkillLoader {
 }
 
 /// Documents (with lints) by agent key.
-pub(crate) struct DocumentLoader(pub(crate) SqlitePool);
+pub(crate) struct DocumentLoader(pub(crate) AnyPool);
 
 impl Loader<String> for DocumentLoader {
     type Value = Vec<DocumentRow>;
@@ -41,7 +41,7 @@ impl Loader<String> for DocumentLoader {
 }
 
 /// ERC-8004 feedback by agent key.
-pub(crate) struct FeedbackLoader(pub(crate) SqlitePool);
+pub(crate) struct FeedbackLoader(pub(crate) AnyPool);
 
 impl Loader<String> for FeedbackLoader {
     type Value = Vec<FeedbackRow>;
@@ -53,7 +53,7 @@ impl Loader<String> for FeedbackLoader {
 }
 
 /// ERC-8004 validation requests by agent key.
-pub(crate) struct ValidationLoader(pub(crate) SqlitePool);
+pub(crate) struct ValidationLoader(pub(crate) AnyPool);
 
 impl Loader<String> for ValidationLoader {
     type Value = Vec<ValidationRow>;
@@ -65,7 +65,7 @@ impl Loader<String> for ValidationLoader {
 }
 
 /// Stored reputation evaluations, parsed, by agent key (agents without one are left out).
-pub(crate) struct EvaluationLoader(pub(crate) SqlitePool);
+pub(crate) struct EvaluationLoader(pub(crate) AnyPool);
 
 impl Loader<String> for EvaluationLoader {
     type Value = Arc<Evaluation>;
@@ -127,7 +127,7 @@ impl Loader<String> for PaymentLoader {
 }
 
 /// On-chain history by agent key.
-pub(crate) struct HistoryLoader(pub(crate) SqlitePool);
+pub(crate) struct HistoryLoader(pub(crate) AnyPool);
 
 impl Loader<String> for HistoryLoader {
     type Value = Vec<HistoryRow>;

@@ -157,7 +157,7 @@ impl From<FeedbackRow> for Feedback {
             tx_hash: f.tx_hash,
             timestamp: f.timestamp,
             revoked: f.revoked,
-            responses: Json(f.responses),
+            responses: Json(f.responses.0),
         }
     }
 }
@@ -190,7 +190,7 @@ impl From<ValidationRow> for Validation {
             block_number: v.block_number,
             log_index: v.log_index,
             tx_hash: v.tx_hash,
-            responses: Json(v.responses),
+            responses: Json(v.responses.0),
         }
     }
 }
@@ -215,7 +215,7 @@ impl From<HistoryRow> for HistoryEvent {
             block_number: h.block_number,
             log_index: h.log_index,
             kind: h.kind,
-            detail: Json(h.detail),
+            detail: Json(h.detail.0),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! agent, and are grouped under the key that asked for them.
 
 use agentindex_indexer::primitives::AgentKey;
-use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
 
 /// The agents among some keys, by the columns their facts carry.
@@ -69,10 +69,11 @@ pub(crate) struct FeedbackRow {
     pub(crate) log_index: i64,
     pub(crate) tx_hash: String,
     pub(crate) timestamp: i64,
+    #[sqlx(try_from = "agentindex_indexer::store::Flag")]
     pub(crate) revoked: bool,
     /// Every response: {responder, uri, hash, block}.
-    #[sqlx(json)]
-    pub(crate) responses: serde_json::Value,
+    #[sqlx(try_from = "String")]
+    pub(crate) responses: agentindex_indexer::store::JsonColumn,
 }
 
 /// A validation request with every response to it.
@@ -88,12 +89,12 @@ pub(crate) struct ValidationRow {
     pub(crate) log_index: i64,
     pub(crate) tx_hash: String,
     /// Every response, oldest first: {response, uri, tag, block, timestamp}.
-    #[sqlx(json)]
-    pub(crate) responses: serde_json::Value,
+    #[sqlx(try_from = "String")]
+    pub(crate) responses: agentindex_indexer::store::JsonColumn,
 }
 
 fn push_tokens(
-    query: &mut QueryBuilder<'_, Sqlite>,
+    query: &mut QueryBuilder<'_, Any>,
     alias: &str,
     tokens: &HashMap<(i64, String, String), &str>,
 ) {
@@ -115,7 +116,7 @@ fn push_tokens(
 
 /// Every feedback of each of `keys`, newest first.
 pub(crate) async fn feedback(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     keys: &[String],
 ) -> sqlx::Result<HashMap<String, Vec<FeedbackRow>>> {
     let mut out: HashMap<String, Vec<FeedbackRow>> = HashMap::new();
@@ -124,7 +125,7 @@ pub(crate) async fn feedback(
         if subjects.tokens.is_empty() {
             continue;
         }
-        let mut query = QueryBuilder::<Sqlite>::new(
+        let mut query = QueryBuilder::<Any>::new(
             "SELECT f.chain_id, f.registry, f.token_id, f.client,
                 f.feedback_index, f.value, f.value_decimals, f.tag1, f.tag2, f.endpoint,
                 f.feedback_uri, f.block_number, f.log_index, f.tx_hash, f.timestamp,
@@ -154,7 +155,7 @@ pub(crate) async fn feedback(
 
 /// Every validation request of each of `keys`, newest first, with its responses.
 pub(crate) async fn validations(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     keys: &[String],
 ) -> sqlx::Result<HashMap<String, Vec<ValidationRow>>> {
     let mut out: HashMap<String, Vec<ValidationRow>> = HashMap::new();
@@ -163,7 +164,7 @@ pub(crate) async fn validations(
         if subjects.tokens.is_empty() {
             continue;
         }
-        let mut query = QueryBuilder::<Sqlite>::new(
+        let mut query = QueryBuilder::<Any>::new(
             "SELECT v.chain_id, v.registry, v.token_id,
                 v.request_hash, v.validator, v.request_uri, v.block_number, v.log_index,
                 v.tx_hash,
@@ -199,15 +200,15 @@ pub(crate) struct HistoryRow {
     pub(crate) log_index: i64,
     pub(crate) kind: String,
     /// What the event said.
-    #[sqlx(json)]
-    pub(crate) detail: serde_json::Value,
+    #[sqlx(try_from = "String")]
+    pub(crate) detail: agentindex_indexer::store::JsonColumn,
 }
 
 /// The on-chain history of each of `keys`, newest first: for ERC-8004 agents registration,
 /// transfers, URI and metadata changes and approvals; for agent contracts discovery, their own
 /// events and registry events.
 pub(crate) async fn history(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     keys: &[String],
 ) -> sqlx::Result<HashMap<String, Vec<HistoryRow>>> {
     let mut out: HashMap<String, Vec<HistoryRow>> = HashMap::new();
@@ -242,7 +243,7 @@ pub(crate) async fn history(
                     "json_object('operator', t.operator, 'approved', t.approved)",
                 ),
             ] {
-                let mut query = QueryBuilder::<Sqlite>::new(format!(
+                let mut query = QueryBuilder::<Any>::new(format!(
                     "SELECT t.chain_id, t.registry AS address, t.token_id,
                         t.block_number, t.log_index, '{kind}' AS kind, {detail} AS detail
                      FROM {table} t WHERE"
@@ -266,7 +267,7 @@ pub(crate) async fn history(
                     "agent",
                 ),
             ] {
-                let mut query = QueryBuilder::<Sqlite>::new(format!(
+                let mut query = QueryBuilder::<Any>::new(format!(
                     "SELECT t.chain_id, t.{column} AS address, NULL AS token_id, t.block_number,
                         t.log_index, {select}
                      WHERE (t.chain_id, t.{column}) IN (VALUES "

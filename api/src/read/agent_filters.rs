@@ -2,20 +2,20 @@
 //! join, and keyset conditions that start a page after a cursor.
 
 use super::selection::Selection;
-use sqlx::{QueryBuilder, Sqlite};
+use sqlx::{Any, QueryBuilder};
 
 /// Appends ` AND ({column} {before} value OR ({column} = value AND {key_column} > key))`: the
 /// rows after (`column`, `key`) in an order by `column` (descending when `before` is `<`) and
 /// then by key.
 pub(super) fn push_after<'a, T>(
-    query: &mut QueryBuilder<'a, Sqlite>,
+    query: &mut QueryBuilder<'a, Any>,
     column: &str,
     before: &str,
     value: T,
     key_column: &str,
     key: &str,
 ) where
-    T: 'a + Copy + Send + sqlx::Encode<'a, Sqlite> + sqlx::Type<Sqlite>,
+    T: 'a + Copy + Send + sqlx::Encode<'a, Any> + sqlx::Type<Any>,
 {
     query.push(format!(" AND ({column} {before} "));
     query.push_bind(value);
@@ -26,7 +26,7 @@ pub(super) fn push_after<'a, T>(
     query.push("))");
 }
 
-pub(super) fn push_search_join(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
+pub(super) fn push_search_join(query: &mut QueryBuilder<'_, Any>, selection: &Selection) {
     if let Some(search) = &selection.search {
         query.push(
             " JOIN (SELECT agent_key, bm25(agent_search) AS rank FROM agent_search
@@ -38,7 +38,7 @@ pub(super) fn push_search_join(query: &mut QueryBuilder<'_, Sqlite>, selection: 
 }
 
 /// Appends ` WHERE …` for every filter of `selection` (always at least `WHERE 1`).
-pub(super) fn push_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
+pub(super) fn push_filters(query: &mut QueryBuilder<'_, Any>, selection: &Selection) {
     push_filters_with(query, selection, None);
 }
 
@@ -47,7 +47,7 @@ pub(super) fn push_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Sel
 /// key column (the walked table's own, so a row that fails is dropped before the others are
 /// read).
 pub(super) fn push_filters_with(
-    query: &mut QueryBuilder<'_, Sqlite>,
+    query: &mut QueryBuilder<'_, Any>,
     selection: &Selection,
     checked_by: Option<&str>,
 ) {
@@ -104,7 +104,7 @@ pub(super) fn push_filters_with(
     }
     if let Some(x402) = selection.x402 {
         query.push(" AND coalesce(p.x402, 0) = ");
-        query.push_bind(x402);
+        query.push_bind(i64::from(x402));
     }
     if let Some(signed) = selection.signed {
         query.push(if signed {
@@ -115,7 +115,7 @@ pub(super) fn push_filters_with(
     }
     if let Some(active) = selection.active {
         query.push(" AND a.active = ");
-        query.push_bind(active);
+        query.push_bind(i64::from(active));
     }
     if let Some(min) = selection.min_reputation {
         query.push(" AND coalesce(r.score, 0) >= ");
@@ -141,7 +141,7 @@ pub(super) fn push_filters_with(
 /// Filters on what an agent's card declares: interfaces, streaming, extensions. They look at
 /// the card discovery shows for the agent (`agent_profiles.card_uri`: the off-chain card, or
 /// the contract's own when that one is missing or fails its anchored hash).
-pub(super) fn push_card_filters(query: &mut QueryBuilder<'_, Sqlite>, selection: &Selection) {
+pub(super) fn push_card_filters(query: &mut QueryBuilder<'_, Any>, selection: &Selection) {
     const CARDS: &str = " AND EXISTS (SELECT 1 FROM agent_documents l
         JOIN documents d ON d.uri = l.uri AND d.expect = l.expect";
     const OF_AGENT: &str = " WHERE l.agent_key = a.agent_key AND l.uri = p.card_uri
@@ -158,7 +158,7 @@ pub(super) fn push_card_filters(query: &mut QueryBuilder<'_, Sqlite>, selection:
         query.push(format!(
             "{CARDS}{OF_AGENT} AND coalesce(json_extract(d.projection, '$.capabilities.streaming'), 0) = "
         ));
-        query.push_bind(streaming);
+        query.push_bind(i64::from(streaming));
         query.push(")");
     }
     if let Some(uri) = &selection.extension_uri {

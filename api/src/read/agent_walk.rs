@@ -5,7 +5,7 @@
 use super::agent_filters::push_after;
 use super::cursor::Cursor;
 use super::selection::{Order, Selection};
-use sqlx::{QueryBuilder, Row, Sqlite, SqlitePool};
+use sqlx::{Any, AnyPool, QueryBuilder, Row};
 
 /// How a list query finds its rows (see [`list`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,13 +27,13 @@ pub(super) enum Bound {
 /// the bound are read too); `None` when fewer rows are left (then the walk reads them all, and
 /// its answer is complete).
 pub(super) async fn walk_bound(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     selection: &Selection,
     order: Order,
     after: Option<&Cursor>,
     budget: i64,
 ) -> sqlx::Result<Option<Bound>> {
-    let mut query = QueryBuilder::<Sqlite>::new("");
+    let mut query = QueryBuilder::<Any>::new("");
     match (order, after) {
         (Order::Reputation, after) => {
             query.push(
@@ -79,7 +79,7 @@ const WALK_ROWS: (i64, i64) = (2_000, 20_000);
 /// filters skip rows too. `None` when the
 /// selection asks for no term, or when collecting the term's agents reads fewer rows.
 pub(super) async fn walk_budget(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     selection: &Selection,
     limit: i64,
 ) -> sqlx::Result<Option<i64>> {
@@ -99,8 +99,8 @@ pub(super) async fn walk_budget(
     let mut fewest = i64::MAX;
     for (term, kind) in terms {
         let with_term: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM (SELECT 1 FROM agent_terms WHERE term = ?
-               AND (? = 'skill' OR kind = 'tag') LIMIT ?)",
+            "SELECT count(*) FROM (SELECT 1 FROM agent_terms WHERE term = $1
+               AND ($2 = 'skill' OR kind = 'tag') LIMIT $3)",
         )
         .bind(&term)
         .bind(kind)

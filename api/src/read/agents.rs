@@ -6,8 +6,8 @@ use super::agent_filters::{push_after, push_filters, push_filters_with, push_sea
 use super::agent_walk::{Bound, Plan, walk_bound, walk_budget};
 use super::cursor::Cursor;
 pub(crate) use super::selection::{Order, Selection};
-use sqlx::sqlite::SqliteRow;
-use sqlx::{FromRow, QueryBuilder, Row, Sqlite, SqlitePool};
+use sqlx::any::AnyRow;
+use sqlx::{Any, AnyPool, FromRow, QueryBuilder, Row};
 
 /// The columns every agent read selects.
 const COLUMNS: &str = "a.agent_key, a.chain_id, a.source, a.address, a.registry, a.token_id,
@@ -42,6 +42,7 @@ pub(crate) struct AgentRow {
     pub(crate) chain_card_uri: Option<String>,
     pub(crate) chain_name: Option<String>,
     pub(crate) chain_description: Option<String>,
+    #[sqlx(try_from = "agentindex_indexer::store::Flag")]
     pub(crate) active: bool,
     pub(crate) registered_block: i64,
     pub(crate) registered_at: i64,
@@ -52,10 +53,13 @@ pub(crate) struct AgentRow {
     pub(crate) card_status: Option<String>,
     pub(crate) card_signature: Option<String>,
     pub(crate) protocol_version: Option<String>,
+    #[sqlx(try_from = "agentindex_indexer::store::MaybeFlag")]
     pub(crate) x402: Option<bool>,
     pub(crate) input_modes: Option<String>,
     pub(crate) output_modes: Option<String>,
+    #[sqlx(try_from = "agentindex_indexer::store::MaybeFlag")]
     pub(crate) registration_verified: Option<bool>,
+    #[sqlx(try_from = "agentindex_indexer::store::MaybeFlag")]
     pub(crate) domain_verified: Option<bool>,
     pub(crate) payment_terms: Option<String>,
     pub(crate) score: Option<f64>,
@@ -74,16 +78,13 @@ pub(crate) struct AgentRow {
 /// them all, else the last word as a prefix (search as you type). Whole words first keeps
 /// a search as precise, and as cheap to rank, as its words allow; the choice depends only on
 /// the text and the index, so every page of a listing and its count agree.
-pub(crate) async fn settle_search(
-    pool: &SqlitePool,
-    selection: &mut Selection,
-) -> sqlx::Result<()> {
+pub(crate) async fn settle_search(pool: &AnyPool, selection: &mut Selection) -> sqlx::Result<()> {
     let Some(prefix) = selection.search_as_prefix.take() else {
         return Ok(());
     };
     if let Some(whole) = &selection.search {
         let found: Option<i64> =
-            sqlx::query_scalar("SELECT 1 FROM agent_search WHERE agent_search MATCH ? LIMIT 1")
+            sqlx::query_scalar("SELECT 1 FROM agent_search WHERE agent_search MATCH $1 LIMIT 1")
                 .bind(whole)
                 .fetch_optional(pool)
                 .await?;
@@ -122,8 +123,8 @@ impl Listed {
 }
 
 /// One agent by key.
-pub(crate) async fn by_key(pool: &SqlitePool, key: &str) -> sqlx::Result<Option<AgentRow>> {
-    let mut query = QueryBuilder::<Sqlite>::new(format!(
+pub(crate) async fn by_key(pool: &AnyPool, key: &str) -> sqlx::Result<Option<AgentRow>> {
+    let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {COLUMNS} FROM agents a{JOINS} WHERE a.agent_key = "
     ));
     query.push_bind(key);
@@ -132,11 +133,11 @@ pub(crate) async fn by_key(pool: &SqlitePool, key: &str) -> sqlx::Result<Option<
 
 /// Agent `key` if `selection` matches it.
 pub(crate) async fn matching(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     selection: &Selection,
     key: &str,
 ) -> sqlx::Result<Option<AgentRow>> {
-    let mut query = QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS} FROM agents a{JOINS}"));
+    let mut query = QueryBuilder::<Any>::new(format!("SELECT {COLUMNS} FROM agents a{JOINS}"));
     push_search_join(&mut query, selection);
     push_filters(&mut query, selection);
     query.push(" AND a.agent_key = ");
@@ -148,7 +149,7 @@ pub(crate) async fn matching(
 /// from drives the query (the search hits, the reputation index, the newest-first index), so a
 /// page reads about as many rows as it returns plus those the filters skip.
 pub(crate) async fn list(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     selection: &Selection,
     order: Order,
     after: Option<&Cursor>,
@@ -159,7 +160,7 @@ pub(crate) async fn list(
 
 /// [`list`], walking the order's index only when `may_walk` (the tests compare both plans).
 async fn list_planned(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     selection: &Selection,
     order: Order,
     after: Option<&Cursor>,
@@ -195,13 +196,10 @@ async fn list_planned(
     .await
 }
 
-async fn fetch(
-    mut query: QueryBuilder<'_, Sqlite>,
-    pool: &SqlitePool,
-) -> sqlx::Result<Vec<Listed>> {
+async fn fetch(mut query: QueryBuilder<'_, Any>, pool: &AnyPool) -> sqlx::Result<Vec<Listed>> {
     let rows = query.build().fetch_all(pool).await?;
     rows.iter()
-        .map(|row: &SqliteRow| {
+        .map(|row: &AnyRow| {
             Ok(Listed {
                 row: AgentRow::from_row(row)?,
                 rank: row.try_get("rank")?,
@@ -216,8 +214,8 @@ fn list_query<'a>(
     after: Option<&'a Cursor>,
     limit: i64,
     plan: Plan,
-) -> QueryBuilder<'a, Sqlite> {
-    let mut query = QueryBuilder::<Sqlite>::new("");
+) -> QueryBuilder<'a, Any> {
+    let mut query = QueryBuilder::<Any>::new("");
     // A plain search (no other filter, relevance order) is ranked and cut inside the full-text
     // index, so only the page's rows are joined.
     let plain_search = order == Order::Relevance && selection.only_search();
@@ -313,8 +311,8 @@ fn list_query<'a>(
 }
 
 /// How many agents `selection` matches.
-pub(crate) async fn count(pool: &SqlitePool, selection: &Selection) -> sqlx::Result<i64> {
-    let mut query = QueryBuilder::<Sqlite>::new("");
+pub(crate) async fn count(pool: &AnyPool, selection: &Selection) -> sqlx::Result<i64> {
+    let mut query = QueryBuilder::<Any>::new("");
     match &selection.search {
         Some(search) => {
             query.push(

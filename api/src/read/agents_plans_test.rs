@@ -7,7 +7,7 @@ use super::super::cursor::Cursor;
 use super::{Order, Selection, list_planned};
 use crate::read::agent_walk::walk_budget;
 use agentindex_indexer::store::Store;
-use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use sqlx::{Any, AnyPool, QueryBuilder};
 
 const AGENTS: usize = 3_000;
 
@@ -15,10 +15,10 @@ async fn store_with_agents() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("plans.db").display());
     let store = Store::open(&url).await.unwrap();
-    let pool = SqlitePool::connect(&url).await.unwrap();
+    let pool = AnyPool::connect(&url).await.unwrap();
     let numbers: Vec<usize> = (0..AGENTS).collect();
     for chunk in numbers.chunks(300) {
-        let mut agents = QueryBuilder::<Sqlite>::new(
+        let mut agents = QueryBuilder::<Any>::new(
             "INSERT INTO agents (agent_key, chain_id, source, owner, operators, active,
                registered_block, registered_at, last_event_block) ",
         );
@@ -36,7 +36,7 @@ async fn store_with_agents() -> (tempfile::TempDir, Store) {
                 .push_bind(block);
         });
         agents.build().execute(&pool).await.unwrap();
-        let mut scores = QueryBuilder::<Sqlite>::new(
+        let mut scores = QueryBuilder::<Any>::new(
             "INSERT INTO agent_reputation (agent_key, chain_id, as_of_block, as_of_timestamp,
                score, payment_score, payment_count, unique_payers, excluded_payments,
                feedback_count, evaluation) ",
@@ -56,7 +56,7 @@ async fn store_with_agents() -> (tempfile::TempDir, Store) {
                 .push_bind("{}");
         });
         scores.build().execute(&pool).await.unwrap();
-        let mut profiles = QueryBuilder::<Sqlite>::new(
+        let mut profiles = QueryBuilder::<Any>::new(
             "INSERT INTO agent_profiles (agent_key, name, x402, input_modes, output_modes,
                payments, chain_block) ",
         );
@@ -71,9 +71,8 @@ async fn store_with_agents() -> (tempfile::TempDir, Store) {
                 .push_bind(1);
         });
         profiles.build().execute(&pool).await.unwrap();
-        let mut skills = QueryBuilder::<Sqlite>::new(
-            "INSERT INTO agent_skills (agent_key, skill_id, name, tags) ",
-        );
+        let mut skills =
+            QueryBuilder::<Any>::new("INSERT INTO agent_skills (agent_key, skill_id, name, tags) ");
         // Skill `common` on two agents in three; tag `half` on every other; tag `rare` on 31.
         skills.push_values(chunk, |mut row, i| {
             let skill = if i % 3 == 0 { "other" } else { "common" };
@@ -97,7 +96,7 @@ async fn store_with_agents() -> (tempfile::TempDir, Store) {
 
 /// Every agent of `selection` in `order`, `page` at a time, following cursors.
 async fn page_through(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     selection: &Selection,
     order: Order,
     page: i64,

@@ -2,7 +2,7 @@
 //! rows rescored, payments credited. Subscriptions are fed from these reads, so they only ever
 //! report committed data.
 
-use sqlx::SqlitePool;
+use sqlx::AnyPool;
 
 /// One change, at the block it happened in.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,7 +59,7 @@ pub(crate) struct DocumentUpdate {
 }
 
 /// The newest document update number.
-pub(crate) async fn latest_document_update(pool: &SqlitePool) -> sqlx::Result<i64> {
+pub(crate) async fn latest_document_update(pool: &AnyPool) -> sqlx::Result<i64> {
     sqlx::query_scalar("SELECT coalesce(max(document_seq), 0) FROM agent_profiles")
         .fetch_one(pool)
         .await
@@ -67,13 +67,13 @@ pub(crate) async fn latest_document_update(pool: &SqlitePool) -> sqlx::Result<i6
 
 /// Agents whose documents changed after update number `after`, oldest first.
 pub(crate) async fn document_updates(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     after: i64,
 ) -> sqlx::Result<Vec<DocumentUpdate>> {
     sqlx::query_as(
         "SELECT p.document_seq AS seq, p.agent_key, a.chain_id, a.last_event_block
            FROM agent_profiles p JOIN agents a ON a.agent_key = p.agent_key
-          WHERE p.document_seq > ? ORDER BY p.document_seq",
+          WHERE p.document_seq > $1 ORDER BY p.document_seq",
     )
     .bind(after)
     .fetch_all(pool)
@@ -91,13 +91,14 @@ pub(crate) struct PaymentRow {
     pub(crate) payer: String,
     pub(crate) payee: String,
     pub(crate) amount: String,
+    #[sqlx(try_from = "agentindex_indexer::store::Flag")]
     pub(crate) x402: bool,
     pub(crate) timestamp: i64,
 }
 
 /// The changes of `chain_id` in blocks `(after, up_to]`, in chain order within each kind.
 pub(crate) async fn between(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     chain_id: i64,
     after: i64,
     up_to: i64,
@@ -105,7 +106,7 @@ pub(crate) async fn between(
     let mut changes = Vec::new();
     let agents: Vec<(String, i64, i64)> = sqlx::query_as(
         "SELECT agent_key, registered_block, last_event_block FROM agents
-         WHERE chain_id = ? AND last_event_block > ? AND last_event_block <= ?
+         WHERE chain_id = $1 AND last_event_block > $2 AND last_event_block <= $3
          ORDER BY last_event_block, agent_key",
     )
     .bind(chain_id)
@@ -125,7 +126,7 @@ pub(crate) async fn between(
     );
     let rescored: Vec<(String, i64)> = sqlx::query_as(
         "SELECT agent_key, as_of_block FROM agent_reputation
-         WHERE chain_id = ? AND as_of_block > ? AND as_of_block <= ? ORDER BY as_of_block, agent_key",
+         WHERE chain_id = $1 AND as_of_block > $2 AND as_of_block <= $3 ORDER BY as_of_block, agent_key",
     )
     .bind(chain_id)
     .bind(after)
@@ -140,7 +141,7 @@ pub(crate) async fn between(
     let payments: Vec<PaymentRow> = sqlx::query_as(
         "SELECT agent_key, block_number, log_index, tx_hash, token, payer, payee, amount, scheme IS NOT NULL AS x402,
                 timestamp
-         FROM payments WHERE chain_id = ? AND block_number > ? AND block_number <= ?
+         FROM payments WHERE chain_id = $1 AND block_number > $2 AND block_number <= $3
          ORDER BY block_number, log_index, agent_key",
     )
     .bind(chain_id)

@@ -1,7 +1,7 @@
 //! The documents of many agents at once (registration files, cards, on-chain cards) with their
 //! lint reports, for the documents DataLoader.
 
-use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::{BTreeMap, HashMap};
 
 /// One lint finding.
@@ -55,12 +55,12 @@ struct StoredLint {
 
 /// The documents of each of `keys`, with their lints.
 pub(crate) async fn of_agents(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     keys: &[String],
 ) -> sqlx::Result<HashMap<String, Vec<DocumentRow>>> {
     let mut out: HashMap<String, Vec<DocumentRow>> = HashMap::new();
     for chunk in keys.chunks(400) {
-        let mut query = QueryBuilder::<Sqlite>::new(
+        let mut query = QueryBuilder::<Any>::new(
             "SELECT l.agent_key, l.role, l.uri, l.expect, d.status, d.kind, d.signature, d.error,
                     d.fetched_at, d.projection
              FROM agent_documents l LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
@@ -74,7 +74,7 @@ pub(crate) async fn of_agents(
         let linked: Vec<Linked> = query.build_query_as().fetch_all(pool).await?;
         let mut lints: BTreeMap<(String, String), Vec<LintRow>> = BTreeMap::new();
         if !linked.is_empty() {
-            let mut query = QueryBuilder::<Sqlite>::new(
+            let mut query = QueryBuilder::<Any>::new(
                 "SELECT uri, expect, code, severity, message, path FROM document_lints
                  WHERE (uri, expect) IN (VALUES ",
             );

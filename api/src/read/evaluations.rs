@@ -2,17 +2,17 @@
 //! JSON behind `reputation { components … trust … feedbackEvidence … }`, read only when a query
 //! asks for those fields (a page of scores never reads it).
 
-use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
 
 /// The stored evaluation text of each of `keys` that has one.
 pub(crate) async fn of_agents(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     keys: &[String],
 ) -> sqlx::Result<HashMap<String, String>> {
     let mut out = HashMap::new();
     for chunk in keys.chunks(500) {
-        let mut query = QueryBuilder::<Sqlite>::new(
+        let mut query = QueryBuilder::<Any>::new(
             "SELECT agent_key, evaluation FROM agent_reputation WHERE agent_key IN (",
         );
         let mut list = query.separated(", ");

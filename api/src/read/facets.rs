@@ -1,12 +1,12 @@
 //! Aggregates for dashboards: skills and tags with their agent counts, totals per chain and
 //! source, daily series of registrations, payments, volume and feedback.
 
-use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use sqlx::{Any, AnyPool, QueryBuilder};
 
 /// A value and how many agents have it.
 pub(crate) type Counted = (String, i64);
 
-fn push_chains(query: &mut QueryBuilder<'_, Sqlite>, column: &str, chain_ids: &[i64]) {
+fn push_chains(query: &mut QueryBuilder<'_, Any>, column: &str, chain_ids: &[i64]) {
     if chain_ids.is_empty() {
         return;
     }
@@ -20,11 +20,11 @@ fn push_chains(query: &mut QueryBuilder<'_, Sqlite>, column: &str, chain_ids: &[
 
 /// The most common skill ids (case-folded) with how many agents advertise each.
 pub(crate) async fn skills(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     chain_ids: &[i64],
     limit: i64,
 ) -> sqlx::Result<Vec<Counted>> {
-    let mut query = QueryBuilder::<Sqlite>::new(
+    let mut query = QueryBuilder::<Any>::new(
         "SELECT lower(k.skill_id) AS v, count(DISTINCT k.agent_key) AS n
          FROM agent_skills k JOIN agents a ON a.agent_key = k.agent_key WHERE 1",
     );
@@ -36,11 +36,11 @@ pub(crate) async fn skills(
 
 /// The most common skill tags with how many agents carry each.
 pub(crate) async fn tags(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     chain_ids: &[i64],
     limit: i64,
 ) -> sqlx::Result<Vec<Counted>> {
-    let mut query = QueryBuilder::<Sqlite>::new(
+    let mut query = QueryBuilder::<Any>::new(
         "SELECT t.value AS v, count(DISTINCT k.agent_key) AS n
          FROM agent_skills k JOIN agents a ON a.agent_key = k.agent_key, json_each(k.tags) t
          WHERE 1",
@@ -52,7 +52,7 @@ pub(crate) async fn tags(
 }
 
 /// Agents per (chain, source).
-pub(crate) async fn agents_by_source(pool: &SqlitePool) -> sqlx::Result<Vec<(i64, String, i64)>> {
+pub(crate) async fn agents_by_source(pool: &AnyPool) -> sqlx::Result<Vec<(i64, String, i64)>> {
     sqlx::query_as(
         "SELECT chain_id, source, count(*) FROM agents GROUP BY chain_id, source ORDER BY chain_id, source",
     )
@@ -61,7 +61,7 @@ pub(crate) async fn agents_by_source(pool: &SqlitePool) -> sqlx::Result<Vec<(i64
 }
 
 /// Per chain: payments credited, feedback given, validation requests.
-pub(crate) async fn activity(pool: &SqlitePool) -> sqlx::Result<Vec<(i64, i64, i64, i64)>> {
+pub(crate) async fn activity(pool: &AnyPool) -> sqlx::Result<Vec<(i64, i64, i64, i64)>> {
     sqlx::query_as(
         "SELECT c.chain_id,
             (SELECT count(*) FROM payments p WHERE p.chain_id = c.chain_id),
@@ -86,7 +86,7 @@ pub(crate) enum Series {
 /// The newest `days` days with data of `series` on `chain_id`, oldest first, as (UTC date,
 /// value). Days are block days: the series ends at the newest indexed data, not today.
 pub(crate) async fn daily(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     chain_id: i64,
     series: Series,
     token: Option<&str>,
@@ -98,7 +98,7 @@ pub(crate) async fn daily(
         Series::Volume => ("sum(CAST(amount AS REAL))", "payments", "timestamp"),
         Series::Feedback => ("count(*)", "feedback", "timestamp"),
     };
-    let mut query = QueryBuilder::<Sqlite>::new(format!(
+    let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT day, value FROM (SELECT date({time}, 'unixepoch') AS day, CAST({value} AS REAL) AS value
          FROM {from} WHERE chain_id = "
     ));

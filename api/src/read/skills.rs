@@ -1,6 +1,6 @@
 //! Skills of many agents at once, for the skills DataLoader.
 
-use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
 
 /// One skill as discovery shows it.
@@ -25,12 +25,12 @@ struct StoredSkill {
 
 /// The skills of each of `keys`, in skill-id order.
 pub(crate) async fn of_agents(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     keys: &[String],
 ) -> sqlx::Result<HashMap<String, Vec<SkillRow>>> {
     let mut out: HashMap<String, Vec<SkillRow>> = HashMap::new();
     for chunk in keys.chunks(500) {
-        let mut query = QueryBuilder::<Sqlite>::new(
+        let mut query = QueryBuilder::<Any>::new(
             "SELECT agent_key, skill_id, name, description, tags FROM agent_skills WHERE agent_key IN (",
         );
         let mut list = query.separated(", ");

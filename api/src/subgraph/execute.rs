@@ -11,13 +11,13 @@ use async_graphql::indexmap::IndexMap;
 use async_graphql::{Name, Value as ConstValue};
 use futures_util::future::BoxFuture;
 use serde_json::Value as Json;
-use sqlx::SqlitePool;
+use sqlx::AnyPool;
 use std::collections::HashMap;
 
 /// Where rows come from, and the chain the endpoint is limited to.
 #[derive(Clone, Copy)]
 pub(crate) struct Source<'a> {
-    pub(crate) pool: &'a SqlitePool,
+    pub(crate) pool: &'a AnyPool,
     pub(crate) chain: Option<u64>,
 }
 

@@ -11,7 +11,7 @@ async fn store_with_feedback() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("bound.db").display());
     let store = Store::open(&url).await.unwrap();
-    let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+    let pool = sqlx::AnyPool::connect(&url).await.unwrap();
     sqlx::query(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 20)
          INSERT INTO agents (agent_key, chain_id, source, registry, token_id, owner, operators,

@@ -13,6 +13,7 @@ pub(crate) mod values;
 
 use crate::http::{MAX_QUERY_BYTES, QUERY_TIME_LIMIT};
 use crate::state::ApiState;
+use agentindex_indexer::store::Flag;
 use async_graphql::indexmap::IndexMap;
 use async_graphql::{Name, Value as ConstValue};
 use async_graphql_axum::GraphQLRequest;
@@ -251,18 +252,19 @@ struct Head {
 }
 
 impl Head {
-    async fn read(pool: &sqlx::SqlitePool, chain: Option<u64>) -> sqlx::Result<Self> {
-        let row: Option<(i64, Option<String>, Option<i64>, bool)> = sqlx::query_as(
+    async fn read(pool: &sqlx::AnyPool, chain: Option<u64>) -> sqlx::Result<Self> {
+        let row: Option<(i64, Option<String>, Option<i64>, Flag)> = sqlx::query_as(
             "SELECT c.indexed_block, c.indexed_hash,
                     (SELECT e.block_timestamp FROM events e WHERE e.chain_id = c.chain_id AND e.block_number = c.indexed_block LIMIT 1),
                     EXISTS (SELECT 1 FROM events e WHERE e.chain_id = c.chain_id AND e.decode_error IS NOT NULL)
-               FROM chain_cursor c WHERE (?1 IS NULL OR c.chain_id = ?1)
+               FROM chain_cursor c WHERE ($1 IS NULL OR c.chain_id = $1)
               ORDER BY c.indexed_block LIMIT 1",
         )
         .bind(chain.map(|c| c as i64))
         .fetch_optional(pool)
         .await?;
-        let (number, hash, timestamp, has_errors) = row.unwrap_or((0, None, None, false));
+        let (number, hash, timestamp, Flag(has_errors)) =
+            row.unwrap_or((0, None, None, Flag(false)));
         Ok(Self {
             number: number.max(0),
             hash,

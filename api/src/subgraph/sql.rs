@@ -1,7 +1,7 @@
 //! SQL text with its bound values, built up piece by piece, and run against the read pool.
 
-use sqlx::sqlite::SqliteArguments;
-use sqlx::{Arguments, Sqlite, SqlitePool};
+use sqlx::any::AnyArguments;
+use sqlx::{Any, AnyPool, Arguments};
 
 /// A value bound to a `?`.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,9 +48,9 @@ impl Sql {
     }
 
     /// Runs the statement, whose one column is a JSON array per row, and parses each row.
-    pub(crate) async fn rows(self, pool: &SqlitePool) -> sqlx::Result<Vec<Vec<serde_json::Value>>> {
+    pub(crate) async fn rows(self, pool: &AnyPool) -> sqlx::Result<Vec<Vec<serde_json::Value>>> {
         tracing::trace!(target: "agentindex::api::subgraph", sql = %self.text, binds = ?self.binds, "reading");
-        let mut arguments = SqliteArguments::default();
+        let mut arguments = AnyArguments::default();
         for bind in self.binds {
             let added = match bind {
                 Bind::Text(text) => arguments.add(text),
@@ -59,10 +59,9 @@ impl Sql {
             };
             added.map_err(sqlx::Error::Encode)?;
         }
-        let texts: Vec<String> =
-            sqlx::query_scalar_with::<Sqlite, String, _>(&self.text, arguments)
-                .fetch_all(pool)
-                .await?;
+        let texts: Vec<String> = sqlx::query_scalar_with::<Any, String, _>(&self.text, arguments)
+            .fetch_all(pool)
+            .await?;
         texts
             .iter()
             .map(|text| {

@@ -1,13 +1,13 @@
 //! Per-chain progress, the reorg window, and the sets the follower watches, as the store holds
 //! them.
 
-use super::{QueryContext, StoreResult, decode};
+use super::{Dialect, QueryContext, StoreResult, decode};
 use crate::primitives::BlockRef;
 use crate::primitives::sql_bound;
 use crate::sources::hex_b256;
 use crate::store::decode::int;
 use alloy::primitives::{Address, B256};
-use sqlx::{SqliteConnection, SqlitePool};
+use sqlx::{AnyConnection, AnyPool};
 use std::collections::BTreeMap;
 
 /// Where a chain's index stands.
@@ -53,14 +53,14 @@ pub struct WatchedSets {
 }
 
 pub(super) async fn init(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     name: &str,
     start_block: u64,
 ) -> StoreResult<()> {
     let before_start = int("start_block", start_block)? - 1;
     sqlx::query(
-        "INSERT INTO chain_cursor (chain_id, name, indexed_block, settled_block) VALUES (?, ?, ?, ?)
+        "INSERT INTO chain_cursor (chain_id, name, indexed_block, settled_block) VALUES ($1, $2, $3, $4)
          ON CONFLICT (chain_id) DO UPDATE SET name = excluded.name",
     )
     .bind(int("chain_id", chain_id)?)
@@ -76,12 +76,12 @@ pub(super) async fn init(
 /// Records that `chain_id`'s reputation is settled up to `block` (no agent is marked), or up to
 /// the cursor when `block` is `None`.
 pub(super) async fn settled(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     block: Option<u64>,
 ) -> StoreResult<()> {
     sqlx::query(
-        "UPDATE chain_cursor SET settled_block = coalesce(?, indexed_block) WHERE chain_id = ?",
+        "UPDATE chain_cursor SET settled_block = coalesce($1, indexed_block) WHERE chain_id = $2",
     )
     .bind(block.map(sql_bound))
     .bind(int("chain_id", chain_id)?)
@@ -91,8 +91,8 @@ pub(super) async fn settled(
     Ok(())
 }
 
-pub(super) async fn indexed_block(conn: &mut SqliteConnection, chain_id: u64) -> StoreResult<i64> {
-    sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = ?")
+pub(super) async fn indexed_block(conn: &mut AnyConnection, chain_id: u64) -> StoreResult<i64> {
+    sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = $1")
         .bind(int("chain_id", chain_id)?)
         .fetch_optional(&mut *conn)
         .await
@@ -101,18 +101,20 @@ pub(super) async fn indexed_block(conn: &mut SqliteConnection, chain_id: u64) ->
 }
 
 pub(super) async fn advance(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     to_block: u64,
     to_hash: Option<&B256>,
     finalized: u64,
     head: u64,
 ) -> StoreResult<()> {
-    sqlx::query(
-        "UPDATE chain_cursor SET indexed_block = ?, indexed_hash = ?,
-            finalized_block = max(finalized_block, ?), head_block = max(head_block, ?)
-         WHERE chain_id = ?",
-    )
+    let dialect = Dialect::of(conn);
+    sqlx::query(&format!(
+        "UPDATE chain_cursor SET indexed_block = $1, indexed_hash = $2, finalized_block = {},
+            head_block = {} WHERE chain_id = $5",
+        dialect.greatest("finalized_block", "$3"),
+        dialect.greatest("head_block", "$4"),
+    ))
     .bind(int("to_block", to_block)?)
     .bind(to_hash.map(hex_b256))
     .bind(int("finalized", finalized)?)
@@ -125,14 +127,16 @@ pub(super) async fn advance(
 }
 
 pub(super) async fn remember_blocks(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     blocks: &[BlockRef],
     keep_from: u64,
 ) -> StoreResult<()> {
     for block in blocks {
         sqlx::query(
-            "INSERT OR REPLACE INTO block_window (chain_id, number, hash, parent_hash, timestamp) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO block_window (chain_id, number, hash, parent_hash, timestamp) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (chain_id, number) DO UPDATE
+               SET hash = excluded.hash, parent_hash = excluded.parent_hash, timestamp = excluded.timestamp",
         )
         .bind(int("chain_id", chain_id)?)
         .bind(int("number", block.number)?)
@@ -143,7 +147,7 @@ pub(super) async fn remember_blocks(
         .await
         .context("remembering a block hash")?;
     }
-    sqlx::query("DELETE FROM block_window WHERE chain_id = ? AND number < ?")
+    sqlx::query("DELETE FROM block_window WHERE chain_id = $1 AND number < $2")
         .bind(int("chain_id", chain_id)?)
         .bind(int("keep_from", keep_from)?)
         .execute(&mut *conn)
@@ -176,12 +180,9 @@ fn block_or_none(column: &str, value: i64) -> StoreResult<Option<u64>> {
 }
 
 /// The chain's progress, if it was ever initialised.
-pub(super) async fn progress(
-    pool: &SqlitePool,
-    chain_id: u64,
-) -> StoreResult<Option<ChainProgress>> {
+pub(super) async fn progress(pool: &AnyPool, chain_id: u64) -> StoreResult<Option<ChainProgress>> {
     let row: Option<CursorRow> = sqlx::query_as(&format!(
-        "SELECT {CURSOR_COLUMNS} FROM chain_cursor WHERE chain_id = ?"
+        "SELECT {CURSOR_COLUMNS} FROM chain_cursor WHERE chain_id = $1"
     ))
     .bind(decode::int("chain_id", chain_id)?)
     .fetch_optional(pool)
@@ -213,9 +214,9 @@ struct WindowRow {
 }
 
 /// The remembered unfinalized blocks, oldest first.
-pub(super) async fn window(pool: &SqlitePool, chain_id: u64) -> StoreResult<Vec<BlockRef>> {
+pub(super) async fn window(pool: &AnyPool, chain_id: u64) -> StoreResult<Vec<BlockRef>> {
     let rows: Vec<WindowRow> = sqlx::query_as(
-        "SELECT number, hash, parent_hash, timestamp FROM block_window WHERE chain_id = ? ORDER BY number",
+        "SELECT number, hash, parent_hash, timestamp FROM block_window WHERE chain_id = $1 ORDER BY number",
     )
     .bind(decode::int("chain_id", chain_id)?)
     .fetch_all(pool)
@@ -242,10 +243,10 @@ struct WatchedRow {
 }
 
 /// Agent contracts and payment addresses discovered so far on the chain.
-pub(super) async fn watched(pool: &SqlitePool, chain_id: u64) -> StoreResult<WatchedSets> {
+pub(super) async fn watched(pool: &AnyPool, chain_id: u64) -> StoreResult<WatchedSets> {
     let chain = decode::int("chain_id", chain_id)?;
     let agents: Vec<WatchedRow> = sqlx::query_as(
-        "SELECT address, min(from_block) AS from_block FROM watched_agents WHERE chain_id = ? GROUP BY address",
+        "SELECT address, min(from_block) AS from_block FROM watched_agents WHERE chain_id = $1 GROUP BY address",
     )
     .bind(chain)
     .fetch_all(pool)
@@ -253,7 +254,7 @@ pub(super) async fn watched(pool: &SqlitePool, chain_id: u64) -> StoreResult<Wat
     .context("reading watched agents")?;
     let bindings: Vec<WatchedRow> = sqlx::query_as(
         "SELECT address, min(block_number) AS from_block FROM payment_bindings
-         WHERE chain_id = ? AND address != '' GROUP BY address",
+         WHERE chain_id = $1 AND address != '' GROUP BY address",
     )
     .bind(chain)
     .fetch_all(pool)
@@ -276,7 +277,7 @@ pub(super) async fn watched(pool: &SqlitePool, chain_id: u64) -> StoreResult<Wat
 }
 
 /// Status of every chain ever indexed, by chain id.
-pub(super) async fn statuses(pool: &SqlitePool) -> StoreResult<Vec<ChainStatus>> {
+pub(super) async fn statuses(pool: &AnyPool) -> StoreResult<Vec<ChainStatus>> {
     let rows: Vec<CursorRow> = sqlx::query_as(&format!(
         "SELECT {CURSOR_COLUMNS} FROM chain_cursor ORDER BY chain_id"
     ))

@@ -4,7 +4,8 @@
 
 use super::rewind::FACT_TABLES;
 use super::{QueryContext, StoreResult};
-use sqlx::{Column, Row, SqlitePool, TypeInfo, ValueRef};
+use sqlx::any::AnyTypeInfoKind;
+use sqlx::{AnyPool, Column, Row, ValueRef};
 
 /// Derived tables and the order their rows are dumped in.
 const DERIVED: [(&str, &str); 6] = [
@@ -20,7 +21,7 @@ const DERIVED: [(&str, &str); 6] = [
 ];
 
 /// Every fact table, the agents, their reputation and the trust rank, rendered as text.
-pub async fn canonical(pool: &SqlitePool) -> StoreResult<String> {
+pub async fn canonical(pool: &AnyPool) -> StoreResult<String> {
     let mut out = String::new();
     let tables = FACT_TABLES
         .iter()
@@ -43,25 +44,29 @@ pub async fn canonical(pool: &SqlitePool) -> StoreResult<String> {
     Ok(out)
 }
 
-/// One cell as `column=value`, read as the type SQLite stored it with.
-fn cell(row: &sqlx::sqlite::SqliteRow, index: usize) -> StoreResult<String> {
+/// One cell as `column=value`, read as the type the database stored it with (a flag as the
+/// integer SQLite keeps it as).
+fn cell(row: &sqlx::any::AnyRow, index: usize) -> StoreResult<String> {
     let name = row.columns()[index].name();
     let raw = row.try_get_raw(index).context("dumping a cell")?;
     if raw.is_null() {
         return Ok(format!("{name}=NULL"));
     }
-    let value = match raw.type_info().name() {
-        "INTEGER" | "BOOLEAN" => row
+    let value = match raw.type_info().kind() {
+        AnyTypeInfoKind::SmallInt | AnyTypeInfoKind::Integer | AnyTypeInfoKind::BigInt => row
             .try_get::<i64, _>(index)
             .context("dumping an integer")?
             .to_string(),
-        "BLOB" => format!(
+        AnyTypeInfoKind::Bool => {
+            i64::from(row.try_get::<bool, _>(index).context("dumping a flag")?).to_string()
+        }
+        AnyTypeInfoKind::Blob => format!(
             "0x{}",
             alloy::primitives::hex::encode(
                 row.try_get::<Vec<u8>, _>(index).context("dumping a blob")?
             )
         ),
-        "REAL" => row
+        AnyTypeInfoKind::Real | AnyTypeInfoKind::Double => row
             .try_get::<f64, _>(index)
             .context("dumping a real")?
             .to_string(),

@@ -6,7 +6,7 @@ use crate::reputation::FeedbackEntry;
 use crate::sources::hex_address;
 use crate::store::decode::{self, int};
 use alloy::primitives::{Address, U256};
-use sqlx::SqlitePool;
+use sqlx::AnyPool;
 
 /// A `feedback` row with whether it was revoked.
 #[derive(sqlx::FromRow)]
@@ -16,6 +16,7 @@ struct FeedbackRow {
     value_decimals: i64,
     tag1: String,
     tag2: String,
+    #[sqlx(try_from = "crate::store::Flag")]
     revoked: bool,
     block_number: i64,
     log_index: i64,
@@ -24,7 +25,7 @@ struct FeedbackRow {
 
 /// Every feedback of token `token_id` of Identity Registry `registry`, in chain order.
 pub(super) async fn of_agent(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     chain_id: u64,
     registry: &Address,
     token_id: &U256,
@@ -35,7 +36,7 @@ pub(super) async fn of_agent(
                 EXISTS (SELECT 1 FROM feedback_revocations r
                         WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id
                           AND r.client = f.client AND r.feedback_index = f.feedback_index) AS revoked
-         FROM feedback f WHERE f.chain_id = ? AND f.registry = ? AND f.token_id = ?
+         FROM feedback f WHERE f.chain_id = $1 AND f.registry = $2 AND f.token_id = $3
          ORDER BY f.block_number, f.log_index",
     )
     .bind(int("chain_id", chain_id)?)

@@ -1,12 +1,8 @@
 //! The store's surface as a backend implements it: [`StoreRead`] for everything the follower,
 //! the documents worker, the API and the tests read, and [`WriteBackend`] for what the single
-//! writer task asks of the database, each call one transaction. SQLite implements both
-//! ([`Store`](super::Store) and [`SqliteWriter`](super::SqliteWriter)); a second backend
-//! (PostgreSQL) implements the same two with its own SQL, and a
-//! [`Writer`](super::Writer)`<ItsBackend>` queues its commands as it does SQLite's.
-//!
-//! Not yet behind the interface: the API's discovery queries (`api/src/read/`), which run their
-//! own SQLite SQL on [`Store::reader`](super::Store::reader).
+//! writer task asks of the database, each call one transaction. [`Store`](super::Store) and
+//! [`SqlWriter`](super::SqlWriter) implement both over SQLite and PostgreSQL alike; a
+//! [`Writer`](super::Writer)`<OtherBackend>` queues another backend's commands the same way.
 
 use super::batch::{Batch, ChainContext, ChainContexts};
 use super::cursor::{ChainProgress, ChainStatus, WatchedSets};

@@ -1,6 +1,6 @@
 //! Migrations that rewrite stored rows, checked on rows written in the shape before them.
 
-use super::MIGRATOR;
+use super::sqlite::MIGRATOR;
 use sqlx::{Connection, Row, SqliteConnection};
 
 /// Applies the migrations before `version` to a fresh database and returns its connection.
@@ -50,7 +50,7 @@ async fn compacting_events_keeps_every_byte_of_each_log() {
         sqlx::query(
             "INSERT INTO events (chain_id, block_number, log_index, block_hash, block_timestamp,
                tx_hash, address, source, topic0, topics, data, kind, decode_error)
-             VALUES (1, 7, ?, ?, 1700000000, ?, ?, 'token', ?, ?, x'00ff', NULL, 'too short')",
+             VALUES (1, 7, $1, $2, 1700000000, $3, $4, 'token', $5, $6, x'00ff', NULL, 'too short')",
         )
         .bind(log)
         .bind(&hash)

@@ -1,14 +1,17 @@
-//! The SQLite store: every SQL statement of the indexer lives under this module.
+//! The store, on SQLite or PostgreSQL: every SQL statement of the indexer lives under this
+//! module, written once for both ([`dialect`] holds where they differ).
 //!
 //! One writer ([`writer`]) applies batches — raw events, the facts decoded from them, the agents
 //! they touch, the new cursor and reorg window — in one transaction each; readers use a separate
-//! read-only pool. The database runs in WAL mode so readers never block the writer.
+//! pool. SQLite runs in WAL mode and PostgreSQL under MVCC, so readers never block the writer.
 
 mod agents;
 mod batch;
 mod checkpoint;
+mod columns;
 mod cursor;
 mod decode;
+mod dialect;
 mod documents;
 pub mod dump;
 mod facts;
@@ -17,10 +20,12 @@ mod interface;
 #[cfg(test)]
 mod migration_tests;
 mod payments;
+mod postgres;
 mod reputation;
 mod rewind;
 mod rows;
 mod sql;
+pub mod sqlite;
 mod writer;
 
 pub use agents::wallet_from_metadata;
@@ -39,17 +44,13 @@ pub type ClassifiedPayments = std::collections::BTreeMap<
     )>,
 >;
 pub use interface::{StoreRead, WriteBackend};
-pub use writer::{ApplySummary, QueuedBatch, SqliteWriter, Writer};
+pub use writer::{ApplySummary, QueuedBatch, SqlWriter, Writer};
 
 use crate::primitives::BlockRef;
 use crate::reputation::{ReputationRules, TrustRank};
-use checkpoint::Checkpointer;
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
-use std::str::FromStr;
-use std::sync::Arc;
-use std::time::Duration;
+pub use columns::{Flag, JsonColumn, MaybeFlag};
+pub use dialect::Dialect;
+use sqlx::AnyPool;
 
 /// What went wrong in the store.
 #[derive(Debug, thiserror::Error)]
@@ -110,6 +111,17 @@ pub enum StoreError {
         /// What went wrong.
         reason: String,
     },
+    /// Another process writes this chain already (PostgreSQL: it holds the chain's lock).
+    #[error(
+        "chain {chain_id} already has a writer: {holder} holds its lock; one database takes one \
+         `agentindex index` per chain (start `agentindex serve` for more readers)"
+    )]
+    SecondWriter {
+        /// The chain.
+        chain_id: u64,
+        /// Who holds the lock, as far as the database tells.
+        holder: String,
+    },
     /// The writer task is gone (it stopped on an earlier error or at shutdown).
     #[error("the store writer has stopped")]
     WriterGone,
@@ -139,147 +151,89 @@ impl<T> QueryContext<T> for Result<T, sqlx::Error> {
     }
 }
 
-/// The embedded migrations (`migrations/` at the repository root).
-pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
-
-/// An open, migrated database: a one-connection pool for the writer and a read-only pool.
+/// An open, migrated database: a one-connection pool for the writer and a pool for readers, on
+/// SQLite or on PostgreSQL.
 #[derive(Debug, Clone)]
 pub struct Store {
-    write: SqlitePool,
-    read: SqlitePool,
-    /// A connection of its own for WAL checkpoints, and the task that runs them.
-    checkpoint: SqlitePool,
-    checkpointer: Checkpointer,
-    /// The descriptor the set-up lock was taken on, kept open as long as the store: closing any
-    /// descriptor of the database file drops every POSIX lock this process holds on it,
-    /// SQLite's own included, and another process could then checkpoint and delete the
-    /// write-ahead log under this one's connections (a corrupt database).
-    _file: Arc<std::fs::File>,
+    write: AnyPool,
+    read: AnyPool,
+    dialect: Dialect,
+    /// What only SQLite has: its checkpoints, backups and file lock.
+    sqlite: Option<sqlite::SqliteParts>,
 }
 
 impl Store {
-    /// Opens (creating if missing) and migrates the database at `url`.
+    /// Opens (creating if missing) and migrates the database at `url`: `sqlite://path` or
+    /// `postgres://user:password@host:port/dbname`.
     pub async fn open(url: &str) -> StoreResult<Self> {
-        let options = connect_options(url)?;
-        if let Some(parent) = options.get_filename().parent()
-            && !parent.as_os_str().is_empty()
-        {
-            std::fs::create_dir_all(parent).map_err(|e| StoreError::Url {
+        sqlx::any::install_default_drivers();
+        match Dialect::of_url(url) {
+            Some(Dialect::Sqlite) => {
+                let opened = sqlite::open(url).await?;
+                Ok(Self {
+                    write: opened.write,
+                    read: opened.read,
+                    dialect: Dialect::Sqlite,
+                    sqlite: Some(opened.parts),
+                })
+            }
+            Some(Dialect::Postgres) => {
+                let opened = postgres::open(url).await?;
+                Ok(Self {
+                    write: opened.write,
+                    read: opened.read,
+                    dialect: Dialect::Postgres,
+                    sqlite: None,
+                })
+            }
+            None => Err(StoreError::Url {
                 url: url.into(),
-                reason: format!("creating {}: {e}", parent.display()),
-            })?;
+                reason:
+                    "expected sqlite://path/to/file.db or postgres://user:password@host:port/dbname"
+                        .into(),
+            }),
         }
-        let open_error = |source| StoreError::Open {
-            url: url.into(),
-            source,
-        };
-        // Two processes opening one new database at once (`index` and `serve` started together)
-        // would both set it up and apply the first migration, and one would fail; an advisory
-        // lock on the file (flock, which SQLite's own locks leave alone) makes the second wait
-        // until the first has it migrated. The descriptor stays open with the store (see
-        // `_file`): closing it would drop SQLite's locks too.
-        let path = options.get_filename().to_path_buf();
-        let lock = tokio::task::spawn_blocking(move || {
-            let file = std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)?;
-            file.lock()?;
-            Ok::<_, std::io::Error>(file)
-        })
-        .await
-        .map_err(std::io::Error::other)
-        .and_then(|locked| locked)
-        .map_err(|e| StoreError::Url {
-            url: url.into(),
-            reason: format!("locking the file while it is set up: {e}"),
-        })?;
-        let write = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(
-                options
-                    .clone()
-                    .create_if_missing(true)
-                    // Checkpoints run on their own connection (see `checkpoint`).
-                    .pragma("wal_autocheckpoint", "0"),
-            )
-            .await
-            .map_err(open_error)?;
-        let migrated = MIGRATOR.run(&write).await;
-        lock.unlock().map_err(|e| StoreError::Url {
-            url: url.into(),
-            reason: format!("unlocking the file after setting it up: {e}"),
-        })?;
-        migrated.map_err(|source| StoreError::Migrate {
-            url: url.into(),
-            source,
-        })?;
-        let read = SqlitePoolOptions::new()
-            .max_connections(8)
-            // Readers map the file: a page read is then a memory access, not a system call and
-            // a copy into each connection's own cache.
-            .connect_with(
-                options
-                    .clone()
-                    .read_only(true)
-                    .pragma("mmap_size", READ_MMAP_BYTES),
-            )
-            .await
-            .map_err(open_error)?;
-        let checkpoint = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options)
-            .await
-            .map_err(open_error)?;
-        let checkpointer = Checkpointer::spawn(checkpoint.clone());
-        Ok(Self {
-            write,
-            read,
-            checkpoint,
-            checkpointer,
-            _file: Arc::new(lock),
-        })
     }
 
-    /// The read-only pool, for queries that never write.
-    pub fn reader(&self) -> &SqlitePool {
+    /// The read pool, for queries that never write.
+    pub fn reader(&self) -> &AnyPool {
         &self.read
+    }
+
+    /// Which database this is.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// Starts the single writer task; `capacity` bounds the queue of pending batches.
     pub fn writer(&self, capacity: usize) -> Writer {
-        Writer::sqlite(self.write.clone(), self.checkpointer.clone(), capacity)
+        Writer::over(
+            self.write.clone(),
+            self.dialect,
+            self.sqlite.as_ref().map(|parts| parts.checkpointer.clone()),
+            capacity,
+        )
     }
 
-    /// Writes a consistent copy of the database to `target` while indexing and serving go on:
-    /// one read transaction's snapshot, compacted (`VACUUM INTO`). Refuses an existing file.
+    /// Writes a consistent copy of the database to `target` while indexing and serving go on.
+    /// SQLite only: a PostgreSQL database is backed up with its own tools (`pg_dump`).
     pub async fn backup(&self, target: &std::path::Path) -> StoreResult<u64> {
-        let failed = |reason: String| StoreError::Backup {
-            target: target.display().to_string(),
-            reason,
-        };
-        if target.exists() {
-            return Err(failed("the file exists; a backup never overwrites".into()));
+        match &self.sqlite {
+            Some(parts) => sqlite::backup(&parts.native, target).await,
+            None => Err(StoreError::Backup {
+                target: target.display().to_string(),
+                reason: "a PostgreSQL database is backed up with pg_dump (see docs/operations.md)"
+                    .into(),
+            }),
         }
-        let name = target
-            .to_str()
-            .ok_or_else(|| failed("the path is not valid UTF-8".into()))?;
-        sqlx::query("VACUUM INTO ?")
-            .bind(name)
-            .execute(&self.read)
-            .await
-            .map_err(|e| failed(e.to_string()))?;
-        std::fs::metadata(target)
-            .map(|m| m.len())
-            .map_err(|e| failed(e.to_string()))
     }
 
-    /// Closes both pools, flushing the WAL.
+    /// Closes every pool (on SQLite, flushing the WAL).
     pub async fn close(&self) {
         self.read.close().await;
-        self.checkpoint.close().await;
+        if let Some(parts) = &self.sqlite {
+            parts.native.close().await;
+        }
         self.write.close().await;
     }
 }
@@ -397,46 +351,4 @@ impl StoreRead for Store {
     async fn canonical_dump(&self) -> StoreResult<String> {
         dump::canonical(&self.read).await
     }
-}
-
-/// How much of the database file each reader maps into memory (address space, shared with
-/// the operating system's page cache; not memory of its own).
-const READ_MMAP_BYTES: &str = "4294967296";
-
-/// Rows a connection's thread may read ahead of the task taking them. sqlx's default (50) makes
-/// the two threads hand over every few dozen rows, and the switches cost more than the reads
-/// when rescoring loads hundreds of thousands of rows.
-const ROW_BUFFER: usize = 4096;
-
-/// The page size of a new database (an existing one keeps its own). Twice SQLite's default:
-/// a backfill appends rows in key order to every table, and larger pages mean fewer splits and
-/// WAL frames per row (5% off the 210,000-event backfill; 16 KiB gained little more).
-const PAGE_SIZE: u32 = 8192;
-
-fn connect_options(url: &str) -> StoreResult<SqliteConnectOptions> {
-    let path = url
-        .strip_prefix("sqlite://")
-        .ok_or_else(|| StoreError::Url {
-            url: url.into(),
-            reason: "expected sqlite://relative/path.db or sqlite:///absolute/path.db".into(),
-        })?;
-    if path.is_empty() {
-        return Err(StoreError::Url {
-            url: url.into(),
-            reason: "no file path".into(),
-        });
-    }
-    let options = SqliteConnectOptions::from_str(&format!("sqlite://{path}")).map_err(|e| {
-        StoreError::Url {
-            url: url.into(),
-            reason: e.to_string(),
-        }
-    })?;
-    Ok(options
-        .journal_mode(SqliteJournalMode::Wal)
-        .synchronous(SqliteSynchronous::Normal)
-        .busy_timeout(Duration::from_secs(30))
-        .row_buffer_size(ROW_BUFFER)
-        .page_size(PAGE_SIZE)
-        .pragma("cache_size", "-16384"))
 }

@@ -4,17 +4,17 @@ use super::reputation::PaymentFields;
 use super::{QueryContext, StoreResult};
 use crate::primitives::sql_bound;
 use crate::reputation::Payment;
-use sqlx::SqlitePool;
+use sqlx::AnyPool;
 
 /// The payments credited to `agent_key` up to and including `up_to_block`, in chain order.
 pub(super) async fn of_agent(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     agent_key: &str,
     up_to_block: u64,
 ) -> StoreResult<Vec<Payment>> {
     let rows: Vec<PaymentRow> = sqlx::query_as(
         "SELECT payer, payee, token, amount, block_number, log_index, timestamp, scheme IS NOT NULL AS x402, tx_hash FROM payments
-         WHERE agent_key = ? AND block_number <= ? ORDER BY block_number, log_index",
+         WHERE agent_key = $1 AND block_number <= $2 ORDER BY block_number, log_index",
     )
     .bind(agent_key)
     .bind(sql_bound(up_to_block))
@@ -49,6 +49,7 @@ struct PaymentRow {
     block_number: i64,
     log_index: i64,
     timestamp: i64,
+    #[sqlx(try_from = "crate::store::Flag")]
     x402: bool,
     tx_hash: String,
 }

@@ -5,10 +5,10 @@
 use super::batch::ChainContext;
 use super::decode::{self, int};
 use super::facts::Touched;
-use super::{QueryContext, StoreResult};
+use super::{Dialect, QueryContext, StoreResult};
 use super::{agents, reputation};
 use alloy::primitives::{Address, U256};
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 /// Every table whose rows are facts keyed by (chain_id, block_number, …).
 pub(crate) const FACT_TABLES: [&str; 21] = [
@@ -52,7 +52,7 @@ struct ApprovalRow {
 
 /// Agents with facts above `ancestor`, gathered before those facts are deleted.
 pub(super) async fn touched_above(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     ancestor: u64,
 ) -> StoreResult<Touched> {
@@ -65,7 +65,7 @@ pub(super) async fn touched_above(
         "identity_metadata",
     ] {
         let rows: Vec<TokenRow> = sqlx::query_as(&format!(
-            "SELECT DISTINCT registry, token_id FROM {table} WHERE chain_id = ? AND block_number > ?"
+            "SELECT DISTINCT registry, token_id FROM {table} WHERE chain_id = $1 AND block_number > $2"
         ))
         .bind(chain)
         .bind(above)
@@ -80,7 +80,7 @@ pub(super) async fn touched_above(
         }
     }
     let approvals: Vec<ApprovalRow> = sqlx::query_as(
-        "SELECT DISTINCT registry, owner, token_id FROM identity_approvals WHERE chain_id = ? AND block_number > ?",
+        "SELECT DISTINCT registry, owner, token_id FROM identity_approvals WHERE chain_id = $1 AND block_number > $2",
     )
     .bind(chain)
     .bind(above)
@@ -105,7 +105,7 @@ pub(super) async fn touched_above(
         ("watched_agents", "address"),
     ] {
         let rows: Vec<String> = sqlx::query_scalar(&format!(
-            "SELECT DISTINCT {column} FROM {table} WHERE chain_id = ? AND block_number > ?"
+            "SELECT DISTINCT {column} FROM {table} WHERE chain_id = $1 AND block_number > $2"
         ))
         .bind(chain)
         .bind(above)
@@ -123,7 +123,7 @@ pub(super) async fn touched_above(
 
 /// Deletes every fact of `chain_id` above `ancestor` and recomputes the agents they touched.
 pub(super) async fn rewind(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain: &ChainContext,
     ancestor: u64,
 ) -> StoreResult<u64> {
@@ -134,7 +134,7 @@ pub(super) async fn rewind(
     let mut removed = 0;
     for table in FACT_TABLES {
         removed += sqlx::query(&format!(
-            "DELETE FROM {table} WHERE chain_id = ? AND block_number > ?"
+            "DELETE FROM {table} WHERE chain_id = $1 AND block_number > $2"
         ))
         .bind(chain_key)
         .bind(above)
@@ -145,7 +145,7 @@ pub(super) async fn rewind(
     }
     // Counted payments are derived from the payments; the agents they belonged to are marked
     // and rescored below, which rewrites theirs.
-    sqlx::query("DELETE FROM counted_payments WHERE chain_id = ? AND block_number > ?")
+    sqlx::query("DELETE FROM counted_payments WHERE chain_id = $1 AND block_number > $2")
         .bind(chain_key)
         .bind(above)
         .execute(&mut *conn)
@@ -153,24 +153,25 @@ pub(super) async fn rewind(
         .context("deleting counted payments above a reorg")?;
     agents::refresh(conn, chain_id, touched).await?;
     reputation::settle(conn, chain_id, &chain.rules, ancestor).await?;
-    sqlx::query("DELETE FROM block_window WHERE chain_id = ? AND number > ?")
+    sqlx::query("DELETE FROM block_window WHERE chain_id = $1 AND number > $2")
         .bind(chain_key)
         .bind(above)
         .execute(&mut *conn)
         .await
         .context("trimming the reorg window")?;
     let hash: Option<String> =
-        sqlx::query_scalar("SELECT hash FROM block_window WHERE chain_id = ? AND number = ?")
+        sqlx::query_scalar("SELECT hash FROM block_window WHERE chain_id = $1 AND number = $2")
             .bind(chain_key)
             .bind(above)
             .fetch_optional(&mut *conn)
             .await
             .context("reading the ancestor's hash")?;
     // The rescoring above settled every agent, so reputation is settled wherever the cursor is.
-    sqlx::query(
-        "UPDATE chain_cursor SET indexed_block = min(indexed_block, ?1), indexed_hash = ?2,
-           settled_block = min(indexed_block, ?1) WHERE chain_id = ?3",
-    )
+    let back = Dialect::of(conn).least("indexed_block", "$1");
+    sqlx::query(&format!(
+        "UPDATE chain_cursor SET indexed_block = {back}, indexed_hash = $2, settled_block = {back}
+         WHERE chain_id = $3"
+    ))
     .bind(above)
     .bind(hash)
     .bind(chain_key)

@@ -2,9 +2,9 @@
 //! thousand values instead of one per row. Binding needs no connection, so a batch's rows are
 //! built by the follower that submits it, and the writer only executes the statements.
 
-use super::{QueryContext, StoreResult};
-use sqlx::sqlite::SqliteArguments;
-use sqlx::{Arguments, SqliteConnection};
+use super::{Dialect, QueryContext, StoreResult};
+use sqlx::any::AnyArguments;
+use sqlx::{AnyConnection, Arguments};
 use std::collections::BTreeMap;
 
 /// SQLite's limit on bound parameters per statement, with a margin.
@@ -44,25 +44,55 @@ value_from! {
     Option<Vec<u8>> => |v| Value::Blob(v),
 }
 
-/// One ready INSERT with its values bound.
-#[derive(Debug)]
+/// One ready INSERT with its values bound; its text is written for the connection it runs on.
 struct Insert {
     table: &'static str,
-    sql: String,
-    arguments: SqliteArguments<'static>,
+    columns: &'static str,
+    width: usize,
+    rows: usize,
+    arguments: AnyArguments<'static>,
+}
+
+impl Insert {
+    /// The statement's text: anonymous parameters for SQLite, numbered for PostgreSQL.
+    fn sql(&self, dialect: Dialect) -> String {
+        let mut sql = String::with_capacity(64 + self.rows * (self.width * 6 + 4));
+        sql.push_str(&format!(
+            "INSERT INTO {} ({}) VALUES ",
+            self.table, self.columns
+        ));
+        let mut number = 0;
+        for row in 0..self.rows {
+            sql.push_str(if row > 0 { ", (" } else { "(" });
+            for column in 0..self.width {
+                if column > 0 {
+                    sql.push_str(", ");
+                }
+                match dialect {
+                    Dialect::Sqlite => sql.push('?'),
+                    Dialect::Postgres => {
+                        number += 1;
+                        sql.push('$');
+                        sql.push_str(&number.to_string());
+                    }
+                }
+            }
+            sql.push(')');
+        }
+        sql
+    }
 }
 
 /// The rows of one table not yet closed into a statement.
-#[derive(Debug)]
 struct Open {
     columns: &'static str,
     width: usize,
     rows: usize,
-    arguments: SqliteArguments<'static>,
+    arguments: AnyArguments<'static>,
 }
 
 /// Rows waiting to be inserted, by table, already bound.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(super) struct Rows {
     open: BTreeMap<&'static str, Open>,
     ready: Vec<Insert>,
@@ -75,7 +105,7 @@ impl Rows {
             columns,
             width: values.len(),
             rows: 0,
-            arguments: SqliteArguments::default(),
+            arguments: AnyArguments::default(),
         });
         debug_assert_eq!(open.width, values.len(), "row width of {table}");
         for value in values {
@@ -83,7 +113,8 @@ impl Rows {
                 Value::Int(v) => open.arguments.add(v),
                 Value::Text(v) => open.arguments.add(v),
                 Value::Blob(v) => open.arguments.add(v),
-                Value::Bool(v) => open.arguments.add(v),
+                // Flags are integers (0 or 1) in both databases.
+                Value::Bool(v) => open.arguments.add(v.map(i64::from)),
             };
             bound.expect("integers, text and blobs always bind");
         }
@@ -101,18 +132,11 @@ impl Rows {
         if open.rows == 0 {
             return;
         }
-        let row = format!("({})", vec!["?"; open.width].join(", "));
-        let mut sql = String::with_capacity(64 + open.rows * (row.len() + 2));
-        sql.push_str(&format!("INSERT INTO {table} ({}) VALUES ", open.columns));
-        for index in 0..open.rows {
-            if index > 0 {
-                sql.push_str(", ");
-            }
-            sql.push_str(&row);
-        }
         self.ready.push(Insert {
             table,
-            sql,
+            columns: open.columns,
+            width: open.width,
+            rows: open.rows,
             arguments: open.arguments,
         });
     }
@@ -120,7 +144,7 @@ impl Rows {
     /// Writes the rows of `table` so far.
     pub(super) async fn flush_table(
         &mut self,
-        conn: &mut SqliteConnection,
+        conn: &mut AnyConnection,
         table: &'static str,
     ) -> StoreResult<()> {
         self.close(table);
@@ -132,7 +156,7 @@ impl Rows {
     }
 
     /// Writes every row so far.
-    pub(super) async fn flush(&mut self, conn: &mut SqliteConnection) -> StoreResult<()> {
+    pub(super) async fn flush(&mut self, conn: &mut AnyConnection) -> StoreResult<()> {
         let tables: Vec<&'static str> = self.open.keys().copied().collect();
         for table in tables {
             self.close(table);
@@ -141,9 +165,23 @@ impl Rows {
     }
 }
 
-async fn execute(conn: &mut SqliteConnection, inserts: Vec<Insert>) -> StoreResult<()> {
+impl std::fmt::Debug for Rows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let waiting: BTreeMap<&str, usize> = self
+            .open
+            .iter()
+            .map(|(table, open)| (*table, open.rows))
+            .chain(self.ready.iter().map(|insert| (insert.table, insert.rows)))
+            .collect();
+        f.debug_struct("Rows").field("waiting", &waiting).finish()
+    }
+}
+
+async fn execute(conn: &mut AnyConnection, inserts: Vec<Insert>) -> StoreResult<()> {
+    let dialect = Dialect::of(conn);
     for insert in inserts {
-        sqlx::query_with(&insert.sql, insert.arguments)
+        let sql = insert.sql(dialect);
+        sqlx::query_with(&sql, insert.arguments)
             .execute(&mut *conn)
             .await
             .context("writing fact rows")?;

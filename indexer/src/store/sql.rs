@@ -12,16 +12,14 @@
 //! pack their rows into one JSON array instead ([`packed_rows`], [`fetch_packed`]): one value
 //! crosses, and serde decodes it straight into typed tuples.
 
-use super::{QueryContext, StoreError, StoreResult};
+use super::{Dialect, QueryContext, StoreError, StoreResult};
 use serde::de::DeserializeOwned;
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{Any, AnyConnection, QueryBuilder};
 
 /// Appends ` IN (?, ?, …)` with one bound parameter per item.
-pub(super) fn push_in<'a, T>(
-    query: &mut QueryBuilder<'a, Sqlite>,
-    items: impl IntoIterator<Item = T>,
-) where
-    T: 'a + sqlx::Encode<'a, Sqlite> + sqlx::Type<Sqlite>,
+pub(super) fn push_in<'a, T>(query: &mut QueryBuilder<'a, Any>, items: impl IntoIterator<Item = T>)
+where
+    T: 'a + sqlx::Encode<'a, Any> + sqlx::Type<Any>,
 {
     query.push(" IN (");
     let mut list = query.separated(", ");
@@ -34,24 +32,28 @@ pub(super) fn push_in<'a, T>(
 /// The select list that packs a query's rows into one JSON array of rows, each the array of
 /// `columns`, for [`fetch_packed`]. `columns` are plain values (text, integers, NULL); SQLite
 /// refuses to put a BLOB in JSON.
-pub(super) fn packed(columns: &str) -> String {
-    format!("json_group_array(json_array({columns}))")
+pub(super) fn packed(dialect: Dialect, columns: &str) -> String {
+    dialect.json_rows(columns)
 }
 
 /// [`packed`] for rows with a place on the chain: each `[block_number, log_index, [columns…]]`,
 /// for [`fetch_packed_in_chain_order`].
-pub(super) fn packed_rows(columns: &str) -> String {
-    packed(&format!("block_number, log_index, json_array({columns})"))
+pub(super) fn packed_rows(dialect: Dialect, columns: &str) -> String {
+    packed(
+        dialect,
+        &format!("block_number, log_index, {}", dialect.json_array(columns)),
+    )
 }
 
 /// Runs `query`, whose one result is [`packed`], and returns its rows, each as `T` (a tuple in
 /// the order of the columns). `context` names the query in errors.
 pub(super) async fn fetch_packed<T: DeserializeOwned>(
-    conn: &mut SqliteConnection,
-    mut query: QueryBuilder<'_, Sqlite>,
+    conn: &mut AnyConnection,
+    query: QueryBuilder<'_, Any>,
     context: &'static str,
 ) -> StoreResult<Vec<T>> {
-    let packed: String = query
+    let packed: String = Dialect::of(conn)
+        .portable(query)
         .build_query_scalar()
         .fetch_one(conn)
         .await
@@ -65,8 +67,8 @@ pub(super) async fn fetch_packed<T: DeserializeOwned>(
 /// Runs `query`, whose one result is [`packed_rows`], and returns its rows in chain order: each
 /// its block, log index and columns as `T`.
 pub(super) async fn fetch_packed_in_chain_order<T: DeserializeOwned>(
-    conn: &mut SqliteConnection,
-    query: QueryBuilder<'_, Sqlite>,
+    conn: &mut AnyConnection,
+    query: QueryBuilder<'_, Any>,
     context: &'static str,
 ) -> StoreResult<Vec<(i64, i64, T)>> {
     let mut rows = fetch_packed(conn, query, context).await?;
@@ -77,6 +79,19 @@ pub(super) async fn fetch_packed_in_chain_order<T: DeserializeOwned>(
 /// Sorts rows read with [`packed_rows`] by their position on the chain.
 pub(super) fn sort_in_chain_order<T>(rows: &mut [(i64, i64, T)]) {
     rows.sort_by_key(|(block, log, _)| (*block, *log));
+}
+
+/// ` ON CONFLICT (key) DO UPDATE SET` each of `columns` not in `key` to the inserted row's
+/// value: SQLite's `INSERT OR REPLACE`, in the SQL both databases accept.
+pub(super) fn or_replace(key: &str, columns: &str) -> String {
+    let keys: Vec<&str> = key.split(',').map(str::trim).collect();
+    let set: Vec<String> = columns
+        .split(',')
+        .map(str::trim)
+        .filter(|column| !column.is_empty() && !keys.contains(column))
+        .map(|column| format!("{column} = excluded.{column}"))
+        .collect();
+    format!(" ON CONFLICT ({key}) DO UPDATE SET {}", set.join(", "))
 }
 
 /// The SQL expression that builds an ERC-8004 agent's key from its columns, exactly as
@@ -102,7 +117,7 @@ mod tests {
 
     #[tokio::test]
     async fn keys_built_in_sql_are_the_keys_rust_prints() {
-        let mut conn = SqliteConnection::connect("sqlite::memory:")
+        let mut conn = AnyConnection::connect("sqlite::memory:")
             .await
             .expect("sqlite");
         let registry = address!("8004A169FB4a3325136EB29fA0ceB6D2e539a432");

@@ -1,6 +1,6 @@
 //! The single writer: a task that owns the write connection and applies commands in order,
 //! each in its own transaction, through the backend's [`WriteBackend`] (SQLite's is
-//! `SqliteWriter`, below the commands). The follower sends batches through a bounded queue, so a slow
+//! `SqlWriter`, below the commands). The follower sends batches through a bounded queue, so a slow
 //! disk slows the follower instead of growing memory.
 
 use super::batch::{Batch, ChainContext, ChainContexts};
@@ -8,10 +8,12 @@ use super::checkpoint::Checkpointer;
 use super::documents::{self, DocumentResult};
 use super::facts::{self, PreparedBatch};
 use super::interface::WriteBackend;
-use super::{QueryContext, StoreError, StoreResult, agents, cursor, reputation, rewind};
+use super::{
+    Dialect, QueryContext, StoreError, StoreResult, agents, cursor, postgres, reputation, rewind,
+};
 use crate::primitives::sql_uint;
 use crate::store::decode::int;
-use sqlx::SqlitePool;
+use sqlx::AnyPool;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
@@ -86,7 +88,7 @@ impl QueuedBatch {
 
 /// A handle to the writer task of backend `B`; clone it freely. The task ends when every handle
 /// is dropped.
-pub struct Writer<B: WriteBackend = SqliteWriter> {
+pub struct Writer<B: WriteBackend = SqlWriter> {
     queue: mpsc::Sender<Command<B::Prepared>>,
 }
 
@@ -120,9 +122,21 @@ impl<P> std::fmt::Debug for Command<P> {
     }
 }
 
-impl Writer<SqliteWriter> {
-    pub(super) fn sqlite(pool: SqlitePool, checkpointer: Checkpointer, capacity: usize) -> Self {
-        Self::spawn(SqliteWriter { pool, checkpointer }, capacity)
+impl Writer<SqlWriter> {
+    pub(super) fn over(
+        pool: AnyPool,
+        dialect: Dialect,
+        checkpointer: Option<Checkpointer>,
+        capacity: usize,
+    ) -> Self {
+        Self::spawn(
+            SqlWriter {
+                pool,
+                dialect,
+                checkpointer,
+            },
+            capacity,
+        )
     }
 }
 
@@ -302,14 +316,16 @@ async fn execute<B: WriteBackend>(backend: &B, command: Command<B::Prepared>) {
     }
 }
 
-/// The SQLite side of the writer: the write connection, and the task that checkpoints the WAL
-/// after each command (see `checkpoint`). [`Store::writer`](super::Store::writer) starts one.
-pub struct SqliteWriter {
-    pool: SqlitePool,
-    checkpointer: Checkpointer,
+/// The database side of the writer: the write connection, on SQLite the task that checkpoints
+/// the WAL after each command (see `checkpoint`), on PostgreSQL the chains' writer locks (see
+/// `postgres`). [`Store::writer`](super::Store::writer) starts one.
+pub struct SqlWriter {
+    pool: AnyPool,
+    dialect: Dialect,
+    checkpointer: Option<Checkpointer>,
 }
 
-impl WriteBackend for SqliteWriter {
+impl WriteBackend for SqlWriter {
     type Prepared = PreparedBatch;
 
     fn prepare(batch: Batch) -> StoreResult<PreparedBatch> {
@@ -317,11 +333,11 @@ impl WriteBackend for SqliteWriter {
     }
 
     async fn init_chain(&self, chain_id: u64, name: &str, start_block: u64) -> StoreResult<()> {
-        init(&self.pool, chain_id, name, start_block).await
+        init(&self.pool, self.dialect, chain_id, name, start_block).await
     }
 
     async fn apply(&self, prepared: PreparedBatch) -> StoreResult<ApplySummary> {
-        apply(&self.pool, prepared).await
+        apply(&self.pool, self.dialect, prepared).await
     }
 
     async fn rewind(&self, chain: &ChainContext, ancestor: u64) -> StoreResult<u64> {
@@ -364,22 +380,40 @@ impl WriteBackend for SqliteWriter {
 
     fn after_command(&self) {
         // A checkpoint copies what the command committed into the database file, elsewhere.
-        self.checkpointer.committed();
+        if let Some(checkpointer) = &self.checkpointer {
+            checkpointer.committed();
+        }
     }
 }
 
-async fn init(pool: &SqlitePool, chain_id: u64, name: &str, start_block: u64) -> StoreResult<()> {
+async fn init(
+    pool: &AnyPool,
+    dialect: Dialect,
+    chain_id: u64,
+    name: &str,
+    start_block: u64,
+) -> StoreResult<()> {
     let mut conn = pool
         .acquire()
         .await
         .context("acquiring the write connection")?;
+    if dialect == Dialect::Postgres {
+        postgres::lock_chain(&mut conn, chain_id).await?;
+    }
     cursor::init(&mut conn, chain_id, name, start_block).await
 }
 
-async fn apply(pool: &SqlitePool, mut prepared: PreparedBatch) -> StoreResult<ApplySummary> {
+async fn apply(
+    pool: &AnyPool,
+    dialect: Dialect,
+    mut prepared: PreparedBatch,
+) -> StoreResult<ApplySummary> {
     let batch = &prepared.batch;
     let chain_id = batch.chain.chain_id;
     let mut tx = pool.begin().await.context("starting a batch transaction")?;
+    if dialect == Dialect::Postgres {
+        postgres::still_writer(&mut tx, chain_id).await?;
+    }
     let indexed = cursor::indexed_block(&mut tx, chain_id).await?;
     if indexed + 1 != int("from_block", batch.from_block)? {
         return Err(StoreError::OutOfOrder {
@@ -427,7 +461,7 @@ async fn apply(pool: &SqlitePool, mut prepared: PreparedBatch) -> StoreResult<Ap
 }
 
 async fn save_documents(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     results: &[DocumentResult],
     chains: &ChainContexts,
 ) -> StoreResult<()> {
@@ -444,14 +478,14 @@ async fn save_documents(
     tx.commit().await.context("committing documents")
 }
 
-async fn sync_documents(pool: &SqlitePool) -> StoreResult<u64> {
+async fn sync_documents(pool: &AnyPool) -> StoreResult<u64> {
     let mut tx = pool.begin().await.context("starting a documents sync")?;
     let recomputed = documents::sync(&mut tx).await?;
     tx.commit().await.context("committing a documents sync")?;
     Ok(recomputed)
 }
 
-async fn rewind_chain(pool: &SqlitePool, chain: &ChainContext, ancestor: u64) -> StoreResult<u64> {
+async fn rewind_chain(pool: &AnyPool, chain: &ChainContext, ancestor: u64) -> StoreResult<u64> {
     let mut tx = pool
         .begin()
         .await
@@ -461,11 +495,13 @@ async fn rewind_chain(pool: &SqlitePool, chain: &ChainContext, ancestor: u64) ->
     Ok(removed)
 }
 
-async fn heads(pool: &SqlitePool, chain_id: u64, head: u64, finalized: u64) -> StoreResult<()> {
-    sqlx::query(
-        "UPDATE chain_cursor SET head_block = max(head_block, ?), finalized_block = max(finalized_block, ?)
-         WHERE chain_id = ?",
-    )
+async fn heads(pool: &AnyPool, chain_id: u64, head: u64, finalized: u64) -> StoreResult<()> {
+    let dialect = Dialect::of_pool(pool);
+    sqlx::query(&format!(
+        "UPDATE chain_cursor SET head_block = {}, finalized_block = {} WHERE chain_id = $3",
+        dialect.greatest("head_block", "$1"),
+        dialect.greatest("finalized_block", "$2"),
+    ))
     .bind(int("head", head)?)
     .bind(int("finalized", finalized)?)
     .bind(int("chain_id", chain_id)?)
@@ -475,7 +511,7 @@ async fn heads(pool: &SqlitePool, chain_id: u64, head: u64, finalized: u64) -> S
     Ok(())
 }
 
-async fn adopt_rules(pool: &SqlitePool, chain: &ChainContext) -> StoreResult<u64> {
+async fn adopt_rules(pool: &AnyPool, chain: &ChainContext) -> StoreResult<u64> {
     let mut tx = pool
         .begin()
         .await
@@ -487,7 +523,7 @@ async fn adopt_rules(pool: &SqlitePool, chain: &ChainContext) -> StoreResult<u64
     Ok(rescored)
 }
 
-async fn rescore(pool: &SqlitePool, chain: &ChainContext, keys: Vec<String>) -> StoreResult<()> {
+async fn rescore(pool: &AnyPool, chain: &ChainContext, keys: Vec<String>) -> StoreResult<()> {
     let keys = keys.into_iter().collect();
     let mut tx = pool.begin().await.context("starting a rescore")?;
     reputation::refresh(&mut tx, chain.chain_id, &keys, &chain.rules).await?;

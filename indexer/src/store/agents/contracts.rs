@@ -9,17 +9,18 @@ use crate::agents::contracts::{
 };
 use crate::primitives::AgentKey;
 use crate::sources::hex_address;
+use crate::store::Dialect;
 use crate::store::StoreResult;
 use crate::store::decode::{self, int};
 use crate::store::sql::{fetch_packed, packed, packed_rows, sort_in_chain_order};
 use alloy::primitives::Address;
 use serde::de::DeserializeOwned;
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::BTreeMap;
 
 /// Recomputes the agent contracts `agents`, removing those nothing watches any more.
 pub(super) async fn refresh(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     agents: &[Address],
 ) -> StoreResult<()> {
@@ -32,7 +33,7 @@ pub(super) async fn refresh(
         "SELECT {rows} FROM watched_agents w INDEXED BY watched_agents_address JOIN events e
            ON e.chain_id = w.chain_id AND e.block_number = w.block_number AND e.log_index = w.log_index
          WHERE w.chain_id = ",
-        &packed("w.address, w.discovered_by, w.via, w.block_number, w.log_index, e.block_timestamp"),
+        |d| packed(d, "w.address, w.discovered_by, w.via, w.block_number, w.log_index, e.block_timestamp"),
         (chain_id, "w.address", &addresses),
         "",
         "reading how agent contracts were found",
@@ -117,7 +118,7 @@ struct RegistryRow {
 }
 
 async fn apply_own_events(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     addresses: &[String],
     rows: &mut BTreeMap<String, AgentState>,
@@ -129,9 +130,9 @@ async fn apply_own_events(
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number DESC, log_index DESC) AS newest,
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number, log_index) AS oldest
            FROM agent_contract_events WHERE chain_id = ",
-        &packed("agent, kind, value, block_number, log_index, timestamp, newest"),
+        |d| packed(d, "agent, kind, value, block_number, log_index, timestamp, newest"),
         (chain_id, "agent", addresses),
-        ") WHERE newest = 1 OR (kind = 'interval' AND oldest = 1)",
+        ") AS f WHERE newest = 1 OR (kind = 'interval' AND oldest = 1)",
         "reading agent contract events",
     )
     .await?;
@@ -154,7 +155,7 @@ async fn apply_own_events(
 /// The fields of every enrolment snapshot of `addresses`, as (agent, kind, position, value)
 /// in the shape the contracts' own events store them.
 async fn snapshot_facts(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     addresses: &[String],
 ) -> StoreResult<Vec<SnapshotFact>> {
@@ -171,7 +172,7 @@ async fn snapshot_facts(
     let snapshots: Vec<SnapshotRow> = of_agents(
         conn,
         "SELECT {rows} FROM agent_snapshots WHERE chain_id = ",
-        &packed("agent, owner, card, active, heartbeat_interval, last_heartbeat, block_number, log_index"),
+        |d| packed(d, "agent, owner, card, active, heartbeat_interval, last_heartbeat, block_number, log_index"),
         (chain_id, "agent", addresses),
         "",
         "reading agent snapshots",
@@ -207,7 +208,7 @@ async fn snapshot_facts(
 /// Folds in registry events: the status in each registry, the metadata URI, and the enrolling
 /// account as owner when the contract never named one.
 async fn apply_registry_events(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     addresses: &[String],
     rows: &mut BTreeMap<String, AgentState>,
@@ -215,7 +216,7 @@ async fn apply_registry_events(
     let mut events: Vec<(i64, i64, RegistryRow)> = of_agents(
         conn,
         "SELECT {rows} FROM registry_events INDEXED BY registry_events_agent WHERE chain_id = ",
-        &packed_rows("agent, registry, kind, actor, metadata_uri, pending"),
+        |d| packed_rows(d, "agent, registry, kind, actor, metadata_uri, pending"),
         (chain_id, "agent", addresses),
         "",
         "reading registry events",
@@ -243,14 +244,15 @@ async fn apply_registry_events(
 /// the chain-id comparison (`… WHERE chain_id = `). Each row comes back as `T`; `context` names
 /// the query in errors.
 async fn of_agents<T: DeserializeOwned>(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     select: &str,
-    rows: &str,
+    rows: impl FnOnce(Dialect) -> String,
     (chain_id, column, addresses): (u64, &str, &[String]),
     tail: &str,
     context: &'static str,
 ) -> StoreResult<Vec<T>> {
-    let mut query = QueryBuilder::<Sqlite>::new(select.replace("{rows}", rows));
+    let rows = rows(Dialect::of(conn));
+    let mut query = QueryBuilder::<Any>::new(select.replace("{rows}", &rows));
     query.push_bind(int("chain_id", chain_id)?);
     query.push(format!(" AND {column}"));
     push_in(&mut query, addresses);

@@ -7,17 +7,18 @@ use crate::agents::erc8004::{
 };
 use crate::primitives::AgentKey;
 use crate::sources::hex_address;
+use crate::store::Dialect;
 use crate::store::decode::int;
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows};
 use crate::store::{StoreError, StoreResult};
 use alloy::primitives::{Address, U256, hex};
 use serde::de::DeserializeOwned;
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Recomputes the agents `tokens` of Identity Registry `registry`.
 pub(super) async fn refresh(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     registry: &Address,
     tokens: &[U256],
@@ -126,7 +127,7 @@ pub(super) async fn refresh(
 /// `T`, which holds `token_id` and then `columns`. Every fact table has an index `{table}_token`
 /// by (chain, registry, token), which the lookup names (see `store::sql`).
 async fn of_tokens<T: DeserializeOwned>(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     registry: &str,
     ids: &[String],
@@ -134,9 +135,9 @@ async fn of_tokens<T: DeserializeOwned>(
     columns: &str,
     extra: &str,
 ) -> StoreResult<Vec<(i64, i64, T)>> {
-    let mut query = QueryBuilder::<Sqlite>::new(format!(
+    let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {} FROM {table} INDEXED BY {table}_token WHERE chain_id = ",
-        packed_rows(&format!("token_id, {columns}"))
+        packed_rows(Dialect::of(conn), &format!("token_id, {columns}"))
     ));
     query.push_bind(int("chain_id", chain_id)?);
     query.push(" AND registry = ");
@@ -148,7 +149,7 @@ async fn of_tokens<T: DeserializeOwned>(
 
 /// Operators each of `owners` currently approves for all its tokens in `registry`.
 async fn operators_for_all(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     registry: &str,
     owners: BTreeSet<&str>,
@@ -156,10 +157,10 @@ async fn operators_for_all(
     let mut approvals = Vec::new();
     let owners: Vec<&str> = owners.into_iter().collect();
     for chunk in owners.chunks(super::AGENTS_PER_QUERY) {
-        let mut query = QueryBuilder::<Sqlite>::new(format!(
+        let mut query = QueryBuilder::<Any>::new(format!(
             "SELECT {} FROM identity_approvals INDEXED BY identity_approvals_owner
              WHERE token_id IS NULL AND chain_id = ",
-            packed_rows("owner, operator, approved")
+            packed_rows(Dialect::of(conn), "owner, operator, approved")
         ));
         query.push_bind(int("chain_id", chain_id)?);
         query.push(" AND registry = ");

@@ -14,9 +14,10 @@ use super::sql::push_in;
 use super::{QueryContext, StoreResult};
 use crate::agents::AgentState;
 use crate::sources::hex_address;
+use crate::store::Dialect;
 use crate::store::decode::{self, int};
 use alloy::primitives::{Address, U256};
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::BTreeMap;
 
 /// Agents recomputed per round of queries (each binds one parameter per agent).
@@ -27,7 +28,7 @@ pub use crate::agents::wallet_from_metadata;
 /// Recomputes every agent in `touched`: rows are replaced, and agents whose facts are gone
 /// (undone by a reorg) are removed.
 pub(super) async fn refresh(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     mut touched: Touched,
 ) -> StoreResult<()> {
@@ -54,13 +55,13 @@ pub(super) async fn refresh(
 
 /// Every ERC-8004 agent `owner` holds in `registry`, for operator changes.
 async fn tokens_of_owner(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     registry: &Address,
     owner: &Address,
 ) -> StoreResult<Vec<U256>> {
     let ids: Vec<String> = sqlx::query_scalar(
-        "SELECT token_id FROM agents WHERE chain_id = ? AND source = 'erc8004' AND registry = ? AND owner = ?",
+        "SELECT token_id FROM agents WHERE chain_id = $1 AND source = 'erc8004' AND registry = $2 AND owner = $3",
     )
     .bind(int("chain_id", chain_id)?)
     .bind(hex_address(registry))
@@ -75,7 +76,7 @@ async fn tokens_of_owner(
 
 /// Replaces the rows of `computed` and deletes the agents of `gone`.
 async fn write(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     computed: &[AgentState],
     gone: &[String],
@@ -83,7 +84,8 @@ async fn write(
     if !gone.is_empty() {
         let mut delete = QueryBuilder::new("DELETE FROM agents WHERE agent_key");
         push_in(&mut delete, gone);
-        delete
+        Dialect::of(conn)
+            .portable(delete)
             .build()
             .execute(&mut *conn)
             .await
@@ -92,12 +94,11 @@ async fn write(
     if computed.is_empty() {
         return Ok(());
     }
-    let mut insert = QueryBuilder::<Sqlite>::new(
-        "INSERT OR REPLACE INTO agents (agent_key, chain_id, source, address, registry, token_id, owner,
-            operators, uri, agent_wallet, payment_address, card, card_uri, card_hash, name, description,
-            active, heartbeat_interval, last_heartbeat, registry_status, registered_block, registered_at,
-            last_event_block) ",
-    );
+    const COLUMNS: &str = "agent_key, chain_id, source, address, registry, token_id, owner, \
+        operators, uri, agent_wallet, payment_address, card, card_uri, card_hash, name, description, \
+        active, heartbeat_interval, last_heartbeat, registry_status, registered_block, registered_at, \
+        last_event_block";
+    let mut insert = QueryBuilder::<Any>::new(format!("INSERT INTO agents ({COLUMNS}) "));
     let chain = int("chain_id", chain_id)?;
     insert.push_values(computed, |mut row, agent| {
         row.push_bind(&agent.key)
@@ -116,7 +117,7 @@ async fn write(
             .push_bind(&agent.card_hash)
             .push_bind(&agent.name)
             .push_bind(&agent.description)
-            .push_bind(agent.active)
+            .push_bind(i64::from(agent.active))
             .push_bind(agent.heartbeat_interval)
             .push_bind(agent.last_heartbeat)
             .push_bind(&agent.registry_status)
@@ -124,7 +125,9 @@ async fn write(
             .push_bind(agent.registered_at)
             .push_bind(agent.last_event_block);
     });
-    insert
+    insert.push(crate::store::sql::or_replace("agent_key", COLUMNS));
+    Dialect::of(conn)
+        .portable(insert)
         .build()
         .execute(&mut *conn)
         .await

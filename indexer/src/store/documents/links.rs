@@ -4,23 +4,23 @@
 //! origin).
 
 use crate::store::sql::erc8004_key_sql;
-use crate::store::{QueryContext, StoreResult};
-use sqlx::SqliteConnection;
+use crate::store::{Dialect, QueryContext, StoreResult};
+use sqlx::AnyConnection;
 
 /// Recomputes `agent_documents` from the agents table and the registration files fetched.
-pub(super) async fn link(conn: &mut SqliteConnection) -> StoreResult<()> {
+pub(super) async fn link(conn: &mut AnyConnection) -> StoreResult<()> {
     sqlx::query(
         "CREATE TEMP TABLE IF NOT EXISTS wanted_links (agent_key TEXT, role TEXT, uri TEXT, expect TEXT)",
     )
     .execute(&mut *conn)
     .await
     .context("preparing document links")?;
-    sqlx::query("DELETE FROM temp.wanted_links")
+    sqlx::query("DELETE FROM wanted_links")
         .execute(&mut *conn)
         .await
         .context("preparing document links")?;
     sqlx::query(
-        "INSERT INTO temp.wanted_links
+        "INSERT INTO wanted_links
          SELECT agent_key, 'registration', uri, 'registration' FROM agents
            WHERE source = 'erc8004' AND trim(coalesce(uri, '')) != ''
          UNION SELECT agent_key, 'metadata', uri, 'any' FROM agents
@@ -37,7 +37,7 @@ pub(super) async fn link(conn: &mut SqliteConnection) -> StoreResult<()> {
     // counted payment to the agent could gain from one, but which those are changes with every
     // payment, so every feedback file of an existing agent is read once (and kept).
     sqlx::query(&format!(
-        "INSERT INTO temp.wanted_links
+        "INSERT INTO wanted_links
          SELECT DISTINCT a.agent_key, 'feedback', f.feedback_uri, 'feedback' FROM feedback f
          JOIN agents a ON a.agent_key = {}
          WHERE trim(f.feedback_uri) != ''",
@@ -47,21 +47,24 @@ pub(super) async fn link(conn: &mut SqliteConnection) -> StoreResult<()> {
     .await
     .context("listing feedback files")?;
     // A registration file's A2A service leads to the card.
-    sqlx::query(
-        "INSERT INTO temp.wanted_links
-         SELECT DISTINCT w.agent_key, 'card', json_extract(s.value, '$.endpoint'), 'a2a'
-         FROM temp.wanted_links w
+    let dialect = Dialect::of(conn);
+    let endpoint = dialect.json_field("s.value", "endpoint");
+    sqlx::query(&format!(
+        "INSERT INTO wanted_links
+         SELECT DISTINCT w.agent_key, 'card', {endpoint}, 'a2a'
+         FROM wanted_links w
          JOIN documents d ON d.uri = w.uri AND d.expect = w.expect AND d.kind = 'registration'
-         JOIN json_each(d.projection, '$.services') s
-         WHERE lower(json_extract(s.value, '$.name')) = 'a2a'
-           AND json_extract(s.value, '$.endpoint') IS NOT NULL",
-    )
+         CROSS JOIN {}
+         WHERE lower({}) = 'a2a' AND {endpoint} IS NOT NULL",
+        dialect.json_items("d.projection", "services", "s"),
+        dialect.json_field("s.value", "name"),
+    ))
     .execute(&mut *conn)
     .await
     .context("following registration files to their cards")?;
     // Domain proof: the A2A endpoint's origin serves /.well-known/agent-registration.json.
     let endpoints: Vec<(String, String)> =
-        sqlx::query_as("SELECT agent_key, uri FROM temp.wanted_links WHERE expect = 'a2a'")
+        sqlx::query_as("SELECT agent_key, uri FROM wanted_links WHERE expect = 'a2a'")
             .fetch_all(&mut *conn)
             .await
             .context("listing A2A endpoints")?;
@@ -69,7 +72,7 @@ pub(super) async fn link(conn: &mut SqliteConnection) -> StoreResult<()> {
         let Some(proof) = domain_proof_url(&endpoint) else {
             continue;
         };
-        sqlx::query("INSERT INTO temp.wanted_links VALUES (?, 'domain', ?, 'registration')")
+        sqlx::query("INSERT INTO wanted_links VALUES ($1, 'domain', $2, 'registration')")
             .bind(agent_key)
             .bind(proof)
             .execute(&mut *conn)
@@ -78,15 +81,17 @@ pub(super) async fn link(conn: &mut SqliteConnection) -> StoreResult<()> {
     }
     sqlx::query(
         "DELETE FROM agent_documents WHERE (agent_key, role, uri, expect) NOT IN
-           (SELECT agent_key, role, uri, expect FROM temp.wanted_links)",
+           (SELECT agent_key, role, uri, expect FROM wanted_links)",
     )
     .execute(&mut *conn)
     .await
     .context("removing stale document links")?;
-    sqlx::query("INSERT OR IGNORE INTO agent_documents SELECT * FROM temp.wanted_links")
-        .execute(&mut *conn)
-        .await
-        .context("adding document links")?;
+    sqlx::query(
+        "INSERT INTO agent_documents SELECT * FROM wanted_links WHERE true ON CONFLICT DO NOTHING",
+    )
+    .execute(&mut *conn)
+    .await
+    .context("adding document links")?;
     Ok(())
 }
 

@@ -12,7 +12,7 @@ mod registrations;
 
 use super::{QueryContext, StoreResult, decode};
 use crate::documents::{Checked, Expect, Projection};
-use sqlx::{SqliteConnection, SqlitePool};
+use sqlx::{AnyConnection, AnyPool};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A fetched (or failed) document, ready to store.
@@ -44,12 +44,12 @@ pub struct DueDocument {
 }
 
 /// Documents linked to an agent that were never fetched or are due at `now`, at most `limit`.
-pub(super) async fn due(pool: &SqlitePool, now: i64, limit: i64) -> StoreResult<Vec<DueDocument>> {
+pub(super) async fn due(pool: &AnyPool, now: i64, limit: i64) -> StoreResult<Vec<DueDocument>> {
     let rows: Vec<DueRow> = sqlx::query_as(
         "SELECT DISTINCT l.uri, l.expect, d.etag, d.last_modified, coalesce(d.failures, 0) AS failures
          FROM agent_documents l LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
-         WHERE d.uri IS NULL OR d.next_fetch_at <= ?
-         ORDER BY coalesce(d.next_fetch_at, 0) LIMIT ?",
+         WHERE d.uri IS NULL OR d.next_fetch_at <= $1
+         ORDER BY coalesce(d.next_fetch_at, 0) LIMIT $2",
     )
     .bind(now)
     .bind(limit)
@@ -88,7 +88,7 @@ struct DueRow {
 }
 
 /// Whether every linked document was fetched or failed at least once.
-pub(super) async fn all_attempted(pool: &SqlitePool) -> StoreResult<bool> {
+pub(super) async fn all_attempted(pool: &AnyPool) -> StoreResult<bool> {
     let pending: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM agent_documents l LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
          WHERE d.uri IS NULL",
@@ -121,7 +121,7 @@ struct CountsRow {
     pending: i64,
 }
 
-pub(super) async fn counts(pool: &SqlitePool) -> StoreResult<DocumentCounts> {
+pub(super) async fn counts(pool: &AnyPool) -> StoreResult<DocumentCounts> {
     let row: CountsRow = sqlx::query_as(
         "SELECT (SELECT count(*) FROM documents WHERE status = 'ok') AS ok,
                 (SELECT count(*) FROM documents WHERE status = 'invalid') AS invalid,
@@ -143,7 +143,7 @@ pub(super) async fn counts(pool: &SqlitePool) -> StoreResult<DocumentCounts> {
 }
 
 /// Brings links and profiles in line with the agents table; returns the agents recomputed.
-pub(super) async fn sync(conn: &mut SqliteConnection) -> StoreResult<u64> {
+pub(super) async fn sync(conn: &mut AnyConnection) -> StoreResult<u64> {
     links::link(conn).await?;
     let stale: Vec<String> = sqlx::query_scalar(
         "SELECT a.agent_key FROM agents a LEFT JOIN agent_profiles p ON p.agent_key = a.agent_key
@@ -180,7 +180,7 @@ pub(super) async fn sync(conn: &mut SqliteConnection) -> StoreResult<u64> {
 /// describe; returns the agents (by chain) whose feedback files were among them, whose
 /// reputation the caller rescores.
 pub(super) async fn save(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     results: &[DocumentResult],
 ) -> StoreResult<BTreeMap<u64, BTreeSet<String>>> {
     let mut touched: BTreeSet<(String, &'static str)> = BTreeSet::new();
@@ -190,7 +190,7 @@ pub(super) async fn save(
         touched.insert((checked.uri.clone(), expect));
         if checked.not_modified {
             sqlx::query(
-                "UPDATE documents SET fetched_at = ?, next_fetch_at = ?, failures = 0 WHERE uri = ? AND expect = ?",
+                "UPDATE documents SET fetched_at = $1, next_fetch_at = $2, failures = 0 WHERE uri = $3 AND expect = $4",
             )
             .bind(result.fetched_at)
             .bind(result.next_fetch_at)
@@ -222,21 +222,21 @@ pub(super) async fn save(
         sqlx::query(
             "INSERT INTO documents (uri, expect, status, source, bytes, hash, etag, last_modified, kind, projection,
                 error, failures, fetched_at, next_fetch_at, signature)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
              ON CONFLICT (uri, expect) DO UPDATE SET
-               status = CASE WHEN ?3 = 'failed' AND documents.kind IS NOT NULL THEN documents.status ELSE ?3 END,
-               source = coalesce(?4, documents.source),
-               bytes = coalesce(?5, documents.bytes),
-               hash = coalesce(?6, documents.hash),
-               etag = coalesce(?7, documents.etag),
-               last_modified = coalesce(?8, documents.last_modified),
-               kind = coalesce(?9, documents.kind),
-               projection = coalesce(?10, documents.projection),
-               error = ?11,
-               failures = CASE WHEN ?3 = 'failed' THEN documents.failures + 1 ELSE 0 END,
-               fetched_at = ?13,
-               next_fetch_at = ?14,
-               signature = coalesce(?15, documents.signature)",
+               status = CASE WHEN $3 = 'failed' AND documents.kind IS NOT NULL THEN documents.status ELSE $3 END,
+               source = coalesce($4, documents.source),
+               bytes = coalesce($5, documents.bytes),
+               hash = coalesce($6, documents.hash),
+               etag = coalesce($7, documents.etag),
+               last_modified = coalesce($8, documents.last_modified),
+               kind = coalesce($9, documents.kind),
+               projection = coalesce($10, documents.projection),
+               error = $11,
+               failures = CASE WHEN $3 = 'failed' THEN documents.failures + 1 ELSE 0 END,
+               fetched_at = $13,
+               next_fetch_at = $14,
+               signature = coalesce($15, documents.signature)",
         )
         .bind(&checked.uri)
         .bind(expect)
@@ -259,7 +259,7 @@ pub(super) async fn save(
         if status == "failed" {
             // Keep the report of the last good fetch unless there never was one.
             let had: Option<String> =
-                sqlx::query_scalar("SELECT kind FROM documents WHERE uri = ? AND expect = ?")
+                sqlx::query_scalar("SELECT kind FROM documents WHERE uri = $1 AND expect = $2")
                     .bind(&checked.uri)
                     .bind(expect)
                     .fetch_one(&mut *conn)
@@ -269,7 +269,7 @@ pub(super) async fn save(
                 continue;
             }
         }
-        sqlx::query("DELETE FROM document_lints WHERE uri = ? AND expect = ?")
+        sqlx::query("DELETE FROM document_lints WHERE uri = $1 AND expect = $2")
             .bind(&checked.uri)
             .bind(expect)
             .execute(&mut *conn)
@@ -277,7 +277,7 @@ pub(super) async fn save(
             .context("clearing a document's lints")?;
         for lint in &checked.report.lints {
             sqlx::query(
-                "INSERT INTO document_lints (uri, expect, code, severity, message, path) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO document_lints (uri, expect, code, severity, message, path) VALUES ($1, $2, $3, $4, $5, $6)",
             )
             .bind(&checked.uri)
             .bind(expect)
@@ -296,7 +296,7 @@ pub(super) async fn save(
     for (uri, expect) in touched {
         let rows: Vec<(String, i64)> = sqlx::query_as(
             "SELECT l.agent_key, a.chain_id FROM agent_documents l
-             JOIN agents a ON a.agent_key = l.agent_key WHERE l.uri = ? AND l.expect = ?",
+             JOIN agents a ON a.agent_key = l.agent_key WHERE l.uri = $1 AND l.expect = $2",
         )
         .bind(&uri)
         .bind(expect)

@@ -5,9 +5,15 @@
 use super::json;
 use crate::documents::{ChainAgent, LinkRole, LinkedDocument, Profile, Projection, build_profile};
 use crate::store::decode;
+use crate::store::sql::or_replace;
 use crate::store::{QueryContext, StoreResult};
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 use std::collections::BTreeMap;
+
+/// The columns of `agent_profiles`, in the order they are written.
+const PROFILE_COLUMNS: &str = "agent_key, name, description, card_uri, card_status, \
+    protocol_version, x402, input_modes, output_modes, payments, chain_block, card_signature, \
+    registration_verified, domain_verified, document_digest, document_seq";
 
 /// An `agents` row as a profile reads it.
 #[derive(sqlx::FromRow)]
@@ -84,11 +90,11 @@ impl LinkRow {
 }
 
 /// Recomputes the profile, skills and search row of each of `agents`.
-pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> StoreResult<()> {
+pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> StoreResult<()> {
     for key in agents {
         let Some(agent) = sqlx::query_as::<_, AgentRow>(
             "SELECT chain_id, source, registry, token_id, name, description, card, card_hash, last_event_block
-             FROM agents WHERE agent_key = ?",
+             FROM agents WHERE agent_key = $1",
         )
         .bind(key)
         .fetch_optional(&mut *conn)
@@ -100,7 +106,7 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
         let documents: Vec<LinkRow> = sqlx::query_as(
             "SELECT l.role, l.uri, d.status, d.kind, d.projection, d.hash, d.signature, d.source FROM agent_documents l
              LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
-             WHERE l.agent_key = ? AND l.role != 'feedback' ORDER BY l.role DESC, l.uri",
+             WHERE l.agent_key = $1 AND l.role != 'feedback' ORDER BY l.role DESC, l.uri",
         )
         .bind(key)
         .fetch_all(&mut *conn)
@@ -150,7 +156,7 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
         ]);
         let digest = format!("{:x}", alloy::primitives::keccak256(said.to_string()));
         let previous: Option<(Option<String>, i64)> = sqlx::query_as(
-            "SELECT document_digest, document_seq FROM agent_profiles WHERE agent_key = ?",
+            "SELECT document_digest, document_seq FROM agent_profiles WHERE agent_key = $1",
         )
         .bind(key)
         .fetch_optional(&mut *conn)
@@ -165,33 +171,32 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
             .await
             .context("numbering a document update")?,
         };
-        sqlx::query(
-            "INSERT OR REPLACE INTO agent_profiles (agent_key, name, description, card_uri, card_status,
-                protocol_version, x402, input_modes, output_modes, payments, chain_block, card_signature,
-                registration_verified, domain_verified, document_digest, document_seq)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
+        sqlx::query(&format!(
+            "INSERT INTO agent_profiles ({PROFILE_COLUMNS})
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16){}",
+            or_replace("agent_key", PROFILE_COLUMNS)
+        ))
         .bind(key)
         .bind(&name)
         .bind(&description)
         .bind(card_uri)
         .bind(card_status)
         .bind(protocol_version)
-        .bind(x402)
+        .bind(i64::from(x402))
         .bind(input_modes)
         .bind(output_modes)
         .bind(payments)
         .bind(agent.last_event_block)
         .bind(&signature)
-        .bind(registration_verified)
-        .bind(domain_verified)
+        .bind(registration_verified.map(i64::from))
+        .bind(domain_verified.map(i64::from))
         .bind(&digest)
         .bind(seq)
         .execute(&mut *conn)
         .await
         .context("writing an agent profile")?;
         for table in ["agent_skills", "agent_search"] {
-            sqlx::query(&format!("DELETE FROM {table} WHERE agent_key = ?"))
+            sqlx::query(&format!("DELETE FROM {table} WHERE agent_key = $1"))
                 .bind(key)
                 .execute(&mut *conn)
                 .await
@@ -204,7 +209,7 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
                 continue;
             }
             sqlx::query(
-                "INSERT INTO agent_skills (agent_key, skill_id, name, description, tags) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO agent_skills (agent_key, skill_id, name, description, tags) VALUES ($1, $2, $3, $4, $5)",
             )
             .bind(key)
             .bind(&skill.id)
@@ -221,7 +226,7 @@ pub(super) async fn profiles(conn: &mut SqliteConnection, agents: &[String]) -> 
             .collect();
         let tag_text: Vec<String> = skills.iter().flat_map(|s| s.tags.clone()).collect();
         sqlx::query(
-            "INSERT INTO agent_search (agent_key, name, description, skills, tags) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO agent_search (agent_key, name, description, skills, tags) VALUES ($1, $2, $3, $4, $5)",
         )
         .bind(key)
         .bind(&name)

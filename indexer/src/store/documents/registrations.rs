@@ -6,7 +6,7 @@
 use super::json;
 use crate::documents::{LinkRole, LinkedDocument, Projection, RegistrationProjection, Service};
 use crate::store::{QueryContext, StoreResult};
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 /// The first service named `name` (case-insensitively) with an endpoint.
 fn service<'a>(file: &'a RegistrationProjection, name: &str) -> Option<&'a Service> {
@@ -18,7 +18,7 @@ fn service<'a>(file: &'a RegistrationProjection, name: &str) -> Option<&'a Servi
 /// Writes the row of agent `key` from its readable registration file among `documents`, or
 /// removes it when it has none.
 pub(super) async fn registration(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     key: &str,
     documents: &[LinkedDocument],
 ) -> StoreResult<()> {
@@ -29,7 +29,7 @@ pub(super) async fn registration(
             _ => None,
         });
     for table in ["agent_registrations", "agent_registration_text"] {
-        sqlx::query(&format!("DELETE FROM {table} WHERE agent_key = ?"))
+        sqlx::query(&format!("DELETE FROM {table} WHERE agent_key = $1"))
             .bind(key)
             .execute(&mut *conn)
             .await
@@ -39,7 +39,7 @@ pub(super) async fn registration(
         return Ok(());
     };
     sqlx::query(
-        "INSERT INTO agent_registration_text (agent_key, name, description) VALUES (?, ?, ?)",
+        "INSERT INTO agent_registration_text (agent_key, name, description) VALUES ($1, $2, $3)",
     )
     .bind(key)
     .bind(&file.name)
@@ -55,15 +55,15 @@ pub(super) async fn registration(
             active, x402, supported_trusts, services, mcp_endpoint, mcp_version, a2a_endpoint,
             a2a_version, web_endpoint, email_endpoint, oasf_endpoint, oasf_version, oasf_skills,
             oasf_domains, ens, did)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
     )
     .bind(key)
     .bind(uri)
     .bind(&file.name)
     .bind(&file.description)
     .bind(&file.image)
-    .bind(file.active)
-    .bind(file.x402_support)
+    .bind(file.active.map(i64::from))
+    .bind(file.x402_support.map(i64::from))
     .bind(json(&file.supported_trust))
     .bind(json(&file.services))
     .bind(endpoint("mcp"))

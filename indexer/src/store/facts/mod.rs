@@ -17,7 +17,7 @@ use super::decode::int;
 use super::rows::Rows;
 use crate::sources::{Decoded, Role};
 use alloy::primitives::{Address, U256};
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Agents whose current state a batch may have changed.
@@ -31,7 +31,7 @@ pub(super) struct Touched {
     pub(super) owners: BTreeSet<(Address, Address)>,
 }
 
-/// A batch with its rows bound for SQLite, ready for the writer (`SqliteWriter`'s prepared batch).
+/// A batch with its rows bound, ready for the writer (`SqlWriter`'s prepared batch).
 #[derive(Debug)]
 pub struct PreparedBatch {
     /// The batch, without its events.
@@ -82,7 +82,7 @@ pub(super) fn prepare(mut batch: Batch) -> StoreResult<PreparedBatch> {
 /// Writes a prepared batch's rows and the transfers credited to agents; returns the events
 /// stored.
 pub(super) async fn write(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     prepared: &mut PreparedBatch,
 ) -> StoreResult<u64> {
     let chain = &prepared.batch.chain;

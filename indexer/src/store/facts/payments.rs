@@ -5,13 +5,14 @@
 
 use crate::sources::payments::Settlement;
 use crate::sources::{Decoded, hex_address, hex_b256};
+use crate::store::Dialect;
 use crate::store::batch::{ChainContext, EventRecord};
 use crate::store::decode;
 use crate::store::decode::int;
 use crate::store::rows::Rows;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::{Address, U256};
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Recipient addresses per bindings query.
@@ -24,7 +25,7 @@ const ADDRESSES_PER_QUERY: usize = 500;
 /// the agent funded). Every binding of the batch must be written before this runs. Returns the
 /// transfers stored.
 pub(super) async fn credit_transfers<'e>(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     rows: &mut Rows,
     chain: &ChainContext,
     transfers: &'e [EventRecord],
@@ -132,7 +133,7 @@ struct Channel {
 /// claim as a payment by the channel's payer, of the amount claimed, in the channel's token.
 /// Every channel of the batch must be written before this runs.
 pub(super) async fn credit_claims(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     rows: &mut Rows,
     chain: &ChainContext,
     claims: &[EventRecord],
@@ -150,7 +151,7 @@ pub(super) async fn credit_claims(
     let mut channels: BTreeMap<String, Vec<Channel>> = BTreeMap::new();
     let ids: Vec<&String> = ids.iter().collect();
     for chunk in ids.chunks(ADDRESSES_PER_QUERY) {
-        let mut query = QueryBuilder::<Sqlite>::new(
+        let mut query = QueryBuilder::<Any>::new(
             "SELECT channel_id, block_number, log_index, payer, receiver, token FROM x402_channels
              WHERE chain_id = ",
         );
@@ -158,7 +159,8 @@ pub(super) async fn credit_claims(
         query.push(" AND channel_id");
         crate::store::sql::push_in(&mut query, chunk.iter().map(|s| s.as_str()));
         query.push(" ORDER BY block_number, log_index");
-        let found: Vec<(String, i64, i64, String, String, String)> = query
+        let found: Vec<(String, i64, i64, String, String, String)> = Dialect::of(conn)
+            .portable(query)
             .build_query_as()
             .fetch_all(&mut *conn)
             .await
@@ -215,14 +217,14 @@ type BindingHistory = BTreeMap<String, Vec<((i64, i64), String)>>;
 
 /// Binding history of every agent ever bound to one of `addresses`.
 async fn bindings_of(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     addresses: &BTreeSet<String>,
 ) -> StoreResult<BindingHistory> {
     let mut history = BindingHistory::new();
     let addresses: Vec<&String> = addresses.iter().collect();
     for chunk in addresses.chunks(ADDRESSES_PER_QUERY) {
-        let mut query = QueryBuilder::<Sqlite>::new(
+        let mut query = QueryBuilder::<Any>::new(
             "SELECT agent_key, address, block_number, log_index FROM payment_bindings
              WHERE agent_key IN (SELECT agent_key FROM payment_bindings WHERE chain_id = ",
         );
@@ -233,7 +235,8 @@ async fn bindings_of(
             list.push_bind(*address);
         }
         query.push(")) ORDER BY block_number, log_index");
-        let rows: Vec<(String, String, i64, i64)> = query
+        let rows: Vec<(String, String, i64, i64)> = Dialect::of(conn)
+            .portable(query)
             .build_query_as()
             .fetch_all(&mut *conn)
             .await

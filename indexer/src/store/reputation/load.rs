@@ -8,12 +8,13 @@ mod feedback_files;
 
 use crate::primitives::sql_bound;
 use crate::reputation::{AgentFacts, Outflow, Payment};
+use crate::store::Dialect;
 use crate::store::decode::{self, int};
 use crate::store::sql::{fetch_packed, fetch_packed_in_chain_order, packed, packed_rows, push_in};
 use crate::store::{QueryContext, StoreResult};
 use contracts::contract_facts;
 use erc8004::{Scope, erc8004_side, feedback, validations};
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::BTreeMap;
 
 /// An agent whose reputation is computed, as its `agents` row identifies it.
@@ -67,12 +68,15 @@ fn seen<'a>(
 
 /// The agents among `keys` that exist, in key order.
 pub(super) async fn subjects(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     keys: &[String],
 ) -> StoreResult<Vec<Subject>> {
-    let mut query = QueryBuilder::<Sqlite>::new(format!(
+    let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {} FROM agents WHERE agent_key",
-        packed("agent_key, source, address, registry, token_id, last_event_block")
+        packed(
+            Dialect::of(conn),
+            "agent_key, source, address, registry, token_id, last_event_block"
+        )
     ));
     push_in(&mut query, keys);
     let rows: Vec<SubjectRow> = fetch_packed(conn, query, "reading the agents to score").await?;
@@ -122,7 +126,7 @@ impl TryFrom<SubjectRow> for Subject {
 /// The agents of `chain_id` registered at or before `block`, in key order, `limit` from after
 /// `after`.
 pub(super) async fn subjects_at(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     block: u64,
     after: &str,
@@ -130,7 +134,7 @@ pub(super) async fn subjects_at(
 ) -> StoreResult<Vec<Subject>> {
     let rows: Vec<SubjectRow> = sqlx::query_as(
         "SELECT agent_key, source, address, registry, token_id, last_event_block FROM agents
-         WHERE chain_id = ? AND registered_block <= ? AND agent_key > ? ORDER BY agent_key LIMIT ?",
+         WHERE chain_id = $1 AND registered_block <= $2 AND agent_key > $3 ORDER BY agent_key LIMIT $4",
     )
     .bind(int("chain_id", chain_id)?)
     .bind(sql_bound(block))
@@ -144,7 +148,7 @@ pub(super) async fn subjects_at(
 
 /// The facts of `subjects` on `chain_id` up to and including block `up_to`.
 pub(super) async fn facts(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     subjects: &[Subject],
     up_to: u64,
@@ -199,14 +203,15 @@ struct PackedPayment {
 }
 
 async fn payments(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     subjects: &[Subject],
     up_to: u64,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    let mut query = QueryBuilder::<Sqlite>::new(format!(
+    let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {} FROM payments WHERE block_number <= ",
         packed_rows(
+            Dialect::of(conn),
             "agent_key, payer, payee, token, amount, timestamp, scheme IS NOT NULL, tx_hash"
         )
     ));
@@ -248,14 +253,17 @@ async fn payments(
 
 /// Transfers out of the agents' bound addresses.
 async fn outflows(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     subjects: &[Subject],
     up_to: u64,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    let mut query = QueryBuilder::<Sqlite>::new(format!(
+    let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {} FROM outflows WHERE block_number <= ",
-        packed("agent_key, to_address, block_number, timestamp")
+        packed(
+            Dialect::of(conn),
+            "agent_key, to_address, block_number, timestamp"
+        )
     ));
     query.push_bind(sql_bound(up_to));
     query.push(" AND agent_key");

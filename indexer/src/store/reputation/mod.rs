@@ -20,10 +20,11 @@ use crate::primitives::sql_bound;
 use crate::reputation::{
     AgentFacts, Evaluation, Exclusion, Payment, ReputationRules, classify, evaluate,
 };
+use crate::store::Dialect;
 use crate::store::decode::{self, int};
 use load::Subject;
 use serde::{Deserialize, Serialize};
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection, SqlitePool};
+use sqlx::{Any, AnyConnection, AnyPool, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(super) use load::PaymentFields;
@@ -74,7 +75,7 @@ impl AgentReputation {
 /// Recomputes the stored reputation of `keys` on `chain_id`, and the counted payments the trust
 /// rank reads; agents that no longer exist lose their row.
 pub(super) async fn refresh(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     keys: &BTreeSet<String>,
     rules: &ReputationRules,
@@ -93,7 +94,7 @@ enum Counted {
 }
 
 async fn rescore(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     keys: &BTreeSet<String>,
     rules: &ReputationRules,
@@ -111,9 +112,10 @@ async fn rescore(
             .collect();
         if !gone.is_empty() {
             let mut delete =
-                QueryBuilder::<Sqlite>::new("DELETE FROM agent_reputation WHERE agent_key");
+                QueryBuilder::<Any>::new("DELETE FROM agent_reputation WHERE agent_key");
             push_in(&mut delete, gone);
-            delete
+            Dialect::of(conn)
+                .portable(delete)
                 .build()
                 .execute(&mut *conn)
                 .await
@@ -168,13 +170,13 @@ async fn rescore(
 /// rank to the epoch of `head`, the chain's indexed block, rescoring every paid agent when it
 /// moves.
 pub(super) async fn settle(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     rules: &ReputationRules,
     head: u64,
 ) -> StoreResult<()> {
     let keys: BTreeSet<String> =
-        sqlx::query_scalar("SELECT agent_key FROM reputation_dirty WHERE chain_id = ?")
+        sqlx::query_scalar("SELECT agent_key FROM reputation_dirty WHERE chain_id = $1")
             .bind(int("chain_id", chain_id)?)
             .fetch_all(&mut *conn)
             .await
@@ -190,7 +192,7 @@ pub(super) async fn settle(
     if keys.is_empty() {
         return Ok(());
     }
-    sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = ?")
+    sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = $1")
         .bind(int("chain_id", chain_id)?)
         .execute(&mut *conn)
         .await
@@ -201,7 +203,7 @@ pub(super) async fn settle(
 /// Rescores every paid agent of `chain_id` after its trust rank moved to a new epoch. Called
 /// once every agent whose facts changed was rescored, so the counted payments are current.
 pub(super) async fn rescore_under_new_rank(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     rules: &ReputationRules,
 ) -> StoreResult<()> {
@@ -212,13 +214,13 @@ pub(super) async fn rescore_under_new_rank(
 /// Rescores every agent of `chain_id` unless its rows were computed under `rules`, then records
 /// `rules` as the chain's; returns the agents rescored.
 pub(super) async fn adopt_rules(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     rules: &ReputationRules,
 ) -> StoreResult<u64> {
     let wanted = format!("{rules:?}");
     let stored: Option<String> =
-        sqlx::query_scalar("SELECT rules FROM reputation_rules WHERE chain_id = ?")
+        sqlx::query_scalar("SELECT rules FROM reputation_rules WHERE chain_id = $1")
             .bind(int("chain_id", chain_id)?)
             .fetch_optional(&mut *conn)
             .await
@@ -227,7 +229,7 @@ pub(super) async fn adopt_rules(
         return Ok(0);
     }
     let keys: BTreeSet<String> =
-        sqlx::query_scalar("SELECT agent_key FROM agents WHERE chain_id = ?")
+        sqlx::query_scalar("SELECT agent_key FROM agents WHERE chain_id = $1")
             .bind(int("chain_id", chain_id)?)
             .fetch_all(&mut *conn)
             .await
@@ -237,27 +239,31 @@ pub(super) async fn adopt_rules(
     refresh(conn, chain_id, &keys, rules).await?;
     // The rank under the new rules, as of the epoch of the indexed block, then the paid agents
     // again under it.
-    let head: i64 = sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = ?")
-        .bind(int("chain_id", chain_id)?)
-        .fetch_optional(&mut *conn)
-        .await
-        .context("reading the indexed block")?
-        .unwrap_or(-1);
+    let head: i64 =
+        sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = $1")
+            .bind(int("chain_id", chain_id)?)
+            .fetch_optional(&mut *conn)
+            .await
+            .context("reading the indexed block")?
+            .unwrap_or(-1);
     if let Ok(head) = u64::try_from(head) {
         trust::advance(conn, chain_id, head, rules, true).await?;
         rescore_under_new_rank(conn, chain_id, rules).await?;
     }
-    sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = ?")
+    sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = $1")
         .bind(int("chain_id", chain_id)?)
         .execute(&mut *conn)
         .await
         .context("clearing the agents rescored")?;
-    sqlx::query("INSERT OR REPLACE INTO reputation_rules (chain_id, rules) VALUES (?, ?)")
-        .bind(int("chain_id", chain_id)?)
-        .bind(wanted)
-        .execute(&mut *conn)
-        .await
-        .context("recording the reputation rules in force")?;
+    sqlx::query(
+        "INSERT INTO reputation_rules (chain_id, rules) VALUES ($1, $2)
+         ON CONFLICT (chain_id) DO UPDATE SET rules = excluded.rules",
+    )
+    .bind(int("chain_id", chain_id)?)
+    .bind(wanted)
+    .execute(&mut *conn)
+    .await
+    .context("recording the reputation rules in force")?;
     Ok(keys.len() as u64)
 }
 
@@ -265,14 +271,14 @@ pub(super) async fn adopt_rules(
 /// (every event of a block carries the block's timestamp), found through the primary key
 /// without reading the block's other events.
 async fn block_times(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     blocks: BTreeSet<u64>,
 ) -> StoreResult<BTreeMap<u64, u64>> {
     if blocks.is_empty() {
         return Ok(BTreeMap::new());
     }
-    let mut query = QueryBuilder::<Sqlite>::new("WITH wanted(n) AS (");
+    let mut query = QueryBuilder::<Any>::new("WITH wanted(n) AS (");
     query.push_values(&blocks, |mut row, block| {
         row.push_bind(sql_bound(*block));
     });
@@ -280,7 +286,8 @@ async fn block_times(
     query.push_bind(int("chain_id", chain_id)?);
     query.push(" AND block_number = n ORDER BY log_index LIMIT 1) AS t FROM wanted");
     // A block without stored events has no time here; its facts are then none of reputation's.
-    let rows: Vec<(i64, Option<i64>)> = query
+    let rows: Vec<(i64, Option<i64>)> = Dialect::of(conn)
+        .portable(query)
         .build_query_as()
         .fetch_all(&mut *conn)
         .await
@@ -297,12 +304,11 @@ async fn block_times(
     Ok(times)
 }
 
-async fn write(conn: &mut SqliteConnection, computed: &[AgentReputation]) -> StoreResult<()> {
-    let mut insert = QueryBuilder::<Sqlite>::new(
-        "INSERT OR REPLACE INTO agent_reputation (agent_key, chain_id, as_of_block, as_of_timestamp,
-            score, payment_score, payment_count, unique_payers, excluded_payments, feedback_count,
-            feedback_average, validation_average, rating_average, evaluation) ",
-    );
+async fn write(conn: &mut AnyConnection, computed: &[AgentReputation]) -> StoreResult<()> {
+    const COLUMNS: &str = "agent_key, chain_id, as_of_block, as_of_timestamp, score, \
+        payment_score, payment_count, unique_payers, excluded_payments, feedback_count, \
+        feedback_average, validation_average, rating_average, evaluation";
+    let mut insert = QueryBuilder::<Any>::new(format!("INSERT INTO agent_reputation ({COLUMNS}) "));
     // Every integer is checked before the statement is built (its closure cannot fail).
     let integers = computed
         .iter()
@@ -345,7 +351,9 @@ async fn write(conn: &mut SqliteConnection, computed: &[AgentReputation]) -> Sto
             .push_bind(e.ratings.average)
             .push_bind(serde_json::to_string(e).expect("an evaluation serialises"));
     });
-    insert
+    insert.push(crate::store::sql::or_replace("agent_key", COLUMNS));
+    Dialect::of(conn)
+        .portable(insert)
         .build()
         .execute(&mut *conn)
         .await
@@ -356,7 +364,7 @@ async fn write(conn: &mut SqliteConnection, computed: &[AgentReputation]) -> Sto
 /// Every payment credited to each of `keys` (agents of `chain_id`), newest first, with why it
 /// does not count (`None`: it counts).
 pub(super) async fn classified_payments(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     keys: &[String],
     rules: &ReputationRules,
@@ -378,7 +386,7 @@ pub(super) async fn classified_payments(
 
 /// The trust rank of `chain_id` in force at `block`: as of the block's epoch.
 pub(super) async fn trust_rank_at(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     block: u64,
     rules: &ReputationRules,
@@ -398,12 +406,12 @@ struct StoredRow {
 
 /// The stored reputation of `agent_key`, if it has any.
 pub(super) async fn stored(
-    pool: &SqlitePool,
+    pool: &AnyPool,
     agent_key: &str,
 ) -> StoreResult<Option<AgentReputation>> {
     let row: Option<StoredRow> = sqlx::query_as(
         "SELECT chain_id, as_of_block, as_of_timestamp, score, evaluation FROM agent_reputation
-         WHERE agent_key = ?",
+         WHERE agent_key = $1",
     )
     .bind(agent_key)
     .fetch_optional(pool)
@@ -427,14 +435,14 @@ pub(super) async fn stored(
 /// order, handed to `page` a few hundred at a time. All pages come from one read transaction,
 /// so a batch committed meanwhile cannot make the pages disagree.
 pub(super) async fn as_of_block(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     block: u64,
     rules: &ReputationRules,
     mut page: impl FnMut(Vec<AgentReputation>),
 ) -> StoreResult<()> {
     let timestamp: Option<i64> = sqlx::query_scalar(
-        "SELECT block_timestamp FROM events WHERE chain_id = ? AND block_number <= ?
+        "SELECT block_timestamp FROM events WHERE chain_id = $1 AND block_number <= $2
          ORDER BY block_number DESC LIMIT 1",
     )
     .bind(int("chain_id", chain_id)?)

@@ -7,7 +7,7 @@ use crate::primitives::sql_bound;
 use crate::store::decode::int;
 use crate::store::sql::{contract_key_sql, erc8004_key_sql};
 use crate::store::{QueryContext, StoreResult};
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 /// Tables whose rows name an ERC-8004 agent by (identity registry, token id).
 const BY_TOKEN: [&str; 9] = [
@@ -36,7 +36,7 @@ const BY_CONTRACT: [(&str, &str); 6] = [
 /// an owner's agents are left out: they only matter to payments after them, which mark the agent
 /// themselves.
 pub(in crate::store) async fn mark_dirty(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     from: u64,
     to: u64,
@@ -45,32 +45,33 @@ pub(in crate::store) async fn mark_dirty(
         .iter()
         .map(|table| {
             format!(
-                "SELECT agent_key AS k FROM {table} WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3"
+                "SELECT agent_key AS k FROM {table} WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3"
             )
         })
         .collect();
     selects.extend(BY_TOKEN.iter().map(|table| {
         format!(
             "SELECT {} AS k FROM {table}
-             WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3",
-            erc8004_key_sql("?1", "registry", "token_id")
+             WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3",
+            erc8004_key_sql("$1", "registry", "token_id")
         )
     }));
     selects.push(format!(
         "SELECT {} AS k FROM identity_approvals
-         WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3 AND token_id IS NOT NULL",
-        erc8004_key_sql("?1", "registry", "token_id")
+         WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3 AND token_id IS NOT NULL",
+        erc8004_key_sql("$1", "registry", "token_id")
     ));
     selects.extend(BY_CONTRACT.iter().map(|(table, column)| {
         format!(
             "SELECT {} AS k FROM {table}
-             WHERE chain_id = ?1 AND block_number BETWEEN ?2 AND ?3",
-            contract_key_sql("?1", column)
+             WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3",
+            contract_key_sql("$1", column)
         )
     }));
     for select in selects {
         sqlx::query(&format!(
-            "INSERT OR IGNORE INTO reputation_dirty (chain_id, agent_key) SELECT DISTINCT ?1, k FROM ({select})"
+            "INSERT INTO reputation_dirty (chain_id, agent_key) SELECT DISTINCT $1, k FROM ({select}) AS t WHERE true
+             ON CONFLICT DO NOTHING"
         ))
         .bind(int("chain_id", chain_id)?)
         .bind(sql_bound(from))

@@ -13,11 +13,12 @@ use crate::reputation::{
     AgentTrust, Payment, ReputationRules, TrustInputs, TrustRank, trust::edges, trust_rank,
 };
 use crate::sources::hex_address;
+use crate::store::Dialect;
 use crate::store::decode::{self, int};
 use crate::store::sql::push_in;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::Address;
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Rows per INSERT statement.
@@ -27,16 +28,17 @@ const ADDRESSES_PER_QUERY: usize = 5_000;
 
 /// Replaces the counted payments of `keys` with `counted` (each agent's payments that count).
 pub(super) async fn write_counted(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     keys: &[String],
     counted: &BTreeMap<String, Vec<Payment>>,
 ) -> StoreResult<()> {
-    let mut delete = QueryBuilder::<Sqlite>::new("DELETE FROM counted_payments WHERE chain_id = ");
+    let mut delete = QueryBuilder::<Any>::new("DELETE FROM counted_payments WHERE chain_id = ");
     delete.push_bind(int("chain_id", chain_id)?);
     delete.push(" AND agent_key");
     push_in(&mut delete, keys);
-    delete
+    Dialect::of(conn)
+        .portable(delete)
         .build()
         .execute(&mut *conn)
         .await
@@ -57,10 +59,9 @@ pub(super) async fn write_counted(
                 ])
             })
             .collect::<StoreResult<Vec<_>>>()?;
-        let mut insert = QueryBuilder::<Sqlite>::new(
-            "INSERT OR REPLACE INTO counted_payments
-               (chain_id, agent_key, block_number, log_index, payer, timestamp) ",
-        );
+        const COLUMNS: &str = "chain_id, agent_key, block_number, log_index, payer, timestamp";
+        let mut insert =
+            QueryBuilder::<Any>::new(format!("INSERT INTO counted_payments ({COLUMNS}) "));
         insert.push_values(chunk.iter().zip(numbers), |mut row, ((key, p), n)| {
             row.push_bind(chain)
                 .push_bind(*key)
@@ -69,7 +70,12 @@ pub(super) async fn write_counted(
                 .push_bind(hex_address(&p.payer))
                 .push_bind(n[2]);
         });
-        insert
+        insert.push(crate::store::sql::or_replace(
+            "chain_id, agent_key, block_number, log_index",
+            COLUMNS,
+        ));
+        Dialect::of(conn)
+            .portable(insert)
             .build()
             .execute(&mut *conn)
             .await
@@ -79,9 +85,9 @@ pub(super) async fn write_counted(
 }
 
 /// The epoch the chain's stored rank is computed as of, if it has one.
-async fn stored_epoch(conn: &mut SqliteConnection, chain_id: u64) -> StoreResult<Option<Epoch>> {
+async fn stored_epoch(conn: &mut AnyConnection, chain_id: u64) -> StoreResult<Option<Epoch>> {
     let row: Option<(i64, i64)> =
-        sqlx::query_as("SELECT block_number, seeded FROM trust_epochs WHERE chain_id = ?")
+        sqlx::query_as("SELECT block_number, seeded FROM trust_epochs WHERE chain_id = $1")
             .bind(int("chain_id", chain_id)?)
             .fetch_optional(&mut *conn)
             .await
@@ -105,7 +111,7 @@ struct Epoch {
 /// Brings the chain's stored rank to the epoch of `head`; returns whether it moved (every paid
 /// agent must then be rescored). `force` recomputes it even at the same epoch (new rules).
 pub(super) async fn advance(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     head: u64,
     rules: &ReputationRules,
@@ -134,14 +140,14 @@ pub(super) async fn advance(
 /// The chain's trust rank as of `epoch`, and the time it is computed at (the newest indexed
 /// block at or before `epoch` that holds an event).
 pub(super) async fn compute(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     epoch: u64,
     rules: &ReputationRules,
 ) -> StoreResult<(TrustRank, u64)> {
     let chain = int("chain_id", chain_id)?;
     let timestamp: Option<i64> = sqlx::query_scalar(
-        "SELECT block_timestamp FROM events WHERE chain_id = ? AND block_number <= ?
+        "SELECT block_timestamp FROM events WHERE chain_id = $1 AND block_number <= $2
          ORDER BY block_number DESC LIMIT 1",
     )
     .bind(chain)
@@ -152,7 +158,7 @@ pub(super) async fn compute(
     let timestamp = decode::uint("events", "block_timestamp", timestamp.unwrap_or(0))?;
     let rows: Vec<(String, String, i64)> = sqlx::query_as(
         "SELECT agent_key, payer, timestamp FROM counted_payments
-         WHERE chain_id = ? AND block_number <= ?",
+         WHERE chain_id = $1 AND block_number <= $2",
     )
     .bind(chain)
     .bind(sql_bound(epoch))
@@ -177,12 +183,12 @@ pub(super) async fn compute(
 
 /// Each address bound to an agent as of `epoch`, to the first of its agents by key.
 async fn payment_addresses(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     epoch: u64,
 ) -> StoreResult<BTreeMap<Address, String>> {
     let rows: Vec<(String, String)> = sqlx::query_as(
-        "SELECT agent_key, address FROM payment_bindings WHERE chain_id = ? AND block_number <= ?
+        "SELECT agent_key, address FROM payment_bindings WHERE chain_id = $1 AND block_number <= $2
          ORDER BY block_number, log_index",
     )
     .bind(int("chain_id", chain_id)?)
@@ -208,7 +214,7 @@ async fn payment_addresses(
 
 /// Replaces the chain's stored rank with `rank`, as of `epoch` at `timestamp`.
 async fn store(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     epoch: u64,
     timestamp: u64,
@@ -216,7 +222,7 @@ async fn store(
 ) -> StoreResult<()> {
     let chain = int("chain_id", chain_id)?;
     for table in ["trust_agents", "trust_payers"] {
-        sqlx::query(&format!("DELETE FROM {table} WHERE chain_id = ?"))
+        sqlx::query(&format!("DELETE FROM {table} WHERE chain_id = $1"))
             .bind(chain)
             .execute(&mut *conn)
             .await
@@ -224,7 +230,7 @@ async fn store(
     }
     let agents: Vec<(&String, &AgentTrust)> = rank.agents.iter().collect();
     for chunk in agents.chunks(ROWS_PER_INSERT) {
-        let mut insert = QueryBuilder::<Sqlite>::new(
+        let mut insert = QueryBuilder::<Any>::new(
             "INSERT INTO trust_agents (agent_key, chain_id, relative, top_payers) ",
         );
         insert.push_values(chunk, |mut row, (key, trust)| {
@@ -233,7 +239,8 @@ async fn store(
                 .push_bind(trust.relative)
                 .push_bind(serde_json::to_string(&trust.top_payers).expect("payers serialise"));
         });
-        insert
+        Dialect::of(conn)
+            .portable(insert)
             .build()
             .execute(&mut *conn)
             .await
@@ -242,26 +249,28 @@ async fn store(
     let payers: Vec<(&Address, &f64)> = rank.standing.iter().filter(|(_, s)| **s > 0.0).collect();
     for chunk in payers.chunks(ROWS_PER_INSERT) {
         let mut insert =
-            QueryBuilder::<Sqlite>::new("INSERT INTO trust_payers (chain_id, address, standing) ");
+            QueryBuilder::<Any>::new("INSERT INTO trust_payers (chain_id, address, standing) ");
         insert.push_values(chunk, |mut row, (address, standing)| {
             row.push_bind(chain)
                 .push_bind(hex_address(address))
                 .push_bind(**standing);
         });
-        insert
+        Dialect::of(conn)
+            .portable(insert)
             .build()
             .execute(&mut *conn)
             .await
             .context("writing payers' standing")?;
     }
     sqlx::query(
-        "INSERT OR REPLACE INTO trust_epochs (chain_id, block_number, timestamp, seeded)
-         VALUES (?, ?, ?, ?)",
+        "INSERT INTO trust_epochs (chain_id, block_number, timestamp, seeded) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (chain_id) DO UPDATE SET block_number = excluded.block_number,
+           timestamp = excluded.timestamp, seeded = excluded.seeded",
     )
     .bind(chain)
     .bind(int("epoch", epoch)?)
     .bind(int("timestamp", timestamp)?)
-    .bind(rank.seeded)
+    .bind(i64::from(rank.seeded))
     .execute(&mut *conn)
     .await
     .context("recording the trust epoch")?;
@@ -270,11 +279,11 @@ async fn store(
 
 /// Every agent of `chain_id` with a counted payment: those whose score a new epoch can move.
 pub(super) async fn paid_agents(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
 ) -> StoreResult<BTreeSet<String>> {
     let keys: Vec<String> =
-        sqlx::query_scalar("SELECT DISTINCT agent_key FROM counted_payments WHERE chain_id = ?")
+        sqlx::query_scalar("SELECT DISTINCT agent_key FROM counted_payments WHERE chain_id = $1")
             .bind(int("chain_id", chain_id)?)
             .fetch_all(&mut *conn)
             .await
@@ -284,7 +293,7 @@ pub(super) async fn paid_agents(
 
 /// Fills in what the stored rank says about each loaded agent and its payers.
 pub(super) async fn stored_inputs(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     loaded: &mut BTreeMap<String, Loaded>,
     unproven_cap: f64,
@@ -295,11 +304,12 @@ pub(super) async fn stored_inputs(
     if !epoch.seeded {
         return Ok(());
     }
-    let mut query = QueryBuilder::<Sqlite>::new(
+    let mut query = QueryBuilder::<Any>::new(
         "SELECT agent_key, relative, top_payers FROM trust_agents WHERE agent_key",
     );
     push_in(&mut query, loaded.keys());
-    let rows: Vec<(String, f64, String)> = query
+    let rows: Vec<(String, f64, String)> = Dialect::of(conn)
+        .portable(query)
         .build_query_as()
         .fetch_all(&mut *conn)
         .await
@@ -339,20 +349,21 @@ pub(super) async fn stored_inputs(
 
 /// The stored standing of `payers` (those with none are left out).
 async fn standing_of(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     payers: &BTreeSet<Address>,
 ) -> StoreResult<BTreeMap<Address, f64>> {
     let mut out = BTreeMap::new();
     let payers: Vec<String> = payers.iter().map(hex_address).collect();
     for chunk in payers.chunks(ADDRESSES_PER_QUERY) {
-        let mut query = QueryBuilder::<Sqlite>::new(
+        let mut query = QueryBuilder::<Any>::new(
             "SELECT address, standing FROM trust_payers WHERE chain_id = ",
         );
         query.push_bind(int("chain_id", chain_id)?);
         query.push(" AND address");
         push_in(&mut query, chunk);
-        let rows: Vec<(String, f64)> = query
+        let rows: Vec<(String, f64)> = Dialect::of(conn)
+            .portable(query)
             .build_query_as()
             .fetch_all(&mut *conn)
             .await
@@ -401,7 +412,7 @@ pub(super) fn inputs_from(
 
 /// The epoch the chain's stored rank is at, if any (for the feed to reuse it).
 pub(super) async fn epoch_block(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
 ) -> StoreResult<Option<u64>> {
     Ok(stored_epoch(conn, chain_id).await?.map(|e| e.block))

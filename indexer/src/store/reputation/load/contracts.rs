@@ -4,17 +4,18 @@
 use super::{Loaded, at, seen};
 use crate::primitives::sql_bound;
 use crate::reputation::{Outflow, Rating, SideChange};
+use crate::store::Dialect;
 use crate::store::StoreResult;
 use crate::store::decode;
 use crate::store::decode::int;
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows, push_in};
 use alloy::primitives::Address;
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Owner history, withdrawals (outflows) and ratings of agent contracts.
 pub(super) async fn contract_facts(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     chain_id: u64,
     up_to: u64,
     contracts: &BTreeMap<&str, &str>,
@@ -22,8 +23,10 @@ pub(super) async fn contract_facts(
 ) -> StoreResult<()> {
     // Each query names the table's agent index (see `store::sql`); `{rows}` packs the columns.
     let chain = int("chain_id", chain_id)?;
+    let dialect = Dialect::of(conn);
     let select = |sql: &str, columns: &str| {
-        let mut query = QueryBuilder::<Sqlite>::new(sql.replace("{rows}", &packed_rows(columns)));
+        let mut query =
+            QueryBuilder::<Any>::new(sql.replace("{rows}", &packed_rows(dialect, columns)));
         query.push_bind(chain);
         query.push(" AND block_number <= ");
         query.push_bind(sql_bound(up_to));

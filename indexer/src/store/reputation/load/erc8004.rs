@@ -7,6 +7,7 @@ use super::feedback_files::{self, OnChainFeedback};
 use super::{Loaded, at, seen};
 use crate::primitives::sql_bound;
 use crate::reputation::{FeedbackEntry, SideChange, ValidationResponse};
+use crate::store::Dialect;
 use crate::store::StoreResult;
 use crate::store::agents::wallet_from_metadata;
 use crate::store::decode;
@@ -14,7 +15,7 @@ use crate::store::decode::int;
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows, push_in};
 use alloy::primitives::{Address, hex};
 use serde::de::DeserializeOwned;
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One ERC-8004 registry's facts up to a block.
@@ -28,15 +29,15 @@ pub(super) struct Scope<'a> {
 /// token index, as `store::sql` explains): each row's block, log index and `T`, which holds
 /// the token id and then `columns`.
 async fn of_tokens<T: DeserializeOwned>(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     scope: &Scope<'_>,
     tokens: &BTreeMap<&str, &str>,
     table: &str,
     columns: &str,
 ) -> StoreResult<Vec<(i64, i64, T)>> {
-    let mut query = QueryBuilder::<Sqlite>::new(format!(
+    let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {} FROM {table} INDEXED BY {} WHERE chain_id = ",
-        packed_rows(&format!("token_id, {columns}")),
+        packed_rows(Dialect::of(conn), &format!("token_id, {columns}")),
         token_index(table)
     ));
     query.push_bind(int("chain_id", scope.chain_id)?);
@@ -61,7 +62,7 @@ fn token_index(table: &str) -> String {
 /// Owner, approval and wallet history of ERC-8004 agents, and the operators every owner they
 /// ever had approved for all its agents.
 pub(super) async fn erc8004_side(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     scope: &Scope<'_>,
     tokens: &BTreeMap<&str, &str>,
     loaded: &mut BTreeMap<String, Loaded>,
@@ -135,10 +136,10 @@ pub(super) async fn erc8004_side(
     if owners.is_empty() {
         return Ok(());
     }
-    let mut query = QueryBuilder::<Sqlite>::new(format!(
+    let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {} FROM identity_approvals INDEXED BY identity_approvals_owner
          WHERE token_id IS NULL AND chain_id = ",
-        packed_rows("owner, operator, approved")
+        packed_rows(Dialect::of(conn), "owner, operator, approved")
     ));
     query.push_bind(int("chain_id", scope.chain_id)?);
     query.push(" AND registry = ");
@@ -171,7 +172,7 @@ pub(super) async fn erc8004_side(
 
 /// Feedback with the revocations made up to the block.
 pub(super) async fn feedback(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     scope: &Scope<'_>,
     tokens: &BTreeMap<&str, &str>,
     loaded: &mut BTreeMap<String, Loaded>,
@@ -265,7 +266,7 @@ pub(super) async fn feedback(
 
 /// Validation requests and every response.
 pub(super) async fn validations(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     scope: &Scope<'_>,
     tokens: &BTreeMap<&str, &str>,
     loaded: &mut BTreeMap<String, Loaded>,

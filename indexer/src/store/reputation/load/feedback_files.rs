@@ -8,11 +8,12 @@
 use crate::documents::uri::is_content_addressed;
 use crate::documents::{Expect, FeedbackFileProjection};
 use crate::reputation::CitedPayment;
+use crate::store::Dialect;
 use crate::store::decode;
 use crate::store::sql::push_in;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::{Address, B256};
-use sqlx::{QueryBuilder, Sqlite, SqliteConnection};
+use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// URIs per IN list.
@@ -26,19 +27,20 @@ pub(super) struct StoredFile {
 
 /// The feedback files read well at `uris`, by URI.
 pub(super) async fn stored(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     uris: &BTreeSet<String>,
 ) -> StoreResult<BTreeMap<String, StoredFile>> {
     let mut out = BTreeMap::new();
     let uris: Vec<&String> = uris.iter().collect();
     for chunk in uris.chunks(URIS_PER_QUERY) {
-        let mut query = QueryBuilder::<Sqlite>::new(
+        let mut query = QueryBuilder::<Any>::new(
             "SELECT uri, hash, projection FROM documents WHERE status = 'ok' AND kind = 'feedback' AND expect = ",
         );
         query.push_bind(Expect::Feedback.as_str());
         query.push(" AND uri");
         push_in(&mut query, chunk.iter().map(|u| u.as_str()));
-        let rows: Vec<(String, Option<String>, String)> = query
+        let rows: Vec<(String, Option<String>, String)> = Dialect::of(conn)
+            .portable(query)
             .build_query_as()
             .fetch_all(&mut *conn)
             .await

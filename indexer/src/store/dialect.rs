@@ -1,0 +1,239 @@
+//! The two SQL dialects the store speaks, and the few places they differ.
+//!
+//! Statements are written once, in the SQL both SQLite and PostgreSQL accept: numbered
+//! parameters (`$1`), `ON CONFLICT … DO …`, `coalesce`, `CAST(… AS BIGINT)`. What only one of
+//! them has (SQLite's scalar `max(a, b)`, its JSON functions and index hints) comes from a method
+//! here, so a reader sees every divergence in one file.
+//!
+//! Built statements (a [`QueryBuilder`] with one `?` per bound value) keep SQLite's anonymous
+//! parameters, which it binds in constant time each: a multi-row INSERT binds tens of thousands.
+//! [`Dialect::portable`] numbers them for PostgreSQL, and drops SQLite's `INDEXED BY` hints
+//! (PostgreSQL's planner keeps statistics of its own).
+
+use sqlx::any::AnyArguments;
+use sqlx::{Any, AnyConnection, AnyPool, Execute, QueryBuilder};
+use sqlx_core::any::AnyValueKind;
+use std::borrow::Cow;
+
+/// Which database a connection speaks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// SQLite, the default: one file.
+    Sqlite,
+    /// PostgreSQL: one writer, any number of readers on other machines.
+    Postgres,
+}
+
+impl Dialect {
+    /// The dialect of `url` (`sqlite://…` or `postgres://…`), if it names one.
+    pub fn of_url(url: &str) -> Option<Self> {
+        if url.starts_with("sqlite:") {
+            Some(Self::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Some(Self::Postgres)
+        } else {
+            None
+        }
+    }
+
+    /// The dialect of an open connection.
+    pub fn of(conn: &AnyConnection) -> Self {
+        Self::of_name(conn.backend_name())
+    }
+
+    /// The dialect of a pool's connections.
+    pub fn of_pool(pool: &AnyPool) -> Self {
+        Self::of_url(pool.connect_options().database_url.as_str()).unwrap_or(Self::Sqlite)
+    }
+
+    fn of_name(name: &str) -> Self {
+        if name == "PostgreSQL" {
+            Self::Postgres
+        } else {
+            Self::Sqlite
+        }
+    }
+
+    /// `query` with its `?` parameters in this dialect's form (numbered for PostgreSQL), its
+    /// bound values kept.
+    pub fn portable<'a>(self, mut query: QueryBuilder<'a, Any>) -> QueryBuilder<'a, Any> {
+        if self == Self::Sqlite {
+            return query;
+        }
+        let text = number_parameters(&without_index_hints(query.sql())).into_owned();
+        let arguments = owned(
+            query
+                .build()
+                .take_arguments()
+                .ok()
+                .flatten()
+                .unwrap_or_default(),
+        );
+        QueryBuilder::with_arguments(text, arguments)
+    }
+
+    /// The larger of two values: SQLite's scalar `max`, PostgreSQL's `GREATEST`.
+    pub fn greatest(self, a: &str, b: &str) -> String {
+        match self {
+            Self::Sqlite => format!("max({a}, {b})"),
+            Self::Postgres => format!("GREATEST({a}, {b})"),
+        }
+    }
+
+    /// The smaller of two values.
+    pub fn least(self, a: &str, b: &str) -> String {
+        match self {
+            Self::Sqlite => format!("min({a}, {b})"),
+            Self::Postgres => format!("LEAST({a}, {b})"),
+        }
+    }
+
+    /// The aggregate that packs the rows of a query into one JSON array (as text), each row the
+    /// array of `columns`.
+    pub fn json_rows(self, columns: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json_group_array(json_array({columns}))"),
+            Self::Postgres => {
+                format!("coalesce(json_agg(json_build_array({columns}))::text, '[]')")
+            }
+        }
+    }
+
+    /// A table of the members of the JSON array under `key` in the JSON text `document`, named
+    /// `alias`, its one column `value`; no rows when there is no such array. For `CROSS JOIN`.
+    pub fn json_items(self, document: &str, key: &str, alias: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json_each({document}, '$.{key}') {alias}"),
+            Self::Postgres => format!(
+                "LATERAL jsonb_array_elements(CASE jsonb_typeof(({document})::jsonb -> '{key}') \
+                 WHEN 'array' THEN ({document})::jsonb -> '{key}' ELSE '[]'::jsonb END) \
+                 AS {alias}(value)"
+            ),
+        }
+    }
+
+    /// The member `key` of `value`, a JSON object (from [`json_items`](Self::json_items)).
+    pub fn json_field(self, value: &str, key: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json_extract({value}, '$.{key}')"),
+            Self::Postgres => format!("({value} ->> '{key}')"),
+        }
+    }
+
+    /// A JSON array of `columns` (one row's values).
+    pub fn json_array(self, columns: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json_array({columns})"),
+            Self::Postgres => format!("json_build_array({columns})"),
+        }
+    }
+}
+
+/// `arguments` with every text and byte value copied, so they outlive the builder they were
+/// taken from. (The value list is public, though hidden from sqlx's documentation.)
+fn owned(arguments: AnyArguments<'_>) -> AnyArguments<'static> {
+    let mut copy = AnyArguments::default();
+    copy.values.0 = arguments
+        .values
+        .0
+        .into_iter()
+        .map(|value| match value {
+            AnyValueKind::Null(kind) => AnyValueKind::Null(kind),
+            AnyValueKind::Bool(v) => AnyValueKind::Bool(v),
+            AnyValueKind::SmallInt(v) => AnyValueKind::SmallInt(v),
+            AnyValueKind::Integer(v) => AnyValueKind::Integer(v),
+            AnyValueKind::BigInt(v) => AnyValueKind::BigInt(v),
+            AnyValueKind::Real(v) => AnyValueKind::Real(v),
+            AnyValueKind::Double(v) => AnyValueKind::Double(v),
+            AnyValueKind::Text(v) => AnyValueKind::Text(Cow::Owned(v.into_owned())),
+            AnyValueKind::Blob(v) => AnyValueKind::Blob(Cow::Owned(v.into_owned())),
+            // A kind added by a later sqlx: bound as NULL would be wrong, so refuse loudly.
+            #[allow(unreachable_patterns)]
+            other => panic!("sqlx added a value kind the store does not copy: {other:?}"),
+        })
+        .collect();
+    copy
+}
+
+/// `sql` without SQLite's ` INDEXED BY name` hints.
+fn without_index_hints(sql: &str) -> Cow<'_, str> {
+    const HINT: &str = " INDEXED BY ";
+    if !sql.contains(HINT) {
+        return Cow::Borrowed(sql);
+    }
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(at) = rest.find(HINT) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + HINT.len()..];
+        let name_end = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        rest = &after[name_end..];
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// `sql` with each `?` outside a quoted literal replaced by `$1`, `$2`, … in order.
+fn number_parameters(sql: &str) -> Cow<'_, str> {
+    if !sql.contains('?') {
+        return Cow::Borrowed(sql);
+    }
+    let mut out = String::with_capacity(sql.len() + sql.len() / 4);
+    let mut next = 0_usize;
+    let mut quoted = false;
+    for c in sql.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '?' if !quoted => {
+                next += 1;
+                out.push('$');
+                out.push_str(&next.to_string());
+            }
+            _ => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_numbered_in_order_and_literals_are_left_alone() {
+        assert_eq!(
+            number_parameters("SELECT ? FROM t WHERE a = ? AND b = 'why?' AND c IN (?, ?)"),
+            "SELECT $1 FROM t WHERE a = $2 AND b = 'why?' AND c IN ($3, $4)"
+        );
+        assert!(matches!(number_parameters("SELECT 1"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn index_hints_are_dropped_for_postgres() {
+        assert_eq!(
+            without_index_hints(
+                "SELECT a FROM t INDEXED BY t_agent WHERE x IN (SELECT 1 FROM u INDEXED BY u_k)"
+            ),
+            "SELECT a FROM t WHERE x IN (SELECT 1 FROM u)"
+        );
+    }
+
+    #[test]
+    fn urls_name_their_dialect() {
+        assert_eq!(Dialect::of_url("sqlite://a.db"), Some(Dialect::Sqlite));
+        assert_eq!(
+            Dialect::of_url("postgres://u:p@127.0.0.1:5432/db"),
+            Some(Dialect::Postgres)
+        );
+        assert_eq!(
+            Dialect::of_url("postgresql://127.0.0.1/db"),
+            Some(Dialect::Postgres)
+        );
+        assert_eq!(Dialect::of_url("mysql://x"), None);
+    }
+}

@@ -1,0 +1,135 @@
+//! Opening a PostgreSQL database: its migrations (`migrations/postgres/`), the writer's and the
+//! readers' pools, and the advisory lock that keeps a chain to one writer.
+//!
+//! One `index` process writes a chain; any number of `serve` processes, on any machine, read.
+//! The writer takes a session-level advisory lock per chain when it starts the chain, on its
+//! one connection, and checks it again inside every batch's transaction: a second writer is
+//! refused at its start, and a writer whose connection was replaced (and lost its lock) finds
+//! out before it writes.
+
+use super::{QueryContext, StoreError, StoreResult};
+use sqlx::any::AnyPoolOptions;
+use sqlx::{AnyConnection, AnyPool};
+use std::time::Duration;
+
+/// PostgreSQL's migrations (`migrations/postgres/`).
+pub(super) static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
+
+/// The first key of agentindex's advisory locks (the second is the chain id): "agix".
+const LOCK_NAMESPACE: i32 = 0x6167_6978;
+
+/// Connections of the read pool of each process.
+const READ_CONNECTIONS: u32 = 16;
+
+/// The pools of an open PostgreSQL store.
+pub(super) struct Opened {
+    pub(super) write: AnyPool,
+    pub(super) read: AnyPool,
+}
+
+/// Connects to the database at `url` and brings its schema up to date. Migrations hold
+/// PostgreSQL's own advisory lock while they run, so processes started together wait for one
+/// another.
+pub(super) async fn open(url: &str) -> StoreResult<Opened> {
+    let open_error = |source| StoreError::Open {
+        url: redacted(url),
+        source,
+    };
+    // The writer's one connection lives as long as the store: it holds the chains' locks.
+    let write = AnyPoolOptions::new()
+        .max_connections(1)
+        .min_connections(1)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .acquire_timeout(Duration::from_secs(30))
+        .connect(url)
+        .await
+        .map_err(open_error)?;
+    MIGRATOR
+        .run(&write)
+        .await
+        .map_err(|source| StoreError::Migrate {
+            url: redacted(url),
+            source,
+        })?;
+    let read = AnyPoolOptions::new()
+        .max_connections(READ_CONNECTIONS)
+        .acquire_timeout(Duration::from_secs(30))
+        .connect(url)
+        .await
+        .map_err(open_error)?;
+    Ok(Opened { write, read })
+}
+
+/// Takes the lock that makes this connection `chain_id`'s only writer, or says who holds it.
+pub(super) async fn lock_chain(conn: &mut AnyConnection, chain_id: u64) -> StoreResult<()> {
+    let chain = chain_key(chain_id);
+    let taken: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1, $2)")
+        .bind(LOCK_NAMESPACE)
+        .bind(chain)
+        .fetch_one(&mut *conn)
+        .await
+        .context("taking the chain's writer lock")?;
+    if taken {
+        return Ok(());
+    }
+    let holder: Option<(i32, Option<String>, Option<String>)> = sqlx::query_as(
+        "SELECT a.pid, a.client_addr::text, a.application_name
+           FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.locktype = 'advisory' AND l.classid = $1::oid AND l.objid = $2::oid
+            AND l.granted
+          LIMIT 1",
+    )
+    .bind(i64::from(LOCK_NAMESPACE))
+    .bind(i64::from(chain_id as u32))
+    .fetch_optional(&mut *conn)
+    .await
+    .context("finding the chain's writer")?;
+    Err(StoreError::SecondWriter {
+        chain_id,
+        holder: holder.map_or_else(
+            || "another process".to_string(),
+            |(pid, addr, _)| match addr {
+                Some(addr) => format!("process {pid} (connected from {addr})"),
+                None => format!("process {pid} (on the database's own machine)"),
+            },
+        ),
+    })
+}
+
+/// Checks, inside a batch's transaction, that this connection still holds `chain_id`'s lock,
+/// and takes it again if the connection was replaced and nobody else took it meanwhile.
+pub(super) async fn still_writer(conn: &mut AnyConnection, chain_id: u64) -> StoreResult<()> {
+    let held: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM pg_locks
+                         WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+                           AND classid = $1::oid AND objid = $2::oid AND granted)",
+    )
+    .bind(i64::from(LOCK_NAMESPACE))
+    .bind(i64::from(chain_id as u32))
+    .fetch_one(&mut *conn)
+    .await
+    .context("checking the chain's writer lock")?;
+    if held {
+        Ok(())
+    } else {
+        lock_chain(conn, chain_id).await
+    }
+}
+
+/// The lock's second key: the chain id, folded into 32 bits (chain ids above 2^31 share a lock
+/// with another chain's, which only costs them running side by side).
+fn chain_key(chain_id: u64) -> i32 {
+    (chain_id as u32) as i32
+}
+
+/// `url` without its password, for errors and logs.
+pub(super) fn redacted(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ => url.to_string(),
+    }
+}
