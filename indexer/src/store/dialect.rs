@@ -120,6 +120,14 @@ impl Dialect {
         }
     }
 
+    /// The bytes of `blob` as hex text (case aside, both read back the same).
+    pub fn hex(self, blob: &str) -> String {
+        match self {
+            Self::Sqlite => format!("hex({blob})"),
+            Self::Postgres => format!("encode({blob}, 'hex')"),
+        }
+    }
+
     /// A JSON array of `columns` (one row's values).
     pub fn json_array(self, columns: &str) -> String {
         match self {

@@ -76,7 +76,7 @@ pub(super) async fn refresh(
         &reg,
         &ids,
         "identity_metadata",
-        "hex(value)",
+        &Dialect::of(conn).hex("value"),
         "AND key = 'agentWallet'",
     )
     .await?;

@@ -212,7 +212,8 @@ async fn payments(
         "SELECT {} FROM payments WHERE block_number <= ",
         packed_rows(
             Dialect::of(conn),
-            "agent_key, payer, payee, token, amount, timestamp, scheme IS NOT NULL, tx_hash"
+            "agent_key, payer, payee, token, amount, timestamp,
+             CASE WHEN scheme IS NULL THEN 0 ELSE 1 END, tx_hash"
         )
     ));
     query.push_bind(sql_bound(up_to));

@@ -92,7 +92,10 @@ pub(super) async fn erc8004_side(
         scope,
         tokens,
         "identity_metadata",
-        "CASE WHEN key = 'agentWallet' THEN hex(value) END",
+        &format!(
+            "CASE WHEN key = 'agentWallet' THEN {} END",
+            Dialect::of(conn).hex("value")
+        ),
     )
     .await?;
     for (block, log, (token, wallet_hex)) in rows {
