@@ -90,6 +90,20 @@ pub(crate) enum Command {
         #[command(flatten)]
         config: ConfigArg,
     },
+    /// Copy an index into an empty database (SQLite to PostgreSQL, or back) without indexing
+    /// again, then verify it: equal canonical dumps and equal reputation feeds.
+    Copy {
+        /// The database to copy (sqlite://path or postgres://user:password@host:port/dbname).
+        #[arg(long, value_name = "URL")]
+        from: String,
+        /// The database to copy into: created and migrated if missing, and empty.
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// A configuration whose reputation rules the feeds are compared under (default rules
+        /// otherwise).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
     /// Work with Agent Cards and registration files.
     #[command(subcommand)]
     Card(CardCommand),
@@ -126,6 +140,20 @@ impl Command {
             Command::Serve(config) => crate::serve::serve(config.load()?).await,
             Command::Migrate(config) => crate::migrate::run(config.load()?).await,
             Command::Backup { path, config } => crate::backup::run(config.load()?, &path).await,
+            Command::Copy { from, to, config } => {
+                let config = match config {
+                    Some(path) => Some(
+                        ConfigArg {
+                            config: Some(path),
+                            network: None,
+                            rpc: Vec::new(),
+                        }
+                        .load()?,
+                    ),
+                    None => None,
+                };
+                crate::copy::run(&from, &to, config).await
+            }
             Command::Card(CardCommand::Check { url, config }) => {
                 crate::card_check::run(&url, config.as_deref()).await
             }

@@ -3,6 +3,7 @@
 mod backup;
 mod card_check;
 mod cli;
+mod copy;
 mod dev;
 mod index;
 mod logging;

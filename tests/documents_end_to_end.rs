@@ -4,7 +4,7 @@
 //! anchored hash), and broken documents are recorded with the reason.
 
 use crate::support;
-use agentindex_indexer::store::{Flag, MaybeFlag};
+use agentindex_indexer::store::{Dialect, Flag, MaybeFlag};
 
 use agentindex_contracts::{Devnet, ForeignAgent, confirm, demo};
 use alloy::primitives::{Address, keccak256};
@@ -24,11 +24,16 @@ fn v1_card(name: &str, skill: &str, tag: &str) -> Vec<u8> {
     .into_bytes()
 }
 
-async fn search(pool: &AnyPool, query: &str) -> Vec<String> {
-    sqlx::query_scalar(
-        "SELECT agent_key FROM agent_search WHERE agent_search MATCH $1 ORDER BY agent_key",
-    )
-    .bind(query)
+/// The agents whose search document has `word`, in each database's own full-text index.
+async fn search(pool: &AnyPool, word: &str) -> Vec<String> {
+    let matching = match Dialect::of_pool(pool) {
+        Dialect::Sqlite => "agent_search MATCH $1",
+        Dialect::Postgres => "document @@ to_tsquery('simple', $1)",
+    };
+    sqlx::query_scalar(&format!(
+        "SELECT agent_key FROM agent_search WHERE {matching} ORDER BY agent_key"
+    ))
+    .bind(word)
     .fetch_all(pool)
     .await
     .unwrap()
@@ -308,9 +313,10 @@ async fn agents_become_searchable_by_what_their_documents_say() {
 
     // Agent contracts' own agentCard() JSON is a document too.
     let onchain = |address: Address| format!("eip155:{chain}:{}", hex(address));
-    let read: (String, String, String) = sqlx::query_as(
-        "SELECT status, kind, json_extract(projection, '$.name') FROM documents WHERE uri = $1 AND expect = 'onchain'",
-    )
+    let read: (String, String, String) = sqlx::query_as(&format!(
+        "SELECT status, kind, {} FROM documents WHERE uri = $1 AND expect = 'onchain'",
+        Dialect::of_pool(pool).json_path("projection", "name")
+    ))
     .bind(onchain(factory))
     .fetch_one(pool)
     .await

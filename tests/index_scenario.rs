@@ -169,7 +169,7 @@ async fn scenario_is_indexed_field_by_field_and_independent_of_range_size_and_fe
     assert_eq!(
         strings(
             pool,
-            "SELECT amount FROM payments WHERE agent_key = ?",
+            "SELECT amount FROM payments WHERE agent_key = $1",
             &key
         )
         .await,

@@ -5,7 +5,8 @@
 //! enough to compare them.
 
 use crate::state::ApiState;
-use agentindex_indexer::store::AgentReputation;
+use agentindex_indexer::reputation::ReputationRules;
+use agentindex_indexer::store::{AgentReputation, Store};
 use agentindex_indexer::store::StoreRead;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -111,24 +112,7 @@ pub async fn reputation(
             indexed,
         });
     }
-    let mut body = Vec::new();
-    let mut unencodable = None;
-    state
-        .store
-        .reputation_as_of(chain_id, block, rules, |page| {
-            for agent in page {
-                if let Err(e) = write_line(&mut body, &agent) {
-                    unencodable.get_or_insert(FeedError::Encode {
-                        agent: agent.agent.clone(),
-                        reason: e.to_string(),
-                    });
-                }
-            }
-        })
-        .await?;
-    if let Some(error) = unencodable {
-        return Err(error);
-    }
+    let body = body(&state.store, chain_id, block, rules).await?;
     let digest = Sha256::digest(&body);
     let mut headers = HeaderMap::new();
     headers.insert(
@@ -149,6 +133,34 @@ pub async fn reputation(
         );
     }
     Ok((headers, body).into_response())
+}
+
+/// The feed of `chain_id` at `block` under `rules`: one canonical JSON line per agent, in key
+/// order. Two stores holding the same facts give the same bytes.
+pub async fn body(
+    store: &Store,
+    chain_id: u64,
+    block: u64,
+    rules: &ReputationRules,
+) -> Result<Vec<u8>, FeedError> {
+    let mut body = Vec::new();
+    let mut unencodable = None;
+    store
+        .reputation_as_of(chain_id, block, rules, |page| {
+            for agent in page {
+                if let Err(e) = write_line(&mut body, &agent) {
+                    unencodable.get_or_insert(FeedError::Encode {
+                        agent: agent.agent.clone(),
+                        reason: e.to_string(),
+                    });
+                }
+            }
+        })
+        .await?;
+    match unencodable {
+        Some(error) => Err(error),
+        None => Ok(body),
+    }
 }
 
 /// Appends `agent` as one canonical JSON line.

@@ -54,12 +54,23 @@ pub(crate) fn config_toml(
     depth: u64,
     extra: &str,
 ) -> String {
+    config_toml_at(devnet, rpc, &database_url(db), depth, extra)
+}
+
+/// [`config_toml`] for the database at `url`, whichever backend the run tests.
+pub(crate) fn config_toml_at(
+    devnet: &Devnet,
+    rpc: &[String],
+    url: &str,
+    depth: u64,
+    extra: &str,
+) -> String {
     let chain = devnet.chain_toml(
         "devnet",
         rpc,
         &format!("finality = {depth}\npoll_interval_ms = 100\n{extra}"),
     );
-    format!("\n[database]\nurl = \"{}\"\n{chain}", database_url(db))
+    format!("\n[database]\nurl = \"{url}\"\n{chain}")
 }
 
 /// The parsed config of [`config_toml`].

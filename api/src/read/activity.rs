@@ -3,6 +3,7 @@
 //! agent. Keys are parsed as [`AgentKey`]s; fact rows come back with the columns that name their
 //! agent, and are grouped under the key that asked for them.
 
+use agentindex_indexer::store::Dialect;
 use agentindex_indexer::primitives::AgentKey;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
@@ -125,7 +126,11 @@ pub(crate) async fn feedback(
         if subjects.tokens.is_empty() {
             continue;
         }
-        let mut query = QueryBuilder::<Any>::new(
+        let responses = Dialect::of_pool(pool).json_objects(
+            "'responder', p.responder, 'uri', p.response_uri, 'hash', p.response_hash, \
+             'block', p.block_number",
+        );
+        let mut query = QueryBuilder::<Any>::new(format!(
             "SELECT f.chain_id, f.registry, f.token_id, f.client,
                 f.feedback_index, f.value, f.value_decimals, f.tag1, f.tag2, f.endpoint,
                 f.feedback_uri, f.block_number, f.log_index, f.tx_hash, f.timestamp,
@@ -133,17 +138,16 @@ pub(crate) async fn feedback(
                         WHERE r.chain_id = f.chain_id AND r.registry = f.registry
                           AND r.token_id = f.token_id AND r.client = f.client
                           AND r.feedback_index = f.feedback_index) AS revoked,
-                (SELECT json_group_array(json_object('responder', p.responder, 'uri', p.response_uri,
-                            'hash', p.response_hash, 'block', p.block_number))
+                (SELECT {responses}
                    FROM feedback_responses p
                   WHERE p.chain_id = f.chain_id AND p.registry = f.registry
                     AND p.token_id = f.token_id AND p.client = f.client
                     AND p.feedback_index = f.feedback_index) AS responses
-             FROM feedback f WHERE",
-        );
+             FROM feedback f WHERE"
+        ));
         push_tokens(&mut query, "f", &subjects.tokens);
         query.push(" ORDER BY f.block_number DESC, f.log_index DESC");
-        let rows: Vec<FeedbackRow> = query.build_query_as().fetch_all(pool).await?;
+        let rows: Vec<FeedbackRow> = Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await?;
         for row in rows {
             if let Some(key) = subjects.token_key(row.chain_id, &row.registry, &row.token_id) {
                 out.entry(key.to_string()).or_default().push(row);
@@ -164,21 +168,24 @@ pub(crate) async fn validations(
         if subjects.tokens.is_empty() {
             continue;
         }
-        let mut query = QueryBuilder::<Any>::new(
+        let responses = Dialect::of_pool(pool).json_objects(
+            "'response', s.response, 'uri', s.response_uri, 'tag', s.tag, \
+             'block', s.block_number, 'timestamp', s.timestamp",
+        );
+        let mut query = QueryBuilder::<Any>::new(format!(
             "SELECT v.chain_id, v.registry, v.token_id,
                 v.request_hash, v.validator, v.request_uri, v.block_number, v.log_index,
                 v.tx_hash,
-                (SELECT json_group_array(json_object('response', s.response, 'uri', s.response_uri,
-                            'tag', s.tag, 'block', s.block_number, 'timestamp', s.timestamp))
+                (SELECT {responses}
                    FROM (SELECT * FROM validation_responses s
                           WHERE s.chain_id = v.chain_id AND s.registry = v.registry
                             AND s.request_hash = v.request_hash
                           ORDER BY s.block_number, s.log_index) s) AS responses
-             FROM validation_requests v WHERE",
-        );
+             FROM validation_requests v WHERE"
+        ));
         push_tokens(&mut query, "v", &subjects.tokens);
         query.push(" ORDER BY v.block_number DESC, v.log_index DESC");
-        let rows: Vec<ValidationRow> = query.build_query_as().fetch_all(pool).await?;
+        let rows: Vec<ValidationRow> = Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await?;
         for row in rows {
             if let Some(key) = subjects.token_key(row.chain_id, &row.registry, &row.token_id) {
                 out.entry(key.to_string()).or_default().push(row);
@@ -212,6 +219,7 @@ pub(crate) async fn history(
     keys: &[String],
 ) -> sqlx::Result<HashMap<String, Vec<HistoryRow>>> {
     let mut out: HashMap<String, Vec<HistoryRow>> = HashMap::new();
+    let dialect = Dialect::of_pool(pool);
     for chunk in keys.chunks(200) {
         let subjects = Subjects::of(chunk)?;
         let mut rows: Vec<HistoryRow> = Vec::new();
@@ -220,27 +228,27 @@ pub(crate) async fn history(
                 (
                     "registered",
                     "identity_registrations",
-                    "json_object('owner', t.owner, 'uri', t.uri)",
+                    dialect.json_object("'owner', t.owner, 'uri', t.uri"),
                 ),
                 (
                     "transferred",
                     "identity_transfers",
-                    "json_object('from', t.from_address, 'to', t.to_address)",
+                    dialect.json_object("'from', t.from_address, 'to', t.to_address"),
                 ),
                 (
                     "uri_updated",
                     "identity_uri_updates",
-                    "json_object('uri', t.uri, 'by', t.updated_by)",
+                    dialect.json_object("'uri', t.uri, 'by', t.updated_by"),
                 ),
                 (
                     "metadata_set",
                     "identity_metadata",
-                    "json_object('key', t.key, 'value', '0x' || hex(t.value))",
+                    dialect.json_object(&format!("'key', t.key, 'value', '0x' || {}", dialect.hex("t.value"))),
                 ),
                 (
                     "approval",
                     "identity_approvals",
-                    "json_object('operator', t.operator, 'approved', t.approved)",
+                    dialect.json_object("'operator', t.operator, 'approved', t.approved"),
                 ),
             ] {
                 let mut query = QueryBuilder::<Any>::new(format!(
@@ -249,21 +257,21 @@ pub(crate) async fn history(
                      FROM {table} t WHERE"
                 ));
                 push_tokens(&mut query, "t", &subjects.tokens);
-                rows.extend(query.build_query_as::<HistoryRow>().fetch_all(pool).await?);
+                rows.extend(Dialect::of_pool(pool).portable(query).build_query_as::<HistoryRow>().fetch_all(pool).await?);
             }
         }
         if !subjects.contracts.is_empty() {
             for (select, column) in [
                 (
-                    "'discovered' AS kind, json_object('by', t.discovered_by, 'via', t.via) AS detail FROM watched_agents t",
+                    format!("'discovered' AS kind, {} AS detail FROM watched_agents t", dialect.json_object("'by', t.discovered_by, 'via', t.via")),
                     "address",
                 ),
                 (
-                    "t.kind AS kind, json_object('value', t.value) AS detail FROM agent_contract_events t",
+                    format!("t.kind AS kind, {} AS detail FROM agent_contract_events t", dialect.json_object("'value', t.value")),
                     "agent",
                 ),
                 (
-                    "'registry_' || t.kind AS kind, json_object('registry', t.registry, 'actor', t.actor, 'uri', t.metadata_uri, 'reason', t.reason) AS detail FROM registry_events t",
+                    format!("'registry_' || t.kind AS kind, {} AS detail FROM registry_events t", dialect.json_object("'registry', t.registry, 'actor', t.actor, 'uri', t.metadata_uri, 'reason', t.reason")),
                     "agent",
                 ),
             ] {
@@ -281,7 +289,7 @@ pub(crate) async fn history(
                     list.push_unseparated(")");
                 }
                 query.push(")");
-                rows.extend(query.build_query_as::<HistoryRow>().fetch_all(pool).await?);
+                rows.extend(Dialect::of_pool(pool).portable(query).build_query_as::<HistoryRow>().fetch_all(pool).await?);
             }
         }
         rows.sort_by_key(|r| std::cmp::Reverse((r.block_number, r.log_index)));

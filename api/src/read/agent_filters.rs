@@ -2,6 +2,7 @@
 //! join, and keyset conditions that start a page after a cursor.
 
 use super::selection::Selection;
+use agentindex_indexer::store::Dialect;
 use sqlx::{Any, QueryBuilder};
 
 /// Appends ` AND ({column} {before} value OR ({column} = value AND {key_column} > key))`: the
@@ -26,20 +27,100 @@ pub(super) fn push_after<'a, T>(
     query.push("))");
 }
 
-pub(super) fn push_search_join(query: &mut QueryBuilder<'_, Any>, selection: &Selection) {
+pub(super) fn push_search_join(
+    query: &mut QueryBuilder<'_, Any>,
+    dialect: Dialect,
+    selection: &Selection,
+) {
     if let Some(search) = &selection.search {
-        query.push(
-            " JOIN (SELECT agent_key, bm25(agent_search) AS rank FROM agent_search
-                    WHERE agent_search MATCH ",
-        );
-        query.push_bind(search.clone());
+        query.push(" JOIN (");
+        push_search_rows(query, dialect, search);
         query.push(") s ON s.agent_key = a.agent_key");
     }
 }
 
-/// Appends ` WHERE …` for every filter of `selection` (always at least `WHERE 1`).
-pub(super) fn push_filters(query: &mut QueryBuilder<'_, Any>, selection: &Selection) {
-    push_filters_with(query, selection, None);
+/// Appends `SELECT agent_key, rank FROM …` over the agents matching full-text `search` (an
+/// FTS5 query, see `fts_query`), best first by ascending `rank`: SQLite's bm25, PostgreSQL's
+/// `ts_rank` over the weighted document (negated, so both sort the same way).
+pub(super) fn push_search_rows(query: &mut QueryBuilder<'_, Any>, dialect: Dialect, search: &str) {
+    match dialect {
+        Dialect::Sqlite => {
+            query.push(
+                "SELECT agent_key, bm25(agent_search) AS rank FROM agent_search
+                 WHERE agent_search MATCH ",
+            );
+            query.push_bind(search.to_string());
+        }
+        Dialect::Postgres => {
+            let tsquery = tsquery(search);
+            query.push("SELECT agent_key, CAST(-ts_rank(document, to_tsquery('simple', ");
+            query.push_bind(tsquery.clone());
+            query.push(")) AS DOUBLE PRECISION) AS rank FROM agent_search
+                 WHERE document @@ to_tsquery('simple', ");
+            query.push_bind(tsquery);
+            query.push(")");
+        }
+    }
+}
+
+/// Appends `SELECT agent_key FROM …` over the agents matching full-text `search`, unranked.
+pub(super) fn push_search_keys(query: &mut QueryBuilder<'_, Any>, dialect: Dialect, search: &str) {
+    match dialect {
+        Dialect::Sqlite => {
+            query.push("SELECT agent_key FROM agent_search WHERE agent_search MATCH ");
+            query.push_bind(search.to_string());
+        }
+        Dialect::Postgres => {
+            query.push(
+                "SELECT agent_key FROM agent_search WHERE document @@ to_tsquery('simple', ",
+            );
+            query.push_bind(tsquery(search));
+            query.push(")");
+        }
+    }
+}
+
+/// PostgreSQL's form of an FTS5 query of quoted words (the last perhaps a prefix, `"word"*`):
+/// every word required, `word:*` for a prefix.
+fn tsquery(fts5: &str) -> String {
+    let prefix = fts5.ends_with('*');
+    let words: Vec<&str> = fts5
+        .split('"')
+        .map(str::trim)
+        .filter(|w| !w.is_empty() && *w != "*")
+        .collect();
+    let last = words.len().saturating_sub(1);
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            if prefix && i == last {
+                format!("{w}:*")
+            } else {
+                w.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" & ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fts5_queries_become_tsqueries_word_for_word() {
+        assert_eq!(super::tsquery("\"translate\" \"text\""), "translate & text");
+        assert_eq!(super::tsquery("\"translate\" \"te\"*"), "translate & te:*");
+        assert_eq!(super::tsquery("\"weather\"*"), "weather:*");
+    }
+}
+
+/// Appends ` WHERE …` for every filter of `selection` (always at least `WHERE true`).
+pub(super) fn push_filters(
+    query: &mut QueryBuilder<'_, Any>,
+    dialect: Dialect,
+    selection: &Selection,
+) {
+    push_filters_with(query, dialect, selection, None);
 }
 
 /// As [`push_filters`]; `checked_by` keeps the planner from driving the query by the skill and
@@ -48,10 +129,11 @@ pub(super) fn push_filters(query: &mut QueryBuilder<'_, Any>, selection: &Select
 /// read).
 pub(super) fn push_filters_with(
     query: &mut QueryBuilder<'_, Any>,
+    dialect: Dialect,
     selection: &Selection,
     checked_by: Option<&str>,
 ) {
-    query.push(" WHERE 1");
+    query.push(" WHERE true");
     if !selection.chain_ids.is_empty() {
         query.push(" AND a.chain_id IN (");
         let mut list = query.separated(", ");
@@ -96,7 +178,8 @@ pub(super) fn push_filters_with(
     ] {
         if let Some(mode) = mode {
             query.push(format!(
-                " AND EXISTS (SELECT 1 FROM json_each({column}) WHERE lower(value) = "
+                " AND EXISTS (SELECT 1 FROM {} WHERE lower(m.value) = ",
+                dialect.json_texts(column, "", "m")
             ));
             query.push_bind(mode.to_lowercase());
             query.push(")");
@@ -125,15 +208,16 @@ pub(super) fn push_filters_with(
         query.push(" AND a.owner = ");
         query.push_bind(owner.to_lowercase());
     }
-    push_card_filters(query, selection);
+    push_card_filters(query, dialect, selection);
     for (bound, compare) in [(selection.min_price, ">="), (selection.max_price, "<=")] {
         if let Some(bound) = bound {
             query.push(format!(
-                " AND EXISTS (SELECT 1 FROM json_each(p.payments) t
-                   WHERE CAST(json_extract(t.value, '$.amount') AS REAL) {compare} "
+                " AND EXISTS (SELECT 1 FROM {} WHERE {} {compare} ",
+                dialect.json_texts("p.payments", "", "t"),
+                dialect.number(&dialect.json_path("t.value", "amount")),
             ));
             query.push_bind(bound);
-            query.push(" AND json_extract(t.value, '$.amount') GLOB '[0-9]*')");
+            query.push(")");
         }
     }
 }
@@ -141,30 +225,37 @@ pub(super) fn push_filters_with(
 /// Filters on what an agent's card declares: interfaces, streaming, extensions. They look at
 /// the card discovery shows for the agent (`agent_profiles.card_uri`: the off-chain card, or
 /// the contract's own when that one is missing or fails its anchored hash).
-pub(super) fn push_card_filters(query: &mut QueryBuilder<'_, Any>, selection: &Selection) {
+pub(super) fn push_card_filters(
+    query: &mut QueryBuilder<'_, Any>,
+    dialect: Dialect,
+    selection: &Selection,
+) {
     const CARDS: &str = " AND EXISTS (SELECT 1 FROM agent_documents l
         JOIN documents d ON d.uri = l.uri AND d.expect = l.expect";
     const OF_AGENT: &str = " WHERE l.agent_key = a.agent_key AND l.uri = p.card_uri
         AND d.kind = 'card' AND d.status = 'ok'";
     if let Some(binding) = &selection.protocol_binding {
         query.push(format!(
-            "{CARDS}, json_each(d.projection, '$.interfaces') i{OF_AGENT}
-               AND upper(json_extract(i.value, '$.binding')) = "
+            "{CARDS} CROSS JOIN {}{OF_AGENT} AND upper({}) = ",
+            dialect.json_texts("d.projection", "interfaces", "i"),
+            dialect.json_path("i.value", "binding"),
         ));
         query.push_bind(binding.to_uppercase());
         query.push(")");
     }
     if let Some(streaming) = selection.streaming {
         query.push(format!(
-            "{CARDS}{OF_AGENT} AND coalesce(json_extract(d.projection, '$.capabilities.streaming'), 0) = "
+            "{CARDS}{OF_AGENT} AND {} = ",
+            dialect.json_flag("d.projection", "capabilities.streaming")
         ));
         query.push_bind(i64::from(streaming));
         query.push(")");
     }
     if let Some(uri) = &selection.extension_uri {
         query.push(format!(
-            "{CARDS}, json_each(d.projection, '$.capabilities.extensions') e{OF_AGENT}
-               AND json_extract(e.value, '$.uri') = "
+            "{CARDS} CROSS JOIN {}{OF_AGENT} AND {} = ",
+            dialect.json_texts("d.projection", "capabilities.extensions", "e"),
+            dialect.json_path("e.value", "uri"),
         ));
         query.push_bind(uri.clone());
         query.push(")");

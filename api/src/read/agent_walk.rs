@@ -2,6 +2,7 @@
 //! a bound sized from how common the asked skills and tags are, or collecting every match and
 //! sorting it (see `agents::list`).
 
+use agentindex_indexer::store::Dialect;
 use super::agent_filters::push_after;
 use super::cursor::Cursor;
 use super::selection::{Order, Selection};
@@ -37,7 +38,7 @@ pub(super) async fn walk_bound(
     match (order, after) {
         (Order::Reputation, after) => {
             query.push(
-                "SELECT score FROM agent_reputation INDEXED BY agent_reputation_score WHERE 1",
+                "SELECT score FROM agent_reputation INDEXED BY agent_reputation_score WHERE true",
             );
             if let Some(min) = selection.min_reputation {
                 query.push(" AND score >= ");
@@ -49,7 +50,7 @@ pub(super) async fn walk_bound(
             query.push(" ORDER BY score DESC, agent_key");
         }
         (_, after) => {
-            query.push("SELECT registered_block FROM agents INDEXED BY agents_newest WHERE 1");
+            query.push("SELECT registered_block FROM agents INDEXED BY agents_newest WHERE true");
             if let Some(Cursor::Newest { b, k }) = after {
                 push_after(&mut query, "registered_block", "<", *b, "agent_key", k);
             }
@@ -58,7 +59,7 @@ pub(super) async fn walk_bound(
     }
     query.push(" LIMIT 1 OFFSET ");
     query.push_bind(budget);
-    let row = query.build().fetch_optional(pool).await?;
+    let row = Dialect::of_pool(pool).portable(query).build().fetch_optional(pool).await?;
     row.map(|row| {
         Ok(if order == Order::Reputation {
             Bound::Score(row.try_get(0)?)
@@ -91,16 +92,19 @@ pub(super) async fn walk_budget(
     if terms.is_empty() {
         return Ok(None);
     }
-    // Agent rows are never deleted but by a reorg, so the largest rowid is about their number.
-    let agents: i64 = sqlx::query_scalar("SELECT coalesce(max(rowid), 0) FROM agents")
-        .fetch_one(pool)
-        .await?;
+    // Agent rows are never deleted but by a reorg, so SQLite's largest rowid is about their
+    // number; PostgreSQL counts them.
+    let estimate = match Dialect::of_pool(pool) {
+        Dialect::Sqlite => "SELECT coalesce(max(rowid), 0) FROM agents",
+        Dialect::Postgres => "SELECT count(*) FROM agents",
+    };
+    let agents: i64 = sqlx::query_scalar(estimate).fetch_one(pool).await?;
     let mut share = 1.0;
     let mut fewest = i64::MAX;
     for (term, kind) in terms {
         let with_term: i64 = sqlx::query_scalar(
             "SELECT count(*) FROM (SELECT 1 FROM agent_terms WHERE term = $1
-               AND ($2 = 'skill' OR kind = 'tag') LIMIT $3)",
+               AND ($2 = 'skill' OR kind = 'tag') LIMIT $3) AS capped",
         )
         .bind(&term)
         .bind(kind)

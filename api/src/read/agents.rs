@@ -2,7 +2,11 @@
 //! profile and its stored reputation, with every filter, full-text search and keyset
 //! pagination done in SQL.
 
-use super::agent_filters::{push_after, push_filters, push_filters_with, push_search_join};
+use agentindex_indexer::store::Dialect;
+use super::agent_filters::{
+    push_after, push_filters, push_filters_with, push_search_join, push_search_keys,
+    push_search_rows,
+};
 use super::agent_walk::{Bound, Plan, walk_bound, walk_budget};
 use super::cursor::Cursor;
 pub(crate) use super::selection::{Order, Selection};
@@ -83,11 +87,15 @@ pub(crate) async fn settle_search(pool: &AnyPool, selection: &mut Selection) -> 
         return Ok(());
     };
     if let Some(whole) = &selection.search {
-        let found: Option<i64> =
-            sqlx::query_scalar("SELECT 1 FROM agent_search WHERE agent_search MATCH $1 LIMIT 1")
-                .bind(whole)
-                .fetch_optional(pool)
-                .await?;
+        let dialect = Dialect::of_pool(pool);
+        let mut query = QueryBuilder::<Any>::new("");
+        push_search_keys(&mut query, dialect, whole);
+        query.push(" LIMIT 1");
+        let found: Option<String> = dialect
+            .portable(query)
+            .build_query_scalar()
+            .fetch_optional(pool)
+            .await?;
         if found.is_none() {
             selection.search = Some(prefix);
         }
@@ -128,7 +136,7 @@ pub(crate) async fn by_key(pool: &AnyPool, key: &str) -> sqlx::Result<Option<Age
         "SELECT {COLUMNS} FROM agents a{JOINS} WHERE a.agent_key = "
     ));
     query.push_bind(key);
-    query.build_query_as().fetch_optional(pool).await
+    Dialect::of_pool(pool).portable(query).build_query_as().fetch_optional(pool).await
 }
 
 /// Agent `key` if `selection` matches it.
@@ -138,11 +146,11 @@ pub(crate) async fn matching(
     key: &str,
 ) -> sqlx::Result<Option<AgentRow>> {
     let mut query = QueryBuilder::<Any>::new(format!("SELECT {COLUMNS} FROM agents a{JOINS}"));
-    push_search_join(&mut query, selection);
-    push_filters(&mut query, selection);
+    push_search_join(&mut query, Dialect::of_pool(pool), selection);
+    push_filters(&mut query, Dialect::of_pool(pool), selection);
     query.push(" AND a.agent_key = ");
     query.push_bind(key.to_string());
-    query.build_query_as().fetch_optional(pool).await
+    Dialect::of_pool(pool).portable(query).build_query_as().fetch_optional(pool).await
 }
 
 /// Up to `limit` agents of `selection` in `order`, after `after`. The table the order comes
@@ -181,7 +189,7 @@ async fn list_planned(
     if let Some(budget) = budget {
         let bound = walk_bound(pool, selection, order, after, budget).await?;
         let walked = fetch(
-            list_query(selection, order, after, limit, Plan::Walk(bound)),
+            list_query(Dialect::of_pool(pool), selection, order, after, limit, Plan::Walk(bound)),
             pool,
         )
         .await?;
@@ -190,14 +198,14 @@ async fn list_planned(
         }
     }
     fetch(
-        list_query(selection, order, after, limit, Plan::Collect),
+        list_query(Dialect::of_pool(pool), selection, order, after, limit, Plan::Collect),
         pool,
     )
     .await
 }
 
-async fn fetch(mut query: QueryBuilder<'_, Any>, pool: &AnyPool) -> sqlx::Result<Vec<Listed>> {
-    let rows = query.build().fetch_all(pool).await?;
+async fn fetch(query: QueryBuilder<'_, Any>, pool: &AnyPool) -> sqlx::Result<Vec<Listed>> {
+    let rows = Dialect::of_pool(pool).portable(query).build().fetch_all(pool).await?;
     rows.iter()
         .map(|row: &AnyRow| {
             Ok(Listed {
@@ -209,6 +217,7 @@ async fn fetch(mut query: QueryBuilder<'_, Any>, pool: &AnyPool) -> sqlx::Result
 }
 
 fn list_query<'a>(
+    dialect: Dialect,
     selection: &'a Selection,
     order: Order,
     after: Option<&'a Cursor>,
@@ -220,14 +229,23 @@ fn list_query<'a>(
     // index, so only the page's rows are joined.
     let plain_search = order == Order::Relevance && selection.only_search();
     if let Some(search) = &selection.search {
-        query.push(
-            "WITH s AS MATERIALIZED (SELECT agent_key, bm25(agent_search) AS rank FROM agent_search
-                WHERE agent_search MATCH ",
-        );
-        query.push_bind(search.clone());
+        query.push("WITH s AS MATERIALIZED (");
+        // SQLite ranks inside FTS5 when the rank function is named in the same select; on
+        // PostgreSQL the ranked rows are a subquery, so the rank has a name to compare.
+        let rank = match dialect {
+            Dialect::Sqlite => "bm25(agent_search)",
+            Dialect::Postgres => "rank",
+        };
+        if dialect == Dialect::Postgres {
+            query.push("SELECT agent_key, rank FROM (");
+        }
+        push_search_rows(&mut query, dialect, search);
+        if dialect == Dialect::Postgres {
+            query.push(") m WHERE true");
+        }
         if plain_search {
             if let Some(Cursor::Relevance { r, k }) = after {
-                push_after(&mut query, "bm25(agent_search)", ">", *r, "agent_key", k);
+                push_after(&mut query, rank, ">", *r, "agent_key", k);
             }
             query.push(" ORDER BY rank, agent_key LIMIT ");
             query.push_bind(limit);
@@ -263,7 +281,7 @@ fn list_query<'a>(
     } else {
         "a.agent_key"
     };
-    push_filters_with(&mut query, selection, walk.then_some(walked_key));
+    push_filters_with(&mut query, dialect, selection, walk.then_some(walked_key));
     // Bare column comparisons on the walked index's key: they end the walk.
     match plan {
         Plan::Walk(Some(Bound::Score(bound))) => {
@@ -315,10 +333,8 @@ pub(crate) async fn count(pool: &AnyPool, selection: &Selection) -> sqlx::Result
     let mut query = QueryBuilder::<Any>::new("");
     match &selection.search {
         Some(search) => {
-            query.push(
-                "WITH s AS MATERIALIZED (SELECT agent_key FROM agent_search WHERE agent_search MATCH ",
-            );
-            query.push_bind(search.clone());
+            query.push("WITH s AS MATERIALIZED (");
+            push_search_keys(&mut query, Dialect::of_pool(pool), search);
             query.push(format!(
                 ") SELECT count(*) FROM s CROSS JOIN agents a ON a.agent_key = s.agent_key{JOINS}"
             ));
@@ -327,8 +343,12 @@ pub(crate) async fn count(pool: &AnyPool, selection: &Selection) -> sqlx::Result
             query.push(format!("SELECT count(*) FROM agents a{JOINS}"));
         }
     }
-    push_filters(&mut query, selection);
-    query.build_query_scalar().fetch_one(pool).await
+    push_filters(&mut query, Dialect::of_pool(pool), selection);
+    Dialect::of_pool(pool)
+        .portable(query)
+        .build_query_scalar()
+        .fetch_one(pool)
+        .await
 }
 
 #[cfg(test)]

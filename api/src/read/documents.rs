@@ -1,6 +1,7 @@
 //! The documents of many agents at once (registration files, cards, on-chain cards) with their
 //! lint reports, for the documents DataLoader.
 
+use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::{BTreeMap, HashMap};
 
@@ -71,7 +72,7 @@ pub(crate) async fn of_agents(
             list.push_bind(key.clone());
         }
         query.push(") ORDER BY l.agent_key, l.role, l.uri");
-        let linked: Vec<Linked> = query.build_query_as().fetch_all(pool).await?;
+        let linked: Vec<Linked> = Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await?;
         let mut lints: BTreeMap<(String, String), Vec<LintRow>> = BTreeMap::new();
         if !linked.is_empty() {
             let mut query = QueryBuilder::<Any>::new(
@@ -86,8 +87,13 @@ pub(crate) async fn of_agents(
                 list.push_bind_unseparated(link.expect.clone());
                 list.push_unseparated(")");
             }
-            query.push(") ORDER BY uri, expect, rowid");
-            let rows: Vec<StoredLint> = query.build_query_as().fetch_all(pool).await?;
+            // In the order the checker reported them (rows written before `position` existed
+            // keep SQLite's insertion order).
+            query.push(match Dialect::of_pool(pool) {
+                Dialect::Sqlite => ") ORDER BY uri, expect, position, rowid",
+                Dialect::Postgres => ") ORDER BY uri, expect, position",
+            });
+            let rows: Vec<StoredLint> = Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await?;
             for row in rows {
                 lints
                     .entry((row.uri, row.expect))

@@ -2,6 +2,7 @@
 //! JSON behind `reputation { components … trust … feedbackEvidence … }`, read only when a query
 //! asks for those fields (a page of scores never reads it).
 
+use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
 
@@ -20,7 +21,7 @@ pub(crate) async fn of_agents(
             list.push_bind(key.clone());
         }
         query.push(")");
-        let rows: Vec<(String, String)> = query.build_query_as().fetch_all(pool).await?;
+        let rows: Vec<(String, String)> = Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await?;
         out.extend(rows);
     }
     Ok(out)

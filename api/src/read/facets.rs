@@ -1,6 +1,7 @@
 //! Aggregates for dashboards: skills and tags with their agent counts, totals per chain and
 //! source, daily series of registrations, payments, volume and feedback.
 
+use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
 
 /// A value and how many agents have it.
@@ -26,12 +27,12 @@ pub(crate) async fn skills(
 ) -> sqlx::Result<Vec<Counted>> {
     let mut query = QueryBuilder::<Any>::new(
         "SELECT lower(k.skill_id) AS v, count(DISTINCT k.agent_key) AS n
-         FROM agent_skills k JOIN agents a ON a.agent_key = k.agent_key WHERE 1",
+         FROM agent_skills k JOIN agents a ON a.agent_key = k.agent_key WHERE true",
     );
     push_chains(&mut query, "a.chain_id", chain_ids);
     query.push(" GROUP BY v ORDER BY n DESC, v LIMIT ");
     query.push_bind(limit);
-    query.build_query_as().fetch_all(pool).await
+    Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await
 }
 
 /// The most common skill tags with how many agents carry each.
@@ -40,15 +41,16 @@ pub(crate) async fn tags(
     chain_ids: &[i64],
     limit: i64,
 ) -> sqlx::Result<Vec<Counted>> {
-    let mut query = QueryBuilder::<Any>::new(
+    let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT t.value AS v, count(DISTINCT k.agent_key) AS n
-         FROM agent_skills k JOIN agents a ON a.agent_key = k.agent_key, json_each(k.tags) t
-         WHERE 1",
-    );
+         FROM agent_skills k JOIN agents a ON a.agent_key = k.agent_key CROSS JOIN {}
+         WHERE true",
+        Dialect::of_pool(pool).json_texts("k.tags", "", "t")
+    ));
     push_chains(&mut query, "a.chain_id", chain_ids);
     query.push(" GROUP BY v ORDER BY n DESC, v LIMIT ");
     query.push_bind(limit);
-    query.build_query_as().fetch_all(pool).await
+    Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await
 }
 
 /// Agents per (chain, source).
@@ -95,12 +97,17 @@ pub(crate) async fn daily(
     let (value, from, time) = match series {
         Series::Registrations => ("count(*)", "agents", "registered_at"),
         Series::Payments => ("count(*)", "payments", "timestamp"),
-        Series::Volume => ("sum(CAST(amount AS REAL))", "payments", "timestamp"),
+        Series::Volume => (
+            "sum(CAST(amount AS DOUBLE PRECISION))",
+            "payments",
+            "timestamp",
+        ),
         Series::Feedback => ("count(*)", "feedback", "timestamp"),
     };
     let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT day, value FROM (SELECT date({time}, 'unixepoch') AS day, CAST({value} AS REAL) AS value
-         FROM {from} WHERE chain_id = "
+        "SELECT day, value FROM (SELECT {} AS day, CAST({value} AS DOUBLE PRECISION) AS value
+         FROM {from} WHERE chain_id = ",
+        Dialect::of_pool(pool).day(time)
     ));
     query.push_bind(chain_id);
     if let (Series::Volume, Some(token)) = (series, token) {
@@ -109,6 +116,6 @@ pub(crate) async fn daily(
     }
     query.push(" GROUP BY day ORDER BY day DESC LIMIT ");
     query.push_bind(days);
-    query.push(") ORDER BY day");
-    query.build_query_as().fetch_all(pool).await
+    query.push(") AS days ORDER BY day");
+    Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await
 }

@@ -60,7 +60,7 @@ impl Dialect {
         if self == Self::Sqlite {
             return query;
         }
-        let text = number_parameters(&without_index_hints(query.sql())).into_owned();
+        let text = number_parameters(&plain_joins(&without_index_hints(query.sql()))).into_owned();
         let arguments = owned(
             query
                 .build()
@@ -120,11 +120,91 @@ impl Dialect {
         }
     }
 
-    /// The bytes of `blob` as hex text (case aside, both read back the same).
+    /// The bytes of `blob` as upper-case hex text.
     pub fn hex(self, blob: &str) -> String {
         match self {
             Self::Sqlite => format!("hex({blob})"),
-            Self::Postgres => format!("encode({blob}, 'hex')"),
+            Self::Postgres => format!("upper(encode({blob}, 'hex'))"),
+        }
+    }
+
+    /// A JSON object (as text) of `pairs`: `'name', value, …`.
+    pub fn json_object(self, pairs: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json_object({pairs})"),
+            Self::Postgres => format!("json_build_object({pairs})::text"),
+        }
+    }
+
+    /// The aggregate of one JSON object of `pairs` per row, as a JSON array (text; `[]` for no
+    /// rows), in the order the rows come.
+    pub fn json_objects(self, pairs: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json_group_array(json_object({pairs}))"),
+            Self::Postgres => {
+                format!("coalesce(json_agg(json_build_object({pairs}))::text, '[]')")
+            }
+        }
+    }
+
+    /// The members of the JSON array (text) `document`, or of the array under the dotted
+    /// `path` in it when `path` is not empty, as a table `alias` with one column `value`:
+    /// strings as text, other members as JSON.
+    pub fn json_texts(self, document: &str, path: &str, alias: &str) -> String {
+        match (self, path) {
+            (Self::Sqlite, "") => format!("json_each({document}) {alias}"),
+            (Self::Sqlite, path) => format!("json_each({document}, '$.{path}') {alias}"),
+            (Self::Postgres, path) => {
+                let array = format!("({document})::jsonb #> '{{{}}}'", path.replace('.', ","));
+                format!(
+                    "LATERAL (SELECT CASE jsonb_typeof(m) WHEN 'string' THEN m #>> '{{}}' \
+                     ELSE m::text END AS value, m AS member \
+                     FROM jsonb_array_elements(CASE jsonb_typeof({array}) WHEN 'array' \
+                     THEN {array} ELSE '[]'::jsonb END) AS e(m)) AS {alias}"
+                )
+            }
+        }
+    }
+
+    /// The value at the dotted `path` of the JSON text `document` (a string as text), or NULL.
+    pub fn json_path(self, document: &str, path: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json_extract({document}, '$.{path}')"),
+            Self::Postgres => format!("(({document})::jsonb #>> '{{{}}}')", path.replace('.', ",")),
+        }
+    }
+
+    /// 1 when the value at the dotted `path` of the JSON text `document` is `true`, else 0.
+    pub fn json_flag(self, document: &str, path: &str) -> String {
+        match self {
+            Self::Sqlite => format!("coalesce(json_extract({document}, '$.{path}'), 0)"),
+            Self::Postgres => format!(
+                "CASE WHEN ({document})::jsonb #> '{{{}}}' = 'true'::jsonb THEN 1 ELSE 0 END",
+                path.replace('.', ",")
+            ),
+        }
+    }
+
+    /// The calendar day (`YYYY-MM-DD`, UTC) of the unix time `seconds`.
+    pub fn day(self, seconds: &str) -> String {
+        match self {
+            Self::Sqlite => format!("date({seconds}, 'unixepoch')"),
+            Self::Postgres => {
+                format!("to_char(to_timestamp({seconds}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')")
+            }
+        }
+    }
+
+    /// The decimal number the text `value` spells, as a double; NULL when it does not start
+    /// with a digit (and, on PostgreSQL, when it is not a plain decimal).
+    pub fn number(self, value: &str) -> String {
+        match self {
+            Self::Sqlite => format!(
+                "CASE WHEN {value} GLOB '[0-9]*' THEN CAST({value} AS REAL) END"
+            ),
+            Self::Postgres => format!(
+                "CASE WHEN {value} ~ '^[0-9]+(\\.[0-9]+)?$' THEN CAST({value} AS DOUBLE PRECISION) END"
+            ),
         }
     }
 
@@ -183,6 +263,28 @@ fn without_index_hints(sql: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `sql` with SQLite's `CROSS JOIN table alias ON …` (a join whose order the planner keeps)
+/// as a plain `JOIN`, the only join PostgreSQL takes an `ON` for; a `CROSS JOIN` without `ON`
+/// stays.
+fn plain_joins(sql: &str) -> Cow<'_, str> {
+    const CROSS: &str = "CROSS JOIN ";
+    if !sql.contains(CROSS) {
+        return Cow::Borrowed(sql);
+    }
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(at) = rest.find(CROSS) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + CROSS.len()..];
+        let words: Vec<&str> = after.split_whitespace().take(3).collect();
+        let has_on = words.len() == 3 && words[2] == "ON";
+        out.push_str(if has_on { "JOIN " } else { CROSS });
+        rest = after;
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
 /// `sql` with each `?` outside a quoted literal replaced by `$1`, `$2`, … in order.
 fn number_parameters(sql: &str) -> Cow<'_, str> {
     if !sql.contains('?') {
@@ -219,6 +321,14 @@ mod tests {
             "SELECT $1 FROM t WHERE a = $2 AND b = 'why?' AND c IN ($3, $4)"
         );
         assert!(matches!(number_parameters("SELECT 1"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn cross_joins_with_a_condition_become_plain_joins() {
+        assert_eq!(
+            plain_joins("FROM s CROSS JOIN agents a ON a.k = s.k CROSS JOIN LATERAL f(x) AS e(m)"),
+            "FROM s JOIN agents a ON a.k = s.k CROSS JOIN LATERAL f(x) AS e(m)"
+        );
     }
 
     #[test]

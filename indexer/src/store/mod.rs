@@ -9,6 +9,7 @@ mod agents;
 mod batch;
 mod checkpoint;
 mod columns;
+pub mod copy;
 mod cursor;
 mod decode;
 mod dialect;
@@ -103,6 +104,9 @@ pub enum StoreError {
         /// The value and which way it did not fit.
         source: crate::primitives::IntOutOfRange,
     },
+    /// An index could not be copied.
+    #[error("copy: {0}")]
+    Copy(String),
     /// A backup could not be written.
     #[error("backup to {target}: {reason}")]
     Backup {

@@ -83,7 +83,7 @@ pub(super) const FEEDBACK_RESPONSE: Entity = Entity {
     name: "FeedbackResponse",
     single: "feedbackResponse",
     plural: "feedbackResponses",
-    from: "FROM feedback_responses p JOIN events e ON e.chain_id = p.chain_id AND e.block_number = p.block_number AND e.log_index = p.log_index WHERE 1",
+    from: "FROM feedback_responses p JOIN events e ON e.chain_id = p.chain_id AND e.block_number = p.block_number AND e.log_index = p.log_index WHERE true",
     keys: &["p.chain_id", "p.block_number", "p.log_index"],
     chain: "p.chain_id",
     fields: &[
@@ -208,7 +208,7 @@ pub(super) const VALIDATION: Entity = Entity {
                SELECT s2.chain_id, s2.block_number, s2.log_index FROM validation_responses s2
                 WHERE s2.chain_id = v.chain_id AND s2.registry = v.registry AND s2.request_hash = v.request_hash
                 ORDER BY s2.block_number DESC, s2.log_index DESC LIMIT 1)
-           WHERE 1",
+           WHERE true",
     keys: &["v.chain_id", "v.block_number", "v.log_index"],
     chain: "v.chain_id",
     fields: &[

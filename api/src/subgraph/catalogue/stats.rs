@@ -72,7 +72,7 @@ pub(super) const PROTOCOL: Entity = Entity {
     name: "Protocol",
     single: "protocol",
     plural: "protocols",
-    from: "FROM chain_cursor c WHERE 1",
+    from: "FROM chain_cursor c WHERE true",
     keys: &["c.chain_id"],
     chain: "c.chain_id",
     fields: &[
@@ -132,7 +132,7 @@ pub(super) const GLOBAL_STATS: Entity = Entity {
     name: "GlobalStats",
     single: "globalStats",
     plural: "globalStats_collection",
-    from: "FROM (SELECT 'global' AS id) o WHERE 1",
+    from: "FROM (SELECT 'global' AS id) o WHERE true",
     keys: &["o.id"],
     // Every chain the endpoint serves; on a per-chain endpoint, that chain's figures.
     chain: "",

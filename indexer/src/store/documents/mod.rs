@@ -46,10 +46,11 @@ pub struct DueDocument {
 /// Documents linked to an agent that were never fetched or are due at `now`, at most `limit`.
 pub(super) async fn due(pool: &AnyPool, now: i64, limit: i64) -> StoreResult<Vec<DueDocument>> {
     let rows: Vec<DueRow> = sqlx::query_as(
-        "SELECT DISTINCT l.uri, l.expect, d.etag, d.last_modified, coalesce(d.failures, 0) AS failures
+        "SELECT DISTINCT l.uri, l.expect, d.etag, d.last_modified, coalesce(d.failures, 0) AS failures,
+           coalesce(d.next_fetch_at, 0) AS due_at
          FROM agent_documents l LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
          WHERE d.uri IS NULL OR d.next_fetch_at <= $1
-         ORDER BY coalesce(d.next_fetch_at, 0) LIMIT $2",
+         ORDER BY due_at LIMIT $2",
     )
     .bind(now)
     .bind(limit)
@@ -128,7 +129,7 @@ pub(super) async fn counts(pool: &AnyPool) -> StoreResult<DocumentCounts> {
                 (SELECT count(*) FROM documents WHERE status = 'failed') AS failed,
                 (SELECT count(*) FROM (SELECT DISTINCT l.uri, l.expect FROM agent_documents l
                    LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
-                  WHERE d.uri IS NULL)) AS pending",
+                  WHERE d.uri IS NULL) AS never_fetched) AS pending",
     )
     .fetch_one(pool)
     .await
@@ -275,9 +276,10 @@ pub(super) async fn save(
             .execute(&mut *conn)
             .await
             .context("clearing a document's lints")?;
-        for lint in &checked.report.lints {
+        for (position, lint) in checked.report.lints.iter().enumerate() {
             sqlx::query(
-                "INSERT INTO document_lints (uri, expect, code, severity, message, path) VALUES ($1, $2, $3, $4, $5, $6)",
+                "INSERT INTO document_lints (uri, expect, code, severity, message, path, position)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
             )
             .bind(&checked.uri)
             .bind(expect)
@@ -285,6 +287,7 @@ pub(super) async fn save(
             .bind(lint.severity.as_str())
             .bind(&lint.message)
             .bind(&lint.path)
+            .bind(position as i64)
             .execute(&mut *conn)
             .await
             .context("saving a lint")?;
