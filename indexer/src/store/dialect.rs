@@ -10,7 +10,7 @@
 //! [`Dialect::portable`] numbers them for PostgreSQL, and drops SQLite's `INDEXED BY` hints
 //! (PostgreSQL's planner keeps statistics of its own).
 
-use sqlx::any::AnyArguments;
+use sqlx::any::{AnyArguments, AnyTypeInfoKind};
 use sqlx::{Any, AnyConnection, AnyPool, Execute, QueryBuilder};
 use sqlx_core::any::AnyValueKind;
 use std::borrow::Cow;
@@ -217,8 +217,9 @@ impl Dialect {
     }
 }
 
-/// `arguments` with every text and byte value copied, so they outlive the builder they were
-/// taken from. (The value list is public, though hidden from sqlx's documentation.)
+/// `arguments` for PostgreSQL, with every text and byte value copied, so they outlive the
+/// builder they were taken from. (The value list is public, though hidden from sqlx's
+/// documentation.)
 fn owned(arguments: AnyArguments<'_>) -> AnyArguments<'static> {
     let mut copy = AnyArguments::default();
     copy.values.0 = arguments
@@ -226,6 +227,10 @@ fn owned(arguments: AnyArguments<'_>) -> AnyArguments<'static> {
         .0
         .into_iter()
         .map(|value| match value {
+            // sqlx 0.8's PostgreSQL side declares a NULL double as a float4 (and a NULL real as
+            // a float8): a statement first prepared with a NULL there then refuses the doubles
+            // of later rows ("incorrect binary data format"). Swapped here, it declares float8.
+            AnyValueKind::Null(AnyTypeInfoKind::Double) => AnyValueKind::Null(AnyTypeInfoKind::Real),
             AnyValueKind::Null(kind) => AnyValueKind::Null(kind),
             AnyValueKind::Bool(v) => AnyValueKind::Bool(v),
             AnyValueKind::SmallInt(v) => AnyValueKind::SmallInt(v),
