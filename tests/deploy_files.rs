@@ -246,32 +246,65 @@ fn every_shipped_config_loads() {
         let config = Config::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(!config.chains.is_empty(), "{}", path.display());
     }
-    // The Kubernetes ConfigMap's config too.
-    let manifest = read("deploy/kubernetes/agentindex.yaml");
-    let start = manifest.find("config.toml: |").unwrap() + "config.toml: |".len();
-    let end = manifest[start..].find("---").unwrap() + start;
-    let text: String = manifest[start..end]
-        .lines()
-        .map(|l| l.strip_prefix("    ").unwrap_or(l.trim()))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let config = Config::from_toml_and_env(&text, Path::new("configmap"), Vec::new()).unwrap();
-    assert_eq!(config.chains[0].chain_id, 8453);
+    // The Kubernetes ConfigMaps' configs too: SQLite's, and PostgreSQL's.
+    for (file, database) in [
+        ("deploy/kubernetes/agentindex.yaml", "sqlite://"),
+        ("deploy/kubernetes/agentindex-postgres.yaml", "postgres://"),
+    ] {
+        let manifest = read(file);
+        let start = manifest.find("config.toml: |").unwrap() + "config.toml: |".len();
+        let end = manifest[start..].find("---").unwrap() + start;
+        let text: String = manifest[start..end]
+            .lines()
+            .map(|l| l.strip_prefix("    ").unwrap_or(l.trim()))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let config = Config::from_toml_and_env(&text, Path::new(file), Vec::new()).unwrap();
+        assert_eq!(config.chains[0].chain_id, 8453, "{file}");
+        assert!(config.database.url.starts_with(database), "{file}");
+    }
 }
 
 #[test]
 fn compose_systemd_and_kubernetes_name_real_files_the_binary_and_its_probes() {
     let bin = binary();
-    let compose = read("deploy/compose.yaml");
-    assert!(compose.contains("dockerfile: deploy/Dockerfile"));
-    for line in compose.lines() {
-        if let Some(mount) = line.trim().strip_prefix("- ./") {
-            let file = mount.split(':').next().unwrap();
-            assert!(
-                repo().join("deploy").join(file).exists(),
-                "compose mounts {file}"
-            );
+    for file in ["deploy/compose.yaml", "deploy/compose.postgres.yaml"] {
+        let compose = read(file);
+        assert!(compose.contains("dockerfile: deploy/Dockerfile"), "{file}");
+        for line in compose.lines() {
+            if let Some(mount) = line.trim().strip_prefix("- ./") {
+                let mounted = mount.split(':').next().unwrap();
+                assert!(
+                    repo().join("deploy").join(mounted).exists(),
+                    "{file} mounts {mounted}"
+                );
+            }
         }
+    }
+    // On PostgreSQL: one indexer, two API replicas, the load balancer naming both.
+    let compose = read("deploy/compose.postgres.yaml");
+    for wanted in [
+        "command: [\"index\"",
+        "api-1:",
+        "api-2:",
+        "AGENTINDEX_DATABASE__URL: postgres://",
+    ] {
+        assert!(compose.contains(wanted), "compose.postgres.yaml: {wanted}");
+    }
+    let nginx = read("deploy/nginx/agentindex.conf");
+    assert!(nginx.contains("server api-1:8080") && nginx.contains("server api-2:8080"));
+    let replicas = read("deploy/kubernetes/agentindex-postgres.yaml");
+    for wanted in [
+        "args: [\"index\"",
+        "args: [\"serve\"",
+        "replicas: 2",
+        "type: Recreate",
+        "path: /readyz",
+    ] {
+        assert!(
+            replicas.contains(wanted),
+            "agentindex-postgres.yaml: {wanted}"
+        );
     }
     let unit = read("deploy/systemd/agentindex.service");
     assert!(unit.contains(&format!("ExecStart=/usr/local/bin/{bin} run --config")));

@@ -2,9 +2,9 @@
 //! `/metrics` tells an operator what the indexer and the API are doing, in a format a
 //! Prometheus parser reads.
 
-use agentindex_indexer::store::{Store, StoreRead};
 use crate::support;
 use crate::support::{binary, chain};
+use agentindex_indexer::store::{Store, StoreRead};
 
 use agentindex_contracts::Devnet;
 use prometheus_parse::{Sample, Scrape, Value};
@@ -270,7 +270,10 @@ fn network_flags_and_config_errors_on_the_command_line() {
         "http://127.0.0.1:9",
     ]);
     assert!(ok, "{said}");
-    assert!(support::postgres::selected() || db.exists(), "the file was created");
+    assert!(
+        support::postgres::selected() || db.exists(),
+        "the file was created"
+    );
     let (ok, said) = agentindex(&[
         "migrate",
         "--config",

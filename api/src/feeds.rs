@@ -6,8 +6,8 @@
 
 use crate::state::ApiState;
 use agentindex_indexer::reputation::ReputationRules;
-use agentindex_indexer::store::{AgentReputation, Store};
 use agentindex_indexer::store::StoreRead;
+use agentindex_indexer::store::{AgentReputation, Store};
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

@@ -37,3 +37,15 @@ pub(crate) fn start(args: &[&str], config: &Path) -> (Running, String) {
         .to_string();
     (running, url)
 }
+
+/// Starts `agentindex ARGS CONFIG` (a subcommand that announces nothing, such as `index`).
+pub(crate) fn spawn(args: &[&str], config: &Path) -> Running {
+    let child = Command::new(env!("CARGO_BIN_EXE_agentindex"))
+        .args(args)
+        .arg(config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    Running(child)
+}

@@ -3,8 +3,8 @@
 //! agent. Keys are parsed as [`AgentKey`]s; fact rows come back with the columns that name their
 //! agent, and are grouped under the key that asked for them.
 
-use agentindex_indexer::store::Dialect;
 use agentindex_indexer::primitives::AgentKey;
+use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
 
@@ -147,7 +147,11 @@ pub(crate) async fn feedback(
         ));
         push_tokens(&mut query, "f", &subjects.tokens);
         query.push(" ORDER BY f.block_number DESC, f.log_index DESC");
-        let rows: Vec<FeedbackRow> = Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await?;
+        let rows: Vec<FeedbackRow> = Dialect::of_pool(pool)
+            .portable(query)
+            .build_query_as()
+            .fetch_all(pool)
+            .await?;
         for row in rows {
             if let Some(key) = subjects.token_key(row.chain_id, &row.registry, &row.token_id) {
                 out.entry(key.to_string()).or_default().push(row);
@@ -185,7 +189,11 @@ pub(crate) async fn validations(
         ));
         push_tokens(&mut query, "v", &subjects.tokens);
         query.push(" ORDER BY v.block_number DESC, v.log_index DESC");
-        let rows: Vec<ValidationRow> = Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await?;
+        let rows: Vec<ValidationRow> = Dialect::of_pool(pool)
+            .portable(query)
+            .build_query_as()
+            .fetch_all(pool)
+            .await?;
         for row in rows {
             if let Some(key) = subjects.token_key(row.chain_id, &row.registry, &row.token_id) {
                 out.entry(key.to_string()).or_default().push(row);
@@ -243,7 +251,10 @@ pub(crate) async fn history(
                 (
                     "metadata_set",
                     "identity_metadata",
-                    dialect.json_object(&format!("'key', t.key, 'value', '0x' || {}", dialect.hex("t.value"))),
+                    dialect.json_object(&format!(
+                        "'key', t.key, 'value', '0x' || {}",
+                        dialect.hex("t.value")
+                    )),
                 ),
                 (
                     "approval",
@@ -257,7 +268,13 @@ pub(crate) async fn history(
                      FROM {table} t WHERE"
                 ));
                 push_tokens(&mut query, "t", &subjects.tokens);
-                rows.extend(Dialect::of_pool(pool).portable(query).build_query_as::<HistoryRow>().fetch_all(pool).await?);
+                rows.extend(
+                    Dialect::of_pool(pool)
+                        .portable(query)
+                        .build_query_as::<HistoryRow>()
+                        .fetch_all(pool)
+                        .await?,
+                );
             }
         }
         if !subjects.contracts.is_empty() {

@@ -55,8 +55,10 @@ pub(super) fn push_search_rows(query: &mut QueryBuilder<'_, Any>, dialect: Diale
             let tsquery = tsquery(search);
             query.push("SELECT agent_key, CAST(-ts_rank(document, to_tsquery('simple', ");
             query.push_bind(tsquery.clone());
-            query.push(")) AS DOUBLE PRECISION) AS rank FROM agent_search
-                 WHERE document @@ to_tsquery('simple', ");
+            query.push(
+                ")) AS DOUBLE PRECISION) AS rank FROM agent_search
+                 WHERE document @@ to_tsquery('simple', ",
+            );
             query.push_bind(tsquery);
             query.push(")");
         }
@@ -71,9 +73,8 @@ pub(super) fn push_search_keys(query: &mut QueryBuilder<'_, Any>, dialect: Diale
             query.push_bind(search.to_string());
         }
         Dialect::Postgres => {
-            query.push(
-                "SELECT agent_key FROM agent_search WHERE document @@ to_tsquery('simple', ",
-            );
+            query
+                .push("SELECT agent_key FROM agent_search WHERE document @@ to_tsquery('simple', ");
             query.push_bind(tsquery(search));
             query.push(")");
         }

@@ -2,10 +2,10 @@
 //! a bound sized from how common the asked skills and tags are, or collecting every match and
 //! sorting it (see `agents::list`).
 
-use agentindex_indexer::store::Dialect;
 use super::agent_filters::push_after;
 use super::cursor::Cursor;
 use super::selection::{Order, Selection};
+use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder, Row};
 
 /// How a list query finds its rows (see [`list`]).
@@ -59,7 +59,11 @@ pub(super) async fn walk_bound(
     }
     query.push(" LIMIT 1 OFFSET ");
     query.push_bind(budget);
-    let row = Dialect::of_pool(pool).portable(query).build().fetch_optional(pool).await?;
+    let row = Dialect::of_pool(pool)
+        .portable(query)
+        .build()
+        .fetch_optional(pool)
+        .await?;
     row.map(|row| {
         Ok(if order == Order::Reputation {
             Bound::Score(row.try_get(0)?)

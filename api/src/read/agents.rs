@@ -2,7 +2,6 @@
 //! profile and its stored reputation, with every filter, full-text search and keyset
 //! pagination done in SQL.
 
-use agentindex_indexer::store::Dialect;
 use super::agent_filters::{
     push_after, push_filters, push_filters_with, push_search_join, push_search_keys,
     push_search_rows,
@@ -10,6 +9,7 @@ use super::agent_filters::{
 use super::agent_walk::{Bound, Plan, walk_bound, walk_budget};
 use super::cursor::Cursor;
 pub(crate) use super::selection::{Order, Selection};
+use agentindex_indexer::store::Dialect;
 use sqlx::any::AnyRow;
 use sqlx::{Any, AnyPool, FromRow, QueryBuilder, Row};
 
@@ -136,7 +136,11 @@ pub(crate) async fn by_key(pool: &AnyPool, key: &str) -> sqlx::Result<Option<Age
         "SELECT {COLUMNS} FROM agents a{JOINS} WHERE a.agent_key = "
     ));
     query.push_bind(key);
-    Dialect::of_pool(pool).portable(query).build_query_as().fetch_optional(pool).await
+    Dialect::of_pool(pool)
+        .portable(query)
+        .build_query_as()
+        .fetch_optional(pool)
+        .await
 }
 
 /// Agent `key` if `selection` matches it.
@@ -150,7 +154,11 @@ pub(crate) async fn matching(
     push_filters(&mut query, Dialect::of_pool(pool), selection);
     query.push(" AND a.agent_key = ");
     query.push_bind(key.to_string());
-    Dialect::of_pool(pool).portable(query).build_query_as().fetch_optional(pool).await
+    Dialect::of_pool(pool)
+        .portable(query)
+        .build_query_as()
+        .fetch_optional(pool)
+        .await
 }
 
 /// Up to `limit` agents of `selection` in `order`, after `after`. The table the order comes
@@ -189,7 +197,14 @@ async fn list_planned(
     if let Some(budget) = budget {
         let bound = walk_bound(pool, selection, order, after, budget).await?;
         let walked = fetch(
-            list_query(Dialect::of_pool(pool), selection, order, after, limit, Plan::Walk(bound)),
+            list_query(
+                Dialect::of_pool(pool),
+                selection,
+                order,
+                after,
+                limit,
+                Plan::Walk(bound),
+            ),
             pool,
         )
         .await?;
@@ -198,14 +213,25 @@ async fn list_planned(
         }
     }
     fetch(
-        list_query(Dialect::of_pool(pool), selection, order, after, limit, Plan::Collect),
+        list_query(
+            Dialect::of_pool(pool),
+            selection,
+            order,
+            after,
+            limit,
+            Plan::Collect,
+        ),
         pool,
     )
     .await
 }
 
 async fn fetch(query: QueryBuilder<'_, Any>, pool: &AnyPool) -> sqlx::Result<Vec<Listed>> {
-    let rows = Dialect::of_pool(pool).portable(query).build().fetch_all(pool).await?;
+    let rows = Dialect::of_pool(pool)
+        .portable(query)
+        .build()
+        .fetch_all(pool)
+        .await?;
     rows.iter()
         .map(|row: &AnyRow| {
             Ok(Listed {

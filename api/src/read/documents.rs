@@ -72,7 +72,11 @@ pub(crate) async fn of_agents(
             list.push_bind(key.clone());
         }
         query.push(") ORDER BY l.agent_key, l.role, l.uri");
-        let linked: Vec<Linked> = Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await?;
+        let linked: Vec<Linked> = Dialect::of_pool(pool)
+            .portable(query)
+            .build_query_as()
+            .fetch_all(pool)
+            .await?;
         let mut lints: BTreeMap<(String, String), Vec<LintRow>> = BTreeMap::new();
         if !linked.is_empty() {
             let mut query = QueryBuilder::<Any>::new(
@@ -93,7 +97,11 @@ pub(crate) async fn of_agents(
                 Dialect::Sqlite => ") ORDER BY uri, expect, position, rowid",
                 Dialect::Postgres => ") ORDER BY uri, expect, position",
             });
-            let rows: Vec<StoredLint> = Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await?;
+            let rows: Vec<StoredLint> = Dialect::of_pool(pool)
+                .portable(query)
+                .build_query_as()
+                .fetch_all(pool)
+                .await?;
             for row in rows {
                 lints
                     .entry((row.uri, row.expect))

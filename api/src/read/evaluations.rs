@@ -21,7 +21,11 @@ pub(crate) async fn of_agents(
             list.push_bind(key.clone());
         }
         query.push(")");
-        let rows: Vec<(String, String)> = Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await?;
+        let rows: Vec<(String, String)> = Dialect::of_pool(pool)
+            .portable(query)
+            .build_query_as()
+            .fetch_all(pool)
+            .await?;
         out.extend(rows);
     }
     Ok(out)

@@ -32,7 +32,11 @@ pub(crate) async fn skills(
     push_chains(&mut query, "a.chain_id", chain_ids);
     query.push(" GROUP BY v ORDER BY n DESC, v LIMIT ");
     query.push_bind(limit);
-    Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await
+    Dialect::of_pool(pool)
+        .portable(query)
+        .build_query_as()
+        .fetch_all(pool)
+        .await
 }
 
 /// The most common skill tags with how many agents carry each.
@@ -50,7 +54,11 @@ pub(crate) async fn tags(
     push_chains(&mut query, "a.chain_id", chain_ids);
     query.push(" GROUP BY v ORDER BY n DESC, v LIMIT ");
     query.push_bind(limit);
-    Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await
+    Dialect::of_pool(pool)
+        .portable(query)
+        .build_query_as()
+        .fetch_all(pool)
+        .await
 }
 
 /// Agents per (chain, source).
@@ -117,5 +125,9 @@ pub(crate) async fn daily(
     query.push(" GROUP BY day ORDER BY day DESC LIMIT ");
     query.push_bind(days);
     query.push(") AS days ORDER BY day");
-    Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await
+    Dialect::of_pool(pool)
+        .portable(query)
+        .build_query_as()
+        .fetch_all(pool)
+        .await
 }

@@ -39,7 +39,11 @@ pub(crate) async fn of_agents(
             list.push_bind(key.clone());
         }
         query.push(") ORDER BY agent_key, skill_id");
-        let rows: Vec<StoredSkill> = Dialect::of_pool(pool).portable(query).build_query_as().fetch_all(pool).await?;
+        let rows: Vec<StoredSkill> = Dialect::of_pool(pool)
+            .portable(query)
+            .build_query_as()
+            .fetch_all(pool)
+            .await?;
         for row in rows {
             let tags =
                 serde_json::from_str(&row.tags).map_err(|error| sqlx::Error::ColumnDecode {

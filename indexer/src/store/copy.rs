@@ -132,9 +132,9 @@ fn cells(row: &AnyRow, table: &str) -> StoreResult<Vec<Cell>> {
                 return Ok(Cell::Null);
             }
             let cell = match raw.type_info().kind() {
-                AnyTypeInfoKind::SmallInt
-                | AnyTypeInfoKind::Integer
-                | AnyTypeInfoKind::BigInt => Cell::Int(row.try_get(index).context("an integer")?),
+                AnyTypeInfoKind::SmallInt | AnyTypeInfoKind::Integer | AnyTypeInfoKind::BigInt => {
+                    Cell::Int(row.try_get(index).context("an integer")?)
+                }
                 AnyTypeInfoKind::Bool => {
                     Cell::Int(i64::from(row.try_get::<bool, _>(index).context("a flag")?))
                 }

@@ -199,9 +199,9 @@ impl Dialect {
     /// with a digit (and, on PostgreSQL, when it is not a plain decimal).
     pub fn number(self, value: &str) -> String {
         match self {
-            Self::Sqlite => format!(
-                "CASE WHEN {value} GLOB '[0-9]*' THEN CAST({value} AS REAL) END"
-            ),
+            Self::Sqlite => {
+                format!("CASE WHEN {value} GLOB '[0-9]*' THEN CAST({value} AS REAL) END")
+            }
             Self::Postgres => format!(
                 "CASE WHEN {value} ~ '^[0-9]+(\\.[0-9]+)?$' THEN CAST({value} AS DOUBLE PRECISION) END"
             ),
@@ -230,7 +230,9 @@ fn owned(arguments: AnyArguments<'_>) -> AnyArguments<'static> {
             // sqlx 0.8's PostgreSQL side declares a NULL double as a float4 (and a NULL real as
             // a float8): a statement first prepared with a NULL there then refuses the doubles
             // of later rows ("incorrect binary data format"). Swapped here, it declares float8.
-            AnyValueKind::Null(AnyTypeInfoKind::Double) => AnyValueKind::Null(AnyTypeInfoKind::Real),
+            AnyValueKind::Null(AnyTypeInfoKind::Double) => {
+                AnyValueKind::Null(AnyTypeInfoKind::Real)
+            }
             AnyValueKind::Null(kind) => AnyValueKind::Null(kind),
             AnyValueKind::Bool(v) => AnyValueKind::Bool(v),
             AnyValueKind::SmallInt(v) => AnyValueKind::SmallInt(v),
