@@ -105,16 +105,6 @@ fn tsquery(fts5: &str) -> String {
         .join(" & ")
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn fts5_queries_become_tsqueries_word_for_word() {
-        assert_eq!(super::tsquery("\"translate\" \"text\""), "translate & text");
-        assert_eq!(super::tsquery("\"translate\" \"te\"*"), "translate & te:*");
-        assert_eq!(super::tsquery("\"weather\"*"), "weather:*");
-    }
-}
-
 /// Appends ` WHERE …` for every filter of `selection` (always at least `WHERE true`).
 pub(super) fn push_filters(
     query: &mut QueryBuilder<'_, Any>,
@@ -260,5 +250,15 @@ pub(super) fn push_card_filters(
         ));
         query.push_bind(uri.clone());
         query.push(")");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fts5_queries_become_tsqueries_word_for_word() {
+        assert_eq!(super::tsquery("\"translate\" \"text\""), "translate & text");
+        assert_eq!(super::tsquery("\"translate\" \"te\"*"), "translate & te:*");
+        assert_eq!(super::tsquery("\"weather\"*"), "weather:*");
     }
 }
