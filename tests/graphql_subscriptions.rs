@@ -127,50 +127,13 @@ async fn subscriptions_wait_for_finality_and_never_report_a_payment_a_reorg_undi
         json!({ "id": key, "since": since }),
         2,
     );
-    let pay = |payer: alloy::primitives::Address, amount: u64| {
-        let usdc = devnet.usdc();
-        async move {
-            let send = usdc.transfer(agent, U256::from(amount)).from(payer);
-            confirm("paying the agent", send.send()).await.unwrap();
-        }
-    };
-
     // Paid by a[5]; indexed at the tip, not yet final; then a reorg replaces that block with
-    // one where a[6] pays instead.
-    pay(a[5], 5).await;
-    support::chain::wait_for_head(&devnet, &store, limit).await;
-    let instead = {
-        use alloy::sol_types::SolCall;
-        let input = agentindex_contracts::TestUSDC::transferCall {
-            to: agent,
-            value: U256::from(6u64),
-        }
-        .abi_encode();
-        (a[6], devnet.deployment().usdc, input.into())
-    };
-    support::chain::reorg(&devnet, 1, &[(instead, 0)]).await;
-    support::chain::mine(&devnet, 4).await;
-    support::chain::wait_for_head(&devnet, &store, limit).await;
-    // A later payment, made final too: the stream must hold a[6]'s then a[7]'s, nothing else.
-    pay(a[7], 7).await;
-    support::chain::mine(&devnet, 4).await;
-
-    let events = events_of(payments);
-    let got: Vec<(String, String)> = events
-        .iter()
-        .map(|e| {
-            (
-                e["newPayments"]["payer"].as_str().unwrap().to_string(),
-                e["newPayments"]["amount"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    // one where a[6] pays instead; then a[7] pays. The stream must hold a[6]'s then a[7]'s,
+    // nothing else.
+    let expected = support::chain::pay_reorg_pay(&devnet, &store, agent).await;
     assert_eq!(
-        got,
-        vec![
-            (format!("{:#x}", a[6]), "6".to_string()),
-            (format!("{:#x}", a[7]), "7".to_string())
-        ],
+        support::graphql::payments_heard(&events_of(payments)),
+        expected,
         "the undone payment never fires, the others fire once each"
     );
     indexing.stop().await;

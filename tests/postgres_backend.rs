@@ -5,37 +5,14 @@
 //! the test PostgreSQL server whichever backend the rest of the suite uses.
 
 use crate::support;
-use crate::support::graphql::{data, events_of, subscriber, wait_connected};
+use crate::support::api::feed;
+use crate::support::graphql::{data, events_of, payments_heard, subscriber, wait_connected};
 use crate::support::{binary, chain, postgres};
 
-use agentindex_contracts::{Devnet, TestUSDC, confirm, demo};
+use agentindex_contracts::{Devnet, demo};
 use agentindex_indexer::store::{Dialect, Store, StoreError, StoreRead};
-use alloy::primitives::U256;
 use serde_json::json;
-use sha2::{Digest, Sha256};
 use std::time::Duration;
-
-/// The reputation feed at the head and its SHA-256, as a client reads them.
-async fn feed(base: &str) -> (String, String) {
-    let response = reqwest::get(format!("{base}/feeds/reputation.jsonl"))
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200, "feed from {base}");
-    let header = response.headers()["x-feed-sha256"]
-        .to_str()
-        .unwrap()
-        .to_string();
-    let body = response.text().await.unwrap();
-    let digest: String = Sha256::digest(body.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    assert_eq!(
-        header, digest,
-        "the digest header is the SHA-256 of the body"
-    );
-    (body, digest)
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_chain_indexes_alike_into_sqlite_and_postgres() {
@@ -67,14 +44,20 @@ async fn the_same_chain_indexes_alike_into_sqlite_and_postgres() {
 
     let served_sqlite = support::api::serve(sqlite.clone(), &on_sqlite).await;
     let served_pg = support::api::serve(pg.clone(), &on_postgres).await;
-    let (sqlite_feed, sqlite_digest) = feed(&served_sqlite.base).await;
-    let (pg_feed, pg_digest) = feed(&served_pg.base).await;
-    assert!(
-        sqlite_feed.lines().count() >= 3,
-        "every agent of the scenario is in the feed:\n{sqlite_feed}"
+    let (sqlite_feed, pg_feed) = (
+        feed(&served_sqlite.base, "").await,
+        feed(&served_pg.base, "").await,
     );
-    assert_eq!(pg_feed, sqlite_feed, "the feeds are the same text");
-    assert_eq!(pg_digest, sqlite_digest);
+    assert!(
+        sqlite_feed.body.lines().count() >= 3,
+        "every agent of the scenario is in the feed:\n{}",
+        sqlite_feed.body
+    );
+    assert_eq!(
+        pg_feed.body, sqlite_feed.body,
+        "the feeds are the same text"
+    );
+    assert_eq!(pg_feed.digest, sqlite_feed.digest);
     served_sqlite.stop().await;
     served_pg.stop().await;
     sqlite.close().await;
@@ -210,47 +193,12 @@ async fn one_indexer_and_two_replicas_answer_alike_and_a_replica_hears_of_paymen
         2,
     );
     wait_connected(&mut payments);
-    let pay = |payer: alloy::primitives::Address, amount: u64| {
-        let usdc = devnet.usdc();
-        async move {
-            let send = usdc.transfer(agent, U256::from(amount)).from(payer);
-            confirm("paying the agent", send.send()).await.unwrap();
-        }
-    };
     // Paid by a[5] at the tip; a reorg replaces that block with one where a[6] pays; then a[7]
     // pays. The replica's subscriber hears a[6] and a[7], never a[5].
-    pay(a[5], 5).await;
-    chain::wait_for_head(&devnet, &store, limit).await;
-    let instead = {
-        use alloy::sol_types::SolCall;
-        let input = TestUSDC::transferCall {
-            to: agent,
-            value: U256::from(6u64),
-        }
-        .abi_encode();
-        (a[6], devnet.deployment().usdc, input.into())
-    };
-    chain::reorg(&devnet, 1, &[(instead, 0)]).await;
-    chain::mine(&devnet, 4).await;
-    chain::wait_for_head(&devnet, &store, limit).await;
-    pay(a[7], 7).await;
-    chain::mine(&devnet, 4).await;
-    chain::wait_for_head(&devnet, &store, limit).await;
-    let heard: Vec<(String, String)> = events_of(payments)
-        .iter()
-        .map(|e| {
-            (
-                e["newPayments"]["payer"].as_str().unwrap().to_string(),
-                e["newPayments"]["amount"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let expected = chain::pay_reorg_pay(&devnet, &store, agent).await;
     assert_eq!(
-        heard,
-        vec![
-            (format!("{:#x}", a[6]), "6".to_string()),
-            (format!("{:#x}", a[7]), "7".to_string())
-        ],
+        payments_heard(&events_of(payments)),
+        expected,
         "the replica reports committed, final payments once each, the undone one never"
     );
 
@@ -272,8 +220,11 @@ async fn one_indexer_and_two_replicas_answer_alike_and_a_replica_hears_of_paymen
         "the undone payment is gone from both: {payers:?}"
     );
     assert_eq!(payers.len(), 2, "{payers:?}");
-    let (feed_one, feed_two) = (feed(&first).await, feed(&second).await);
-    assert_eq!(feed_one.1, feed_two.1, "one feed digest from both replicas");
+    let (feed_one, feed_two) = (feed(&first, "").await, feed(&second, "").await);
+    assert_eq!(
+        feed_one.digest, feed_two.digest,
+        "one feed digest from both replicas"
+    );
     // Not yet on PostgreSQL: the agent0 subgraph endpoint says so instead of failing in SQL.
     let subgraph = reqwest::Client::new()
         .post(format!("{first}/subgraphs/name/agent0"))

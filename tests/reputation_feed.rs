@@ -5,48 +5,14 @@
 
 use crate::support;
 
-use agentindex_contracts::{Devnet, TestUSDC, confirm, demo};
+use agentindex_contracts::{Devnet, confirm, demo};
 use agentindex_indexer::primitives::AgentKey;
-use alloy::primitives::{Address, B256, U256};
-use alloy::sol_types::SolCall;
-use sha2::{Digest, Sha256};
+use alloy::primitives::{B256, U256};
 use std::time::Duration;
+use support::api::feed;
 use support::chain;
 
 const DEPTH: u64 = 10;
-
-/// A fetched feed: its body and the digest header.
-struct Feed {
-    body: String,
-    digest: String,
-}
-
-async fn feed(base: &str, query: &str) -> Feed {
-    let response = reqwest::get(format!("{base}/feeds/reputation.jsonl{query}"))
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200, "feed {query} from {base}");
-    let digest = response.headers()["x-feed-sha256"]
-        .to_str()
-        .unwrap()
-        .to_string();
-    let body = response.text().await.unwrap();
-    let hex: String = Sha256::digest(body.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    assert_eq!(digest, hex, "the digest header is the SHA-256 of the body");
-    Feed { body, digest }
-}
-
-fn usdc_payment(devnet: &Devnet, from: Address, to: Address, amount: u64) -> chain::Call {
-    let input = TestUSDC::transferCall {
-        to,
-        value: U256::from(amount),
-    }
-    .abi_encode();
-    (from, devnet.deployment().usdc, input.into())
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
@@ -161,7 +127,7 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     chain::reorg(
         &devnet,
         3,
-        &[(usdc_payment(&devnet, a[8], agent, 3_000_000), 1)],
+        &[(chain::usdc_payment(&devnet, a[8], agent, 3_000_000), 1)],
     )
     .await;
     chain::wait_for_head(&devnet, &store_one, limit).await;

@@ -77,3 +77,30 @@ fn start_indexing(config: &Config, skip_documents: bool) -> Indexing {
     });
     Indexing { stop, task }
 }
+
+/// A reputation feed as a client reads it: its body and the digest header, which is checked to
+/// be the SHA-256 of the body.
+pub(crate) struct Feed {
+    pub(crate) body: String,
+    pub(crate) digest: String,
+}
+
+/// Fetches `{base}/feeds/reputation.jsonl{query}`.
+pub(crate) async fn feed(base: &str, query: &str) -> Feed {
+    use sha2::{Digest, Sha256};
+    let response = reqwest::get(format!("{base}/feeds/reputation.jsonl{query}"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "feed {query} from {base}");
+    let digest = response.headers()["x-feed-sha256"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let body = response.text().await.unwrap();
+    let hex: String = Sha256::digest(body.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(digest, hex, "the digest header is the SHA-256 of the body");
+    Feed { body, digest }
+}

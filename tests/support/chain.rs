@@ -12,6 +12,17 @@ use std::time::{Duration, Instant};
 /// A transaction for anvil to sign from an unlocked account: (from, to, calldata).
 pub(crate) type Call = (Address, Address, Bytes);
 
+/// A USDC transfer of `amount` from `from` to `to`, for a reorg's new branch.
+pub(crate) fn usdc_payment(devnet: &Devnet, from: Address, to: Address, amount: u64) -> Call {
+    use alloy::sol_types::SolCall;
+    let input = agentindex_contracts::TestUSDC::transferCall {
+        to,
+        value: alloy::primitives::U256::from(amount),
+    }
+    .abi_encode();
+    (from, devnet.deployment().usdc, input.into())
+}
+
 /// Replaces the newest `depth` blocks with `depth` new ones holding `calls` (each at the given
 /// offset into the new branch).
 pub(crate) async fn reorg(devnet: &Devnet, depth: u64, calls: &[(Call, u64)]) {
@@ -63,4 +74,40 @@ pub(crate) async fn wait_for_head(devnet: &Devnet, store: &Store, limit: Duratio
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Pays `agent` 5 USDC from account 5 at the tip, replaces that block by a reorg with one where
+/// account 6 pays 6, then account 7 pays 7 and both are made final (`depth` ≤ 4), waiting for
+/// the index each time. Returns the payments a subscriber must hear, as (payer, amount): the
+/// undone one never.
+pub(crate) async fn pay_reorg_pay(
+    devnet: &Devnet,
+    store: &Store,
+    agent: Address,
+) -> Vec<(String, String)> {
+    let a = devnet.accounts();
+    let limit = Duration::from_secs(30);
+    let pay = |payer: Address, amount: u64| {
+        let usdc = devnet.usdc();
+        async move {
+            let send = usdc
+                .transfer(agent, alloy::primitives::U256::from(amount))
+                .from(payer);
+            agentindex_contracts::confirm("paying the agent", send.send())
+                .await
+                .unwrap();
+        }
+    };
+    pay(a[5], 5).await;
+    wait_for_head(devnet, store, limit).await;
+    reorg(devnet, 1, &[(usdc_payment(devnet, a[6], agent, 6), 0)]).await;
+    mine(devnet, 4).await;
+    wait_for_head(devnet, store, limit).await;
+    pay(a[7], 7).await;
+    mine(devnet, 4).await;
+    wait_for_head(devnet, store, limit).await;
+    vec![
+        (format!("{:#x}", a[6]), "6".to_string()),
+        (format!("{:#x}", a[7]), "7".to_string()),
+    ]
 }

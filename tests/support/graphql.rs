@@ -70,3 +70,17 @@ pub(crate) fn events_of(child: Child) -> Vec<Value> {
     );
     serde_json::from_slice(&output.stdout).unwrap()
 }
+
+/// The (payer, amount) of each `newPayments` event, in order.
+pub(crate) fn payments_heard(events: &[Value]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .map(|e| {
+            let payment = &e["newPayments"];
+            (
+                payment["payer"].as_str().unwrap().to_string(),
+                payment["amount"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}

@@ -194,36 +194,17 @@ async fn list_planned(
         true => walk_budget(pool, selection, limit).await?,
         false => None,
     };
+    let dialect = Dialect::of_pool(pool);
     if let Some(budget) = budget {
         let bound = walk_bound(pool, selection, order, after, budget).await?;
-        let walked = fetch(
-            list_query(
-                Dialect::of_pool(pool),
-                selection,
-                order,
-                after,
-                limit,
-                Plan::Walk(bound),
-            ),
-            pool,
-        )
-        .await?;
+        let query = list_query(dialect, selection, order, after, limit, Plan::Walk(bound));
+        let walked = fetch(query, pool).await?;
         if walked.len() as i64 >= limit || bound.is_none() {
             return Ok(walked);
         }
     }
-    fetch(
-        list_query(
-            Dialect::of_pool(pool),
-            selection,
-            order,
-            after,
-            limit,
-            Plan::Collect,
-        ),
-        pool,
-    )
-    .await
+    let query = list_query(dialect, selection, order, after, limit, Plan::Collect);
+    fetch(query, pool).await
 }
 
 async fn fetch(query: QueryBuilder<'_, Any>, pool: &AnyPool) -> sqlx::Result<Vec<Listed>> {
