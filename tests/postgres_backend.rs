@@ -225,15 +225,5 @@ async fn one_indexer_and_two_replicas_answer_alike_and_a_replica_hears_of_paymen
         feed_one.digest, feed_two.digest,
         "one feed digest from both replicas"
     );
-    // Not yet on PostgreSQL: the agent0 subgraph endpoint says so instead of failing in SQL.
-    let subgraph = reqwest::Client::new()
-        .post(format!("{first}/subgraphs/name/agent0"))
-        .json(&json!({ "query": "{ agents { id } }" }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(subgraph.status(), 501);
-    let said = subgraph.text().await.unwrap();
-    assert!(said.contains("not available on PostgreSQL yet"), "{said}");
     store.close().await;
 }

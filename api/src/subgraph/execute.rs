@@ -7,6 +7,7 @@ use super::catalogue::{self, Entity, Field, Shape};
 use super::plan::{Item, ListQuery, What};
 use super::sql::{Bind, Sql};
 use super::values::{output, output_list};
+use agentindex_indexer::store::Dialect;
 use async_graphql::indexmap::IndexMap;
 use async_graphql::{Name, Value as ConstValue};
 use futures_util::future::BoxFuture;
@@ -41,6 +42,10 @@ pub(crate) enum RunError {
 type Row = Vec<Json>;
 
 impl Source<'_> {
+    fn dialect(&self) -> Dialect {
+        Dialect::of_pool(self.pool)
+    }
+
     /// The entities `query` asks for, as response objects. The page is chosen first, by the
     /// keys alone, and only its rows are read: SQLite reads a statement's columns for every row
     /// it sorts, and a broad search sorts every row to return a thousand.
@@ -200,7 +205,7 @@ impl Source<'_> {
             columns.sql,
             target.from
         ));
-        sql.append(among(target.keys, &keys));
+        sql.append(among(self.dialect(), target.keys, &keys));
         let rows = sql.rows(self.pool).await?;
         let row_keys: Vec<String> = rows.iter().map(|row| row[1].to_string()).collect();
         let objects = self.objects(items, rows).await?;
@@ -235,9 +240,9 @@ impl Source<'_> {
             target.from,
             by = by.join(", "),
         ));
-        sql.append(among(by, &keys));
+        sql.append(among(self.dialect(), by, &keys));
         sql.push(" AND ").append(query.filter.clone());
-        sql.push(") WHERE rank > ")
+        sql.push(") AS ranked WHERE rank > ")
             .bind(Bind::Int(query.skip))
             .push(" AND rank <= ")
             .bind(Bind::Int(query.skip + query.first))
@@ -274,8 +279,18 @@ fn order_by(entity: &Entity, order: &Field, descending: bool) -> String {
     }
 }
 
-/// `columns` (key expressions) among `keys` (JSON arrays of key values).
-fn among(columns: &[&str], keys: &[&Json]) -> Sql {
+/// `columns` (key expressions) among `keys` (JSON arrays of key values, as the rows gave
+/// them). PostgreSQL compares the keys as JSON, each value keeping its type.
+fn among(dialect: Dialect, columns: &[&str], keys: &[&Json]) -> Sql {
+    if dialect == Dialect::Postgres {
+        let list = Json::Array(keys.iter().map(|k| (*k).clone()).collect()).to_string();
+        let mut sql = Sql::new(format!(
+            "jsonb_build_array({}) IN (SELECT j.value FROM jsonb_array_elements(CAST(",
+            columns.join(", ")
+        ));
+        sql.bind(Bind::Text(list)).push(" AS jsonb)) j)");
+        return sql;
+    }
     let picks: Vec<String> = (0..columns.len())
         .map(|i| format!("json_extract(j.value, '$[{i}]')"))
         .collect();

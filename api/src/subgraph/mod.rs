@@ -8,12 +8,13 @@ pub(crate) mod catalogue;
 pub(crate) mod execute;
 pub(crate) mod filter;
 pub(crate) mod plan;
+mod postgres;
 pub(crate) mod sql;
 pub(crate) mod values;
 
 use crate::http::{MAX_QUERY_BYTES, QUERY_TIME_LIMIT};
 use crate::state::ApiState;
-use agentindex_indexer::store::{Dialect, Flag};
+use agentindex_indexer::store::Flag;
 use async_graphql::indexmap::IndexMap;
 use async_graphql::{Name, Value as ConstValue};
 use async_graphql_axum::GraphQLRequest;
@@ -98,15 +99,6 @@ fn request_in_url(raw: Option<String>) -> Result<async_graphql::Request, Refused
 /// Runs one request: from the response cache while the database is unchanged, else planned and
 /// run under the same limits as `/graphql`; counted under `subgraph:{operation}` in `/metrics`.
 async fn answer(state: &ApiState, chain: Option<u64>, request: async_graphql::Request) -> Response {
-    // The catalogue's SQL is SQLite's; its PostgreSQL rendering is not written yet.
-    if state.store.dialect() == Dialect::Postgres {
-        let body = json!({ "errors": [{ "message": "the agent0 subgraph endpoint is not \
-            available on PostgreSQL yet (it reads SQLite only); /graphql serves the same agents" }] });
-        return json_body(
-            StatusCode::NOT_IMPLEMENTED,
-            serde_json::to_vec(&body).unwrap_or_default(),
-        );
-    }
     let started = std::time::Instant::now();
     let operation = format!(
         "subgraph:{}",

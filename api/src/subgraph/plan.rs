@@ -376,7 +376,7 @@ impl Reader<'_> {
             }
         };
         let filter = match self.argument(field, "where")? {
-            None => Sql::new("1"),
+            None => Sql::new("true"),
             Some(value) => filter::condition(entity, &value)
                 .map_err(|m| QueryError::new(m, Some(field.pos)))?,
         };

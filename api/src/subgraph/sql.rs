@@ -1,5 +1,6 @@
 //! SQL text with its bound values, built up piece by piece, and run against the read pool.
 
+use agentindex_indexer::store::Dialect;
 use sqlx::any::AnyArguments;
 use sqlx::{Any, AnyPool, Arguments};
 
@@ -49,6 +50,14 @@ impl Sql {
 
     /// Runs the statement, whose one column is a JSON array per row, and parses each row.
     pub(crate) async fn rows(self, pool: &AnyPool) -> sqlx::Result<Vec<Vec<serde_json::Value>>> {
+        let this = match Dialect::of_pool(pool) {
+            Dialect::Sqlite => self,
+            Dialect::Postgres => super::postgres::render(self),
+        };
+        this.run(pool).await
+    }
+
+    async fn run(self, pool: &AnyPool) -> sqlx::Result<Vec<Vec<serde_json::Value>>> {
         tracing::trace!(target: "agentindex::api::subgraph", sql = %self.text, binds = ?self.binds, "reading");
         let mut arguments = AnyArguments::default();
         for bind in self.binds {

@@ -72,6 +72,17 @@ impl Dialect {
         QueryBuilder::with_arguments(text, arguments)
     }
 
+    /// A whole statement written for SQLite (anonymous `?` parameters, index hints, `CROSS JOIN
+    /// … ON`) in this dialect's form.
+    pub fn statement(self, sql: &str) -> String {
+        match self {
+            Self::Sqlite => sql.to_string(),
+            Self::Postgres => {
+                number_parameters(&plain_joins(&without_index_hints(sql))).into_owned()
+            }
+        }
+    }
+
     /// The larger of two values: SQLite's scalar `max`, PostgreSQL's `GREATEST`.
     pub fn greatest(self, a: &str, b: &str) -> String {
         match self {

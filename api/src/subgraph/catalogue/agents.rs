@@ -21,7 +21,7 @@ pub(super) const AGENT: Entity = Entity {
             "agentId",
             Scalar::BigInt,
             "a.token_id",
-            "CAST(a.token_id AS INTEGER)",
+            "CAST(a.token_id AS BIGINT)",
         ),
         scalar("agentURI", Scalar::String, "a.uri"),
         scalar("agentURIType", Scalar::String, uri_type!("a.uri")),
@@ -140,7 +140,8 @@ pub(super) const AGENT_REGISTRATION_FILE: Entity = Entity {
         scalar(
             "hasOASF",
             Scalar::Boolean,
-            "(g.oasf_skills != '[]' OR g.oasf_domains != '[]')",
+            // 1 or 0, a flag both databases compare with a bound integer.
+            "CASE WHEN g.oasf_skills != '[]' OR g.oasf_domains != '[]' THEN 1 ELSE 0 END",
         ),
         scalar("emailEndpoint", Scalar::String, "g.email_endpoint"),
         scalar("ens", Scalar::String, "g.ens"),

@@ -272,11 +272,12 @@ macro_rules! revoked {
 /// The value of feedback `f` as a number (its digits over ten to its decimals).
 macro_rules! feedback_value {
     () => {
-        "(CAST(f.value AS REAL) / CAST('1e' || f.value_decimals AS REAL))"
+        "(CAST(f.value AS DOUBLE PRECISION) / CAST('1e' || f.value_decimals AS DOUBLE PRECISION))"
     };
 }
 
-const REVOKED: &str = revoked!();
+/// Whether feedback `f` has been revoked, as 1 or 0 (a flag both databases compare alike).
+const REVOKED: &str = concat!("CASE WHEN ", revoked!(), " THEN 1 ELSE 0 END");
 
 /// The kind of URI `$u` is, as the subgraph names it.
 macro_rules! uri_type {

@@ -60,7 +60,7 @@ fn compile(entity: &Entity, filter: &ConstValue, depth: usize, mode: Mode) -> Re
         return Err(format!("the filter nests deeper than {MAX_NESTING} levels"));
     }
     let fields = match filter {
-        ConstValue::Null => return Ok(Sql::new("1")),
+        ConstValue::Null => return Ok(Sql::new("true")),
         ConstValue::Object(fields) => fields,
         other => {
             return Err(format!(
@@ -71,7 +71,7 @@ fn compile(entity: &Entity, filter: &ConstValue, depth: usize, mode: Mode) -> Re
     };
     let clauses: Vec<(&str, &ConstValue)> = fields.iter().map(|(k, v)| (k.as_str(), v)).collect();
     let modes = modes_of(entity, &clauses, mode);
-    let mut out = Sql::new("(1");
+    let mut out = Sql::new("(true");
     for ((key, value), mode) in clauses.into_iter().zip(modes) {
         out.push(" AND ");
         out.append(clause(entity, key, value, depth, mode)?);
@@ -90,7 +90,7 @@ fn clause(
     if key == "and" || key == "or" {
         let items = match value {
             ConstValue::List(items) => items.as_slice(),
-            ConstValue::Null => return Ok(Sql::new("1")),
+            ConstValue::Null => return Ok(Sql::new("true")),
             other => std::slice::from_ref(other),
         };
         // The items of an `and` are clauses of one filter; those of an `or` each stand alone.
@@ -102,7 +102,7 @@ fn clause(
             vec![mode; items.len()]
         };
         let joiner = if key == "and" { " AND " } else { " OR " };
-        let mut out = Sql::new(if key == "and" { "(1" } else { "(0" });
+        let mut out = Sql::new(if key == "and" { "(true" } else { "(false" });
         for (item, mode) in items.iter().zip(modes) {
             out.push(joiner);
             out.append(compile(entity, item, depth + 1, mode)?);

@@ -38,7 +38,7 @@ pub(super) fn by_id_parts(
         }
         _ => return None,
     };
-    let mut out = Sql::new(if negate { "(NOT (0" } else { "((0" });
+    let mut out = Sql::new(if negate { "(NOT (false" } else { "((false" });
     for id in ids {
         let pieces: Vec<&str> = id.split(':').collect();
         if pieces.len() != field.id_parts.len() {
@@ -58,7 +58,7 @@ pub(super) fn by_id_parts(
         if binds.len() != pieces.len() {
             continue;
         }
-        out.push(" OR (1");
+        out.push(" OR (true");
         for (part, bind) in field.id_parts.iter().zip(binds) {
             out.push(&format!(" AND {} = ", part.sql)).bind(bind);
         }
@@ -99,9 +99,16 @@ pub(super) fn scalar_clause(
         }),
         "_in" | "_not_in" => values(scalar, value).map(|list| {
             let negate = if operator == "_in" { "" } else { "NOT " };
-            out.push(&format!("{expr} {negate}IN (SELECT value FROM json_each("))
-                .bind(list)
-                .push("))");
+            // Numbers and flags compare as integers on both databases.
+            let member = match scalar {
+                Scalar::Int | Scalar::Boolean => "CAST(value AS BIGINT)",
+                _ => "value",
+            };
+            out.push(&format!(
+                "{expr} {negate}IN (SELECT {member} FROM json_each("
+            ))
+            .bind(list)
+            .push("))");
         }),
         _ if text_like => {
             let test = text_test(operator)?;
@@ -222,14 +229,18 @@ impl TextTest {
                     .bind(Bind::Text(needle));
             }
             Position::End => {
-                out.push(&format!("({length} = 0 OR substr({hay}, -"))
-                    .bind(Bind::Int(length.max(1)))
-                    .push(") = ")
-                    .bind(Bind::Text(needle))
-                    .push(")");
+                // The last `length` characters, counted from the start (PostgreSQL's substr
+                // takes no negative start).
+                out.push(&format!(
+                    "({length} = 0 OR substr({hay}, length({hay}) + 1 - "
+                ))
+                .bind(Bind::Int(length.max(1)))
+                .push(") = ")
+                .bind(Bind::Text(needle))
+                .push(")");
             }
         }
-        out.push(", 0)");
+        out.push(", false)");
         out
     }
 }
@@ -295,7 +306,7 @@ fn members(
     negate: bool,
     items: &[ConstValue],
 ) -> Result<Sql, String> {
-    let mut out = Sql::new(if negate { "(NOT (1" } else { "((1" });
+    let mut out = Sql::new(if negate { "(NOT (true" } else { "((true" });
     for item in items {
         let value = bind(scalar, item)?;
         out.push(" AND (");
