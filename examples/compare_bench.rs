@@ -6,6 +6,11 @@
 //! time, events/s, peak RSS). Writes the table, with the ratios agentindex / limit and
 //! agentindex / Ponder, to `BENCHMARKS.md` (or the path in `BENCH_OUT`).
 //!
+//! With `BENCH_POSTGRES=1`, each size is indexed a second time into PostgreSQL (a server
+//! started for the run, as the tests start theirs), and Ponder runs on the same server instead
+//! of PGlite; a second table sets agentindex on PostgreSQL beside agentindex on SQLite and
+//! beside Ponder.
+//!
 //! Run with `scripts/benchmarks [S,M,L]` (installs Ponder into `bench/ponder/node_modules`).
 
 #[path = "support/backfill.rs"]
@@ -14,6 +19,9 @@ mod backfill;
 mod memory;
 #[path = "support/ponder.rs"]
 mod ponder;
+#[allow(dead_code)]
+#[path = "../tests/support/postgres.rs"]
+mod postgres;
 
 use agentindex_contracts::Devnet;
 use agentindex_contracts::workload::{self, Workload};
@@ -50,6 +58,8 @@ struct Figures {
     bare_secs: f64,
     index: backfill::IndexRun,
     ponder: Option<ponder::PonderRun>,
+    /// With `BENCH_POSTGRES`: agentindex and Ponder on PostgreSQL.
+    on_postgres: Option<(backfill::IndexRun, Option<ponder::PonderRun>)>,
 }
 
 #[tokio::main]
@@ -63,6 +73,7 @@ async fn main() -> anyhow::Result<()> {
     let binary =
         std::env::var("AGENTINDEX_BIN").unwrap_or_else(|_| "target/release/agentindex".into());
     let skip_ponder = std::env::var_os("BENCH_SKIP_PONDER").is_some();
+    let server = std::env::var_os("BENCH_POSTGRES").map(|_| postgres::server());
     let mut all = Vec::new();
     for size in SIZES.iter().filter(|s| wanted.iter().any(|w| w == s.name)) {
         let devnet = Devnet::start_with(backfill::devnet_options()).await?;
@@ -86,7 +97,37 @@ async fn main() -> anyhow::Result<()> {
             index.events,
             index.elapsed.as_secs_f64()
         );
-        let ponder = if skip_ponder {
+        let on_postgres = match server {
+            Some(server) => {
+                let url = server.fresh_database();
+                let pg_dir = dir.path().join("postgres");
+                let index =
+                    backfill::index_pass_into(&binary, &devnet, &pg_dir, Some(&url)).await?;
+                eprintln!(
+                    "{}: agentindex on PostgreSQL {} events in {:.2} s",
+                    size.name,
+                    index.events,
+                    index.elapsed.as_secs_f64()
+                );
+                let ponder = match skip_ponder {
+                    true => None,
+                    false => {
+                        let url = server.fresh_database();
+                        let run = ponder::run_on_postgres(&devnet, &agents, &url).await?;
+                        eprintln!(
+                            "{}: ponder on PostgreSQL {} events in {:.2} s",
+                            size.name,
+                            run.events,
+                            run.elapsed.as_secs_f64()
+                        );
+                        Some(run)
+                    }
+                };
+                Some((index, ponder))
+            }
+            None => None,
+        };
+        let ponder = if skip_ponder || server.is_some() {
             None
         } else {
             let run = ponder::run(&devnet, &agents).await?;
@@ -113,9 +154,13 @@ async fn main() -> anyhow::Result<()> {
             bare_secs: bare.as_secs_f64(),
             index,
             ponder,
+            on_postgres,
         });
     }
-    let report = report(&all);
+    let mut report = report(&all);
+    if server.is_some() {
+        report.push_str(&postgres_report(&all));
+    }
     print!("{report}");
     let out = std::env::var("BENCH_OUT").unwrap_or_else(|_| "BENCHMARKS.md".into());
     if out != "-" {
@@ -127,6 +172,47 @@ async fn main() -> anyhow::Result<()> {
 
 fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
+}
+
+/// The Markdown table of agentindex on PostgreSQL beside agentindex on SQLite and Ponder on the
+/// same PostgreSQL server.
+fn postgres_report(all: &[Figures]) -> String {
+    let mut out = String::from(
+        "\n| size | events | agentindex SQLite s | agentindex PostgreSQL s | events/s | db MiB | PostgreSQL / SQLite time | Ponder PostgreSQL s | Ponder events/s | vs Ponder |\n|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for f in all {
+        let Some((index, ponder)) = &f.on_postgres else {
+            continue;
+        };
+        let secs = index.elapsed.as_secs_f64();
+        let rate = index.events as f64 / secs;
+        let (ponder_secs, ponder_rate, versus) = match ponder {
+            Some(p) => {
+                let prate = p.events as f64 / p.elapsed.as_secs_f64();
+                (
+                    format!("{:.2}", p.elapsed.as_secs_f64()),
+                    format!("{prate:.0}"),
+                    format!("{:.1}x", rate / prate),
+                )
+            }
+            None => ("–".into(), "–".into(), "–".into()),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.2} | {:.2} | {:.0} | {:.1} | {:.2}x | {} | {} | {} |",
+            f.size,
+            index.events,
+            f.index.elapsed.as_secs_f64(),
+            secs,
+            rate,
+            index.db_bytes as f64 / (1024.0 * 1024.0),
+            secs / f.index.elapsed.as_secs_f64(),
+            ponder_secs,
+            ponder_rate,
+            versus
+        );
+    }
+    out
 }
 
 /// The Markdown table of every size measured.

@@ -397,7 +397,7 @@ async fn catch_up(settings: &Settings, dir: &Path) -> anyhow::Result<CatchUp> {
 
     let ponder = if settings.ponder {
         let emulator = Emulator::start(&devnet.endpoint(), settings.limits()).await?;
-        let run = ponder::run_through(&devnet, &[], emulator.url(), settings.rps).await?;
+        let run = ponder::run_through(&devnet, &[], emulator.url(), settings.rps, None).await?;
         let [_, requests, _, _] = served(&emulator);
         Some((run.elapsed, requests, run.events))
     } else {

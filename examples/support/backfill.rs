@@ -57,15 +57,28 @@ pub(crate) async fn index_pass(
     devnet: &Devnet,
     dir: &Path,
 ) -> anyhow::Result<IndexRun> {
+    index_pass_into(binary, devnet, dir, None).await
+}
+
+/// [`index_pass`] into the empty PostgreSQL database at `postgres` when one is given (else the
+/// SQLite file in `dir`); its size is then the database's as PostgreSQL counts it.
+pub(crate) async fn index_pass_into(
+    binary: &str,
+    devnet: &Devnet,
+    dir: &Path,
+    postgres: Option<&str>,
+) -> anyhow::Result<IndexRun> {
     std::fs::create_dir_all(dir)?;
     let db = dir.join("bench.db");
     let config_path = dir.join("bench.toml");
     std::fs::write(&config_path, config(devnet, &db))?;
+    let url = postgres.map_or_else(|| format!("sqlite://{}", db.display()), str::to_string);
 
     let started = Instant::now();
     let mut child = Command::new(binary)
         .args(["index", "--exit-when-synced", "--no-documents", "--config"])
         .arg(&config_path)
+        .env("AGENTINDEX_DATABASE__URL", &url)
         .env(
             "RUST_LOG",
             std::env::var("BENCH_LOG").unwrap_or_else(|_| "warn".into()),
@@ -83,13 +96,20 @@ pub(crate) async fn index_pass(
     let elapsed = started.elapsed();
     anyhow::ensure!(status.success(), "{binary} failed: {status}");
 
-    let store =
-        agentindex_indexer::store::Store::open(&format!("sqlite://{}", db.display())).await?;
+    let store = agentindex_indexer::store::Store::open(&url).await?;
     let events: i64 = sqlx::query_scalar("SELECT count(*) FROM events")
         .fetch_one(store.reader())
         .await?;
+    let db_bytes = match postgres {
+        Some(_) => {
+            let bytes: i64 = sqlx::query_scalar("SELECT pg_database_size(current_database())")
+                .fetch_one(store.reader())
+                .await?;
+            bytes as u64
+        }
+        None => std::fs::metadata(&db)?.len(),
+    };
     store.close().await;
-    let db_bytes = std::fs::metadata(&db)?.len();
     Ok(IndexRun {
         elapsed,
         peak_kib,

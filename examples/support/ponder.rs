@@ -78,7 +78,17 @@ async fn counted(client: &reqwest::Client, base: &str) -> Option<u64> {
 
 /// Runs Ponder over `devnet` (factory children `agents`) until it holds every event.
 pub(crate) async fn run(devnet: &Devnet, agents: &[Address]) -> anyhow::Result<PonderRun> {
-    run_through(devnet, agents, &devnet.endpoint(), 50).await
+    run_through(devnet, agents, &devnet.endpoint(), 50, None).await
+}
+
+/// [`run`] with Ponder's tables in the PostgreSQL database at `database_url` (its
+/// `DATABASE_URL`) instead of its embedded PGlite.
+pub(crate) async fn run_on_postgres(
+    devnet: &Devnet,
+    agents: &[Address],
+    database_url: &str,
+) -> anyhow::Result<PonderRun> {
+    run_through(devnet, agents, &devnet.endpoint(), 50, Some(database_url)).await
 }
 
 /// Runs Ponder over `devnet` through the RPC endpoint `rpc` (a provider emulator, say), asking
@@ -88,6 +98,7 @@ pub(crate) async fn run_through(
     agents: &[Address],
     rpc: &str,
     requests_per_second: u32,
+    database_url: Option<&str>,
 ) -> anyhow::Result<PonderRun> {
     let project = project();
     let ponder = project.join("node_modules/.bin/ponder");
@@ -111,7 +122,11 @@ pub(crate) async fn run_through(
         .port();
     let d = devnet.deployment();
     let started = Instant::now();
-    let mut child = Command::new(&ponder)
+    let mut command = Command::new(&ponder);
+    if let Some(url) = database_url {
+        command.env("DATABASE_URL", url);
+    }
+    let mut child = command
         .args(["start", "--schema", "public", "--port", &port.to_string()])
         .current_dir(&project)
         .env("PONDER_TELEMETRY_DISABLED", "true")

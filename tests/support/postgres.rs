@@ -100,11 +100,17 @@ impl Server {
             return Err(format!("initdb failed ({status})"));
         }
         let port = free_port()?;
-        // Durability is not what these tests check; a test database skips the disk flushes.
+        // Durability is not what the tests check: a test database skips the disk flushes. The
+        // benchmarks (BENCH_POSTGRES) keep them, committing as SQLite's WAL mode does: a commit
+        // waits for no flush, so a power loss may lose the last commits, never consistency.
+        let durability = if std::env::var_os("BENCH_POSTGRES").is_some() {
+            "-c synchronous_commit=off -c shared_buffers=1GB"
+        } else {
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        };
         let script = format!(
             "'{postgres}' -D '{data}' -p {port} -k '{dir}' -c listen_addresses=127.0.0.1 \
-             -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
-             -c max_connections=400 >'{dir}/server.log' 2>&1 & pid=$!; \
+             {durability} -c max_connections=400 >'{dir}/server.log' 2>&1 & pid=$!; \
              read _; kill -INT $pid; wait $pid; rm -rf '{dir}'",
             postgres = postgres.display(),
             data = data.display(),

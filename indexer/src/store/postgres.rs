@@ -4,8 +4,9 @@
 //! One `index` process writes a chain; any number of `serve` processes, on any machine, read.
 //! The writer takes a session-level advisory lock per chain when it starts the chain, on its
 //! one connection, and checks it again inside every batch's transaction: a second writer is
-//! refused at its start, and a writer whose connection was replaced (and lost its lock) finds
-//! out before it writes.
+//! refused at its start (after a few seconds' wait, in which a crashed predecessor's
+//! connection finishes closing), and a writer whose connection was replaced (and lost its
+//! lock) finds out before it writes.
 
 use super::{QueryContext, StoreError, StoreResult};
 use sqlx::any::AnyPoolOptions;
@@ -75,17 +76,30 @@ async fn settle_connection(conn: &mut AnyConnection) -> sqlx::Result<()> {
         .map(|_| ())
 }
 
+/// How long a writer waits for a chain's lock before it refuses to start: a writer restarted
+/// right after a crash finds its predecessor's connection still closing on the server.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+/// How often the lock is asked for meanwhile.
+const LOCK_RETRY: Duration = Duration::from_millis(100);
+
 /// Takes the lock that makes this connection `chain_id`'s only writer, or says who holds it.
 pub(super) async fn lock_chain(conn: &mut AnyConnection, chain_id: u64) -> StoreResult<()> {
     let chain = chain_key(chain_id);
-    let taken: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1, $2)")
-        .bind(LOCK_NAMESPACE)
-        .bind(chain)
-        .fetch_one(&mut *conn)
-        .await
-        .context("taking the chain's writer lock")?;
-    if taken {
-        return Ok(());
+    let deadline = tokio::time::Instant::now() + LOCK_WAIT;
+    loop {
+        let taken: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1, $2)")
+            .bind(LOCK_NAMESPACE)
+            .bind(chain)
+            .fetch_one(&mut *conn)
+            .await
+            .context("taking the chain's writer lock")?;
+        if taken {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep(LOCK_RETRY).await;
     }
     let holder: Option<(i32, Option<String>, Option<String>)> = sqlx::query_as(
         "SELECT a.pid, a.client_addr::text, a.application_name
