@@ -45,14 +45,19 @@ impl Server {
         format!("postgres://{USER}@127.0.0.1:{}/{name}", self.port)
     }
 
-    /// Creates an empty database and returns its URL.
+    /// Creates an empty database and returns its URL, one at a time (each is a copy of the
+    /// server's template); a failure says what psql said.
     pub(crate) fn fresh_database(&self) -> String {
+        static CREATING: Mutex<()> = Mutex::new(());
+        let _one_at_a_time = CREATING
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let name = format!(
             "test_{}_{}",
             std::process::id(),
             DATABASES.fetch_add(1, Ordering::Relaxed)
         );
-        let status = Command::new(binary("psql").unwrap_or_else(|| PathBuf::from("psql")))
+        let output = Command::new(binary("psql").unwrap_or_else(|| PathBuf::from("psql")))
             .args([
                 "-q",
                 "-v",
@@ -62,9 +67,13 @@ impl Server {
                 "-c",
             ])
             .arg(format!("CREATE DATABASE {name}"))
-            .status()
+            .output()
             .expect("psql runs");
-        assert!(status.success(), "creating database {name}");
+        assert!(
+            output.status.success(),
+            "creating database {name}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         self.url(&name)
     }
 
