@@ -202,9 +202,8 @@ fn as_text(sql: &str) -> String {
     if let Some(rest) = sql.strip_prefix("SELECT row FROM ") {
         return format!("SELECT CAST(row AS TEXT) FROM {rest}");
     }
-    if let Some(rest) = sql.strip_prefix("SELECT json_build_array(") {
+    if sql.starts_with("SELECT json_build_array(") {
         let close = matching(sql, "SELECT json_build_array".len());
-        let _ = rest;
         return format!("{}::text{}", &sql[..=close], &sql[close + 1..]);
     }
     sql.to_string()

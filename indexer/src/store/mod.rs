@@ -26,6 +26,7 @@ mod reputation;
 mod rewind;
 mod rows;
 mod sql;
+mod sql_writer;
 pub mod sqlite;
 mod writer;
 

@@ -1,0 +1,247 @@
+//! The writer's database side for SQLite and PostgreSQL alike ([`SqlWriter`]): each command of
+//! the writer task as one transaction on the write connection.
+
+use super::batch::{Batch, ChainContext, ChainContexts};
+use super::checkpoint::Checkpointer;
+use super::documents::{self, DocumentResult};
+use super::facts::{self, PreparedBatch};
+use super::interface::WriteBackend;
+use super::writer::{ApplySummary, Writer};
+use super::{
+    Dialect, QueryContext, StoreError, StoreResult, agents, cursor, postgres, reputation, rewind,
+};
+use crate::primitives::sql_uint;
+use crate::store::decode::int;
+use sqlx::AnyPool;
+
+impl Writer<SqlWriter> {
+    pub(super) fn over(
+        pool: AnyPool,
+        dialect: Dialect,
+        checkpointer: Option<Checkpointer>,
+        capacity: usize,
+    ) -> Self {
+        Self::spawn(
+            SqlWriter {
+                pool,
+                dialect,
+                checkpointer,
+            },
+            capacity,
+        )
+    }
+}
+
+/// The database side of the writer: the write connection, on SQLite the task that checkpoints
+/// the WAL after each command (see `checkpoint`), on PostgreSQL the chains' writer locks (see
+/// `postgres`). [`Store::writer`](super::Store::writer) starts one.
+pub struct SqlWriter {
+    pool: AnyPool,
+    dialect: Dialect,
+    checkpointer: Option<Checkpointer>,
+}
+
+impl WriteBackend for SqlWriter {
+    type Prepared = PreparedBatch;
+
+    fn prepare(batch: Batch) -> StoreResult<PreparedBatch> {
+        facts::prepare(batch)
+    }
+
+    async fn init_chain(&self, chain_id: u64, name: &str, start_block: u64) -> StoreResult<()> {
+        init(&self.pool, self.dialect, chain_id, name, start_block).await
+    }
+
+    async fn apply(&self, prepared: PreparedBatch) -> StoreResult<ApplySummary> {
+        apply(&self.pool, self.dialect, prepared).await
+    }
+
+    async fn rewind(&self, chain: &ChainContext, ancestor: u64) -> StoreResult<u64> {
+        rewind_chain(&self.pool, chain, ancestor).await
+    }
+
+    async fn adopt_rules(&self, chain: &ChainContext) -> StoreResult<u64> {
+        adopt_rules(&self.pool, chain).await
+    }
+
+    async fn rescore(&self, chain: &ChainContext, keys: Vec<String>) -> StoreResult<()> {
+        rescore(&self.pool, chain, keys).await
+    }
+
+    async fn record_heads(&self, chain_id: u64, head: u64, finalized: u64) -> StoreResult<()> {
+        heads(&self.pool, chain_id, head, finalized).await
+    }
+
+    async fn settle_reputation(&self, chain: &ChainContext, head: u64) -> StoreResult<()> {
+        let mut tx = self
+            .pool
+            .begin()
+            .await
+            .context("starting to settle reputation")?;
+        reputation::settle(&mut tx, chain.chain_id, &chain.rules, head).await?;
+        tx.commit().await.context("committing settled reputation")
+    }
+
+    async fn save_documents(
+        &self,
+        results: &[DocumentResult],
+        chains: &ChainContexts,
+    ) -> StoreResult<()> {
+        save_documents(&self.pool, results, chains).await
+    }
+
+    async fn sync_documents(&self) -> StoreResult<u64> {
+        sync_documents(&self.pool).await
+    }
+
+    fn after_command(&self) {
+        // A checkpoint copies what the command committed into the database file, elsewhere.
+        if let Some(checkpointer) = &self.checkpointer {
+            checkpointer.committed();
+        }
+    }
+}
+
+async fn init(
+    pool: &AnyPool,
+    dialect: Dialect,
+    chain_id: u64,
+    name: &str,
+    start_block: u64,
+) -> StoreResult<()> {
+    let mut conn = pool
+        .acquire()
+        .await
+        .context("acquiring the write connection")?;
+    if dialect == Dialect::Postgres {
+        postgres::lock_chain(&mut conn, chain_id).await?;
+    }
+    cursor::init(&mut conn, chain_id, name, start_block).await
+}
+
+async fn apply(
+    pool: &AnyPool,
+    dialect: Dialect,
+    mut prepared: PreparedBatch,
+) -> StoreResult<ApplySummary> {
+    let batch = &prepared.batch;
+    let chain_id = batch.chain.chain_id;
+    let mut tx = pool.begin().await.context("starting a batch transaction")?;
+    if dialect == Dialect::Postgres {
+        postgres::still_writer(&mut tx, chain_id).await?;
+    }
+    let indexed = cursor::indexed_block(&mut tx, chain_id).await?;
+    if indexed + 1 != int("from_block", batch.from_block)? {
+        return Err(StoreError::OutOfOrder {
+            chain_id,
+            expected: batch.from_block.saturating_sub(1),
+            actual: sql_uint(indexed).unwrap_or(0),
+        });
+    }
+    let started = std::time::Instant::now();
+    let events = facts::write(&mut tx, &mut prepared).await?;
+    let written = started.elapsed();
+    let touched = std::mem::take(&mut prepared.touched);
+    let summary = ApplySummary {
+        events,
+        agents_refreshed: (touched.erc8004.len() + touched.contracts.len()) as u64,
+    };
+    agents::refresh(&mut tx, chain_id, touched).await?;
+    let (from, to) = (prepared.batch.from_block, prepared.batch.to_block);
+    reputation::mark_dirty(&mut tx, chain_id, from, to).await?;
+    if prepared.batch.settles {
+        let head = prepared.batch.to_block;
+        reputation::settle(&mut tx, chain_id, &prepared.batch.chain.rules, head).await?;
+        cursor::settled(&mut tx, chain_id, Some(prepared.batch.to_block)).await?;
+    }
+    let refreshed = started.elapsed();
+    let batch = &prepared.batch;
+    if !batch.window.is_empty() {
+        cursor::remember_blocks(&mut tx, chain_id, &batch.window, batch.window_from).await?;
+    }
+    cursor::advance(
+        &mut tx,
+        chain_id,
+        batch.to_block,
+        batch.to_hash.as_ref(),
+        batch.finalized,
+        batch.head,
+    )
+    .await?;
+    tx.commit().await.context("committing a batch")?;
+    for ((source, kind), count) in &prepared.kinds {
+        crate::metrics::metrics().events(chain_id, source, kind, *count);
+    }
+    tracing::debug!(target: "agentindex::store", chain_id, ?written, ?refreshed, committed = ?started.elapsed(), "batch written");
+    Ok(summary)
+}
+
+async fn save_documents(
+    pool: &AnyPool,
+    results: &[DocumentResult],
+    chains: &ChainContexts,
+) -> StoreResult<()> {
+    let mut tx = pool.begin().await.context("starting to save documents")?;
+    let rated = documents::save(&mut tx, results).await?;
+    // A feedback file can carry a proof of payment: the agents it rates are rescored with the
+    // documents, in the same transaction. A chain not being indexed here keeps its rows until
+    // its own indexer rescores them.
+    for (chain_id, keys) in rated {
+        if let Some(chain) = chains.get(&chain_id) {
+            reputation::refresh(&mut tx, chain_id, &keys, &chain.rules).await?;
+        }
+    }
+    tx.commit().await.context("committing documents")
+}
+
+async fn sync_documents(pool: &AnyPool) -> StoreResult<u64> {
+    let mut tx = pool.begin().await.context("starting a documents sync")?;
+    let recomputed = documents::sync(&mut tx).await?;
+    tx.commit().await.context("committing a documents sync")?;
+    Ok(recomputed)
+}
+
+async fn rewind_chain(pool: &AnyPool, chain: &ChainContext, ancestor: u64) -> StoreResult<u64> {
+    let mut tx = pool
+        .begin()
+        .await
+        .context("starting a rewind transaction")?;
+    let removed = rewind::rewind(&mut tx, chain, ancestor).await?;
+    tx.commit().await.context("committing a rewind")?;
+    Ok(removed)
+}
+
+async fn heads(pool: &AnyPool, chain_id: u64, head: u64, finalized: u64) -> StoreResult<()> {
+    let dialect = Dialect::of_pool(pool);
+    sqlx::query(&format!(
+        "UPDATE chain_cursor SET head_block = {}, finalized_block = {} WHERE chain_id = $3",
+        dialect.greatest("head_block", "$1"),
+        dialect.greatest("finalized_block", "$2"),
+    ))
+    .bind(int("head", head)?)
+    .bind(int("finalized", finalized)?)
+    .bind(int("chain_id", chain_id)?)
+    .execute(pool)
+    .await
+    .context("recording chain heads")?;
+    Ok(())
+}
+
+async fn adopt_rules(pool: &AnyPool, chain: &ChainContext) -> StoreResult<u64> {
+    let mut tx = pool
+        .begin()
+        .await
+        .context("starting to adopt reputation rules")?;
+    let rescored = reputation::adopt_rules(&mut tx, chain.chain_id, &chain.rules).await?;
+    // Every agent was rescored, so reputation is settled wherever the cursor is.
+    cursor::settled(&mut tx, chain.chain_id, None).await?;
+    tx.commit().await.context("committing a rescore")?;
+    Ok(rescored)
+}
+
+async fn rescore(pool: &AnyPool, chain: &ChainContext, keys: Vec<String>) -> StoreResult<()> {
+    let keys = keys.into_iter().collect();
+    let mut tx = pool.begin().await.context("starting a rescore")?;
+    reputation::refresh(&mut tx, chain.chain_id, &keys, &chain.rules).await?;
+    tx.commit().await.context("committing a rescore")
+}
