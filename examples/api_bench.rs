@@ -12,177 +12,18 @@
 
 #[path = "support/agents.rs"]
 mod agents;
+#[path = "support/api_loads.rs"]
+mod api_loads;
 
 use agentindex_api::ApiState;
 use agentindex_indexer::config::Config;
 use agentindex_indexer::store::Store;
 use agents::{CHAIN, fill, rules};
-use rand::seq::SliceRandom;
-use serde_json::Value;
+use api_loads::{Load, in_url, run_oha};
 use sqlx::any::AnyPoolOptions;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::watch;
-
-/// One load to measure.
-struct Load {
-    name: &'static str,
-    /// Paths (with query strings) oha picks from; one path is a repeated request.
-    paths: Vec<String>,
-    /// Fixed requests/s, or as fast as the connections go.
-    rate: Option<u32>,
-}
-
-/// `/graphql?query=…`: a GraphQL query sent in the URL.
-fn in_url(query: &str) -> String {
-    let mut url = url::Url::parse("http://x/graphql").expect("a fixed URL parses");
-    url.query_pairs_mut().append_pair("query", query);
-    format!("/graphql?{}", url.query().unwrap_or_default())
-}
-
-/// Filtered searches: every skill word with and without x402, a range of minimum scores and
-/// page sizes, in random order.
-fn filtered_searches(rng: &mut impl rand::Rng) -> Vec<String> {
-    let mut paths = Vec::new();
-    for skill in agents::WORDS {
-        for x402 in ["true", "false"] {
-            for min in [0, 10, 20, 25, 30, 35, 40] {
-                for first in 5..=40 {
-                    paths.push(in_url(&format!(
-                        "{{ agents(filter: {{ skill: \"{skill}\", x402: {x402}, minReputation: {min} }}, \
-                         orderBy: REPUTATION, first: {first}) {{ edges {{ node {{ id name reputation {{ score }} }} }} }} }}"
-                    )));
-                }
-            }
-        }
-    }
-    paths.shuffle(rng);
-    paths
-}
-
-/// Full-text searches: a skill word and a tag, each page size, in random order.
-fn text_searches(rng: &mut impl rand::Rng) -> Vec<String> {
-    let mut paths = Vec::new();
-    for word in agents::WORDS {
-        for tag in 0..50 {
-            for first in 5..=20 {
-                paths.push(in_url(&format!(
-                    "{{ agents(search: \"{word} tag{tag}\", first: {first}) {{ edges {{ node {{ id name skills {{ id }} }} }} }} }}"
-                )));
-            }
-        }
-    }
-    paths.shuffle(rng);
-    paths
-}
-
-/// The best-reputed agents with a tag, each tag and page size, in random order.
-fn reputation_pages(rng: &mut impl rand::Rng) -> Vec<String> {
-    let mut paths = Vec::new();
-    let tags = agents::WORDS
-        .iter()
-        .map(|word| word.to_string())
-        .chain((0..50).map(|n| format!("tag{n}")));
-    for tag in tags {
-        for first in 1..=100 {
-            paths.push(in_url(&format!(
-                "{{ agents(filter: {{ tags: [\"{tag}\"] }}, orderBy: REPUTATION, first: {first}) {{ edges {{ node {{ id reputation {{ score paymentCount uniquePayers }} }} }} }} }}"
-            )));
-        }
-    }
-    paths.shuffle(rng);
-    paths
-}
-
-/// The agent0 TypeScript SDK's search document (`SubgraphClient.searchAgentsV2`, agent0-sdk
-/// 1.7.1), as it sends it to a subgraph.
-const SDK_SEARCH: &str = "query SearchAgentsV2($where: Agent_filter $first: Int! $skip: Int! $orderBy: Agent_orderBy! $orderDirection: OrderDirection!) { agents(where: $where, first: $first, skip: $skip, orderBy: $orderBy, orderDirection: $orderDirection) { id chainId agentId owner operators agentURI agentURIType agentWallet createdAt updatedAt totalFeedback lastActivity registrationFile { id agentId name description image active x402Support supportedTrusts mcpEndpoint mcpVersion a2aEndpoint a2aVersion webEndpoint emailEndpoint hasOASF oasfSkills oasfDomains ens did mcpTools mcpPrompts mcpResources a2aSkills } } }";
-
-/// The SDK's search in the URL of the subgraph endpoint, with the variables the SDK builds for
-/// `filter` (its `where`), newest first, a page of 1,000 as the SDK asks.
-fn sdk_search(filter: serde_json::Value) -> String {
-    let variables = serde_json::json!({
-        "where": filter, "first": 1000, "skip": 0, "orderBy": "updatedAt", "orderDirection": "desc"
-    });
-    let mut url = url::Url::parse("http://x/").expect("a fixed URL parses");
-    url.query_pairs_mut()
-        .append_pair("query", SDK_SEARCH)
-        .append_pair("variables", &variables.to_string());
-    format!(
-        "/subgraphs/name/agent0/{CHAIN}?{}",
-        url.query().unwrap_or_default()
-    )
-}
-
-/// SDK searches as `searchAgents` builds them: by name (`{name: "agent 1234"}`), by owner, and
-/// by name with a skill and x402, over every ERC-8004 agent, in random order.
-fn sdk_searches(count: usize, rng: &mut impl rand::Rng) -> Vec<String> {
-    let mut paths = Vec::new();
-    for n in (1_000..count).step_by(2).take(4_000) {
-        paths.push(sdk_search(serde_json::json!({
-            "registrationFile_not": null,
-            "registrationFile_": { "name_contains_nocase": format!("agent {n}") }
-        })));
-        let owner = format!("{:#x}", agents::owner(n));
-        paths.push(sdk_search(serde_json::json!({
-            "registrationFile_not": null, "owner_in": [owner]
-        })));
-        let skill = agents::WORDS[n % agents::WORDS.len()];
-        paths.push(sdk_search(serde_json::json!({ "and": [
-            { "registrationFile_not": null,
-              "registrationFile_": { "name_contains_nocase": format!("agent {}", n / 10), "x402Support": true } },
-            { "or": [ { "registrationFile_": { "a2aSkills_contains": [skill] } } ] }
-        ]})));
-    }
-    paths.shuffle(rng);
-    paths
-}
-
-/// Runs `oha` for `seconds` on `paths` (one, or a list it draws from) at the load's rate.
-fn run_oha(
-    oha: &str,
-    base: &str,
-    dir: &std::path::Path,
-    load: &Load,
-    paths: &[String],
-    seconds: usize,
-) -> anyhow::Result<std::process::Output> {
-    let mut command = Command::new(oha);
-    command.args([
-        "--no-tui",
-        "--output-format",
-        "json",
-        "-z",
-        &format!("{seconds}s"),
-        "-c",
-        if load.rate.is_some() { "32" } else { "16" },
-    ]);
-    if let Some(rate) = load.rate {
-        command.args(["-q", &rate.to_string()]);
-    }
-    if let [path] = paths {
-        command.arg(format!("{base}{path}"));
-    } else {
-        let list = dir.join("urls.txt");
-        let mut text = String::new();
-        for path in paths {
-            text.push_str(base);
-            text.push_str(path);
-            text.push('\n');
-        }
-        std::fs::write(&list, text)?;
-        command.arg("--urls-from-file").arg(&list);
-    }
-    let output = command.output()?;
-    anyhow::ensure!(
-        output.status.success(),
-        "oha failed for {}: {}",
-        load.name,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Ok(output)
-}
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -243,15 +84,7 @@ rpc = ["http://127.0.0.1:9"]
     let base = format!("http://{}", bound_rx.await?);
 
     let mut rng = rand::rng();
-    let mut ids: Vec<String> = keys
-        .iter()
-        .map(|key| {
-            in_url(&format!(
-                "{{ agent(id: \"{key}\") {{ id name owner reputation {{ score paymentCount }} }} }}"
-            ))
-        })
-        .collect();
-    ids.shuffle(&mut rng);
+    let ids = api_loads::by_id(&keys, &mut rng);
     let repeated = in_url(
         "{ agents(filter: { skill: \"translate\", x402: true, minReputation: 1 }, orderBy: REPUTATION, first: 20) { edges { node { id name reputation { score } } } } }",
     );
@@ -270,22 +103,22 @@ rpc = ["http://127.0.0.1:9"]
         },
         Load {
             name: "filtered search @500/s",
-            paths: filtered_searches(&mut rng),
+            paths: api_loads::filtered_searches(&mut rng),
             rate: Some(500),
         },
         Load {
             name: "full-text search @500/s",
-            paths: text_searches(&mut rng),
+            paths: api_loads::text_searches(&mut rng),
             rate: Some(500),
         },
         Load {
             name: "reputation order @500/s",
-            paths: reputation_pages(&mut rng),
+            paths: api_loads::reputation_pages(&mut rng),
             rate: Some(500),
         },
         Load {
             name: "agent0 SDK search @500/s",
-            paths: sdk_searches(count, &mut rng),
+            paths: api_loads::sdk_searches(count, &mut rng),
             rate: Some(500),
         },
         Load {
@@ -294,6 +127,7 @@ rpc = ["http://127.0.0.1:9"]
             rate: None,
         },
     ];
+    let list = dir.path().join("urls.txt");
     let mut results = Vec::new();
     // `API_BENCH_ONLY=text` measures only the loads whose name contains it (and the baseline).
     let only = std::env::var("API_BENCH_ONLY").unwrap_or_default();
@@ -303,32 +137,23 @@ rpc = ["http://127.0.0.1:9"]
         .filter(|(i, load)| *i == 0 || load.name.contains(&only))
         .map(|(_, load)| load)
     {
+        let connections = if load.rate.is_some() { 32 } else { 16 };
         // A varied load first runs two seconds on a fifth of its queries (faulting in the
         // pages it reads), then is measured on the rest, which the warm-up has not cached.
         let measured = match load.paths.as_slice() {
             [_] => &load.paths[..],
             paths => {
                 let (warm, rest) = paths.split_at(paths.len() / 5);
-                run_oha(&oha, &base, dir.path(), load, warm, 2)?;
+                run_oha(&oha, &base, &list, load, warm, 2, connections)?;
                 rest
             }
         };
-        let output = run_oha(&oha, &base, dir.path(), load, measured, seconds)?;
-        let report: Value = serde_json::from_slice(&output.stdout)?;
-        let statuses = &report["statusCodeDistribution"];
-        anyhow::ensure!(
-            statuses
-                .as_object()
-                .is_some_and(|s| s.keys().all(|k| k == "200")),
-            "{}: answers other than 200: {statuses}",
-            load.name
-        );
-        let ms = |p: &str| report["latencyPercentiles"][p].as_f64().unwrap_or(f64::NAN) * 1e3;
+        let m = run_oha(&oha, &base, &list, load, measured, seconds, connections)?;
         results.push((
             load.name,
-            report["summary"]["requestsPerSec"].as_f64().unwrap_or(0.0),
-            ms("p50"),
-            ms("p99"),
+            m.requests_per_second,
+            m.p50_ms,
+            m.p99_ms,
             measured.len(),
         ));
     }

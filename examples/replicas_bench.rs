@@ -1,0 +1,246 @@
+//! API throughput with one and with two `agentindex serve` replicas reading one PostgreSQL:
+//! 100,000 synthetic agents (with profiles, skills, search rows and scores) in a database of a
+//! PostgreSQL server started for the run, the real binary serving them, and `oha` loading each
+//! replica as fast as its connections go with lookups by id and filtered searches (thousands of
+//! distinct URLs, so the response cache rarely answers). With two replicas the load is split
+//! evenly between them, as a round-robin balancer would split it, with no balancer in the path.
+//!
+//! Replicas run on separate machines in a deployment; here they share two cores with PostgreSQL
+//! and the load generator. So that each replica stands for one machine of the same size, each
+//! runs in a CPU cgroup of its own capped at `REPLICA_CPUS` cores (0.5 unless set; cgroup v1
+//! `cpu` or cgroup v2, which needs root). The table gives each load's requests/s with one and
+//! with two replicas, their ratio, and how often the replicas hit their cap (throttled CPU
+//! periods, from the cgroup), which shows that the replicas, not PostgreSQL or the load
+//! generator, set the pace.
+//!
+//! Run with `scripts/bench-replicas` (or `cargo run --release --example replicas_bench --
+//! [agents] [seconds]` with `oha` in `OHA` and the release binary built).
+
+#[path = "support/agents.rs"]
+mod agents;
+#[path = "support/api_loads.rs"]
+mod api_loads;
+#[path = "support/cpu_cap.rs"]
+mod cpu_cap;
+#[allow(dead_code)]
+#[path = "../tests/support/postgres.rs"]
+mod postgres;
+
+use agentindex_indexer::store::Store;
+use agents::{CHAIN, fill, rules};
+use api_loads::{Load, Measured, finish_oha, start_oha};
+use cpu_cap::CpuCap;
+use sqlx::any::AnyPoolOptions;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Connections `oha` keeps open to each replica.
+const CONNECTIONS: usize = 16;
+
+/// A running `agentindex serve`, killed when dropped.
+struct Replica {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `agentindex serve` on `config` inside `cap`, and waits for the address it announces.
+fn start_replica(binary: &str, config: &Path, cap: &CpuCap) -> anyhow::Result<Replica> {
+    let mut child = Command::new(binary)
+        .args(["serve", "--config"])
+        .arg(config)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| anyhow::anyhow!("cannot run {binary}: {e}"))?;
+    cap.enter(child.id())?;
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    let base = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .filter(|url| url.starts_with("http://"))
+        .ok_or_else(|| anyhow::anyhow!("agentindex serve announced no address: {line:?}"))?
+        .to_string();
+    Ok(Replica { child, base })
+}
+
+/// One load against `replicas`, each sent its share by its own `oha`, all at once; the
+/// requests/s add up and the latencies are the worst replica's.
+fn measure(
+    oha: &str,
+    dir: &Path,
+    replicas: &[Replica],
+    load: &Load,
+    paths: &[String],
+    seconds: usize,
+) -> anyhow::Result<Measured> {
+    let share = paths.len() / replicas.len();
+    let running = replicas
+        .iter()
+        .enumerate()
+        .map(|(i, replica)| {
+            let list = dir.join(format!("urls-{i}.txt"));
+            let mine = &paths[i * share..(i + 1) * share];
+            start_oha(oha, &replica.base, &list, load, mine, seconds, CONNECTIONS)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut total = Measured {
+        requests_per_second: 0.0,
+        p50_ms: 0.0,
+        p99_ms: 0.0,
+    };
+    for child in running {
+        let one = finish_oha(load.name, child)?;
+        total.requests_per_second += one.requests_per_second;
+        total.p50_ms = total.p50_ms.max(one.p50_ms);
+        total.p99_ms = total.p99_ms.max(one.p99_ms);
+    }
+    Ok(total)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args().skip(1).map(|a| a.parse::<usize>());
+    let count = args.next().transpose()?.unwrap_or(100_000);
+    let seconds = args.next().transpose()?.unwrap_or(10);
+    let oha = std::env::var("OHA").unwrap_or_else(|_| "oha".into());
+    let binary =
+        std::env::var("AGENTINDEX_BIN").unwrap_or_else(|_| "target/release/agentindex".into());
+    let cpus: f64 = match std::env::var("REPLICA_CPUS") {
+        Ok(text) => text
+            .parse()
+            .map_err(|e| anyhow::anyhow!("REPLICA_CPUS={text}: {e}"))?,
+        Err(_) => 0.5,
+    };
+    let caps = [
+        CpuCap::create("agentindex-replica-1", cpus)?,
+        CpuCap::create("agentindex-replica-2", cpus)?,
+    ];
+
+    let url = postgres::server().fresh_database();
+    let store = Store::open(&url).await?;
+    let pool = AnyPoolOptions::new()
+        .max_connections(1)
+        .connect(&url)
+        .await?;
+    let started = Instant::now();
+    let keys = fill(&pool, count, true).await?;
+    pool.close().await;
+    store
+        .writer(4)
+        .rescore(Arc::new(agents::chain_context(rules())), keys.clone())
+        .await?;
+    store.close().await;
+    sqlx::query("ANALYZE")
+        .execute(
+            &AnyPoolOptions::new()
+                .max_connections(1)
+                .connect(&url)
+                .await?,
+        )
+        .await?;
+    println!(
+        "loaded {count} agents into PostgreSQL in {:.1} s; each replica capped at {cpus} cores",
+        started.elapsed().as_secs_f64()
+    );
+
+    let dir = tempfile::tempdir()?;
+    let config = dir.path().join("replica.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[database]
+url = "{url}"
+
+[api]
+listen = "127.0.0.1:0"
+requests_per_minute_per_client = 100000000
+client_burst = 1000000
+
+[[chains]]
+name = "bench"
+chain_id = {CHAIN}
+rpc = ["http://127.0.0.1:9"]
+"#
+        ),
+    )?;
+
+    let mut rng = rand::rng();
+    let loads = [
+        Load {
+            name: "agent by id",
+            paths: api_loads::by_id(&keys, &mut rng),
+            rate: None,
+        },
+        Load {
+            name: "filtered search",
+            paths: api_loads::filtered_searches(&mut rng),
+            rate: None,
+        },
+    ];
+    // Per load: (one replica, two replicas), with the throttled periods of each run.
+    let mut rows: Vec<Vec<(Measured, u64)>> = loads.iter().map(|_| Vec::new()).collect();
+    for replicas in [1, 2] {
+        let running = caps[..replicas]
+            .iter()
+            .map(|cap| start_replica(&binary, &config, cap))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        for (load, row) in loads.iter().zip(&mut rows) {
+            // Two seconds on a fifth of the queries fault in the pages they read; the rest,
+            // which the warm-up has not cached, is measured.
+            let (warm, rest) = load.paths.split_at(load.paths.len() / 5);
+            measure(&oha, dir.path(), &running, load, warm, 2)?;
+            let before: u64 = caps
+                .iter()
+                .map(CpuCap::throttled)
+                .sum::<anyhow::Result<_>>()?;
+            let measured = measure(&oha, dir.path(), &running, load, rest, seconds)?;
+            let after: u64 = caps
+                .iter()
+                .map(CpuCap::throttled)
+                .sum::<anyhow::Result<_>>()?;
+            row.push((measured, after - before));
+        }
+    }
+
+    println!(
+        "{:<20} {:>16} {:>17} {:>8} {:>13} {:>14} {:>22}",
+        "load",
+        "1 replica req/s",
+        "2 replicas req/s",
+        "ratio",
+        "p99 ms (1)",
+        "p99 ms (2)",
+        "throttled periods 1/2"
+    );
+    for (load, row) in loads.iter().zip(&rows) {
+        let [(one, one_throttled), (two, two_throttled)] = row.as_slice() else {
+            unreachable!("each load runs with one and with two replicas");
+        };
+        println!(
+            "{:<20} {:>16.0} {:>17.0} {:>7.2}x {:>13.2} {:>14.2} {:>22}",
+            load.name,
+            one.requests_per_second,
+            two.requests_per_second,
+            two.requests_per_second / one.requests_per_second,
+            one.p99_ms,
+            two.p99_ms,
+            format!("{one_throttled}/{two_throttled}")
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! The API benchmarks' loads: GraphQL questions of each kind over the synthetic agents of
+//! `agents.rs` (which the including bench declares as `agents`), thousands of distinct URLs per
+//! kind so the response cache rarely answers, and `oha` (crates.io) to send them and report
+//! throughput and latency.
+
+#![allow(dead_code)]
+
+use super::agents;
+use rand::seq::SliceRandom;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// One load to measure.
+pub(crate) struct Load {
+    pub(crate) name: &'static str,
+    /// Paths (with query strings) oha picks from; one path is a repeated request.
+    pub(crate) paths: Vec<String>,
+    /// Fixed requests/s, or as fast as the connections go.
+    pub(crate) rate: Option<u32>,
+}
+
+/// `/graphql?query=…`: a GraphQL query sent in the URL.
+pub(crate) fn in_url(query: &str) -> String {
+    let mut url = url::Url::parse("http://x/graphql").expect("a fixed URL parses");
+    url.query_pairs_mut().append_pair("query", query);
+    format!("/graphql?{}", url.query().unwrap_or_default())
+}
+
+/// Filtered searches: every skill word with and without x402, a range of minimum scores and
+/// page sizes, in random order.
+pub(crate) fn filtered_searches(rng: &mut impl rand::Rng) -> Vec<String> {
+    let mut paths = Vec::new();
+    for skill in agents::WORDS {
+        for x402 in ["true", "false"] {
+            for min in [0, 10, 20, 25, 30, 35, 40] {
+                for first in 5..=40 {
+                    paths.push(in_url(&format!(
+                        "{{ agents(filter: {{ skill: \"{skill}\", x402: {x402}, minReputation: {min} }}, \
+                         orderBy: REPUTATION, first: {first}) {{ edges {{ node {{ id name reputation {{ score }} }} }} }} }}"
+                    )));
+                }
+            }
+        }
+    }
+    paths.shuffle(rng);
+    paths
+}
+
+/// Full-text searches: a skill word and a tag, each page size, in random order.
+pub(crate) fn text_searches(rng: &mut impl rand::Rng) -> Vec<String> {
+    let mut paths = Vec::new();
+    for word in agents::WORDS {
+        for tag in 0..50 {
+            for first in 5..=20 {
+                paths.push(in_url(&format!(
+                    "{{ agents(search: \"{word} tag{tag}\", first: {first}) {{ edges {{ node {{ id name skills {{ id }} }} }} }} }}"
+                )));
+            }
+        }
+    }
+    paths.shuffle(rng);
+    paths
+}
+
+/// The best-reputed agents with a tag, each tag and page size, in random order.
+pub(crate) fn reputation_pages(rng: &mut impl rand::Rng) -> Vec<String> {
+    let mut paths = Vec::new();
+    let tags = agents::WORDS
+        .iter()
+        .map(|word| word.to_string())
+        .chain((0..50).map(|n| format!("tag{n}")));
+    for tag in tags {
+        for first in 1..=100 {
+            paths.push(in_url(&format!(
+                "{{ agents(filter: {{ tags: [\"{tag}\"] }}, orderBy: REPUTATION, first: {first}) {{ edges {{ node {{ id reputation {{ score paymentCount uniquePayers }} }} }} }} }}"
+            )));
+        }
+    }
+    paths.shuffle(rng);
+    paths
+}
+
+/// The agent0 TypeScript SDK's search document (`SubgraphClient.searchAgentsV2`, agent0-sdk
+/// 1.7.1), as it sends it to a subgraph.
+pub(crate) const SDK_SEARCH: &str = "query SearchAgentsV2($where: Agent_filter $first: Int! $skip: Int! $orderBy: Agent_orderBy! $orderDirection: OrderDirection!) { agents(where: $where, first: $first, skip: $skip, orderBy: $orderBy, orderDirection: $orderDirection) { id chainId agentId owner operators agentURI agentURIType agentWallet createdAt updatedAt totalFeedback lastActivity registrationFile { id agentId name description image active x402Support supportedTrusts mcpEndpoint mcpVersion a2aEndpoint a2aVersion webEndpoint emailEndpoint hasOASF oasfSkills oasfDomains ens did mcpTools mcpPrompts mcpResources a2aSkills } } }";
+
+/// The SDK's search in the URL of the subgraph endpoint, with the variables the SDK builds for
+/// `filter` (its `where`), newest first, a page of 1,000 as the SDK asks.
+pub(crate) fn sdk_search(filter: serde_json::Value) -> String {
+    let variables = serde_json::json!({
+        "where": filter, "first": 1000, "skip": 0, "orderBy": "updatedAt", "orderDirection": "desc"
+    });
+    let mut url = url::Url::parse("http://x/").expect("a fixed URL parses");
+    url.query_pairs_mut()
+        .append_pair("query", SDK_SEARCH)
+        .append_pair("variables", &variables.to_string());
+    format!(
+        "/subgraphs/name/agent0/{}?{}",
+        agents::CHAIN,
+        url.query().unwrap_or_default()
+    )
+}
+
+/// SDK searches as `searchAgents` builds them: by name (`{name: "agent 1234"}`), by owner, and
+/// by name with a skill and x402, over every ERC-8004 agent, in random order.
+pub(crate) fn sdk_searches(count: usize, rng: &mut impl rand::Rng) -> Vec<String> {
+    let mut paths = Vec::new();
+    for n in (1_000..count).step_by(2).take(4_000) {
+        paths.push(sdk_search(serde_json::json!({
+            "registrationFile_not": null,
+            "registrationFile_": { "name_contains_nocase": format!("agent {n}") }
+        })));
+        let owner = format!("{:#x}", agents::owner(n));
+        paths.push(sdk_search(serde_json::json!({
+            "registrationFile_not": null, "owner_in": [owner]
+        })));
+        let skill = agents::WORDS[n % agents::WORDS.len()];
+        paths.push(sdk_search(serde_json::json!({ "and": [
+            { "registrationFile_not": null,
+              "registrationFile_": { "name_contains_nocase": format!("agent {}", n / 10), "x402Support": true } },
+            { "or": [ { "registrationFile_": { "a2aSkills_contains": [skill] } } ] }
+        ]})));
+    }
+    paths.shuffle(rng);
+    paths
+}
+
+/// Lookups of single agents by id, one per agent of `keys`, in random order.
+pub(crate) fn by_id(keys: &[String], rng: &mut impl rand::Rng) -> Vec<String> {
+    let mut paths: Vec<String> = keys
+        .iter()
+        .map(|key| {
+            in_url(&format!(
+                "{{ agent(id: \"{key}\") {{ id name owner reputation {{ score paymentCount }} }} }}"
+            ))
+        })
+        .collect();
+    paths.shuffle(rng);
+    paths
+}
+
+/// What one `oha` run measured.
+pub(crate) struct Measured {
+    pub(crate) requests_per_second: f64,
+    pub(crate) p50_ms: f64,
+    pub(crate) p99_ms: f64,
+}
+
+/// Starts `oha` for `seconds` on `paths` under `base` (one path, or a list it draws from, written
+/// to `list`) at the load's rate, with `connections` connections.
+pub(crate) fn start_oha(
+    oha: &str,
+    base: &str,
+    list: &Path,
+    load: &Load,
+    paths: &[String],
+    seconds: usize,
+    connections: usize,
+) -> anyhow::Result<Child> {
+    let mut command = Command::new(oha);
+    command.args([
+        "--no-tui",
+        "--output-format",
+        "json",
+        "-z",
+        &format!("{seconds}s"),
+        "-c",
+        &connections.to_string(),
+    ]);
+    if let Some(rate) = load.rate {
+        command.args(["-q", &rate.to_string()]);
+    }
+    if let [path] = paths {
+        command.arg(format!("{base}{path}"));
+    } else {
+        let mut text = String::new();
+        for path in paths {
+            text.push_str(base);
+            text.push_str(path);
+            text.push('\n');
+        }
+        std::fs::write(list, text)?;
+        command.arg("--urls-from-file").arg(list);
+    }
+    let child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| anyhow::anyhow!("cannot run oha ({oha}): {e}"))?;
+    Ok(child)
+}
+
+/// Waits for an `oha` started by [`start_oha`] and reads its report; every answer must be 200.
+pub(crate) fn finish_oha(name: &str, child: Child) -> anyhow::Result<Measured> {
+    let output = child.wait_with_output()?;
+    anyhow::ensure!(
+        output.status.success(),
+        "oha failed for {name}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout)?;
+    let statuses = &report["statusCodeDistribution"];
+    anyhow::ensure!(
+        statuses
+            .as_object()
+            .is_some_and(|s| !s.is_empty() && s.keys().all(|k| k == "200")),
+        "{name}: answers other than 200: {statuses}"
+    );
+    let ms = |p: &str| report["latencyPercentiles"][p].as_f64().unwrap_or(f64::NAN) * 1e3;
+    Ok(Measured {
+        requests_per_second: report["summary"]["requestsPerSec"].as_f64().unwrap_or(0.0),
+        p50_ms: ms("p50"),
+        p99_ms: ms("p99"),
+    })
+}
+
+/// Runs `oha` as [`start_oha`] does and waits for its report.
+pub(crate) fn run_oha(
+    oha: &str,
+    base: &str,
+    list: &Path,
+    load: &Load,
+    paths: &[String],
+    seconds: usize,
+    connections: usize,
+) -> anyhow::Result<Measured> {
+    let child = start_oha(oha, base, list, load, paths, seconds, connections)?;
+    finish_oha(load.name, child)
+}
