@@ -27,6 +27,7 @@ mod rewind;
 mod rows;
 mod sql;
 mod sql_writer;
+mod statistics;
 pub mod sqlite;
 mod writer;
 

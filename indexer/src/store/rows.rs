@@ -96,6 +96,8 @@ struct Open {
 pub(super) struct Rows {
     open: BTreeMap<&'static str, Open>,
     ready: Vec<Insert>,
+    /// Rows pushed so far, by table.
+    counts: BTreeMap<&'static str, u64>,
 }
 
 impl Rows {
@@ -119,9 +121,15 @@ impl Rows {
             bound.expect("integers, text and blobs always bind");
         }
         open.rows += 1;
+        *self.counts.entry(table).or_default() += 1;
         if (open.rows + 1) * open.width > MAX_PARAMETERS {
             self.close(table);
         }
+    }
+
+    /// Rows pushed so far, by table.
+    pub(super) fn counts(&self) -> &BTreeMap<&'static str, u64> {
+        &self.counts
     }
 
     /// Turns the open rows of `table` into a statement.

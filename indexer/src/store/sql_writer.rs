@@ -6,6 +6,7 @@ use super::checkpoint::Checkpointer;
 use super::documents::{self, DocumentResult};
 use super::facts::{self, PreparedBatch};
 use super::interface::WriteBackend;
+use super::statistics::Statistics;
 use super::writer::{ApplySummary, Writer};
 use super::{
     Dialect, QueryContext, StoreError, StoreResult, agents, cursor, postgres, reputation, rewind,
@@ -26,6 +27,7 @@ impl Writer<SqlWriter> {
                 pool,
                 dialect,
                 checkpointer,
+                statistics: Statistics::default(),
             },
             capacity,
         )
@@ -34,11 +36,13 @@ impl Writer<SqlWriter> {
 
 /// The database side of the writer: the write connection, on SQLite the task that checkpoints
 /// the WAL after each command (see `checkpoint`), on PostgreSQL the chains' writer locks (see
-/// `postgres`). [`Store::writer`](super::Store::writer) starts one.
+/// `postgres`) and the planner statistics it keeps current (see `statistics`).
+/// [`Store::writer`](super::Store::writer) starts one.
 pub struct SqlWriter {
     pool: AnyPool,
     dialect: Dialect,
     checkpointer: Option<Checkpointer>,
+    statistics: Statistics,
 }
 
 impl WriteBackend for SqlWriter {
@@ -53,7 +57,7 @@ impl WriteBackend for SqlWriter {
     }
 
     async fn apply(&self, prepared: PreparedBatch) -> StoreResult<ApplySummary> {
-        apply(&self.pool, self.dialect, prepared).await
+        apply(&self.pool, self.dialect, &self.statistics, prepared).await
     }
 
     async fn rewind(&self, chain: &ChainContext, ancestor: u64) -> StoreResult<u64> {
@@ -122,6 +126,7 @@ async fn init(
 async fn apply(
     pool: &AnyPool,
     dialect: Dialect,
+    statistics: &Statistics,
     mut prepared: PreparedBatch,
 ) -> StoreResult<ApplySummary> {
     let batch = &prepared.batch;
@@ -140,6 +145,11 @@ async fn apply(
     }
     let started = std::time::Instant::now();
     let events = facts::write(&mut tx, &mut prepared).await?;
+    if dialect == Dialect::Postgres {
+        statistics
+            .after_writing(&mut tx, prepared.rows_by_table())
+            .await?;
+    }
     let written = started.elapsed();
     let touched = std::mem::take(&mut prepared.touched);
     let summary = ApplySummary {

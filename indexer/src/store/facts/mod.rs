@@ -50,6 +50,13 @@ pub struct PreparedBatch {
     pub(super) touched: Touched,
 }
 
+impl PreparedBatch {
+    /// The rows the batch writes, by table (all of them once [`write`] has run).
+    pub(super) fn rows_by_table(&self) -> &BTreeMap<&'static str, u64> {
+        self.rows.counts()
+    }
+}
+
 /// Binds the rows of `batch`'s events.
 pub(super) fn prepare(mut batch: Batch) -> StoreResult<PreparedBatch> {
     let events = std::mem::take(&mut batch.events);

@@ -31,7 +31,7 @@ pub(super) use load::PaymentFields;
 pub(super) use touched::mark_dirty;
 
 /// Agents per round of queries.
-const AGENTS_PER_ROUND: usize = 500;
+const AGENTS_PER_ROUND: usize = 2000;
 
 /// One agent's reputation as of a block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
