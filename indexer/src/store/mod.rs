@@ -27,8 +27,8 @@ mod rewind;
 mod rows;
 mod sql;
 mod sql_writer;
-mod statistics;
 pub mod sqlite;
+mod statistics;
 mod writer;
 
 pub use agents::wallet_from_metadata;

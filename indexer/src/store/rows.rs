@@ -186,13 +186,31 @@ impl std::fmt::Debug for Rows {
 }
 
 async fn execute(conn: &mut AnyConnection, inserts: Vec<Insert>) -> StoreResult<()> {
+    if inserts.is_empty() {
+        return Ok(());
+    }
     let dialect = Dialect::of(conn);
+    // PostgreSQL connections plan every execution afresh (see `postgres`), which lookups need
+    // and a full-size INSERT, run dozens of times a backfill, does not: it keeps its plan. SET
+    // LOCAL ends with the transaction, whatever becomes of it.
+    plan_cache(conn, dialect, "auto").await?;
     for insert in inserts {
         let sql = insert.sql(dialect);
         sqlx::query_with(&sql, insert.arguments)
             .execute(&mut *conn)
             .await
             .context("writing fact rows")?;
+    }
+    plan_cache(conn, dialect, "force_custom_plan").await
+}
+
+/// Sets PostgreSQL's plan cache mode for the rest of the transaction (or until set again).
+async fn plan_cache(conn: &mut AnyConnection, dialect: Dialect, mode: &str) -> StoreResult<()> {
+    if dialect == Dialect::Postgres {
+        sqlx::query(&format!("SET LOCAL plan_cache_mode = {mode}"))
+            .execute(&mut *conn)
+            .await
+            .context("setting the plan cache for fact rows")?;
     }
     Ok(())
 }

@@ -122,6 +122,9 @@ mod tests {
                 .due(&batch(&[("events", 50_000), ("watched_agents", 999)]))
                 .is_empty()
         );
-        assert_eq!(statistics.due(&batch(&[("watched_agents", 1)])), ["watched_agents"]);
+        assert_eq!(
+            statistics.due(&batch(&[("watched_agents", 1)])),
+            ["watched_agents"]
+        );
     }
 }
