@@ -6,7 +6,7 @@
 
 use agentindex_indexer::primitives::AgentKey;
 use agentindex_indexer::reputation::{ReputationRules, TokenRule};
-use agentindex_indexer::store::ChainContext;
+use agentindex_indexer::store::{ChainContext, Dialect};
 use alloy::primitives::{Address, U256};
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::BTreeMap;
@@ -100,6 +100,12 @@ struct Agent {
     block: i64,
 }
 
+/// Runs a statement built with `?` parameters on SQLite or PostgreSQL.
+async fn run(conn: &mut sqlx::AnyConnection, q: QueryBuilder<'_, Any>) -> anyhow::Result<()> {
+    Dialect::of(conn).portable(q).build().execute(conn).await?;
+    Ok(())
+}
+
 /// Writes `count` agents with their facts; returns their keys.
 pub(crate) async fn fill(
     pool: &AnyPool,
@@ -145,15 +151,15 @@ pub(crate) async fn fill_paid(
             row.push_bind(CHAIN as i64)
                 .push_bind(*block)
                 .push_bind(0)
-                .push_bind("0x")
+                .push_bind(vec![0u8; 32])
                 .push_bind(time(*block))
-                .push_bind("0x")
-                .push_bind("0x")
+                .push_bind(vec![0u8; 32])
+                .push_bind(vec![0u8; 20])
                 .push_bind("bench")
-                .push_bind("[]")
+                .push_bind(Vec::<u8>::new())
                 .push_bind(Vec::<u8>::new());
         });
-        q.build().execute(&mut *tx).await?;
+        run(&mut *tx, q).await?;
     }
     for chunk in agents.chunks(ROWS) {
         let mut q = QueryBuilder::<Any>::new(
@@ -180,12 +186,12 @@ pub(crate) async fn fill_paid(
                 .push_bind(hex(&address(0x0e, a.n)))
                 .push_bind("[]")
                 .push_bind(a.erc8004.then(|| registration_uri(a.n)))
-                .push_bind(true)
+                .push_bind(1_i64)
                 .push_bind(a.block)
                 .push_bind(time(a.block))
                 .push_bind(a.block);
         });
-        q.build().execute(&mut *tx).await?;
+        run(&mut *tx, q).await?;
 
         let (tokens, contracts): (Vec<&Agent>, Vec<&Agent>) = chunk.iter().partition(|a| a.erc8004);
         if !tokens.is_empty() {
@@ -204,7 +210,7 @@ pub(crate) async fn fill_paid(
                     .push_bind("0x")
                     .push_bind(time(a.block));
             });
-            q.build().execute(&mut *tx).await?;
+            run(&mut *tx, q).await?;
             let feedback: Vec<(&Agent, usize)> =
                 tokens.iter().flat_map(|a| [(*a, 0), (*a, 1)]).collect();
             let mut q = QueryBuilder::<Any>::new(
@@ -232,7 +238,7 @@ pub(crate) async fn fill_paid(
                     .push_bind("0x")
                     .push_bind(time(block));
             });
-            q.build().execute(&mut *tx).await?;
+            run(&mut *tx, q).await?;
         }
         if !contracts.is_empty() {
             let mut q = QueryBuilder::<Any>::new(
@@ -248,7 +254,7 @@ pub(crate) async fn fill_paid(
                     .push_bind(a.n as i64)
                     .push_bind(time(a.block));
             });
-            q.build().execute(&mut *tx).await?;
+            run(&mut *tx, q).await?;
             let mut q = QueryBuilder::<Any>::new(
                 "INSERT INTO ratings (chain_id, agent, rater, score, block_number, log_index, timestamp) ",
             );
@@ -262,7 +268,7 @@ pub(crate) async fn fill_paid(
                     .push_bind(a.n as i64)
                     .push_bind(time(block));
             });
-            q.build().execute(&mut *tx).await?;
+            run(&mut *tx, q).await?;
         }
         let payments: Vec<(&Agent, usize)> = chunk
             .iter()
@@ -290,11 +296,11 @@ pub(crate) async fn fill_paid(
                     .push_bind(hex(&address(0xb0, (a.n * 31 + k * 17) % 5_000)))
                     .push_bind(hex(&payee))
                     .push_bind(((k + 1) * 250_000).to_string())
-                    .push_bind(k % 2 == 0)
+                    .push_bind(i64::from(k % 2 == 0))
                     .push_bind((k % 2 == 0).then_some("eip3009"))
                     .push_bind(time(block));
             });
-            q.build().execute(&mut *tx).await?;
+            run(&mut *tx, q).await?;
         }
     }
     if documents {
@@ -394,7 +400,7 @@ async fn profiles(tx: &mut sqlx::AnyConnection, chunk: &[Agent]) -> anyhow::Resu
             .push_bind("[]")
             .push_bind(a.block);
     });
-    q.build().execute(&mut *tx).await?;
+    run(&mut *tx, q).await?;
     let skills: Vec<(&Agent, &'static str, String)> = chunk
         .iter()
         .flat_map(|a| {
@@ -408,7 +414,7 @@ async fn profiles(tx: &mut sqlx::AnyConnection, chunk: &[Agent]) -> anyhow::Resu
         })
         .collect();
     let mut q = QueryBuilder::<Any>::new(
-        "INSERT OR IGNORE INTO agent_skills (agent_key, skill_id, name, description, tags) ",
+        "INSERT INTO agent_skills (agent_key, skill_id, name, description, tags) ",
     );
     q.push_values(&skills, |mut row, (a, id, tags)| {
         row.push_bind(&a.key)
@@ -417,7 +423,8 @@ async fn profiles(tx: &mut sqlx::AnyConnection, chunk: &[Agent]) -> anyhow::Resu
             .push_bind(format!("{id} for you"))
             .push_bind(tags);
     });
-    q.build().execute(&mut *tx).await?;
+    q.push(" ON CONFLICT DO NOTHING");
+    run(&mut *tx, q).await?;
     let mut q = QueryBuilder::<Any>::new(
         "INSERT INTO agent_search (agent_key, name, description, skills, tags) ",
     );
@@ -435,7 +442,7 @@ async fn profiles(tx: &mut sqlx::AnyConnection, chunk: &[Agent]) -> anyhow::Resu
                     .join(" "),
             );
     });
-    q.build().execute(&mut *tx).await?;
+    run(&mut *tx, q).await?;
     let tokens: Vec<&Agent> = chunk.iter().filter(|a| a.erc8004).collect();
     if !tokens.is_empty() {
         let mut q = QueryBuilder::<Any>::new(
@@ -453,7 +460,7 @@ async fn profiles(tx: &mut sqlx::AnyConnection, chunk: &[Agent]) -> anyhow::Resu
                 .push_bind(1_700_000_000i64)
                 .push_bind(1_800_000_000i64);
         });
-        q.build().execute(&mut *tx).await?;
+        run(&mut *tx, q).await?;
         // What agentindex keeps of each file's fields, as the documents worker writes it.
         let mut q = QueryBuilder::<Any>::new(
             "INSERT INTO agent_registrations (agent_key, uri, name, description, image, active,
@@ -495,7 +502,7 @@ async fn profiles(tx: &mut sqlx::AnyConnection, chunk: &[Agent]) -> anyhow::Resu
                 .push_bind(None::<String>)
                 .push_bind(None::<String>);
         });
-        q.build().execute(&mut *tx).await?;
+        run(&mut *tx, q).await?;
         let mut q = QueryBuilder::<Any>::new(
             "INSERT INTO agent_registration_text (agent_key, name, description) ",
         );
@@ -504,7 +511,7 @@ async fn profiles(tx: &mut sqlx::AnyConnection, chunk: &[Agent]) -> anyhow::Resu
                 .push_bind(format!("Agent {}", a.n))
                 .push_bind(format!("Agent {} does {}", a.n, WORDS[a.n % WORDS.len()]));
         });
-        q.build().execute(&mut *tx).await?;
+        run(&mut *tx, q).await?;
         let mut q =
             QueryBuilder::<Any>::new("INSERT INTO agent_documents (agent_key, role, uri, expect) ");
         q.push_values(&tokens, |mut row, a| {
@@ -513,7 +520,7 @@ async fn profiles(tx: &mut sqlx::AnyConnection, chunk: &[Agent]) -> anyhow::Resu
                 .push_bind(registration_uri(a.n))
                 .push_bind("registration");
         });
-        q.build().execute(&mut *tx).await?;
+        run(&mut *tx, q).await?;
     }
     Ok(())
 }
