@@ -159,7 +159,7 @@ pub(crate) async fn fill_paid(
                 .push_bind(Vec::<u8>::new())
                 .push_bind(Vec::<u8>::new());
         });
-        run(&mut *tx, q).await?;
+        run(&mut tx, q).await?;
     }
     for chunk in agents.chunks(ROWS) {
         let mut q = QueryBuilder::<Any>::new(
@@ -191,7 +191,7 @@ pub(crate) async fn fill_paid(
                 .push_bind(time(a.block))
                 .push_bind(a.block);
         });
-        run(&mut *tx, q).await?;
+        run(&mut tx, q).await?;
 
         let (tokens, contracts): (Vec<&Agent>, Vec<&Agent>) = chunk.iter().partition(|a| a.erc8004);
         if !tokens.is_empty() {
@@ -210,7 +210,7 @@ pub(crate) async fn fill_paid(
                     .push_bind("0x")
                     .push_bind(time(a.block));
             });
-            run(&mut *tx, q).await?;
+            run(&mut tx, q).await?;
             let feedback: Vec<(&Agent, usize)> =
                 tokens.iter().flat_map(|a| [(*a, 0), (*a, 1)]).collect();
             let mut q = QueryBuilder::<Any>::new(
@@ -238,7 +238,7 @@ pub(crate) async fn fill_paid(
                     .push_bind("0x")
                     .push_bind(time(block));
             });
-            run(&mut *tx, q).await?;
+            run(&mut tx, q).await?;
         }
         if !contracts.is_empty() {
             let mut q = QueryBuilder::<Any>::new(
@@ -254,7 +254,7 @@ pub(crate) async fn fill_paid(
                     .push_bind(a.n as i64)
                     .push_bind(time(a.block));
             });
-            run(&mut *tx, q).await?;
+            run(&mut tx, q).await?;
             let mut q = QueryBuilder::<Any>::new(
                 "INSERT INTO ratings (chain_id, agent, rater, score, block_number, log_index, timestamp) ",
             );
@@ -268,7 +268,7 @@ pub(crate) async fn fill_paid(
                     .push_bind(a.n as i64)
                     .push_bind(time(block));
             });
-            run(&mut *tx, q).await?;
+            run(&mut tx, q).await?;
         }
         let payments: Vec<(&Agent, usize)> = chunk
             .iter()
@@ -300,7 +300,7 @@ pub(crate) async fn fill_paid(
                     .push_bind((k % 2 == 0).then_some("eip3009"))
                     .push_bind(time(block));
             });
-            run(&mut *tx, q).await?;
+            run(&mut tx, q).await?;
         }
     }
     if documents {
