@@ -17,11 +17,8 @@ mod api_loads;
 
 use agentindex_api::ApiState;
 use agentindex_indexer::config::Config;
-use agentindex_indexer::store::Store;
-use agents::{CHAIN, fill, rules};
+use agents::CHAIN;
 use api_loads::{Load, in_url, run_oha};
-use sqlx::any::AnyPoolOptions;
-use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::watch;
 
@@ -38,18 +35,9 @@ async fn main() -> anyhow::Result<()> {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| dir.path().join("api.db"));
     let url = format!("sqlite://{}", db.display());
-    let store = Store::open(&url).await?;
-    let pool = AnyPoolOptions::new()
-        .max_connections(1)
-        .connect(&url)
-        .await?;
     let started = Instant::now();
-    let keys = fill(&pool, count, true).await?;
-    pool.close().await;
-    store
-        .writer(4)
-        .rescore(Arc::new(agents::chain_context(rules())), keys.clone())
-        .await?;
+    let (store, keys) = agents::open_filled(&url, count, true).await?;
+    agents::score(&store, &keys).await?;
     println!(
         "loaded {count} agents with profiles, skills, search rows and scores in {:.1} s",
         started.elapsed().as_secs_f64()

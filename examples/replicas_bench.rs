@@ -26,15 +26,13 @@ mod cpu_cap;
 #[path = "../tests/support/postgres.rs"]
 mod postgres;
 
-use agentindex_indexer::store::Store;
-use agents::{CHAIN, fill, rules};
+use agents::CHAIN;
 use api_loads::{Load, Measured, finish_oha, start_oha};
 use cpu_cap::CpuCap;
 use sqlx::any::AnyPoolOptions;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Connections `oha` keeps open to each replica.
@@ -131,18 +129,9 @@ async fn main() -> anyhow::Result<()> {
     ];
 
     let url = postgres::server().fresh_database();
-    let store = Store::open(&url).await?;
-    let pool = AnyPoolOptions::new()
-        .max_connections(1)
-        .connect(&url)
-        .await?;
     let started = Instant::now();
-    let keys = fill(&pool, count, true).await?;
-    pool.close().await;
-    store
-        .writer(4)
-        .rescore(Arc::new(agents::chain_context(rules())), keys.clone())
-        .await?;
+    let (store, keys) = agents::open_filled(&url, count, true).await?;
+    agents::score(&store, &keys).await?;
     store.close().await;
     // What autovacuum does soon after a load: statistics, and the visibility map that lets
     // counts over an index skip the table.

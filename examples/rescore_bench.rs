@@ -9,9 +9,7 @@
 #[path = "support/agents.rs"]
 mod agents;
 
-use agentindex_indexer::store::Store;
-use agents::{fill, rules};
-use sqlx::any::AnyPoolOptions;
+use agents::rules;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -25,14 +23,8 @@ async fn main() -> anyhow::Result<()> {
     let touched = args.next().transpose()?.unwrap_or(1_000).min(agents);
     let dir = tempfile::tempdir()?;
     let url = format!("sqlite://{}", dir.path().join("rescore.db").display());
-    let store = Store::open(&url).await?;
-    let pool = AnyPoolOptions::new()
-        .max_connections(1)
-        .connect(&url)
-        .await?;
     let filling = Instant::now();
-    let keys = fill(&pool, agents, false).await?;
-    pool.close().await;
+    let (store, keys) = agents::open_filled(&url, agents, false).await?;
     println!(
         "filled {agents} agents ({} payments) in {:.1} s",
         agents * 4,

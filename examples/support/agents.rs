@@ -6,8 +6,9 @@
 
 use agentindex_indexer::primitives::AgentKey;
 use agentindex_indexer::reputation::{ReputationRules, TokenRule};
-use agentindex_indexer::store::{ChainContext, Dialect};
+use agentindex_indexer::store::{ChainContext, Dialect, Store};
 use alloy::primitives::{Address, U256};
+use sqlx::any::AnyPoolOptions;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -103,6 +104,32 @@ struct Agent {
 /// Runs a statement built with `?` parameters on SQLite or PostgreSQL.
 async fn run(conn: &mut sqlx::AnyConnection, q: QueryBuilder<'_, Any>) -> anyhow::Result<()> {
     Dialect::of(conn).portable(q).build().execute(conn).await?;
+    Ok(())
+}
+
+/// Opens (creating and migrating) the store at `url` and [`fill`]s it through a connection of
+/// its own; returns the store and the agents' keys.
+pub(crate) async fn open_filled(
+    url: &str,
+    count: usize,
+    documents: bool,
+) -> anyhow::Result<(Store, Vec<String>)> {
+    let store = Store::open(url).await?;
+    let pool = AnyPoolOptions::new()
+        .max_connections(1)
+        .connect(url)
+        .await?;
+    let keys = fill(&pool, count, documents).await?;
+    pool.close().await;
+    Ok((store, keys))
+}
+
+/// Scores the agents of `keys` as the indexer's rescore does.
+pub(crate) async fn score(store: &Store, keys: &[String]) -> anyhow::Result<()> {
+    store
+        .writer(4)
+        .rescore(Arc::new(chain_context(rules())), keys.to_vec())
+        .await?;
     Ok(())
 }
 
