@@ -17,7 +17,6 @@ mod api_loads;
 
 use agentindex_api::ApiState;
 use agentindex_indexer::config::Config;
-use agents::CHAIN;
 use api_loads::{Load, in_url, run_oha};
 use std::time::Instant;
 use tokio::sync::watch;
@@ -43,21 +42,7 @@ async fn main() -> anyhow::Result<()> {
         started.elapsed().as_secs_f64()
     );
 
-    let toml = format!(
-        r#"
-[database]
-url = "{url}"
-
-[api]
-requests_per_minute_per_client = 100000000
-client_burst = 1000000
-
-[[chains]]
-name = "bench"
-chain_id = {CHAIN}
-rpc = ["http://127.0.0.1:9"]
-"#
-    );
+    let toml = api_loads::serve_config(&url);
     let config = Config::from_toml_and_env(&toml, std::path::Path::new("bench.toml"), Vec::new())?;
     let (stop, shutdown) = watch::channel(false);
     let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();

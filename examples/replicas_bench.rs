@@ -26,7 +26,6 @@ mod cpu_cap;
 #[path = "../tests/support/postgres.rs"]
 mod postgres;
 
-use agents::CHAIN;
 use api_loads::{Load, Measured, finish_oha, start_oha};
 use cpu_cap::CpuCap;
 use sqlx::any::AnyPoolOptions;
@@ -150,25 +149,7 @@ async fn main() -> anyhow::Result<()> {
 
     let dir = tempfile::tempdir()?;
     let config = dir.path().join("replica.toml");
-    std::fs::write(
-        &config,
-        format!(
-            r#"
-[database]
-url = "{url}"
-
-[api]
-listen = "127.0.0.1:0"
-requests_per_minute_per_client = 100000000
-client_burst = 1000000
-
-[[chains]]
-name = "bench"
-chain_id = {CHAIN}
-rpc = ["http://127.0.0.1:9"]
-"#
-        ),
-    )?;
+    std::fs::write(&config, api_loads::serve_config(&url))?;
 
     let mut rng = rand::rng();
     let loads = [

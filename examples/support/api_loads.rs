@@ -126,6 +126,28 @@ pub(crate) fn sdk_searches(count: usize, rng: &mut impl rand::Rng) -> Vec<String
     paths
 }
 
+/// The configuration the benchmarks serve `database_url` with: any free loopback port, and
+/// rate limits no load reaches.
+pub(crate) fn serve_config(database_url: &str) -> String {
+    format!(
+        r#"
+[database]
+url = "{database_url}"
+
+[api]
+listen = "127.0.0.1:0"
+requests_per_minute_per_client = 100000000
+client_burst = 1000000
+
+[[chains]]
+name = "bench"
+chain_id = {}
+rpc = ["http://127.0.0.1:9"]
+"#,
+        agents::CHAIN
+    )
+}
+
 /// Lookups of single agents by id, one per agent of `keys`, in random order.
 pub(crate) fn by_id(keys: &[String], rng: &mut impl rand::Rng) -> Vec<String> {
     let mut paths: Vec<String> = keys
