@@ -17,16 +17,13 @@ mod api_loads;
 
 use agentindex_api::ApiState;
 use agentindex_indexer::config::Config;
-use api_loads::{Load, in_url, run_oha};
+use api_loads::{Load, finish_oha, in_url, start_oha};
 use std::time::Instant;
 use tokio::sync::watch;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let mut args = std::env::args().skip(1).map(|a| a.parse::<usize>());
-    let count = args.next().transpose()?.unwrap_or(100_000);
-    let seconds = args.next().transpose()?.unwrap_or(10);
-    let oha = std::env::var("OHA").unwrap_or_else(|_| "oha".into());
+    let (count, seconds, oha) = api_loads::bench_args()?;
 
     // `API_BENCH_DB` keeps the loaded database at that path (to look at plans afterwards).
     let dir = tempfile::tempdir()?;
@@ -117,11 +114,17 @@ async fn main() -> anyhow::Result<()> {
             [_] => &load.paths[..],
             paths => {
                 let (warm, rest) = paths.split_at(paths.len() / 5);
-                run_oha(&oha, &base, &list, load, warm, 2, connections)?;
+                finish_oha(
+                    load.name,
+                    start_oha(&oha, &base, &list, load, warm, 2, connections)?,
+                )?;
                 rest
             }
         };
-        let m = run_oha(&oha, &base, &list, load, measured, seconds, connections)?;
+        let m = finish_oha(
+            load.name,
+            start_oha(&oha, &base, &list, load, measured, seconds, connections)?,
+        )?;
         results.push((
             load.name,
             m.requests_per_second,

@@ -110,10 +110,7 @@ fn measure(
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let mut args = std::env::args().skip(1).map(|a| a.parse::<usize>());
-    let count = args.next().transpose()?.unwrap_or(100_000);
-    let seconds = args.next().transpose()?.unwrap_or(10);
-    let oha = std::env::var("OHA").unwrap_or_else(|_| "oha".into());
+    let (count, seconds, oha) = api_loads::bench_args()?;
     let binary =
         std::env::var("AGENTINDEX_BIN").unwrap_or_else(|_| "target/release/agentindex".into());
     let cpus: f64 = match std::env::var("REPLICA_CPUS") {

@@ -162,6 +162,16 @@ pub(crate) fn by_id(keys: &[String], rng: &mut impl rand::Rng) -> Vec<String> {
     paths
 }
 
+/// A bench's arguments: the number of agents (100,000) and seconds per load (10), then `oha`
+/// from `OHA` (else the PATH).
+pub(crate) fn bench_args() -> anyhow::Result<(usize, usize, String)> {
+    let mut args = std::env::args().skip(1).map(|a| a.parse::<usize>());
+    let count = args.next().transpose()?.unwrap_or(100_000);
+    let seconds = args.next().transpose()?.unwrap_or(10);
+    let oha = std::env::var("OHA").unwrap_or_else(|_| "oha".into());
+    Ok((count, seconds, oha))
+}
+
 /// What one `oha` run measured.
 pub(crate) struct Measured {
     pub(crate) requests_per_second: f64,
@@ -235,18 +245,4 @@ pub(crate) fn finish_oha(name: &str, child: Child) -> anyhow::Result<Measured> {
         p50_ms: ms("p50"),
         p99_ms: ms("p99"),
     })
-}
-
-/// Runs `oha` as [`start_oha`] does and waits for its report.
-pub(crate) fn run_oha(
-    oha: &str,
-    base: &str,
-    list: &Path,
-    load: &Load,
-    paths: &[String],
-    seconds: usize,
-    connections: usize,
-) -> anyhow::Result<Measured> {
-    let child = start_oha(oha, base, list, load, paths, seconds, connections)?;
-    finish_oha(load.name, child)
 }
