@@ -13,6 +13,7 @@ mod deploy_files;
 mod devnet_transactions;
 mod document_fetch;
 mod documents_end_to_end;
+mod explorer;
 mod feedback_summary;
 mod graphql_api;
 mod graphql_relations;

@@ -32,7 +32,7 @@ pub(crate) async fn graphql_get(
     RawQuery(raw): RawQuery,
 ) -> Response {
     let Some(raw) = raw.filter(|raw| !raw.is_empty()) else {
-        return Html(include_str!("graphiql.html")).into_response();
+        return Html(crate::explorer::GRAPHIQL_PAGE).into_response();
     };
     match async_graphql::http::parse_query_string(&raw) {
         Ok(request) if request.query.trim().is_empty() => {

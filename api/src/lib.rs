@@ -1,6 +1,7 @@
 //! agentindex's read side: the HTTP server over the store.
 //!
-//! [`server`] binds the address and routes requests; [`graphql`] is the GraphQL schema and its
+//! [`server`] binds the address and routes requests; [`explorer`] serves the explorer at `/`
+//! and GraphiQL's files, embedded; [`graphql`] is the GraphQL schema and its
 //! resolvers, over the read queries in `read`; [`http`] has the GraphQL, health, readiness and
 //! status endpoints; [`limits`] the per-client rate limit and CORS; [`metrics`] `/metrics`;
 //! [`feeds`] answers the
@@ -12,6 +13,7 @@
 
 pub mod cache;
 pub mod changes;
+pub mod explorer;
 pub mod feeds;
 pub mod graphql;
 pub mod http;

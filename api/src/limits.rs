@@ -17,6 +17,9 @@ use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 /// Paths that are never rate limited.
 const UNLIMITED: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
+/// Folders of embedded files (served from memory, as cheap as `/healthz`), never rate limited:
+/// a page's scripts must not eat the budget its queries need.
+const UNLIMITED_FOLDERS: [&str; 2] = ["/explorer/", "/vendor/"];
 /// Forget idle clients every this many requests.
 const RETAIN_EVERY: u64 = 4_096;
 
@@ -51,7 +54,8 @@ pub(crate) async fn rate_limit(
     request: Request,
     next: Next,
 ) -> Response {
-    if UNLIMITED.contains(&request.uri().path()) {
+    let path = request.uri().path();
+    if UNLIMITED.contains(&path) || UNLIMITED_FOLDERS.iter().any(|f| path.starts_with(f)) {
         return next.run(request).await;
     }
     if limiter.seen.fetch_add(1, Ordering::Relaxed) % RETAIN_EVERY == RETAIN_EVERY - 1 {

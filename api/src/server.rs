@@ -2,7 +2,7 @@
 
 use crate::graphql;
 use crate::state::ApiState;
-use crate::{feeds, http, limits, subgraph};
+use crate::{explorer, feeds, http, limits, subgraph};
 use async_graphql_axum::GraphQLSubscription;
 use axum::Router;
 use axum::middleware;
@@ -56,6 +56,7 @@ pub fn router(state: ApiState) -> Router {
         )
         .with_state(state)
         .merge(api)
+        .merge(explorer::routes())
         .layer(middleware::from_fn_with_state(limiter, limits::rate_limit))
         .layer(cors)
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))

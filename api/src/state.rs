@@ -4,7 +4,7 @@
 use crate::cache::ResponseCache;
 use crate::changes::ChangeFeed;
 use crate::metrics::ApiMetrics;
-use agentindex_indexer::config::{ApiConfig, Config};
+use agentindex_indexer::config::{ApiConfig, Config, PaymentToken};
 use agentindex_indexer::reputation::ReputationRules;
 use agentindex_indexer::store::StoreRead;
 use agentindex_indexer::store::{Store, StoreResult};
@@ -19,6 +19,8 @@ pub struct ApiState {
     pub store: Store,
     /// Reputation rules by chain id, as the config sets them.
     pub rules: Arc<BTreeMap<u64, ReputationRules>>,
+    /// Every configured payment token with its chain id (symbols and decimals for display).
+    pub(crate) tokens: Arc<Vec<(u64, PaymentToken)>>,
     /// Set once every chain reached its head (or at once when nothing indexes beside us).
     ready: Arc<AtomicBool>,
     /// Whether readiness waits for the chains (true under `run`).
@@ -47,7 +49,18 @@ impl ApiState {
                 )
             })
             .collect();
+        let tokens = config
+            .chains
+            .iter()
+            .flat_map(|chain| {
+                chain
+                    .payment_tokens
+                    .iter()
+                    .map(|token| (chain.chain_id, token.clone()))
+            })
+            .collect();
         Self {
+            tokens: Arc::new(tokens),
             changes: ChangeFeed::start(store.clone()),
             cache: Arc::new(ResponseCache::new(store.reader().clone())),
             store,

@@ -6,7 +6,33 @@ use super::catalog::{DemoAgent, Path};
 use super::documents::DocumentServer;
 use agentindex_contracts::{AgentFactory, Devnet, confirm, demo, signing};
 use alloy::primitives::{Address, B256, U256};
+use alloy::providers::Provider;
 use anyhow::Context;
+
+/// The demo's history spans this long: the chain starts this far in the past (see
+/// [`genesis_timestamp`]) and each registration, then each agent's payments, move its clock
+/// on, so the explorer's daily charts show days, not one bar.
+const HISTORY_SECS: u64 = 12 * 86_400;
+
+/// Where the chain's clock starts: [`HISTORY_SECS`] and a day before now, so the history ends
+/// about a day ago and new blocks follow on from it.
+pub(crate) fn genesis_timestamp() -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    now.saturating_sub(HISTORY_SECS + 86_400)
+}
+
+/// Moves the chain's clock on by the share of [`HISTORY_SECS`] one of `steps` steps takes.
+async fn advance_clock(devnet: &Devnet, steps: usize) -> anyhow::Result<()> {
+    let seconds = HISTORY_SECS / 2 / steps.max(1) as u64;
+    devnet
+        .provider()
+        .raw_request::<_, serde_json::Value>("evm_increaseTime".into(), (seconds,))
+        .await
+        .context("moving the demo chain's clock on")?;
+    Ok(())
+}
 
 /// Accounts: 0 deploys and settles x402 payments as the facilitator, 1..=CLIENTS pay and give
 /// feedback, owners start at OWNERS.
@@ -58,6 +84,8 @@ pub(crate) async fn register(
         if let Some(id) = token_id {
             on_chain.token_ids.insert(agent.n, id);
         }
+        drop(on_chain);
+        advance_clock(devnet, agents.len()).await?;
     }
     Ok(())
 }
@@ -102,23 +130,25 @@ pub(crate) async fn make_history(
     let accounts = devnet.accounts();
     let facilitator = accounts[0];
     let usdc = devnet.usdc();
-    for agent in agents {
-        let (pay_to, token_id) = {
-            let on_chain = documents
-                .on_chain
-                .read()
-                .map_err(|_| anyhow::anyhow!("the document server's state is poisoned"))?;
-            (
-                on_chain
-                    .pay_to
-                    .get(&agent.n)
-                    .copied()
-                    .unwrap_or(Address::ZERO),
-                on_chain.token_ids.get(&agent.n).copied(),
-            )
-        };
-        let price = U256::from(agent.price.unwrap_or(5_000));
-        for k in 0..agent.n % CLIENTS {
+    // Round k pays every agent that has a k-th client, a day of chain time apart, so each
+    // agent's payments (and the feedback after them) fall on different days.
+    for k in 0..CLIENTS {
+        for agent in agents.iter().filter(|agent| k < agent.n % CLIENTS) {
+            let (pay_to, token_id) = {
+                let on_chain = documents
+                    .on_chain
+                    .read()
+                    .map_err(|_| anyhow::anyhow!("the document server's state is poisoned"))?;
+                (
+                    on_chain
+                        .pay_to
+                        .get(&agent.n)
+                        .copied()
+                        .unwrap_or(Address::ZERO),
+                    on_chain.token_ids.get(&agent.n).copied(),
+                )
+            };
+            let price = U256::from(agent.price.unwrap_or(5_000));
             let client = 1 + (agent.n + k) % CLIENTS;
             if k % 2 == 0 {
                 let nonce = signing::nonce(&format!("demo-{}-{k}", agent.n));
@@ -185,6 +215,7 @@ pub(crate) async fn make_history(
                 None => {}
             }
         }
+        advance_clock(devnet, CLIENTS).await?;
     }
     Ok(())
 }

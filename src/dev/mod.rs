@@ -30,6 +30,7 @@ pub(crate) async fn run(
     let agents = catalog::agents();
     let devnet = Devnet::start_with(DevnetOptions {
         accounts: activity::accounts_needed(agents.len()),
+        genesis_timestamp: Some(activity::genesis_timestamp()),
         ..DevnetOptions::default()
     })
     .await
@@ -41,28 +42,29 @@ pub(crate) async fn run(
     activity::register(&devnet, &agents, &documents).await?;
     activity::make_history(&devnet, &agents, &documents).await?;
 
-    println!(
-        "local chain   {} (chain id {})",
-        devnet.endpoint(),
-        devnet.chain_id()
-    );
-    println!("identity      {}", d.identity);
-    println!("reputation    {}", d.reputation);
-    println!("validation    {}", d.validation);
-    println!("factory       {}", d.factory);
-    println!("registry      {}", d.registry);
-    println!("usdc          {}", d.usdc);
-    println!(
-        "documents     {} ({} demo agents: factory, registry and ERC-8004)",
-        documents.base,
-        agents.len()
-    );
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{DEV_DB}{suffix}"));
     }
     let config = dev_config(&devnet, listen)?;
     crate::serve::index_and_serve(&config, |address| {
-        println!();
+        // The explorer first: it is where a newcomer starts.
+        println!("Explorer      http://{address}/");
+    println!(
+            "local chain   {} (chain id {})",
+            devnet.endpoint(),
+            devnet.chain_id()
+        );
+        println!("identity      {}", d.identity);
+        println!("reputation    {}", d.reputation);
+        println!("validation    {}", d.validation);
+        println!("factory       {}", d.factory);
+        println!("registry      {}", d.registry);
+        println!("usdc          {}", d.usdc);
+        println!(
+            "documents     {} ({} demo agents: factory, registry and ERC-8004)",
+            documents.base,
+            agents.len()
+        );
         println!("GraphiQL      http://{address}/graphql");
         println!("try           {{ agents(filter: {{ skill: \"translate\" }}) {{ totalCount edges {{ node {{ id name source skills {{ id tags }} }} }} }} }}");
         println!("              {{ agents(search: \"weather forecast\", filter: {{ x402: true }}) {{ edges {{ node {{ name paymentTerms card {{ signature }} }} }} }} }}");

@@ -7,6 +7,7 @@ pub(crate) mod api;
 pub(crate) mod binary;
 pub(crate) mod chain;
 pub(crate) mod checker;
+pub(crate) mod dev;
 pub(crate) mod doc_server;
 pub(crate) mod faulty_rpc;
 pub(crate) mod graphql;

@@ -1,6 +1,8 @@
 //! The `Agent` type and what hangs off it: skills (through a DataLoader), the card, documents,
 //! relations; its reputation is in [`super::reputation`].
 
+use super::days::daily_counts;
+use super::facets::{DailyPoint, MAX_ENTRIES};
 use super::filter::AgentSource;
 use super::loaders::{
     DocumentLoader, FeedbackLoader, HistoryLoader, PaymentLoader, SkillLoader, ValidationLoader,
@@ -201,6 +203,28 @@ impl Agent {
             first,
             after,
         )
+    }
+
+    /// Payments credited to it per UTC day (counted or not): the newest `days` days that have
+    /// any, oldest first (at most 500).
+    async fn daily_payments(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 30)] days: i32,
+    ) -> Result<Vec<DailyPoint>> {
+        let days = usize::try_from(days)
+            .ok()
+            .filter(|days| (1..=MAX_ENTRIES as usize).contains(days))
+            .ok_or_else(|| {
+                async_graphql::Error::new(format!("days must be 1 to {MAX_ENTRIES}, got {days}"))
+            })?;
+        let loader = ctx.data_unchecked::<DataLoader<PaymentLoader>>();
+        let payments = loader.load_one(self.0.agent_key.clone()).await?;
+        let timestamps = payments
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(payment, _)| i64::try_from(payment.timestamp).unwrap_or(i64::MAX));
+        Ok(daily_counts(timestamps, days))
     }
 
     /// ERC-8004 feedback, newest first, revoked ones marked, with their responses.

@@ -9,7 +9,7 @@ use async_graphql::{Context, Enum, Error, Object, Result, SimpleObject};
 use std::collections::BTreeMap;
 
 /// Most entries a facet or series returns.
-const MAX_ENTRIES: i32 = 500;
+pub(crate) const MAX_ENTRIES: i32 = 500;
 
 /// Dashboard queries.
 #[derive(Default)]
@@ -62,9 +62,9 @@ pub(crate) enum DailySeries {
 #[derive(SimpleObject)]
 pub(crate) struct DailyPoint {
     /// UTC date of the blocks, YYYY-MM-DD.
-    day: String,
+    pub(crate) day: String,
     /// The day's count or volume.
-    value: f64,
+    pub(crate) value: f64,
 }
 
 fn bounded(first: i32) -> Result<i64> {
@@ -77,8 +77,37 @@ fn bounded(first: i32) -> Result<i64> {
     }
 }
 
+/// A token whose payments count, as configured.
+#[derive(SimpleObject)]
+pub(crate) struct PaymentToken {
+    /// EIP-155 chain id.
+    chain_id: i64,
+    /// Token contract, lower-case hex.
+    address: String,
+    /// Display symbol.
+    symbol: String,
+    /// Decimals of its amounts (an amount of 10^decimals is one whole token).
+    decimals: i32,
+}
+
 #[Object]
 impl FacetQuery {
+    /// The payment tokens of every indexed chain, so amounts (in smallest units) can be shown
+    /// in whole tokens.
+    async fn payment_tokens(&self, ctx: &Context<'_>) -> Vec<PaymentToken> {
+        let state = ctx.data_unchecked::<ApiState>();
+        state
+            .tokens
+            .iter()
+            .map(|(chain_id, token)| PaymentToken {
+                chain_id: *chain_id as i64,
+                address: format!("{:#x}", token.address),
+                symbol: token.symbol.clone(),
+                decimals: i32::from(token.decimals),
+            })
+            .collect()
+    }
+
     /// The most advertised skills, with how many agents advertise each.
     async fn skill_facets(
         &self,

@@ -6,6 +6,7 @@
 
 pub(crate) mod agent;
 pub mod aliases;
+pub(crate) mod days;
 pub mod facets;
 pub(crate) mod filter;
 pub(crate) mod loaders;

@@ -39,6 +39,9 @@ pub struct DevnetOptions {
     /// workloads otherwise hold a copy of the state for every block. Historical `eth_call`s
     /// then fail; logs, blocks and receipts are all kept.
     pub prune_history: Option<u64>,
+    /// Timestamp of the genesis block (anvil's `--timestamp`); later blocks count on from it,
+    /// so a chain can start in the past and have its history spread over days.
+    pub genesis_timestamp: Option<u64>,
 }
 
 impl Default for DevnetOptions {
@@ -51,6 +54,7 @@ impl Default for DevnetOptions {
             usdc_per_account: U256::from(1_000_000_000_000u64),
             seeder_clients: 16,
             prune_history: None,
+            genesis_timestamp: None,
         }
     }
 }
@@ -146,6 +150,9 @@ impl Devnet {
         }
         if let Some(states) = options.prune_history {
             anvil = anvil.arg("--prune-history").arg(states.to_string());
+        }
+        if let Some(timestamp) = options.genesis_timestamp {
+            anvil = anvil.arg("--timestamp").arg(timestamp.to_string());
         }
         let anvil = anvil.try_spawn().map_err(|source| DevnetError::Anvil {
             path: path.display().to_string(),

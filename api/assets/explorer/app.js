@@ -1,0 +1,94 @@
+// The explorer's router: `/` searches agents, `/agents/{id}` shows one, `/ecosystem` the
+// whole index. Links inside the explorer change the page without a reload; the URL always
+// says what is shown (filters, page cursor), so it can be shared, reloaded or bookmarked, and
+// Back returns to the same results at the same scroll position.
+
+import { connect } from './live.js';
+import { renderSearch } from './search.js';
+import { renderAgent } from './agent.js';
+import { renderEcosystem } from './ecosystem.js';
+import { failure } from './dom.js';
+
+const main = document.getElementById('main');
+const ROUTES = [
+  { pattern: /^\/$/, nav: 'search', render: (params) => renderSearch(main, params) },
+  { pattern: /^\/ecosystem\/?$/, nav: 'ecosystem', render: () => renderEcosystem(main) },
+  { pattern: /^\/agents\/(.+)$/, nav: 'search', render: (params, match) => renderAgent(main, decodeURIComponent(match[1])) },
+];
+
+let page = null; // what the shown page returned: { stop() } ends its live updates
+let generation = 0;
+
+async function show({ restoreScroll }) {
+  const shown = ++generation;
+  if (page && page.stop) page.stop();
+  page = null;
+  const route = ROUTES.find((r) => r.pattern.test(location.pathname));
+  for (const link of document.querySelectorAll('[data-nav]')) {
+    link.toggleAttribute('aria-current', Boolean(route) && link.dataset.nav === route.nav);
+  }
+  main.replaceChildren();
+  main.dataset.loaded = 'false';
+  main.setAttribute('aria-busy', 'true');
+  if (!route) {
+    main.append(failure('this page', new Error(`${location.pathname} is not a page of the explorer`)));
+  } else {
+    try {
+      const result = await route.render(new URLSearchParams(location.search), location.pathname.match(route.pattern));
+      if (shown !== generation) {
+        if (result && result.stop) result.stop();
+        return;
+      }
+      page = result;
+    } catch (error) {
+      if (shown !== generation) return;
+      main.replaceChildren(failure('this page', error));
+    }
+  }
+  main.removeAttribute('aria-busy');
+  main.dataset.loaded = 'true';
+  const scroll = restoreScroll && history.state && history.state.scrollY;
+  window.scrollTo(0, scroll || 0);
+  if (!restoreScroll) {
+    const heading = main.querySelector('h1');
+    if (heading) {
+      heading.tabIndex = -1;
+      heading.focus({ preventScroll: true });
+    }
+  }
+}
+
+function rememberScroll() {
+  history.replaceState({ ...(history.state || {}), scrollY: window.scrollY }, '');
+}
+
+// Shows `url` (a path of the explorer), as a new history entry unless `replace`.
+export function navigate(url, { replace = false, state = {} } = {}) {
+  if (replace) history.replaceState(state, '', url);
+  else {
+    rememberScroll();
+    history.pushState(state, '', url);
+  }
+  show({ restoreScroll: false });
+}
+
+function isExplorerPath(pathname) {
+  return ROUTES.some((r) => r.pattern.test(pathname));
+}
+
+document.addEventListener('click', (event) => {
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  const link = event.target.closest('a[href]');
+  if (!link || link.target || link.hasAttribute('download')) return;
+  const url = new URL(link.href);
+  if (url.origin !== location.origin || !isExplorerPath(url.pathname)) return;
+  if (url.pathname === location.pathname && url.search === location.search && url.hash) return;
+  event.preventDefault();
+  navigate(url.pathname + url.search + url.hash);
+});
+
+window.addEventListener('popstate', () => show({ restoreScroll: true }));
+window.addEventListener('pagehide', rememberScroll);
+history.scrollRestoration = 'manual';
+connect();
+show({ restoreScroll: true });

@@ -1,0 +1,179 @@
+//! The explorer at `/` and GraphiQL, as a browser and a plain HTTP client see them, against
+//! `agentindex dev`: real pages in Debian's headless Chromium (driven by playwright-core through
+//! `tools/explorer/browser.mjs`, with every request beyond loopback refused), the routes that
+//! answer the page, the embedded files with their caching and encodings, and the third-party
+//! builds equal to the pinned npm packages.
+
+use crate::support;
+use crate::support::dev::Dev;
+use crate::support::tool::json_through;
+
+use agentindex_contracts::Devnet;
+use serde_json::json;
+use std::path::Path;
+use std::process::Command;
+
+/// Where the test run writes the screenshots the README links.
+const SCREENSHOTS: &str = "docs/screenshots";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_explorer_searches_shows_agents_live_and_the_ecosystem_in_a_real_browser() {
+    let dev = Dev::start();
+    dev.translators_once_read();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut node = Command::new("node");
+    node.arg(root.join("tools/explorer/browser.mjs"))
+        .current_dir(root.join("tools"));
+    let seen = json_through(
+        node,
+        &json!({
+            "explorer": dev.explorer,
+            "rpc": dev.chain,
+            "usdc": dev.usdc,
+            "skill": "translate",
+            "screenshots": root.join(SCREENSHOTS),
+        }),
+        "the explorer's browser run (tools/explorer/browser.mjs)",
+    );
+    // The script checks each page against the API as it goes and fails naming the check; what
+    // it reports must show it checked something.
+    assert!(seen["search"]["withSkill"].as_i64().unwrap() >= 3, "{seen}");
+    assert_eq!(
+        seen["live"]["paymentsAfter"].as_i64().unwrap(),
+        seen["agent"]["payments"].as_i64().unwrap() + 1,
+        "{seen}"
+    );
+    assert!(
+        seen["ecosystem"]["agents"].as_i64().unwrap() >= 24,
+        "{seen}"
+    );
+    assert_eq!(seen["graphiql"], true, "{seen}");
+    assert_eq!(seen["blocked"], json!([]), "{seen}");
+    for page in ["search", "agent", "ecosystem"] {
+        for width in ["desktop", "phone"] {
+            let shot = root.join(SCREENSHOTS).join(format!("{page}-{width}.png"));
+            let bytes = std::fs::read(&shot).unwrap_or_else(|e| panic!("{}: {e}", shot.display()));
+            assert!(bytes.starts_with(b"\x89PNG"), "{} is a PNG", shot.display());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_explorer_route_answers_the_page_and_files_are_cached_and_encoded() {
+    let devnet = Devnet::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let config = support::config(&devnet, &db, 0);
+    let served = support::api::serve(support::open(&db).await, &config).await;
+    let http = reqwest::Client::new();
+    let get = |path: &str| http.get(format!("{}{path}", served.base));
+    for path in [
+        "/",
+        "/ecosystem",
+        "/agents/31337:0xabc",
+        "/?skill=translate",
+    ] {
+        let response = get(path).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        let policy = response.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(policy.contains("script-src 'self'"), "{path}: {policy}");
+        let body = response.text().await.unwrap();
+        assert!(
+            body.contains("/explorer/app.js"),
+            "{path} is the explorer's page"
+        );
+    }
+    assert_eq!(
+        get("/explorer/nothing.js").send().await.unwrap().status(),
+        404
+    );
+    assert_eq!(get("/somewhere/else").send().await.unwrap().status(), 404);
+
+    // A file is revalidated by its ETag: 304 while it is unchanged.
+    let script = get("/explorer/app.js").send().await.unwrap();
+    assert_eq!(script.status(), 200);
+    assert!(
+        script.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/javascript")
+    );
+    let etag = script.headers()["etag"].clone();
+    let again = get("/explorer/app.js")
+        .header("if-none-match", etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+
+    // GraphiQL's build goes gzipped to a browser, inflated to a client that takes no gzip:
+    // the same bytes either way.
+    let gzipped = get("/vendor/graphiql.min.js")
+        .header("accept-encoding", "gzip, br")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gzipped.headers()["content-encoding"], "gzip");
+    let compressed = gzipped.bytes().await.unwrap();
+    let plain = get("/vendor/graphiql.min.js").send().await.unwrap();
+    assert!(plain.headers().get("content-encoding").is_none());
+    let plain = plain.bytes().await.unwrap();
+    assert_eq!(gunzip(&compressed), plain.to_vec());
+    assert!(plain.starts_with(b"!function"), "GraphiQL's UMD build");
+
+    // GET /graphql without a query is GraphiQL, loading nothing from outside.
+    let page = get("/graphql").send().await.unwrap().text().await.unwrap();
+    assert!(page.contains("/vendor/graphiql.min.js"), "{page}");
+    assert!(
+        !page.contains("https://"),
+        "GraphiQL loads nothing from the internet: {page}"
+    );
+    served.stop().await;
+}
+
+#[test]
+fn embedded_builds_are_the_pinned_npm_packages() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sources = std::fs::read_to_string(root.join("api/assets/vendor/SOURCES")).unwrap();
+    let listed: Vec<(&str, &str)> = sources
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .map(|line| {
+            let mut words = line.split_whitespace();
+            (words.next().unwrap(), words.next().unwrap())
+        })
+        .collect();
+    let embedded = agentindex_api::explorer::vendor_builds().unwrap();
+    assert_eq!(
+        listed.len(),
+        embedded.len(),
+        "SOURCES lists every embedded build"
+    );
+    for (path, bytes) in embedded {
+        let name = path.trim_start_matches("vendor/");
+        let (_, file) = listed
+            .iter()
+            .find(|(listed_name, _)| *listed_name == name)
+            .unwrap_or_else(|| panic!("{name} is not in api/assets/vendor/SOURCES"));
+        let pinned = root.join("tools/node_modules").join(file);
+        let npm = std::fs::read(&pinned)
+            .unwrap_or_else(|e| panic!("{} (run scripts/install-tools): {e}", pinned.display()));
+        assert!(
+            npm == bytes,
+            "{path} differs from {}: run scripts/vendor-builds",
+            pinned.display()
+        );
+    }
+}
+
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
