@@ -2,10 +2,12 @@
 //! `agentindex dev`: real pages in Debian's headless Chromium (driven by playwright-core through
 //! `tools/explorer/browser.mjs`, with every request beyond loopback refused), the routes that
 //! answer the page, the embedded files with their caching and encodings, and the third-party
-//! builds equal to the pinned npm packages.
+//! builds equal to the pinned npm packages. What documents say is shown as text: an agent whose
+//! registration file is made of markup runs no script.
 
 use crate::support;
 use crate::support::dev::Dev;
+use crate::support::graphql::data;
 use crate::support::tool::json_through;
 
 use agentindex_contracts::Devnet;
@@ -20,6 +22,7 @@ const SCREENSHOTS: &str = "docs/screenshots";
 async fn the_explorer_searches_shows_agents_live_and_the_ecosystem_in_a_real_browser() {
     let dev = Dev::start();
     dev.translators_once_read();
+    let hostile = register_hostile_agent(&dev).await;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut node = Command::new("node");
     node.arg(root.join("tools/explorer/browser.mjs"))
@@ -31,6 +34,7 @@ async fn the_explorer_searches_shows_agents_live_and_the_ecosystem_in_a_real_bro
             "rpc": dev.chain,
             "usdc": dev.usdc,
             "skill": "translate",
+            "hostile": { "id": hostile, "name": HOSTILE_NAME },
             "screenshots": root.join(SCREENSHOTS),
         }),
         "the explorer's browser run (tools/explorer/browser.mjs)",
@@ -48,6 +52,7 @@ async fn the_explorer_searches_shows_agents_live_and_the_ecosystem_in_a_real_bro
         "{seen}"
     );
     assert_eq!(seen["graphiql"], true, "{seen}");
+    assert_eq!(seen["hostile"], HOSTILE_NAME, "{seen}");
     assert_eq!(seen["blocked"], json!([]), "{seen}");
     for page in ["search", "agent", "ecosystem"] {
         for width in ["desktop", "phone"] {
@@ -55,6 +60,68 @@ async fn the_explorer_searches_shows_agents_live_and_the_ecosystem_in_a_real_bro
             let bytes = std::fs::read(&shot).unwrap_or_else(|e| panic!("{}: {e}", shot.display()));
             assert!(bytes.starts_with(b"\x89PNG"), "{} is a PNG", shot.display());
         }
+    }
+}
+
+/// A name that would run a script if a page put it in as HTML.
+const HOSTILE_NAME: &str = "<img src=x onerror=\"alert(document.domain)\">Mallory";
+
+/// Registers an ERC-8004 agent whose registration file (a `data:` URI) carries markup and a
+/// `javascript:` endpoint, as anyone may publish, and waits until its name is indexed.
+/// Returns its id.
+async fn register_hostile_agent(dev: &Dev) -> String {
+    use agentindex_contracts::IdentityRegistry;
+    use alloy::providers::{Provider, ProviderBuilder};
+    use base64::Engine;
+
+    let file = json!({
+        "type": "https://eips.ethereum.org/EIPS/eip-8004#registration-v1",
+        "name": HOSTILE_NAME,
+        "description": "<script>alert('description')</script> hires itself out",
+        "services": [{ "name": "A2A", "endpoint": "javascript:alert('endpoint')" }],
+        "x402Support": true,
+    });
+    let uri = format!(
+        "data:application/json;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(file.to_string())
+    );
+    let provider = ProviderBuilder::new().connect_http(dev.chain.parse().unwrap());
+    let accounts = provider.get_accounts().await.unwrap();
+    let identity = IdentityRegistry::new(dev.identity.parse().unwrap(), &provider);
+    let receipt = identity
+        .register_2(uri)
+        .from(accounts[3])
+        .send()
+        .await
+        .unwrap()
+        .get_receipt()
+        .await
+        .unwrap();
+    let registered = agentindex_contracts::demo::first_event::<IdentityRegistry::Registered>(
+        &receipt,
+        "Registered",
+    )
+    .unwrap();
+    let id = format!(
+        "31337:{}:{}",
+        dev.identity.to_lowercase(),
+        registered.agentId
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let found = data(
+            &dev.graphiql,
+            "query($id: ID!) { agent(id: $id) { name } }",
+            json!({ "id": id }),
+        );
+        if found["agent"]["name"] == HOSTILE_NAME {
+            return id;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the hostile agent was not indexed: {found}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
     }
 }
 

@@ -76,15 +76,16 @@ pub(crate) async fn register(
                 (owner, Some(id.to::<u64>()))
             }
         };
-        let mut on_chain = documents
-            .on_chain
-            .write()
-            .map_err(|_| anyhow::anyhow!("the document server's state is poisoned"))?;
-        on_chain.pay_to.insert(agent.n, pay_to);
-        if let Some(id) = token_id {
-            on_chain.token_ids.insert(agent.n, id);
+        {
+            let mut on_chain = documents
+                .on_chain
+                .write()
+                .map_err(|_| anyhow::anyhow!("the document server's state is poisoned"))?;
+            on_chain.pay_to.insert(agent.n, pay_to);
+            if let Some(id) = token_id {
+                on_chain.token_ids.insert(agent.n, id);
+            }
         }
-        drop(on_chain);
         advance_clock(devnet, agents.len()).await?;
     }
     Ok(())

@@ -25,6 +25,8 @@ pub(crate) struct Dev {
     pub(crate) chain: String,
     /// The test USDC contract.
     pub(crate) usdc: String,
+    /// The ERC-8004 Identity Registry.
+    pub(crate) identity: String,
 }
 
 impl Dev {
@@ -50,7 +52,7 @@ impl Dev {
         let first = next();
         let explorer = value_of(&first, "Explorer")
             .unwrap_or_else(|| panic!("the explorer's address comes first: {first:?}"));
-        let (mut chain, mut usdc) = (None, None);
+        let (mut chain, mut usdc, mut identity) = (None, None, None);
         let graphiql = loop {
             let line = next();
             if let Some(url) = value_of(&line, "GraphiQL") {
@@ -62,6 +64,9 @@ impl Dev {
             if let Some(address) = value_of(&line, "usdc") {
                 usdc = Some(address);
             }
+            if let Some(address) = value_of(&line, "identity") {
+                identity = Some(address);
+            }
         };
         Self {
             child,
@@ -71,6 +76,7 @@ impl Dev {
             graphiql,
             chain: chain.expect("agentindex dev printed the local chain"),
             usdc: usdc.expect("agentindex dev printed the USDC contract"),
+            identity: identity.expect("agentindex dev printed the identity registry"),
         }
     }
 

@@ -2,11 +2,13 @@
 // browser of its own) the way a user would, with every request that leaves loopback refused:
 // search narrows by skill, an agent's page shows its name, skills, reputation components and
 // a chart of its payments, a payment made on the chain appears on that page without a reload,
+// an agent whose registration file is markup runs no script,
 // the ecosystem page shows the totals the API reports, and GraphiQL runs a query. Writes
 // screenshots of the three pages at desktop and phone widths.
 //
 // stdin: {"explorer": "http://127.0.0.1:PORT/", "rpc": "http://127.0.0.1:PORT", "usdc": "0x…",
-//         "screenshots": "/path/to/dir", "skill": "translate"}
+//         "screenshots": "/path/to/dir", "skill": "translate",
+//         "hostile": {"id": "<an agent whose documents are markup>", "name": "<its name>"}}
 // stdout: one JSON object of what was seen; any check that fails exits 1 naming it.
 
 import { chromium } from 'playwright-core';
@@ -171,6 +173,15 @@ await loaded(page, 'agent');
 await page.goBack();
 await loaded(page, 'search');
 assert.equal(new URL(page.url()).searchParams.get('skill'), input.skill, 'Back keeps the search');
+
+// What a document says is text: a name made of markup is shown as written, runs nothing,
+// and a javascript: endpoint is not a link.
+await page.goto(new URL(`/agents/${encodeURIComponent(input.hostile.id)}`, base).href);
+await loaded(page, 'agent');
+assert.equal(await page.textContent('h1'), input.hostile.name, 'the hostile name is shown as text');
+assert.equal(await page.$$eval('main img, main script', (found) => found.length), 0, 'no element came from the document');
+assert.equal(await page.$$eval('a[href^="javascript:" i]', (found) => found.length), 0, 'no javascript: link');
+seen.hostile = await page.textContent('h1');
 
 // GraphiQL, from the embedded files only, runs a query.
 await page.goto(new URL('/graphql', base).href);

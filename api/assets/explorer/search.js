@@ -96,22 +96,27 @@ function searchForm(params, choices) {
   const skills = choices ? choices.skillFacets : [];
   const tags = choices ? choices.tagFacets : [];
   const chains = choices ? choices.totals.map((t) => t.chainId) : [];
+  // On a phone the filters fold away under the search box, saying how many are set.
+  const narrow = window.matchMedia('(max-width: 800px)').matches;
+  const setCount = FIELDS.filter((name) => !['q', 'order'].includes(name) && value(name)).length;
 
   const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Agents' },
     field('Search', input('q', { type: 'search', placeholder: 'name, description, skill…', autocomplete: 'off' })),
-    h('div', { class: 'filter-grid' },
-      field('Skill', input('skill', { list: 'skill-list', placeholder: 'id or tag' })),
-      h('datalist', { id: 'skill-list' }, skills.map((s) => h('option', { value: s.value, text: `${s.count} agents` }))),
-      field('Tags (all of)', input('tag', { list: 'tag-list', placeholder: 'a, b' })),
-      h('datalist', { id: 'tag-list' }, tags.map((t) => h('option', { value: t.value, text: `${t.count} agents` }))),
-      field('x402', select('x402', [['', 'any'], ['yes', 'accepts x402'], ['no', 'no x402']])),
-      field('Min reputation', input('minrep', { type: 'number', min: 0, max: 100, step: 1, inputmode: 'numeric' })),
-      field('Min price (units)', input('minprice', { inputmode: 'numeric', pattern: '[0-9]*' })),
-      field('Max price (units)', input('maxprice', { inputmode: 'numeric', pattern: '[0-9]*' })),
-      field('Chain', select('chain', [['', 'all'], ...chains.map((c) => [String(c), String(c)])])),
-      field('Source', select('source', [['', 'all'], ['ERC8004', 'ERC-8004'], ['FACTORY', 'factory'], ['REGISTRY', 'registry']])),
-      field('Order', select('order', [['', 'best first'], ['RELEVANCE', 'relevance'], ['REPUTATION', 'reputation'], ['NEWEST', 'newest']])),
-      h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'signed', value: 'yes', checked: value('signed') === 'yes' }), ' Signed card')),
+    h('details', { class: 'more-filters', open: !narrow },
+      h('summary', { text: setCount ? `Filters (${setCount} set)` : 'Filters' }),
+      h('div', { class: 'filter-grid' },
+        field('Skill', input('skill', { list: 'skill-list', placeholder: 'id or tag' })),
+        h('datalist', { id: 'skill-list' }, skills.map((s) => h('option', { value: s.value, text: `${s.count} agents` }))),
+        field('Tags (all of)', input('tag', { list: 'tag-list', placeholder: 'a, b' })),
+        h('datalist', { id: 'tag-list' }, tags.map((t) => h('option', { value: t.value, text: `${t.count} agents` }))),
+        field('x402', select('x402', [['', 'any'], ['yes', 'accepts x402'], ['no', 'no x402']])),
+        field('Min reputation', input('minrep', { type: 'number', min: 0, max: 100, step: 1, inputmode: 'numeric' })),
+        field('Min price (units)', input('minprice', { inputmode: 'numeric', pattern: '[0-9]*' })),
+        field('Max price (units)', input('maxprice', { inputmode: 'numeric', pattern: '[0-9]*' })),
+        field('Chain', select('chain', [['', 'all'], ...chains.map((c) => [String(c), String(c)])])),
+        field('Source', select('source', [['', 'all'], ['ERC8004', 'ERC-8004'], ['FACTORY', 'factory'], ['REGISTRY', 'registry']])),
+        field('Order', select('order', [['', 'best first'], ['RELEVANCE', 'relevance'], ['REPUTATION', 'reputation'], ['NEWEST', 'newest']])),
+        h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'signed', value: 'yes', checked: value('signed') === 'yes' }), ' Signed card'))),
     h('div', { class: 'form-actions' },
       h('button', { type: 'submit', text: 'Search' }),
       h('a', { href: '/', class: 'button subtle', text: 'Clear' })));
