@@ -30,8 +30,12 @@ async fn main() -> anyhow::Result<()> {
     let count = args.next().transpose()?.unwrap_or(100_000);
     let rounds = args.next().transpose()?.unwrap_or(20);
 
+    // `EXPLORER_BENCH_DB` keeps the loaded database at that path (to look at plans afterwards).
     let dir = tempfile::tempdir()?;
-    let url = format!("sqlite://{}", dir.path().join("explorer.db").display());
+    let db = std::env::var_os("EXPLORER_BENCH_DB")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| dir.path().join("explorer.db"));
+    let url = format!("sqlite://{}", db.display());
     let started = Instant::now();
     let (store, keys) = agents::open_filled(&url, count, true).await?;
     agents::score(&store, &keys).await?;

@@ -8,12 +8,13 @@
 //! reputation feed (`GET /feeds/reputation.jsonl`);
 //! [`subgraph`] answers the agent0 subgraph's GraphQL at `/subgraphs/name/agent0`;
 //! [`changes`] turns committed batches into subscription events; [`cache`] keeps query
-//! responses while the database is unchanged; [`state`] holds what every
-//! handler reads from.
+//! responses while the database is unchanged; `facet_cache` keeps skill and tag facets;
+//! [`state`] holds what every handler reads from.
 
 pub mod cache;
 pub mod changes;
 pub mod explorer;
+mod facet_cache;
 pub mod feeds;
 pub mod graphql;
 pub mod http;

@@ -3,6 +3,7 @@
 
 use crate::cache::ResponseCache;
 use crate::changes::ChangeFeed;
+use crate::facet_cache::FacetCache;
 use crate::metrics::ApiMetrics;
 use agentindex_indexer::config::{ApiConfig, Config, PaymentToken};
 use agentindex_indexer::reputation::ReputationRules;
@@ -33,6 +34,8 @@ pub struct ApiState {
     pub(crate) metrics: Arc<ApiMetrics>,
     /// Query responses while the database is unchanged.
     pub(crate) cache: Arc<ResponseCache>,
+    /// Skill and tag facets between requests.
+    pub(crate) facets: Arc<FacetCache>,
 }
 
 impl ApiState {
@@ -59,10 +62,14 @@ impl ApiState {
                     .map(|token| (chain.chain_id, token.clone()))
             })
             .collect();
+        let cache = Arc::new(ResponseCache::new(store.reader().clone()));
+        let facets = Arc::new(FacetCache::default());
+        facets.warm(store.reader(), Arc::clone(&cache));
         Self {
+            facets,
             tokens: Arc::new(tokens),
             changes: ChangeFeed::start(store.clone()),
-            cache: Arc::new(ResponseCache::new(store.reader().clone())),
+            cache,
             store,
             rules: Arc::new(rules),
             ready: Arc::new(AtomicBool::new(true)),

@@ -19,7 +19,7 @@ const ROUTES = [
 let page = null; // what the shown page returned: { stop() } ends its live updates
 let generation = 0;
 
-async function show({ restoreScroll }) {
+async function show({ restoreScroll, focus = null }) {
   const shown = ++generation;
   if (page && page.stop) page.stop();
   page = null;
@@ -49,7 +49,15 @@ async function show({ restoreScroll }) {
   main.dataset.loaded = 'true';
   const scroll = restoreScroll && history.state && history.state.scrollY;
   window.scrollTo(0, scroll || 0);
-  if (!restoreScroll) {
+  // Keyboard and screen-reader users land on the new page's heading, or stay in the control
+  // they were using when that control changed the page (typing a search, picking a filter).
+  const kept = focus && main.querySelector(focus);
+  if (kept) {
+    kept.focus({ preventScroll: true });
+    if (typeof kept.setSelectionRange === 'function' && /^(text|search)$/.test(kept.type)) {
+      kept.setSelectionRange(kept.value.length, kept.value.length);
+    }
+  } else if (!restoreScroll) {
     const heading = main.querySelector('h1');
     if (heading) {
       heading.tabIndex = -1;
@@ -62,14 +70,15 @@ function rememberScroll() {
   history.replaceState({ ...(history.state || {}), scrollY: window.scrollY }, '');
 }
 
-// Shows `url` (a path of the explorer), as a new history entry unless `replace`.
-export function navigate(url, { replace = false, state = {} } = {}) {
+// Shows `url` (a path of the explorer), as a new history entry unless `replace`; `focus` is a
+// selector of the new page's element to focus instead of its heading.
+export function navigate(url, { replace = false, state = {}, focus = null } = {}) {
   if (replace) history.replaceState(state, '', url);
   else {
     rememberScroll();
     history.pushState(state, '', url);
   }
-  show({ restoreScroll: false });
+  show({ restoreScroll: false, focus });
 }
 
 function isExplorerPath(pathname) {

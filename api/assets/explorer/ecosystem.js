@@ -26,10 +26,14 @@ const SERIES = `query Series($chain: Int!) {
 const STATUS = '{ indexerStatus { chainId name headBlock finalizedBlock indexedBlock lag } }';
 
 export async function renderEcosystem(main) {
+  // The first chain's series is asked for beside the overview (most indexes have one chain).
+  const firstSeries = gql('{ indexerStatus { chainId } }')
+    .then((s) => (s.indexerStatus.length ? gql(SERIES, { chain: s.indexerStatus[0].chainId }) : null));
+  firstSeries.catch(() => {});
   const data = await gql(OVERVIEW);
   main.dataset.page = 'ecosystem';
   document.title = 'Ecosystem · agentindex';
-  const chains = data.totals.map((t) => t.chainId);
+  const chains = data.indexerStatus.map((s) => s.chainId);
   const slots = {
     totals: h('div', { id: 'totals-slot' }),
     status: h('div', { id: 'status-slot' }),
@@ -40,9 +44,9 @@ export async function renderEcosystem(main) {
   const chainPicker = chains.length > 1 ? h('label', { class: 'field inline' }, h('span', { text: 'Chain' }),
     h('select', { id: 'series-chain', on: { change: (e) => showSeries(Number(e.target.value)) } },
       chains.map((c) => h('option', { value: c, text: chainName(data.indexerStatus, c) })))) : null;
-  const showSeries = async (chain) => {
+  const showSeries = async (chain, ready = null) => {
     try {
-      const series = await gql(SERIES, { chain });
+      const series = (await ready) || (await gql(SERIES, { chain }));
       slots.series.replaceChildren(
         barChart(series.registrations, { title: `Registrations per day · ${chainName(data.indexerStatus, chain)}`, unit: 'agents', id: 'registrations-chart' }),
         barChart(series.payments, { title: `Payments per day · ${chainName(data.indexerStatus, chain)}`, unit: 'payments', id: 'ecosystem-payments-chart' }));
@@ -65,7 +69,7 @@ export async function renderEcosystem(main) {
   slots.status.append(status(data.indexerStatus));
   slots.top.append(topAgents(data.topAgents));
   slots.feed.append(h('li', { class: 'muted', text: 'Waiting for the next block…' }));
-  if (chains.length) await showSeries(chains[0]);
+  if (chains.length) await showSeries(chains[0], firstSeries);
 
   const refresh = debounce(async () => {
     try {

@@ -20,7 +20,7 @@ const SEARCH = `query Search($filter: AgentFilter, $search: String, $order: Agen
   }
 }`;
 
-const CHOICES = `{ skillFacets(first: 200) { value count } tagFacets(first: 200) { value count } totals { chainId } }`;
+const CHOICES = `{ skillFacets(first: 200) { value count } tagFacets(first: 200) { value count } indexerStatus { chainId name } }`;
 
 // The URL's parameters, named as the form names them.
 const FIELDS = ['q', 'skill', 'tag', 'x402', 'signed', 'chain', 'source', 'minrep', 'minprice', 'maxprice', 'order'];
@@ -95,7 +95,7 @@ function searchForm(params, choices) {
     options.map(([v, label]) => h('option', { value: v, selected: value(name) === v, text: label })));
   const skills = choices ? choices.skillFacets : [];
   const tags = choices ? choices.tagFacets : [];
-  const chains = choices ? choices.totals.map((t) => t.chainId) : [];
+  const chains = choices ? choices.indexerStatus : [];
   // On a phone the filters fold away under the search box, saying how many are set.
   const narrow = window.matchMedia('(max-width: 800px)').matches;
   const setCount = FIELDS.filter((name) => !['q', 'order'].includes(name) && value(name)).length;
@@ -113,7 +113,7 @@ function searchForm(params, choices) {
         field('Min reputation', input('minrep', { type: 'number', min: 0, max: 100, step: 1, inputmode: 'numeric' })),
         field('Min price (units)', input('minprice', { inputmode: 'numeric', pattern: '[0-9]*' })),
         field('Max price (units)', input('maxprice', { inputmode: 'numeric', pattern: '[0-9]*' })),
-        field('Chain', select('chain', [['', 'all'], ...chains.map((c) => [String(c), String(c)])])),
+        field('Chain', select('chain', [['', 'all'], ...chains.map((c) => [String(c.chainId), `${c.name} (${c.chainId})`])])),
         field('Source', select('source', [['', 'all'], ['ERC8004', 'ERC-8004'], ['FACTORY', 'factory'], ['REGISTRY', 'registry']])),
         field('Order', select('order', [['', 'best first'], ['RELEVANCE', 'relevance'], ['REPUTATION', 'reputation'], ['NEWEST', 'newest']])),
         h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'signed', value: 'yes', checked: value('signed') === 'yes' }), ' Signed card'))),
@@ -121,7 +121,7 @@ function searchForm(params, choices) {
       h('button', { type: 'submit', text: 'Search' }),
       h('a', { href: '/', class: 'button subtle', text: 'Clear' })));
 
-  const apply = (replace) => {
+  const apply = (replace, from) => {
     const next = new URLSearchParams();
     for (const name of FIELDS) {
       const control = form.elements[name];
@@ -130,17 +130,19 @@ function searchForm(params, choices) {
       if (v) next.set(name, v);
     }
     const query = next.toString();
-    navigate(query ? `/?${query}` : '/', { replace });
+    navigate(query ? `/?${query}` : '/', { replace, focus: from ? `[name="${from}"]` : null });
   };
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     apply(false);
   });
+  // A choice (select, checkbox) applies at once and keeps focus where it was; a typed field
+  // applies on Enter or Search, so Tab moves on through the form as usual.
   form.addEventListener('change', (event) => {
-    if (event.target.name !== 'q') apply(false);
+    if (event.target.tagName === 'SELECT' || event.target.type === 'checkbox') apply(false, event.target.name);
   });
   // Search as you type, without a history entry per keystroke.
-  const typed = debounce(() => apply(true), 350);
+  const typed = debounce(() => apply(true, 'q'), 350);
   form.elements.q.addEventListener('input', typed);
   return form;
 }

@@ -2,6 +2,7 @@
 //! series per chain, and the top agents by reputation.
 
 use super::agent::Agent;
+use crate::facet_cache::Facet;
 use crate::read::agents::{self, Order, Selection};
 use crate::read::facets::{self, Series};
 use crate::state::ApiState;
@@ -90,6 +91,35 @@ pub(crate) struct PaymentToken {
     decimals: i32,
 }
 
+/// The top `first` of `facet` on `chain_ids`, from the facet cache.
+async fn facet_counts(
+    ctx: &Context<'_>,
+    facet: Facet,
+    chain_ids: Option<Vec<i64>>,
+    first: i32,
+) -> Result<Vec<FacetCount>> {
+    let first = usize::try_from(bounded(first)?).unwrap_or(0);
+    let state = ctx.data_unchecked::<ApiState>();
+    let version = state.cache.version().await?;
+    let counted = state
+        .facets
+        .get(
+            state.store.reader(),
+            version,
+            facet,
+            &chain_ids.unwrap_or_default(),
+        )
+        .await?;
+    Ok(counted
+        .iter()
+        .take(first)
+        .map(|(value, count)| FacetCount {
+            value: value.clone(),
+            count: *count,
+        })
+        .collect())
+}
+
 #[Object]
 impl FacetQuery {
     /// The payment tokens of every indexed chain, so amounts (in smallest units) can be shown
@@ -115,12 +145,7 @@ impl FacetQuery {
         chain_ids: Option<Vec<i64>>,
         #[graphql(default = 50)] first: i32,
     ) -> Result<Vec<FacetCount>> {
-        let pool = ctx.data_unchecked::<ApiState>().store.reader();
-        let rows = facets::skills(pool, &chain_ids.unwrap_or_default(), bounded(first)?).await?;
-        Ok(rows
-            .into_iter()
-            .map(|(value, count)| FacetCount { value, count })
-            .collect())
+        facet_counts(ctx, Facet::Skills, chain_ids, first).await
     }
 
     /// The most used skill tags, with how many agents carry each.
@@ -130,12 +155,7 @@ impl FacetQuery {
         chain_ids: Option<Vec<i64>>,
         #[graphql(default = 50)] first: i32,
     ) -> Result<Vec<FacetCount>> {
-        let pool = ctx.data_unchecked::<ApiState>().store.reader();
-        let rows = facets::tags(pool, &chain_ids.unwrap_or_default(), bounded(first)?).await?;
-        Ok(rows
-            .into_iter()
-            .map(|(value, count)| FacetCount { value, count })
-            .collect())
+        facet_counts(ctx, Facet::Tags, chain_ids, first).await
     }
 
     /// Agents by source and activity, per indexed chain.

@@ -1,0 +1,241 @@
+//! Skill and tag facets kept between requests. Counting them groups every skill row (and, for
+//! tags, every tag in them): 0.3 s and 0.5 s at 100,000 agents, on every dashboard load, and an
+//! indexer beside the API changes the database every block, so the response cache (keyed by the
+//! database's version) never holds them for long.
+//!
+//! A count is reused exactly while the database is unchanged. One that took longer than
+//! [`SLOW`] to make is also served while it is younger than [`MAX_STALE`] after the database
+//! changed, and is recounted in the background once it is older than [`REFRESH_AFTER`]: such
+//! facets lag the index by seconds, never by more than [`MAX_STALE`]. Counts that are quick to
+//! make (small indexes, every test) are always exact. The unfiltered facets are counted once
+//! when the API starts, so the first visitor does not wait for them.
+
+use crate::cache::ResponseCache;
+use crate::read::facets::{self, Counted};
+use sqlx::AnyPool;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A count that took at least this long may be served stale.
+const SLOW: Duration = Duration::from_millis(50);
+/// A stale count older than this is recounted in the background (served meanwhile).
+const REFRESH_AFTER: Duration = Duration::from_secs(10);
+/// A stale count older than this is recounted before answering.
+const MAX_STALE: Duration = Duration::from_secs(120);
+/// Entries counted per facet; requests take the top of them.
+pub(crate) const COUNTED: i64 = 500;
+
+/// Which facet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Facet {
+    /// Skill ids.
+    Skills,
+    /// Skill tags.
+    Tags,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    facet: Facet,
+    chain_ids: Vec<i64>,
+}
+
+struct Entry {
+    counted: Arc<Vec<Counted>>,
+    /// The database version it was counted at.
+    version: i64,
+    at: Instant,
+    cost: Duration,
+    refreshing: bool,
+}
+
+/// The facets counted so far, by facet and chain filter.
+#[derive(Default)]
+pub(crate) struct FacetCache {
+    entries: Mutex<HashMap<Key, Entry>>,
+}
+
+impl std::fmt::Debug for FacetCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FacetCache").finish_non_exhaustive()
+    }
+}
+
+/// What to do with a request, given what is held.
+enum Plan {
+    Serve(Arc<Vec<Counted>>),
+    ServeAndRefresh(Arc<Vec<Counted>>),
+    Count,
+}
+
+impl FacetCache {
+    /// The top [`COUNTED`] values of `facet` on `chain_ids` (all chains when empty), the
+    /// database being at `version`.
+    pub(crate) async fn get(
+        self: &Arc<Self>,
+        pool: &AnyPool,
+        version: i64,
+        facet: Facet,
+        chain_ids: &[i64],
+    ) -> sqlx::Result<Arc<Vec<Counted>>> {
+        let mut chain_ids = chain_ids.to_vec();
+        chain_ids.sort_unstable();
+        chain_ids.dedup();
+        let key = Key { facet, chain_ids };
+        match self.plan(&key, version) {
+            Plan::Serve(counted) => Ok(counted),
+            Plan::ServeAndRefresh(counted) => {
+                let (cache, pool) = (Arc::clone(self), pool.clone());
+                tokio::spawn(async move {
+                    if let Err(error) = cache.count(&pool, version, key.clone()).await {
+                        tracing::warn!(target: "agentindex::api", %error, ?key, "recounting a facet");
+                        cache.finished_refreshing(&key);
+                    }
+                });
+                Ok(counted)
+            }
+            Plan::Count => self.count(pool, version, key).await,
+        }
+    }
+
+    /// Counts the unfiltered facets in the background, so the first dashboard does not wait.
+    pub(crate) fn warm(self: &Arc<Self>, pool: &AnyPool, versions: Arc<ResponseCache>) {
+        let (cache, pool) = (Arc::clone(self), pool.clone());
+        tokio::spawn(async move {
+            let counted = async {
+                let version: i64 = versions.version().await?;
+                for facet in [Facet::Skills, Facet::Tags] {
+                    let key = Key {
+                        facet,
+                        chain_ids: Vec::new(),
+                    };
+                    cache.count(&pool, version, key).await?;
+                }
+                Ok::<(), sqlx::Error>(())
+            };
+            if let Err(error) = counted.await {
+                tracing::warn!(target: "agentindex::api", %error, "counting facets at start");
+            }
+        });
+    }
+
+    fn plan(&self, key: &Key, version: i64) -> Plan {
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let Some(entry) = entries.get_mut(key) else {
+            return Plan::Count;
+        };
+        if entry.version == version {
+            return Plan::Serve(Arc::clone(&entry.counted));
+        }
+        let age = entry.at.elapsed();
+        if entry.cost < SLOW || age >= MAX_STALE {
+            return Plan::Count;
+        }
+        if age >= REFRESH_AFTER && !entry.refreshing {
+            entry.refreshing = true;
+            return Plan::ServeAndRefresh(Arc::clone(&entry.counted));
+        }
+        Plan::Serve(Arc::clone(&entry.counted))
+    }
+
+    async fn count(
+        &self,
+        pool: &AnyPool,
+        version: i64,
+        key: Key,
+    ) -> sqlx::Result<Arc<Vec<Counted>>> {
+        let started = Instant::now();
+        let counted = Arc::new(match key.facet {
+            Facet::Skills => facets::skills(pool, &key.chain_ids, COUNTED).await?,
+            Facet::Tags => facets::tags(pool, &key.chain_ids, COUNTED).await?,
+        });
+        let entry = Entry {
+            counted: Arc::clone(&counted),
+            version,
+            at: started,
+            cost: started.elapsed(),
+            refreshing: false,
+        };
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(key, entry);
+        Ok(counted)
+    }
+
+    fn finished_refreshing(&self, key: &Key) {
+        if let Some(entry) = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get_mut(key)
+        {
+            entry.refreshing = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cache_with(version: i64, age: Duration, cost: Duration) -> (FacetCache, Key) {
+        let key = Key {
+            facet: Facet::Tags,
+            chain_ids: Vec::new(),
+        };
+        let cache = FacetCache::default();
+        cache.entries.lock().unwrap().insert(
+            key.clone(),
+            Entry {
+                counted: Arc::new(vec![("nlp".into(), 3)]),
+                version,
+                at: Instant::now().checked_sub(age).unwrap(),
+                cost,
+                refreshing: false,
+            },
+        );
+        (cache, key)
+    }
+
+    fn plan_name(plan: Plan) -> &'static str {
+        match plan {
+            Plan::Serve(_) => "serve",
+            Plan::ServeAndRefresh(_) => "serve and refresh",
+            Plan::Count => "count",
+        }
+    }
+
+    #[test]
+    fn an_unchanged_database_is_answered_from_the_count() {
+        let (cache, key) = cache_with(7, MAX_STALE * 2, Duration::ZERO);
+        assert_eq!(plan_name(cache.plan(&key, 7)), "serve");
+    }
+
+    #[test]
+    fn quick_counts_are_always_exact() {
+        let (cache, key) = cache_with(7, Duration::ZERO, SLOW / 2);
+        assert_eq!(plan_name(cache.plan(&key, 8)), "count");
+    }
+
+    #[test]
+    fn slow_counts_are_served_stale_and_refreshed_once_then_recounted_when_too_old() {
+        let (young, key) = cache_with(7, Duration::from_secs(1), SLOW * 4);
+        assert_eq!(plan_name(young.plan(&key, 8)), "serve");
+
+        let (old, key) = cache_with(7, REFRESH_AFTER + Duration::from_secs(1), SLOW * 4);
+        assert_eq!(plan_name(old.plan(&key, 8)), "serve and refresh");
+        assert_eq!(
+            plan_name(old.plan(&key, 8)),
+            "serve",
+            "one refresh at a time"
+        );
+
+        let (too_old, key) = cache_with(7, MAX_STALE + Duration::from_secs(1), SLOW * 4);
+        assert_eq!(plan_name(too_old.plan(&key, 8)), "count");
+    }
+}
