@@ -9,6 +9,21 @@ import { agentBadges, shortHex, time, count } from './format.js';
 import { subscribe, debounce } from './live.js';
 import * as sections from './agent_sections.js';
 
+// What is shown of each item of the agent's lists (asked for again page by page).
+const FIELDS = {
+  payments: 'payer payee token amount x402 blockNumber logIndex timestamp counts excludedBecause',
+  feedback: 'client index value valueDecimals tag1 tag2 endpoint uri blockNumber logIndex txHash timestamp revoked responses',
+  validations: 'requestHash validator requestUri blockNumber logIndex txHash responses',
+  history: 'blockNumber logIndex kind detail',
+};
+const list = (field, first = 25) => `${field}(first: ${first}) { totalCount pageInfo { hasNextPage endCursor } nodes { ${FIELDS[field]} } }`;
+
+// The next page of one of the agent's lists, after `after`.
+function nextPage(id, field, after) {
+  return gql(`query($id: ID!, $after: String) { agent(id: $id) { ${field}(first: 50, after: $after) {
+    pageInfo { hasNextPage endCursor } nodes { ${FIELDS[field]} } } } }`, { id, after }).then((d) => d.agent[field]);
+}
+
 // The parts that change as payments arrive, asked for again on each.
 const ACTIVITY = `
   reputation { score paymentScore paymentCount uniquePayers excludedPayments feedbackCount
@@ -19,8 +34,7 @@ const ACTIVITY = `
     trust { epochBlock relative score topPayers { payer trust } }
     feedbackEvidence { evidenceWeight paidClients provenClients unpaidClients burstClients unpaidScale } }
   dailyPayments(days: 90) { day value }
-  payments(first: 25) { totalCount pageInfo { hasNextPage endCursor }
-    nodes { payer payee token amount x402 blockNumber logIndex timestamp counts excludedBecause } }`;
+  ${list('payments')}`;
 
 const AGENT = `query Agent($id: ID!) { agent(id: $id) {
   id chainId source address tokenId registry owner operators name description active uri
@@ -29,11 +43,9 @@ const AGENT = `query Agent($id: ID!) { agent(id: $id) {
   card { url status protocolVersion signature }
   registrationVerified domainVerified paymentTerms
   documents { role uri status kind signature error fetchedAt projection lints { code severity message path } }
-  feedback(first: 25) { totalCount pageInfo { hasNextPage endCursor }
-    nodes { client index value valueDecimals tag1 tag2 endpoint uri blockNumber logIndex txHash timestamp revoked responses } }
-  validations(first: 25) { totalCount pageInfo { hasNextPage endCursor }
-    nodes { requestHash validator requestUri blockNumber logIndex txHash responses } }
-  history(first: 25) { totalCount pageInfo { hasNextPage endCursor } nodes { blockNumber logIndex kind detail } }
+  ${list('feedback')}
+  ${list('validations')}
+  ${list('history')}
   ${ACTIVITY}
 } }`;
 
@@ -59,9 +71,8 @@ export async function renderAgent(main, id) {
     live.payments.replaceChildren(sections.payments(agent, activity, tokens, freshFrom, morePayments));
     live.payers.replaceChildren(sections.topPayers(activity.reputation));
   };
-  const morePayments = (after) => gql(`query($id: ID!, $after: String) { agent(id: $id) { payments(first: 50, after: $after) {
-      pageInfo { hasNextPage endCursor } nodes { payer payee token amount x402 blockNumber logIndex timestamp counts excludedBecause } } } }`,
-  { id, after }).then((d) => d.agent.payments);
+  const more = (field) => (after) => nextPage(id, field, after);
+  const morePayments = more('payments');
 
   main.append(
     header(agent),
@@ -74,10 +85,10 @@ export async function renderAgent(main, id) {
       sections.section('reputation', 'Reputation', live.reputation),
       sections.section('top-payers', 'Top payers', live.payers),
       sections.section('payments', 'Payments', live.payments),
-      sections.feedback(agent),
-      sections.validations(agent),
+      sections.feedback(agent, more('feedback')),
+      sections.validations(agent, more('validations')),
       sections.documents(agent),
-      sections.history(agent)));
+      sections.history(agent, more('history'))));
   fill(agent, null);
 
   // Live: each payment credited (or rescoring) asks for the changing parts again; the

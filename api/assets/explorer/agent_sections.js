@@ -115,6 +115,13 @@ export function payments(agent, activity, tokens, freshFrom, loadMore) {
   return h('div', {}, barChart(activity.dailyPayments, { title: 'Payments per day', unit: 'payments', id: 'payments-chart' }), list);
 }
 
+// A list's first page as a table, with a button for the pages after it.
+function paged(caption, columns, connection, loadMore, empty) {
+  const shown = table(caption, columns, connection.nodes, empty);
+  if (!connection.pageInfo.hasNextPage) return shown;
+  return h('div', {}, shown, moreButton(connection.pageInfo.endCursor, loadMore, (page) => table(caption, columns, page.nodes)));
+}
+
 // A button that loads the next page of a list below itself and moves down.
 function moreButton(cursor, load, render) {
   const button = h('button', { type: 'button', class: 'subtle', text: 'Show more' });
@@ -144,17 +151,17 @@ export function topPayers(rep) {
       rep.trust.topPayers.slice(0, 3).map((p, i) => [i ? ', ' : '', shortHex(p.payer), ` (${p.trust.toFixed(2)})`]), '.') : null);
 }
 
-export function feedback(agent) {
+export function feedback(agent, loadMore) {
   const connection = agent.feedback;
   return section('feedback', `Feedback (${count(connection.totalCount)})`,
-    table('Feedback', [
+    paged('Feedback', [
       ['When', (f) => time(f.timestamp)],
       ['Client', (f) => shortHex(f.client)],
       ['Value', (f) => [feedbackValue(f), f.revoked ? [' ', badge('revoked', 'warn')] : null]],
       ['Tags', (f) => [f.tag1, f.tag2].filter(Boolean).join(' · ') || '—'],
       ['File', (f) => (f.uri ? external(f.uri, 'file') : '—')],
       ['Responses', (f) => responses(f.responses)],
-    ], connection.nodes, 'No ERC-8004 feedback.'));
+    ], connection, loadMore, 'No ERC-8004 feedback.'));
 }
 
 function feedbackValue(f) {
@@ -167,17 +174,17 @@ function responses(list) {
     r.uri ? [' ', external(r.uri, 'response')] : null, r.block ? h('span', { class: 'muted', text: ` block ${count(r.block)}` }) : null)));
 }
 
-export function validations(agent) {
+export function validations(agent, loadMore) {
   const connection = agent.validations;
   return section('validations', `Validations (${count(connection.totalCount)})`,
-    table('Validations', [
+    paged('Validations', [
       ['Validator', (v) => shortHex(v.validator)],
       ['Request', (v) => (v.requestUri ? external(v.requestUri, 'request') : shortHex(v.requestHash))],
       ['Responses', (v) => (Array.isArray(v.responses) && v.responses.length
         ? v.responses.map((r) => badge(`${r.response}${r.tag ? ` ${r.tag}` : ''}`, r.response >= 50 ? 'good' : 'warn'))
         : 'pending')],
       ['Block', (v) => count(v.blockNumber)],
-    ], connection.nodes, 'No validation requests.'));
+    ], connection, loadMore, 'No validation requests.'));
 }
 
 // Every document with its status, signature and lint report.
@@ -206,14 +213,14 @@ function lintSummary(lints) {
   return Object.entries(by).map(([severity, n]) => `${n} ${severity}`).join(', ');
 }
 
-export function history(agent) {
+export function history(agent, loadMore) {
   const connection = agent.history;
   return section('history', `On-chain history (${count(connection.totalCount)})`,
-    table('On-chain history', [
+    paged('On-chain history', [
       ['Block', (e) => count(e.blockNumber)],
       ['Event', (e) => e.kind.replaceAll('_', ' ')],
       ['Detail', (e) => detail(e.detail)],
-    ], connection.nodes, 'No events.'));
+    ], connection, loadMore, 'No events.'));
 }
 
 function detail(value) {
