@@ -68,17 +68,32 @@ const API: &[(&str, &[&str])] = &[
     ("cache", &[]),
     ("metrics", &[]),
     ("read", &[]),
+    ("explorer", &[]),
     ("limits", &["metrics"]),
     ("changes", &["read"]),
-    ("state", &["cache", "changes", "metrics"]),
+    ("facet_cache", &["cache", "read"]),
+    ("state", &["cache", "changes", "metrics", "facet_cache"]),
     ("feeds", &["state"]),
-    ("graphql", &["read", "state", "changes", "cache", "metrics"]),
-    ("http", &["graphql", "state", "metrics", "limits"]),
+    (
+        "graphql",
+        &[
+            "read",
+            "state",
+            "changes",
+            "cache",
+            "metrics",
+            "facet_cache",
+        ],
+    ),
+    (
+        "http",
+        &["graphql", "state", "metrics", "limits", "explorer"],
+    ),
     ("subgraph", &["state", "http"]),
     (
         "server",
         &[
-            "graphql", "state", "feeds", "http", "subgraph", "limits", "metrics",
+            "graphql", "state", "feeds", "http", "subgraph", "limits", "metrics", "explorer",
         ],
     ),
 ];

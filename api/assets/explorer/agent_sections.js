@@ -187,6 +187,24 @@ export function validations(agent, loadMore) {
     ], connection, loadMore, 'No validation requests.'));
 }
 
+// What a document's status means to someone reading it.
+const STATUS = {
+  ok: 'read and usable',
+  invalid: 'fetched, but not a usable document',
+  failed: 'could not be fetched',
+  pending: 'not fetched yet',
+  hash_mismatch: 'does not hash to the hash anchored on-chain: not used',
+};
+
+// What a signature status means.
+const SIGNATURE = {
+  valid: 'signature valid',
+  unsigned: 'unsigned',
+  invalid: 'signature invalid',
+  key_unavailable: 'signing key not found',
+  unsupported: 'signature of an unsupported kind',
+};
+
 // Every document with its status, signature and lint report.
 export function documents(agent) {
   const docs = agent.documents || [];
@@ -194,9 +212,11 @@ export function documents(agent) {
     docs.length ? h('ul', { class: 'documents' }, docs.map((d) => h('li', { class: 'document', data: { role: d.role, status: d.status || 'pending' } },
       h('div', { class: 'doc-head' }, h('strong', { text: d.role }), ' ', external(d.uri)),
       h('div', { class: 'badges' },
-        badge(d.status || 'not fetched yet', d.status === 'ok' ? 'good' : d.status ? 'bad' : ''),
+        h('span', { class: `badge ${d.status === 'ok' ? 'good' : d.status ? 'bad' : ''}`.trim(), title: STATUS[d.status || 'pending'] || d.status,
+          text: (d.status || 'pending').replace('_', ' ') }),
+        h('span', { class: 'muted', text: STATUS[d.status || 'pending'] || '' }),
         d.kind ? badge(d.kind) : null,
-        d.signature ? badge(`signature ${d.signature.replace('_', ' ')}`, d.signature === 'valid' ? 'good' : d.signature === 'unsigned' ? '' : 'bad') : null,
+        d.signature ? badge(SIGNATURE[d.signature] || `signature ${d.signature}`, d.signature === 'valid' ? 'good' : d.signature === 'unsigned' ? '' : 'bad') : null,
         d.fetchedAt ? h('span', { class: 'muted', text: `fetched ${time(d.fetchedAt)}` }) : null),
       d.error ? h('p', { class: 'error-text', text: d.error }) : null,
       d.lints.length ? h('details', {}, h('summary', { text: `${d.lints.length} finding${d.lints.length === 1 ? '' : 's'} (${lintSummary(d.lints)})` }),
