@@ -52,6 +52,9 @@ const AGENT = `query Agent($id: ID!) { agent(id: $id) {
 const REFRESH = `query AgentActivity($id: ID!) { agent(id: $id) { id ${ACTIVITY} } }`;
 
 export async function renderAgent(main, id) {
+  // The indexed block before the agent is read: its live updates replay what was committed
+  // after it, so a payment that lands while the page loads is not missed.
+  const status = await gql('{ indexerStatus { chainId indexedBlock } }');
   const [data, tokens] = await Promise.all([gql(AGENT, { id }), paymentTokens()]);
   const agent = data.agent;
   main.dataset.page = 'agent';
@@ -105,9 +108,11 @@ export async function renderAgent(main, id) {
       live.payments.prepend(failure('new payments', error));
     }
   }, 250);
+  const chain = status.indexerStatus.find((c) => c.chainId === agent.chainId);
+  const since = chain ? chain.indexedBlock : null;
   const stops = [
-    subscribe('subscription($id: ID) { newPayments(agentId: $id) { blockNumber logIndex } }', { id }, refresh),
-    subscribe('subscription($id: ID!) { reputationChanged(agentId: $id) { id } }', { id }, refresh),
+    subscribe('subscription($id: ID, $since: Int) { newPayments(agentId: $id, sinceBlock: $since) { blockNumber logIndex } }', { id, since }, refresh),
+    subscribe('subscription($id: ID!, $since: Int) { reputationChanged(agentId: $id, sinceBlock: $since) { id } }', { id, since }, refresh),
   ];
   return { stop: () => stops.forEach((stop) => stop()) };
 }
