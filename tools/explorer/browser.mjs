@@ -2,8 +2,8 @@
 // browser of its own) the way a user would, with every request that leaves loopback refused:
 // search narrows by skill, an agent's page shows its name, skills, reputation components and
 // a chart of its payments, a payment made on the chain appears on that page without a reload,
-// an agent whose registration file is markup runs no script,
-// the ecosystem page shows the totals the API reports, and GraphiQL runs a query. Writes
+// the ecosystem page shows the totals the API reports and follows a payment live, an agent
+// whose registration file is markup runs no script, and GraphiQL runs a query. Writes
 // screenshots of the three pages at desktop and phone widths.
 //
 // stdin: {"explorer": "http://127.0.0.1:PORT/", "rpc": "http://127.0.0.1:PORT", "usdc": "0x…",
@@ -165,6 +165,12 @@ for (const key of ['agents', 'payments', 'feedback', 'validationRequests']) {
 assert.ok(await page.$('#indexer tr[data-chain]'), 'the indexer status per chain');
 assert.ok(await page.$('#registrations-chart rect.bar'), 'the daily registrations chart');
 seen.ecosystem = { agents: sum('agents'), payments: sum('payments') };
+// A payment shows in the live feed, and the totals follow it, without a reload.
+await page.evaluate(() => { window.__sameDocument = true; });
+await payUsdc(payer, chosen.paymentAddress, 2000000);
+await page.waitForSelector(`#live-feed a[href="/agents/${encodeURIComponent(chosen.id)}"]`);
+await page.waitForSelector(`.tile[data-total="payments"][data-value="${sum('payments') + 1}"]`);
+assert.equal(await page.evaluate(() => window.__sameDocument), true, 'the ecosystem page was not reloaded');
 await page.screenshot({ path: shot('ecosystem-desktop.png'), fullPage: true });
 
 // Back returns to the agent, Back again to the search at the place it was.
