@@ -168,7 +168,8 @@ seen.ecosystem = { agents: sum('agents'), payments: sum('payments') };
 // A payment shows in the live feed, and the totals follow it, without a reload.
 await page.evaluate(() => { window.__sameDocument = true; });
 await payUsdc(payer, chosen.paymentAddress, 2000000);
-await page.waitForSelector(`#live-feed a[href="/agents/${encodeURIComponent(chosen.id)}"]`);
+const fed = `#live-feed a[href="/agents/${encodeURIComponent(chosen.id)}"]`;
+await page.waitForFunction(([selector, name]) => document.querySelector(selector)?.textContent === name, [fed, truth.name]);
 await page.waitForSelector(`.tile[data-total="payments"][data-value="${sum('payments') + 1}"]`);
 assert.equal(await page.evaluate(() => window.__sameDocument), true, 'the ecosystem page was not reloaded');
 await page.screenshot({ path: shot('ecosystem-desktop.png'), fullPage: true });

@@ -92,8 +92,11 @@ export async function renderEcosystem(main) {
   const stops = [
     subscribe('subscription { agentsChanged { id name source chainId } }', {}, ({ agentsChanged: a }) =>
       note(h('li', {}, h('span', { class: 'badge source', text: sourceName(a.source) }), ' ', h('a', { href: `/agents/${encodeURIComponent(a.id)}`, text: a.name || a.id }), ' registered or changed'))),
-    subscribe('subscription { newPayments { agentId payer amount x402 blockNumber } }', {}, ({ newPayments: p }) =>
-      note(h('li', {}, h('span', { class: 'badge good', text: p.x402 ? 'x402' : 'paid' }), ' ', h('a', { href: `/agents/${encodeURIComponent(p.agentId)}`, text: p.agentId }), ' from ', shortHex(p.payer)))),
+    subscribe('subscription { newPayments { agentId payer amount x402 blockNumber } }', {}, ({ newPayments: p }) => {
+      const link = h('a', { href: `/agents/${encodeURIComponent(p.agentId)}`, text: p.agentId });
+      note(h('li', {}, h('span', { class: 'badge good', text: p.x402 ? 'x402' : 'paid' }), ' ', link, ' from ', shortHex(p.payer)));
+      nameOf(p.agentId).then((name) => { if (name) link.textContent = name; });
+    }),
   ];
   const timer = setInterval(async () => {
     try {
@@ -104,6 +107,17 @@ export async function renderEcosystem(main) {
     }
   }, STATUS_EVERY_MS);
   return { stop: () => { clearInterval(timer); stops.forEach((stop) => stop()); } };
+}
+
+// Agents' names by id, asked for once each (a payment event carries only the id).
+const names = new Map();
+function nameOf(id) {
+  if (!names.has(id)) {
+    names.set(id, gql('query($id: ID!) { agent(id: $id) { name } }', { id })
+      .then((d) => (d.agent ? d.agent.name : null))
+      .catch(() => null));
+  }
+  return names.get(id);
 }
 
 function chainName(statuses, chainId) {
