@@ -15,11 +15,8 @@ mod agents;
 #[path = "support/api_loads.rs"]
 mod api_loads;
 
-use agentindex_api::ApiState;
-use agentindex_indexer::config::Config;
 use api_loads::{Load, finish_oha, in_url, start_oha};
 use std::time::Instant;
-use tokio::sync::watch;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -39,19 +36,8 @@ async fn main() -> anyhow::Result<()> {
         started.elapsed().as_secs_f64()
     );
 
-    let toml = api_loads::serve_config(&url);
-    let config = Config::from_toml_and_env(&toml, std::path::Path::new("bench.toml"), Vec::new())?;
-    let (stop, shutdown) = watch::channel(false);
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
-    let serving = tokio::spawn(agentindex_api::serve(
-        ApiState::new(store.clone(), &config),
-        "127.0.0.1:0".parse()?,
-        shutdown,
-        move |address| {
-            let _ = bound_tx.send(address);
-        },
-    ));
-    let base = format!("http://{}", bound_rx.await?);
+    let server = api_loads::InProcess::start(&store, &url).await?;
+    let base = server.base.clone();
 
     let mut rng = rand::rng();
     let ids = api_loads::by_id(&keys, &mut rng);
@@ -144,7 +130,6 @@ async fn main() -> anyhow::Result<()> {
             rps / baseline
         );
     }
-    stop.send(true)?;
-    serving.await??;
+    server.stop().await?;
     Ok(())
 }

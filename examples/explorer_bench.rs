@@ -13,13 +13,11 @@ mod agents;
 #[path = "support/api_loads.rs"]
 mod api_loads;
 
-use agentindex_api::{ApiState, explorer};
-use agentindex_indexer::config::Config;
+use agentindex_api::explorer;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use tokio::sync::watch;
 
 /// Slowest a page may take to show its data, from the issue that asked for the explorer.
 const TARGET_MS: f64 = 500.0;
@@ -52,19 +50,8 @@ async fn main() -> anyhow::Result<()> {
         (own + vendor) as f64 / 1e3
     );
 
-    let toml = api_loads::serve_config(&url);
-    let config = Config::from_toml_and_env(&toml, std::path::Path::new("bench.toml"), Vec::new())?;
-    let (stop, shutdown) = watch::channel(false);
-    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
-    let serving = tokio::spawn(agentindex_api::serve(
-        ApiState::new(store.clone(), &config),
-        "127.0.0.1:0".parse()?,
-        shutdown,
-        move |address| {
-            let _ = bound_tx.send(address);
-        },
-    ));
-    let base = format!("http://{}", bound_rx.await?);
+    let server = api_loads::InProcess::start(&store, &url).await?;
+    let base = server.base.clone();
 
     // The agent shown is a paid one from the middle of the index.
     let agent = &keys[keys.len() / 2];
@@ -112,8 +99,7 @@ async fn main() -> anyhow::Result<()> {
         }
     );
 
-    let _ = stop.send(true);
-    serving.await??;
+    server.stop().await?;
     Ok(())
 }
 

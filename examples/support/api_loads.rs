@@ -148,6 +148,51 @@ rpc = ["http://127.0.0.1:9"]
     )
 }
 
+/// The API serving `store` in this process, under [`serve_config`] for `database_url`.
+pub(crate) struct InProcess {
+    /// `http://127.0.0.1:PORT`.
+    pub(crate) base: String,
+    stop: tokio::sync::watch::Sender<bool>,
+    serving: tokio::task::JoinHandle<Result<(), agentindex_api::ServeError>>,
+}
+
+impl InProcess {
+    /// Starts serving on a free loopback port.
+    pub(crate) async fn start(
+        store: &agentindex_indexer::store::Store,
+        database_url: &str,
+    ) -> anyhow::Result<Self> {
+        let config = agentindex_indexer::config::Config::from_toml_and_env(
+            &serve_config(database_url),
+            Path::new("bench.toml"),
+            Vec::new(),
+        )?;
+        let (stop, shutdown) = tokio::sync::watch::channel(false);
+        let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
+        let serving = tokio::spawn(agentindex_api::serve(
+            agentindex_api::ApiState::new(store.clone(), &config),
+            "127.0.0.1:0".parse()?,
+            shutdown,
+            move |address| {
+                let _ = bound_tx.send(address);
+            },
+        ));
+        let base = format!("http://{}", bound_rx.await?);
+        Ok(Self {
+            base,
+            stop,
+            serving,
+        })
+    }
+
+    /// Stops serving and checks the server ended cleanly.
+    pub(crate) async fn stop(self) -> anyhow::Result<()> {
+        self.stop.send(true)?;
+        self.serving.await??;
+        Ok(())
+    }
+}
+
 /// Lookups of single agents by id, one per agent of `keys`, in random order.
 pub(crate) fn by_id(keys: &[String], rng: &mut impl rand::Rng) -> Vec<String> {
     let mut paths: Vec<String> = keys

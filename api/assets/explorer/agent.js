@@ -135,6 +135,6 @@ function header(agent) {
       agent.operators.length ? fact('Operators', agent.operators.map((o) => [shortHex(o), ' '])) : null));
 }
 
-export function fact(term, value) {
+function fact(term, value) {
   return h('div', {}, h('dt', { text: term }), h('dd', {}, value));
 }
