@@ -147,6 +147,10 @@ async fn every_explorer_route_answers_the_page_and_files_are_cached_and_encoded(
             .unwrap()
             .to_string();
         assert!(policy.contains("script-src 'self'"), "{path}: {policy}");
+        assert!(
+            policy.contains("connect-src 'self';") && !policy.contains("ws:"),
+            "{path}: websockets to the same origin only: {policy}"
+        );
         let body = response.text().await.unwrap();
         assert!(
             body.contains("/explorer/app.js"),
@@ -191,8 +195,21 @@ async fn every_explorer_route_answers_the_page_and_files_are_cached_and_encoded(
     assert_eq!(gunzip(&compressed), plain.to_vec());
     assert!(plain.starts_with(b"!function"), "GraphiQL's UMD build");
 
-    // GET /graphql without a query is GraphiQL, loading nothing from outside.
-    let page = get("/graphql").send().await.unwrap().text().await.unwrap();
+    // GET /graphql without a query is GraphiQL, loading nothing from outside, under a policy
+    // that runs no script but its own and lets no site frame it.
+    let graphiql = get("/graphql").send().await.unwrap();
+    let policy = graphiql.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    for directive in [
+        "script-src 'self';",
+        "connect-src 'self';",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(policy.contains(directive), "GraphiQL: {directive} in {policy}");
+    }
+    let page = graphiql.text().await.unwrap();
     assert!(page.contains("/vendor/graphiql.min.js"), "{page}");
     assert!(
         !page.contains("https://"),

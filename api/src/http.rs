@@ -9,7 +9,7 @@ use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
 use axum::Json;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use std::time::Duration;
 
 /// Longest query text accepted, in bytes.
@@ -32,7 +32,7 @@ pub(crate) async fn graphql_get(
     RawQuery(raw): RawQuery,
 ) -> Response {
     let Some(raw) = raw.filter(|raw| !raw.is_empty()) else {
-        return Html(crate::explorer::GRAPHIQL_PAGE).into_response();
+        return crate::explorer::graphiql_page();
     };
     match async_graphql::http::parse_query_string(&raw) {
         Ok(request) if request.query.trim().is_empty() => {

@@ -10,7 +10,6 @@
 
 mod assets;
 
-pub(crate) use assets::GRAPHIQL_PAGE;
 pub use assets::{own_bytes, vendor_builds, vendor_bytes};
 
 use assets::Asset;
@@ -22,9 +21,19 @@ use axum::routing::get;
 
 /// What the explorer's page may load and connect to: its own files and API only. Documents the
 /// explorer shows are hostile input; no script of theirs may run even if one slipped through.
+/// `connect-src 'self'` takes in websockets to the same origin (CSP level 3) and no others, so
+/// a script that did slip through could not open a socket to anywhere else either.
 const EXPLORER_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
-     img-src 'self' data:; connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; \
+     img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; \
      frame-ancestors 'none'; form-action 'self'";
+
+/// GraphiQL's policy: the same, but GraphiQL's build writes a `<style>` element of its own and
+/// its stylesheet carries its fonts as `data:` URLs. It shows answers (hostile documents
+/// included) as text in its editor; no script but its own runs, and no site may frame it.
+const GRAPHIQL_POLICY: &str = "default-src 'self'; script-src 'self'; \
+     style-src 'self' 'unsafe-inline'; font-src 'self' data:; img-src 'self' data:; \
+     connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; \
+     form-action 'self'";
 
 /// The explorer's routes: its page at every path it routes, and the embedded files.
 pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
@@ -44,6 +53,18 @@ async fn page(headers: HeaderMap) -> Response {
         HeaderValue::from_static(EXPLORER_POLICY),
     );
     response
+}
+
+/// GraphiQL's page (`GET /graphql` without a query), under its own policy.
+pub(crate) fn graphiql_page() -> Response {
+    (
+        [(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(GRAPHIQL_POLICY),
+        )],
+        axum::response::Html(assets::GRAPHIQL_PAGE),
+    )
+        .into_response()
 }
 
 async fn explorer_file(Path(file): Path<String>, headers: HeaderMap) -> Response {
