@@ -58,20 +58,20 @@ async fn main() -> anyhow::Result<()> {
         fetched.len()
     );
 
-    let checker = Checker {
-        fetcher: Fetcher::new(FetchPolicy {
+    let checker = Checker::new(
+        Fetcher::new(FetchPolicy {
             allow_private: true,
             allow_http: true,
             per_host_per_second: 1_000_000,
             concurrency: CONCURRENCY,
             ..FetchPolicy::default()
         })?,
-        resolve: ResolveOptions {
+        ResolveOptions {
             allow_http: true,
             ..ResolveOptions::default()
         },
-        trusted_keys: Vec::new(),
-    };
+        Vec::new(),
+    );
     let started = Instant::now();
     let checked: Vec<bool> = futures::stream::iter(&urls)
         .map(|url| {

@@ -14,7 +14,7 @@ pub(crate) async fn run(config: Config, target: &Path) -> anyhow::Result<ExitCod
     let bytes = written?;
     println!(
         "backed up {} to {} ({:.1} MiB in {:.1} s)",
-        config.database.url,
+        agentindex_indexer::redact::url(&config.database.url),
         target.display(),
         bytes as f64 / (1024.0 * 1024.0),
         started.elapsed().as_secs_f64()

@@ -7,6 +7,9 @@ use std::process::ExitCode;
 pub(crate) async fn run(config: Config) -> anyhow::Result<ExitCode> {
     let store = Store::open(&config.database.url).await?;
     store.close().await;
-    println!("{} is migrated", config.database.url);
+    println!(
+        "{} is migrated",
+        agentindex_indexer::redact::url(&config.database.url)
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -1,10 +1,12 @@
 //! `agentindex card check` run as a user would: a good card passes with its projection printed,
 //! a broken one fails with the reason, a card under development on this machine is fetched
-//! (plain http flagged) unless a config closes it, and a base URL finds its well-known card.
+//! (plain http flagged) unless a config closes it, a base URL finds its well-known card, and a
+//! server that drips its answer is cut off at the deadline per document.
 
 use crate::support;
 
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 use support::doc_server::{DocServer, Route};
 
 fn card_check(url: &str, config: Option<&std::path::Path>) -> Output {
@@ -153,5 +155,32 @@ async fn data_uris_work() {
     assert_eq!(
         printed["projection"]["services"][0]["endpoint"],
         "https://r.example"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dripping_server_fails_the_check_at_the_documents_deadline() {
+    let server = DocServer::start().await;
+    // A byte every half second, each well within the per-read and per-attempt timeouts.
+    let url = server.route("/drip.json", Route::Trickle(Duration::from_millis(500)));
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("agentindex.toml");
+    std::fs::write(
+        &config,
+        "[documents]\nallow_private_addresses = true\nallow_http = true\nfetch_deadline_secs = 2\n",
+    )
+    .unwrap();
+    let started = Instant::now();
+    let output = card_check(&url, Some(&config));
+    let took = started.elapsed();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no complete answer within the 2 s deadline for one document (documents.fetch_deadline_secs)"),
+        "{stderr}"
+    );
+    assert!(
+        took < Duration::from_secs(20),
+        "the check ends at the deadline, not after every retry: {took:?}"
     );
 }

@@ -1,8 +1,10 @@
 //! The document fetcher against a real HTTP server on loopback: bodies and their validators,
-//! conditional refresh, and every way a host can misbehave ending as a clear, typed error.
+//! conditional refresh, every way a host can misbehave ending as a clear, typed error, the
+//! private hosts an operator lists (and nothing else private), and the deadline per document.
 
 use crate::support;
 
+use agentindex_indexer::config::PrivateHost;
 use agentindex_indexer::documents::{FetchError, FetchPolicy, Fetched, Fetcher};
 use std::time::Duration;
 use support::doc_server::{DocServer, Route};
@@ -186,4 +188,139 @@ async fn schemes_other_than_http_are_refused() {
         https_only.fetch(&url("http://127.0.0.1:1/a"), None).await,
         Err(FetchError::Scheme { .. })
     ));
+}
+
+#[tokio::test]
+async fn a_listed_private_host_is_fetched_from_and_nothing_else_private_is() {
+    let gateway = DocServer::start().await;
+    let other = DocServer::start().await;
+    let document = gateway.route("/ipfs/doc", Route::Body("application/json", b"{}".to_vec()));
+    let elsewhere = other.route(
+        "/card.json",
+        Route::Body("application/json", b"{}".to_vec()),
+    );
+    let escape = gateway.route("/ipfs/escape", Route::Redirect(elsewhere.clone()));
+    let port = url(&gateway.base).port().unwrap();
+    let listed = |entries: &[String]| {
+        Fetcher::new(FetchPolicy {
+            allow_private: false,
+            allow_http: true,
+            private_hosts: entries
+                .iter()
+                .map(|e| PrivateHost::parse(e).unwrap())
+                .collect(),
+            ..FetchPolicy::default()
+        })
+        .unwrap()
+    };
+    let fetcher = listed(&[format!("127.0.0.1:{port}")]);
+    assert!(fetcher.fetch(&url(&document), None).await.is_ok());
+    // The same address on another port, and a redirect there, stay refused.
+    for refused in [&elsewhere, &escape] {
+        assert!(
+            matches!(
+                fetcher.fetch(&url(refused), None).await,
+                Err(FetchError::Blocked {
+                    reason: "loopback or private address",
+                    ..
+                })
+            ),
+            "{refused}"
+        );
+    }
+    assert_eq!(
+        other.hits("/card.json"),
+        0,
+        "nothing reached the other server"
+    );
+
+    // A listed name resolves to loopback and is fetched from; the metadata service is never,
+    // listed or not, by address or by name.
+    let fetcher = listed(&[
+        format!("localhost:{port}"),
+        "169.254.169.254".into(),
+        "metadata.google.internal".into(),
+    ]);
+    let by_name = document.replace("127.0.0.1", "localhost");
+    assert!(fetcher.fetch(&url(&by_name), None).await.is_ok());
+    for never in [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://metadata.google.internal/computeMetadata/v1/",
+        "http://[64:ff9b::a9fe:a9fe]/latest/meta-data/",
+    ] {
+        assert!(
+            matches!(
+                fetcher.fetch(&url(never), None).await,
+                Err(FetchError::Blocked {
+                    reason: "link-local or cloud metadata address",
+                    ..
+                })
+            ),
+            "{never}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn ipv4_written_inside_ipv6_is_refused_as_the_ipv4_it_is() {
+    let server = DocServer::start().await;
+    let card = server.route(
+        "/card.json",
+        Route::Body("application/json", b"{}".to_vec()),
+    );
+    let port = url(&card).port().unwrap();
+    let strict = fetcher(false);
+    for host in [
+        "[::127.0.0.1]",
+        "[::ffff:0:127.0.0.1]",
+        "[64:ff9b::7f00:1]",
+        "[2002:7f00:1::1]",
+        "[fec0::1]",
+    ] {
+        let refused = strict
+            .fetch(&url(&format!("http://{host}:{port}/card.json")), None)
+            .await;
+        assert!(
+            matches!(
+                refused,
+                Err(FetchError::Blocked {
+                    reason: "loopback or private address",
+                    ..
+                })
+            ),
+            "{host}: {refused:?}"
+        );
+    }
+    assert_eq!(server.hits("/card.json"), 0);
+}
+
+#[tokio::test]
+async fn a_dripping_server_is_cut_off_at_the_deadline_across_retries() {
+    let server = DocServer::start().await;
+    let slow = server.route("/drip", Route::Trickle(Duration::from_millis(300)));
+    let fetcher = Fetcher::new(FetchPolicy {
+        allow_private: true,
+        allow_http: true,
+        total_timeout: Duration::from_secs(30),
+        deadline: Duration::from_secs(1),
+        retries: 3,
+        ..FetchPolicy::default()
+    })
+    .unwrap();
+    let started = std::time::Instant::now();
+    let result = fetcher.fetch(&url(&slow), None).await;
+    assert!(
+        matches!(&result, Err(FetchError::Deadline { seconds: 1, .. })),
+        "{result:?}"
+    );
+    assert!(
+        result
+            .unwrap_err()
+            .to_string()
+            .contains("1 s deadline for one document (documents.fetch_deadline_secs)")
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "a refusal comes back, it does not hang"
+    );
 }

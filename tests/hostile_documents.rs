@@ -11,8 +11,8 @@ use std::time::Duration;
 use support::doc_server::{DocServer, Route};
 
 fn checker(allow_private: bool, allow_http: bool) -> Checker {
-    Checker {
-        fetcher: Fetcher::new(FetchPolicy {
+    Checker::new(
+        Fetcher::new(FetchPolicy {
             allow_private,
             allow_http,
             max_bytes: 64 * 1024,
@@ -21,13 +21,13 @@ fn checker(allow_private: bool, allow_http: bool) -> Checker {
             ..FetchPolicy::default()
         })
         .unwrap(),
-        resolve: ResolveOptions {
+        ResolveOptions {
             allow_http,
             max_bytes: 64 * 1024,
             ..ResolveOptions::default()
         },
-        trusted_keys: vec![support::signing::es256_jwk("k")],
-    }
+        vec![support::signing::es256_jwk("k")],
+    )
 }
 
 fn json_body(text: &str) -> Route {

@@ -15,10 +15,11 @@ use std::path::{Path, PathBuf};
 const INDEXER: &[(&str, &[&str])] = &[
     ("primitives", &[]),
     ("metrics", &[]),
-    ("config", &["primitives"]),
+    ("redact", &[]),
+    ("config", &["primitives", "redact"]),
     ("sources", &["primitives"]),
-    ("rpc", &["primitives", "metrics", "config"]),
-    ("documents", &["primitives", "metrics", "config"]),
+    ("rpc", &["primitives", "metrics", "redact", "config"]),
+    ("documents", &["primitives", "metrics", "redact", "config"]),
     ("reputation", &["primitives", "config"]),
     ("agents", &["primitives", "sources"]),
     (
@@ -26,6 +27,7 @@ const INDEXER: &[(&str, &[&str])] = &[
         &[
             "primitives",
             "metrics",
+            "redact",
             "config",
             "sources",
             "documents",
@@ -38,6 +40,7 @@ const INDEXER: &[(&str, &[&str])] = &[
         &[
             "primitives",
             "metrics",
+            "redact",
             "config",
             "sources",
             "rpc",
@@ -51,6 +54,7 @@ const INDEXER: &[(&str, &[&str])] = &[
         &[
             "primitives",
             "metrics",
+            "redact",
             "config",
             "sources",
             "rpc",

@@ -7,17 +7,17 @@ use jsonwebtoken::jwk::Jwk;
 
 /// A checker for documents served on loopback, trusting `keys`.
 pub(crate) fn loopback_checker(keys: Vec<Jwk>) -> Checker {
-    Checker {
-        fetcher: Fetcher::new(FetchPolicy {
+    Checker::new(
+        Fetcher::new(FetchPolicy {
             allow_private: true,
             allow_http: true,
             ..FetchPolicy::default()
         })
         .unwrap(),
-        resolve: ResolveOptions {
+        ResolveOptions {
             allow_http: true,
             ..ResolveOptions::default()
         },
-        trusted_keys: keys,
-    }
+        keys,
+    )
 }

@@ -296,7 +296,7 @@ impl ChainConfig {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(bad(
                     &format!("rpc[{i}]"),
-                    format!("{url:?} is not an http(s) URL"),
+                    format!("{} is not an http(s) URL", crate::redact::url(url)),
                 ));
             }
         }

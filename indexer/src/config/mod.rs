@@ -7,6 +7,7 @@
 //! value is reported as, say, `chains[0].finality`.
 
 mod chain;
+mod documents;
 mod env;
 pub mod networks;
 mod reputation;
@@ -15,6 +16,7 @@ pub use chain::{
     ChainConfig, DeepReorg, Erc8004Addresses, FetchStrategy, Finality, PaymentToken, StartBlock,
     WatchedContract, X402Config,
 };
+pub use documents::PrivateHost;
 pub use reputation::{FeedbackEvidenceConfig, ReputationConfig, TrustConfig, WeightsConfig};
 
 use serde::Deserialize;
@@ -139,6 +141,15 @@ pub struct DocumentsConfig {
     /// `refresh_secs`.
     #[serde(default = "defaults::retry_secs")]
     pub retry_secs: u64,
+    /// Hosts (`host` or `host:port`, e.g. a local IPFS gateway `127.0.0.1:8080`) fetched from
+    /// even when they are, or resolve to, loopback or private addresses, without opening those
+    /// ranges to anything else. Link-local and metadata addresses stay refused.
+    #[serde(default)]
+    pub private_hosts_allowed: Vec<String>,
+    /// Seconds one document may take in all: every URL tried for it, retries, redirects and the
+    /// body included. A server that drips its answer is cut off here.
+    #[serde(default = "defaults::fetch_deadline_secs")]
+    pub fetch_deadline_secs: u64,
 }
 
 impl Default for DatabaseConfig {
@@ -171,6 +182,8 @@ impl Default for DocumentsConfig {
             concurrency: defaults::fetch_concurrency(),
             refresh_secs: defaults::refresh_secs(),
             retry_secs: defaults::retry_secs(),
+            private_hosts_allowed: Vec::new(),
+            fetch_deadline_secs: defaults::fetch_deadline_secs(),
         }
     }
 }
@@ -209,6 +222,11 @@ pub(crate) mod defaults {
     }
     pub(crate) fn retry_secs() -> u64 {
         60
+    }
+    pub(crate) fn fetch_deadline_secs() -> u64 {
+        // Above the slowest honest gateway answer seen, well below the 45 s a drip held a
+        // `card check` before the deadline existed.
+        20
     }
     pub(crate) fn ipfs_gateways() -> Vec<String> {
         vec!["https://ipfs.io/ipfs/".into()]
@@ -315,6 +333,7 @@ impl Config {
                 });
             }
         }
+        self.documents.validate_fetching()?;
         let mut seen = std::collections::HashSet::new();
         for (i, chain) in self.chains.iter().enumerate() {
             chain.validate(&format!("chains[{i}]"))?;

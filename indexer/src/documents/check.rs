@@ -3,12 +3,14 @@
 //! caller always gets a report; `agentindex card check` prints it and the documents worker
 //! stores it.
 
+use super::cid::{Cid, Verdict};
 use super::feedback::{self, FeedbackFileProjection};
 use super::fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
 use super::json::parse;
+use super::jwks::JwksCache;
 use super::lint::Report;
 use super::signature::{SignatureStatus, verify_card};
-use super::uri::{ResolveOptions, Target, resolve};
+use super::uri::{ResolveOptions, Target, ipfs_content, resolve};
 use super::{CardProjection, RegistrationProjection, card, registration};
 use crate::config::DocumentsConfig;
 use alloy::primitives::{B256, keccak256};
@@ -112,6 +114,8 @@ pub struct Checker {
     pub resolve: ResolveOptions,
     /// Keys card signatures verify with, besides a `jku` on the card's origin.
     pub trusted_keys: Vec<Jwk>,
+    /// Key sets fetched for `jku`, kept for a while.
+    jwks: JwksCache,
 }
 
 impl Checker {
@@ -121,7 +125,18 @@ impl Checker {
             fetcher: Fetcher::new(FetchPolicy::from(config))?,
             resolve: ResolveOptions::from(config),
             trusted_keys: config.trusted_keys.clone(),
+            jwks: JwksCache::default(),
         })
+    }
+
+    /// A checker from its parts.
+    pub fn new(fetcher: Fetcher, resolve: ResolveOptions, trusted_keys: Vec<Jwk>) -> Self {
+        Self {
+            fetcher,
+            resolve,
+            trusted_keys,
+            jwks: JwksCache::default(),
+        }
     }
 
     /// Resolves, fetches and reads `uri`, and verifies a card's signatures.
@@ -141,10 +156,18 @@ impl Checker {
                     .source
                     .as_deref()
                     .and_then(|s| url::Url::parse(s).ok());
-                verify_card(&value, origin.as_ref(), &self.trusted_keys, |url| {
+                let verified = verify_card(&value, origin.as_ref(), &self.trusted_keys, |url| {
                     self.fetch_jwks(url)
                 })
-                .await
+                .await;
+                for cap in verified.capped {
+                    checked.report.warning(
+                        "card.signature.capped",
+                        "$.signatures",
+                        cap.to_string(),
+                    );
+                }
+                verified.status
             };
             match &status {
                 SignatureStatus::Invalid { reason } => {
@@ -169,15 +192,20 @@ impl Checker {
         checked
     }
 
-    /// A JSON Web Key Set from `url`, under the fetch policy.
+    /// A JSON Web Key Set from `url`, under the fetch policy, or as fetched a moment ago.
     async fn fetch_jwks(&self, url: url::Url) -> Result<JwkSet, String> {
-        match self.fetcher.fetch(&url, None).await {
+        if let Some(kept) = self.jwks.get(url.as_str()) {
+            return kept;
+        }
+        let fetched = match self.fetcher.fetch(&url, None).await {
             Ok(Fetched::Body { bytes, .. }) => {
                 serde_json::from_slice(&bytes).map_err(|e| format!("not a JWK set: {e}"))
             }
             Ok(Fetched::NotModified) => Err("unexpected 304".into()),
             Err(error) => Err(error.to_string()),
-        }
+        };
+        self.jwks.put(url.as_str(), fetched.clone());
+        fetched
     }
 }
 
@@ -211,16 +239,20 @@ pub async fn check(
     };
     let mut failure = None;
     let mut bytes = None;
+    let deadline = fetcher.deadline();
     for candidate in &candidates {
-        match obtain(candidate, fetcher, options, validators).await {
+        match obtain(candidate, fetcher, options, validators, deadline).await {
             Ok(Obtained::Unchanged(source)) => {
                 checked.not_modified = true;
                 checked.source = Some(source);
                 return checked;
             }
-            Ok(Obtained::Body(source, body, found)) => {
+            Ok(Obtained::Body(source, body, found, unverified)) => {
                 checked.source = Some(source);
                 checked.validators = found;
+                if let Some(reason) = unverified {
+                    checked.report.info("document.cid.unverified", "$", reason);
+                }
                 bytes = Some(body);
                 break;
             }
@@ -279,40 +311,102 @@ impl Checked {
     }
 }
 
-/// Bytes fetched or carried by a URI, or the news that they did not change.
+/// Bytes fetched or carried by a URI (with why they could not be checked against the URI's
+/// CID, when it has one and they could not), or the news that they did not change.
 enum Obtained {
-    Body(String, Vec<u8>, Validators),
+    Body(String, Vec<u8>, Validators, Option<String>),
     Unchanged(String),
 }
 
-/// Resolves and fetches one URI; a failure is (lint code, message, retryable).
+/// Resolves and fetches one URI, giving up at `deadline`; a failure is (lint code, message,
+/// retryable). Bytes that are not the content of the URI's CID are refused and the next
+/// gateway is tried.
 async fn obtain(
     uri: &str,
     fetcher: &Fetcher,
     options: &ResolveOptions,
     validators: Option<&Validators>,
+    deadline: tokio::time::Instant,
 ) -> Result<Obtained, (&'static str, String, bool)> {
     let urls = match resolve(uri, options) {
         Ok(Target::Inline { bytes, .. }) => {
-            return Ok(Obtained::Body("data:".into(), bytes, Validators::default()));
+            return Ok(Obtained::Body(
+                "data:".into(),
+                bytes,
+                Validators::default(),
+                None,
+            ));
         }
         Ok(Target::Http(urls)) => urls,
         Err(error) => return Err(("document.uri", error.to_string(), false)),
     };
+    let content = ipfs_content(uri);
     let mut last = ("document.fetch", format!("{uri}: no URL to fetch"), false);
     for url in &urls {
-        match fetcher.fetch(url, validators).await {
+        match fetcher.fetch_until(url, validators, deadline).await {
             Ok(Fetched::NotModified) => return Ok(Obtained::Unchanged(url.to_string())),
             Ok(Fetched::Body {
                 bytes,
                 final_url,
                 validators,
                 ..
-            }) => return Ok(Obtained::Body(final_url.to_string(), bytes, validators)),
-            Err(error) => last = ("document.fetch", error.to_string(), error.is_retryable()),
+            }) => {
+                let unverified = match content.as_ref().map(|c| content_check(c, &bytes)) {
+                    Some(Err(differs)) => {
+                        tracing::warn!(target: "agentindex::documents", %url, "a gateway served bytes that are not the CID's content");
+                        last = (
+                            "document.cid.mismatch",
+                            format!("{final_url}: {differs}"),
+                            false,
+                        );
+                        continue;
+                    }
+                    Some(Ok(unverified)) => unverified,
+                    None => None,
+                };
+                return Ok(Obtained::Body(
+                    final_url.to_string(),
+                    bytes,
+                    validators,
+                    unverified,
+                ));
+            }
+            Err(error) => {
+                let deadline_passed = matches!(error, FetchError::Deadline { .. });
+                last = ("document.fetch", error.to_string(), error.is_retryable());
+                if deadline_passed {
+                    break;
+                }
+            }
         }
     }
     Err(last)
+}
+
+/// Whether `bytes` are the content `content` names: `Err` when they are not; `Ok(Some(why))`
+/// when that cannot be told; `Ok(None)` when they are.
+fn content_check(
+    content: &super::uri::IpfsContent,
+    bytes: &[u8],
+) -> Result<Option<String>, String> {
+    if content.inside {
+        return Ok(Some(format!(
+            "the document is a path inside {}, which its bytes alone cannot be checked against",
+            content.cid
+        )));
+    }
+    let cid = match Cid::parse(&content.cid) {
+        Ok(cid) => cid,
+        Err(error) => return Ok(Some(error.to_string())),
+    };
+    match cid.verify(bytes) {
+        Verdict::Matches => Ok(None),
+        Verdict::Differs => Err(format!(
+            "the bytes served are not the content of {}",
+            content.cid
+        )),
+        Verdict::Unverifiable(why) => Ok(Some(format!("{}: {why}", content.cid))),
+    }
 }
 
 /// Reads `bytes` as what `expect` says, or as whatever they look like.

@@ -1,18 +1,21 @@
 //! Fetching documents from the open web, safely: only from addresses [`address::refusal`]
-//! allows (checked on every DNS answer and on every redirect hop), with a size cap, connect and
-//! total timeouts, a redirect limit, a rate limit per host, a global concurrency limit, retries
-//! with backoff for transient failures, and conditional requests (ETag / Last-Modified).
+//! allows (checked on every DNS answer and on every redirect hop; hosts listed in
+//! `private_hosts_allowed` may be private, nothing else), with a size cap, connect and per-attempt
+//! timeouts, a deadline over all attempts of one document, a redirect limit, a rate limit per
+//! host, a global concurrency limit, retries with backoff for transient failures, and
+//! conditional requests (ETag / Last-Modified).
 
 use super::address;
-use crate::config::DocumentsConfig;
+use super::dns::{self, CheckedResolver};
+use crate::config::{DocumentsConfig, PrivateHost};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{self, HeaderMap, HeaderValue};
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
+use tokio::time::Instant;
 use url::Url;
 
 /// The limits a fetch runs under.
@@ -26,8 +29,13 @@ pub struct FetchPolicy {
     pub max_bytes: usize,
     /// Time to establish a connection.
     pub connect_timeout: Duration,
-    /// Time for the whole fetch of one URL, redirects and body included.
+    /// Time for one attempt at one URL, redirects and body included.
     pub total_timeout: Duration,
+    /// Time for everything done for one document: every attempt at every URL, backoff
+    /// included (`documents.fetch_deadline_secs`).
+    pub deadline: Duration,
+    /// Hosts fetched from even on loopback or private addresses.
+    pub private_hosts: Vec<PrivateHost>,
     /// Redirects followed at most.
     pub max_redirects: usize,
     /// Requests per second to one host.
@@ -45,6 +53,8 @@ impl From<&DocumentsConfig> for FetchPolicy {
             allow_http: config.allow_http,
             per_host_per_second: config.requests_per_host_per_second,
             concurrency: config.concurrency,
+            deadline: Duration::from_secs(config.fetch_deadline_secs.max(1)),
+            private_hosts: config.private_hosts(),
             ..Self::default()
         }
     }
@@ -58,6 +68,8 @@ impl Default for FetchPolicy {
             max_bytes: 1 << 20,
             connect_timeout: Duration::from_secs(5),
             total_timeout: Duration::from_secs(15),
+            deadline: Duration::from_secs(20),
+            private_hosts: Vec::new(),
             max_redirects: 5,
             per_host_per_second: 5,
             concurrency: 32,
@@ -101,6 +113,16 @@ pub enum FetchError {
         /// The timeout.
         seconds: u64,
     },
+    /// Everything tried for one document took longer than the deadline.
+    #[error(
+        "{url}: no complete answer within the {seconds} s deadline for one document (documents.fetch_deadline_secs)"
+    )]
+    Deadline {
+        /// The URL being fetched when the deadline passed.
+        url: String,
+        /// The deadline.
+        seconds: u64,
+    },
     /// More redirects than allowed, or a redirect loop.
     #[error("{url}: {reason}")]
     Redirects {
@@ -131,7 +153,9 @@ impl FetchError {
     /// Whether trying again later may succeed.
     pub fn is_retryable(&self) -> bool {
         match self {
-            FetchError::Timeout { .. } | FetchError::Network { .. } => true,
+            FetchError::Timeout { .. }
+            | FetchError::Deadline { .. }
+            | FetchError::Network { .. } => true,
             FetchError::Status { status, .. } => *status == 429 || *status >= 500,
             _ => false,
         }
@@ -168,7 +192,11 @@ pub enum Fetched {
 /// Fetches documents under a [`FetchPolicy`]. Cheap to clone.
 #[derive(Clone)]
 pub struct Fetcher {
+    /// Connects only where the policy's address rules allow.
     client: reqwest::Client,
+    /// Also connects to loopback and private addresses: used only for URLs on a listed private
+    /// host, when the policy does not open private ranges to everything already.
+    private_client: Option<reqwest::Client>,
     policy: FetchPolicy,
     per_host: Arc<DefaultKeyedRateLimiter<String>>,
     slots: Arc<Semaphore>,
@@ -182,56 +210,19 @@ impl std::fmt::Debug for Fetcher {
     }
 }
 
-/// DNS that drops every address the policy refuses, so a hostname can never lead to one.
-struct CheckedResolver {
-    allow_private: bool,
-}
-
-impl Resolve for CheckedResolver {
-    fn resolve(&self, name: Name) -> Resolving {
-        let allow_private = self.allow_private;
-        Box::pin(async move {
-            let host = name.as_str().to_string();
-            let found: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            let allowed: Vec<SocketAddr> = found
-                .iter()
-                .copied()
-                .filter(|a| address::refusal(a.ip(), allow_private).is_none())
-                .collect();
-            if allowed.is_empty() {
-                let reason = found
-                    .first()
-                    .and_then(|a| address::refusal(a.ip(), allow_private))
-                    .unwrap_or("no address");
-                return Err(format!("{host} resolves only to refused addresses ({reason})").into());
-            }
-            let addrs: Addrs = Box::new(allowed.into_iter());
-            Ok(addrs)
-        })
-    }
-}
-
 impl Fetcher {
     /// A fetcher under `policy`.
     pub fn new(policy: FetchPolicy) -> Result<Self, FetchError> {
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(policy.connect_timeout)
-            .timeout(policy.total_timeout)
-            .dns_resolver(Arc::new(CheckedResolver {
-                allow_private: policy.allow_private,
-            }))
-            .user_agent(concat!("agentindex/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| FetchError::Network {
-                url: String::new(),
-                reason: format!("building the HTTP client: {e}"),
-            })?;
+        let client = build_client(&policy, policy.allow_private)?;
+        let private_client = if policy.allow_private || policy.private_hosts.is_empty() {
+            None
+        } else {
+            Some(build_client(&policy, true)?)
+        };
         let rate = NonZeroU32::new(policy.per_host_per_second.max(1)).expect("at least one");
         Ok(Self {
             client,
+            private_client,
             per_host: Arc::new(RateLimiter::keyed(Quota::per_second(rate))),
             slots: Arc::new(Semaphore::new(policy.concurrency.max(1))),
             policy,
@@ -243,26 +234,58 @@ impl Fetcher {
         &self.policy
     }
 
-    /// Fetches `url`, retrying transient failures with backoff.
+    /// When a document whose fetching starts now must be done.
+    pub fn deadline(&self) -> Instant {
+        Instant::now() + self.policy.deadline
+    }
+
+    /// Fetches `url`, retrying transient failures with backoff, within the policy's deadline.
     pub async fn fetch(
         &self,
         url: &Url,
         validators: Option<&Validators>,
     ) -> Result<Fetched, FetchError> {
-        let mut attempt = 0;
-        loop {
-            match self.fetch_once(url, validators).await {
-                Err(error) if error.is_retryable() && attempt < self.policy.retries => {
-                    attempt += 1;
-                    let jitter = rand::random::<u64>() % 100;
-                    tokio::time::sleep(Duration::from_millis((200 << attempt) + jitter)).await;
-                }
-                other => return other,
-            }
-        }
+        self.fetch_until(url, validators, self.deadline()).await
     }
 
-    /// One attempt, redirects included, within the total timeout.
+    /// Fetches `url`, retrying transient failures with backoff, and gives up at `deadline`
+    /// whatever is under way (a body trickling in, a backoff, a redirect).
+    pub async fn fetch_until(
+        &self,
+        url: &Url,
+        validators: Option<&Validators>,
+        deadline: Instant,
+    ) -> Result<Fetched, FetchError> {
+        let passed = || FetchError::Deadline {
+            url: url.to_string(),
+            seconds: self.policy.deadline.as_secs(),
+        };
+        if Instant::now() >= deadline {
+            return Err(passed());
+        }
+        let attempts = async {
+            let mut attempt = 0;
+            loop {
+                match self.fetch_once(url, validators).await {
+                    Err(error) if error.is_retryable() && attempt < self.policy.retries => {
+                        attempt += 1;
+                        let jitter = rand::random::<u64>() % 100;
+                        let backoff = Duration::from_millis((200 << attempt) + jitter);
+                        if Instant::now() + backoff >= deadline {
+                            return Err(error);
+                        }
+                        tokio::time::sleep(backoff).await;
+                    }
+                    other => return other,
+                }
+            }
+        };
+        tokio::time::timeout_at(deadline, attempts)
+            .await
+            .unwrap_or_else(|_| Err(passed()))
+    }
+
+    /// One attempt, redirects included, within the per-attempt timeout.
     async fn fetch_once(
         &self,
         url: &Url,
@@ -293,10 +316,10 @@ impl Fetcher {
         let mut current = url.clone();
         let mut seen = vec![current.clone()];
         for _ in 0..=self.policy.max_redirects {
-            self.check(&current)?;
+            let client = self.check(&current)?;
             let host = current.host_str().unwrap_or_default().to_string();
             self.per_host.until_key_ready(&host).await;
-            let mut request = self.client.get(current.clone()).header(
+            let mut request = client.get(current.clone()).header(
                 header::ACCEPT,
                 "application/json, application/a2a+json;q=0.9, */*;q=0.5",
             );
@@ -357,8 +380,10 @@ impl Fetcher {
         })
     }
 
-    /// Refuses schemes and literal addresses the policy does not allow.
-    fn check(&self, url: &Url) -> Result<(), FetchError> {
+    /// Refuses schemes, metadata host names and literal addresses the policy does not allow,
+    /// and picks the client whose address rules apply to `url`: the private one only for a
+    /// listed private host.
+    fn check(&self, url: &Url) -> Result<&reqwest::Client, FetchError> {
         match url.scheme() {
             "https" => {}
             "http" if self.policy.allow_http => {}
@@ -368,10 +393,26 @@ impl Fetcher {
                 });
             }
         }
+        let listed = self.private_client.as_ref().filter(|_| {
+            self.policy
+                .private_hosts
+                .iter()
+                .any(|allowed| allowed.matches(url))
+        });
+        let allow_private = self.policy.allow_private || listed.is_some();
         let literal = match url.host() {
             Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
             Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
-            Some(url::Host::Domain(_)) => None,
+            Some(url::Host::Domain(name)) => {
+                if let Some(reason) = address::name_refusal(name) {
+                    return Err(FetchError::Blocked {
+                        url: url.to_string(),
+                        address: name.to_string(),
+                        reason,
+                    });
+                }
+                None
+            }
             None => {
                 return Err(FetchError::Scheme {
                     url: url.to_string(),
@@ -379,7 +420,7 @@ impl Fetcher {
             }
         };
         if let Some(ip) = literal
-            && let Some(reason) = address::refusal(ip, self.policy.allow_private)
+            && let Some(reason) = address::refusal(ip, allow_private)
         {
             return Err(FetchError::Blocked {
                 url: url.to_string(),
@@ -387,7 +428,7 @@ impl Fetcher {
                 reason,
             });
         }
-        Ok(())
+        Ok(listed.unwrap_or(&self.client))
     }
 
     /// The body, refusing to read past the cap (also when Content-Length already says so).
@@ -422,6 +463,22 @@ fn text(headers: &HeaderMap, name: header::HeaderName) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The HTTP client for `policy`, whose DNS answers are judged with private ranges open or not.
+fn build_client(policy: &FetchPolicy, allow_private: bool) -> Result<reqwest::Client, FetchError> {
+    reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(policy.connect_timeout)
+        .timeout(policy.total_timeout)
+        .dns_resolver(Arc::new(CheckedResolver { allow_private }))
+        .user_agent(concat!("agentindex/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| FetchError::Network {
+            url: String::new(),
+            reason: format!("building the HTTP client: {e}"),
+        })
+}
+
 /// A transport error, with the DNS refusal surfaced as [`FetchError::Blocked`].
 fn network(url: &Url, error: &reqwest::Error) -> FetchError {
     let mut reason = error.to_string();
@@ -430,16 +487,11 @@ fn network(url: &Url, error: &reqwest::Error) -> FetchError {
         reason = format!("{reason}: {inner}");
         source = inner.source();
     }
-    if let Some(at) = reason.find("resolves only to refused addresses") {
-        let detail = &reason[at..];
+    if let Some(refused) = dns::refusal_in(&reason) {
         return FetchError::Blocked {
             url: url.to_string(),
             address: url.host_str().unwrap_or_default().to_string(),
-            reason: if detail.contains("link-local") {
-                "link-local or cloud metadata address"
-            } else {
-                "loopback or private address"
-            },
+            reason: refused,
         };
     }
     if error.is_timeout() {

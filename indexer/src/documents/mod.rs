@@ -6,11 +6,15 @@
 //! gives a report with errors, and whatever could still be read.
 
 pub mod address;
+mod canonical;
 pub mod card;
 pub mod check;
+pub mod cid;
+mod dns;
 pub mod feedback;
 pub mod fetch;
 mod json;
+mod jwks;
 pub mod lint;
 pub mod payments;
 pub mod profile;

@@ -6,15 +6,92 @@
 //! protobuf defaults), so each of those variants is tried, also cut down to the v1.0 schema:
 //! the SDKs sign the v1.0 form, and their servers may add v0.3 fields for old clients. As with
 //! the SDKs' own verifiers, fields outside the v1.0 schema are then not covered by the signature.
+//!
+//! A card is hostile input, so what its signatures may cost is bounded: at most
+//! [`MAX_SIGNATURES`] signatures read, [`MAX_JKU_FETCHES`] key sets fetched and
+//! [`MAX_KEYS_PER_SIGNATURE`] keys tried per signature; what is left out is reported as a
+//! [`Cap`], never an error. Canonicalising and the signature arithmetic run on the blocking
+//! pool, off the async threads that serve everything else.
 
+pub use super::canonical::canonical_variants;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::Algorithm;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::future::Future;
+use std::sync::Arc;
 use url::Url;
+
+/// Signatures read per card: the A2A spec expects one per signer, and each costs a
+/// verification per key and canonical form.
+pub const MAX_SIGNATURES: usize = 8;
+/// Distinct `jku` key sets fetched per card, so one card cannot send the fetcher to many URLs.
+pub const MAX_JKU_FETCHES: usize = 2;
+/// Keys tried per signature (a `kid` normally narrows the set to one).
+pub const MAX_KEYS_PER_SIGNATURE: usize = 16;
+
+/// A bound a card's signatures reached; what was beyond it was not looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cap {
+    /// More than [`MAX_SIGNATURES`] signatures; `found` in all.
+    Signatures {
+        /// How many the card carries.
+        found: usize,
+    },
+    /// A signature's `jku` was not fetched: [`MAX_JKU_FETCHES`] key sets were already.
+    JkuFetches,
+    /// More than [`MAX_KEYS_PER_SIGNATURE`] candidate keys for one signature; `found` in all.
+    Keys {
+        /// How many keys matched.
+        found: usize,
+    },
+}
+
+impl std::fmt::Display for Cap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cap::Signatures { found } => write!(
+                f,
+                "the card carries {found} signatures; only the first {MAX_SIGNATURES} are checked (the cap on signatures per card)"
+            ),
+            Cap::JkuFetches => write!(
+                f,
+                "a signature's jku was not fetched: at most {MAX_JKU_FETCHES} key sets are fetched per card"
+            ),
+            Cap::Keys { found } => write!(
+                f,
+                "{found} keys match one signature; only the first {MAX_KEYS_PER_SIGNATURE} are tried (the cap on keys per signature)"
+            ),
+        }
+    }
+}
+
+/// What checking a card's signatures found, and the caps it reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardSignatures {
+    /// The best status among the signatures checked.
+    pub status: SignatureStatus,
+    /// Caps reached, each once.
+    pub capped: Vec<Cap>,
+}
+
+/// Key sets fetched for one card, by URL, and the caps reached so far.
+#[derive(Default)]
+struct Budget {
+    key_sets: HashMap<Url, Result<JwkSet, String>>,
+    capped: Vec<Cap>,
+}
+
+impl Budget {
+    fn cap(&mut self, cap: Cap) {
+        if !self.capped.contains(&cap) {
+            self.capped.push(cap);
+        }
+    }
+}
 
 /// What the signatures of a card amount to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,21 +165,50 @@ pub async fn verify_card<F, Fut>(
     origin: Option<&Url>,
     trusted: &[Jwk],
     fetch_jwks: F,
-) -> SignatureStatus
+) -> CardSignatures
 where
     F: Fn(Url) -> Fut,
     Fut: Future<Output = Result<JwkSet, String>>,
 {
+    let unsigned = CardSignatures {
+        status: SignatureStatus::Unsigned,
+        capped: Vec::new(),
+    };
     let Some(signatures) = card.get("signatures").and_then(Value::as_array) else {
-        return SignatureStatus::Unsigned;
+        return unsigned;
     };
     if signatures.is_empty() {
-        return SignatureStatus::Unsigned;
+        return unsigned;
     }
-    let payloads = canonical_variants(card);
+    let mut budget = Budget::default();
+    if signatures.len() > MAX_SIGNATURES {
+        budget.cap(Cap::Signatures {
+            found: signatures.len(),
+        });
+    }
+    let owned = card.clone();
+    let payloads = match tokio::task::spawn_blocking(move || canonical_variants(&owned)).await {
+        Ok(payloads) => Arc::new(payloads),
+        Err(error) => {
+            return CardSignatures {
+                status: SignatureStatus::Invalid {
+                    reason: format!("canonicalising the card failed: {error}"),
+                },
+                capped: budget.capped,
+            };
+        }
+    };
     let mut best = SignatureStatus::Unsigned;
-    for signature in signatures {
-        let status = verify_one(signature, &payloads, origin, trusted, &fetch_jwks).await;
+    for signature in signatures.iter().take(MAX_SIGNATURES) {
+        let status = verify_one(
+            signature,
+            &payloads,
+            origin,
+            trusted,
+            &fetch_jwks,
+            &mut budget,
+        )
+        .await;
         if status.rank() > best.rank() {
             best = status;
         }
@@ -110,15 +216,19 @@ where
             break;
         }
     }
-    best
+    CardSignatures {
+        status: best,
+        capped: budget.capped,
+    }
 }
 
 async fn verify_one<F, Fut>(
     signature: &Value,
-    payloads: &[Vec<u8>],
+    payloads: &Arc<Vec<Vec<u8>>>,
     origin: Option<&Url>,
     trusted: &[Jwk],
     fetch_jwks: &F,
+    budget: &mut Budget,
 ) -> SignatureStatus
 where
     F: Fn(Url) -> Fut,
@@ -167,8 +277,8 @@ where
     {
         match same_origin(&jku, origin) {
             Err(reason) => unavailable = reason,
-            Ok(url) => match fetch_jwks(url.clone()).await {
-                Ok(set) => {
+            Ok(url) => match key_set(&url, fetch_jwks, budget).await {
+                Some(Ok(set)) => {
                     candidates.extend(
                         set.keys
                             .into_iter()
@@ -177,7 +287,8 @@ where
                     );
                     unavailable = format!("no key with kid {kid:?} at {url}");
                 }
-                Err(error) => unavailable = format!("fetching {url}: {error}"),
+                Some(Err(error)) => unavailable = format!("fetching {url}: {error}"),
+                None => unavailable = Cap::JkuFetches.to_string(),
             },
         }
     }
@@ -186,22 +297,75 @@ where
             reason: unavailable,
         };
     }
-    for (jwk, source) in &candidates {
+    if candidates.len() > MAX_KEYS_PER_SIGNATURE {
+        budget.cap(Cap::Keys {
+            found: candidates.len(),
+        });
+        candidates.truncate(MAX_KEYS_PER_SIGNATURE);
+    }
+    let (protected, value, payloads) = (protected.to_string(), value.to_string(), payloads.clone());
+    let matched = tokio::task::spawn_blocking(move || {
+        try_keys(&candidates, &payloads, &protected, &value, alg)
+    })
+    .await
+    .ok()
+    .flatten();
+    match matched {
+        Some(source) => SignatureStatus::Valid {
+            kid,
+            alg: alg_name,
+            source,
+        },
+        None => invalid("the signature does not match the card"),
+    }
+}
+
+/// The key set at `url`: fetched once per card, and only while the card's budget of
+/// [`MAX_JKU_FETCHES`] lasts (`None` once it is spent).
+async fn key_set<F, Fut>(
+    url: &Url,
+    fetch_jwks: &F,
+    budget: &mut Budget,
+) -> Option<Result<JwkSet, String>>
+where
+    F: Fn(Url) -> Fut,
+    Fut: Future<Output = Result<JwkSet, String>>,
+{
+    if let Some(known) = budget.key_sets.get(url) {
+        return Some(known.clone());
+    }
+    if budget.key_sets.len() >= MAX_JKU_FETCHES {
+        budget.cap(Cap::JkuFetches);
+        return None;
+    }
+    let fetched = fetch_jwks(url.clone()).await;
+    budget.key_sets.insert(url.clone(), fetched.clone());
+    Some(fetched)
+}
+
+/// The source of the first key that verifies `signature` over one of `payloads`. CPU-bound:
+/// run on the blocking pool.
+fn try_keys(
+    candidates: &[(Jwk, String)],
+    payloads: &[Vec<u8>],
+    protected: &str,
+    signature: &str,
+    alg: Algorithm,
+) -> Option<String> {
+    for (jwk, source) in candidates {
         let Ok(key) = jsonwebtoken::DecodingKey::from_jwk(jwk) else {
             continue;
         };
         for payload in payloads {
             let message = format!("{protected}.{}", URL_SAFE_NO_PAD.encode(payload));
-            if jsonwebtoken::crypto::verify(value, message.as_bytes(), &key, alg).unwrap_or(false) {
-                return SignatureStatus::Valid {
-                    kid: kid.clone(),
-                    alg: alg_name,
-                    source: source.clone(),
-                };
+            if jsonwebtoken::crypto::verify(signature, message.as_bytes(), &key, alg)
+                .unwrap_or(false)
+            {
+                return Some(source.clone());
             }
         }
     }
-    invalid("the signature does not match the card")
+    None
 }
 
 /// The algorithms accepted.
@@ -229,163 +393,4 @@ fn same_origin(jku: &str, origin: Option<&Url>) -> Result<Url, String> {
         ));
     }
     Ok(url)
-}
-
-/// The canonical bytes signers may have signed: JCS of the card without `signatures`, as is,
-/// with empty values dropped (also with non-ASCII escaped), and with protobuf defaults dropped.
-pub fn canonical_variants(card: &Value) -> Vec<Vec<u8>> {
-    let mut unsigned = card.clone();
-    if let Some(map) = unsigned.as_object_mut() {
-        map.remove("signatures");
-    }
-    let mut variants = Vec::new();
-    let mut push = |bytes: Vec<u8>| {
-        if !variants.contains(&bytes) {
-            variants.push(bytes);
-        }
-    };
-    if let Ok(bytes) = serde_jcs::to_vec(&unsigned) {
-        push(bytes);
-    }
-    let pruned = drop_empty(&unsigned, false).unwrap_or(Value::Object(Default::default()));
-    if let Ok(bytes) = serde_jcs::to_vec(&pruned) {
-        push(escape_non_ascii(&bytes));
-        push(bytes);
-    }
-    // Protobuf-based serialisers also leave out `false` and `0`.
-    let defaults = drop_empty(&unsigned, true).unwrap_or(Value::Object(Default::default()));
-    if let Ok(bytes) = serde_jcs::to_vec(&defaults) {
-        push(bytes);
-    }
-    // The SDKs sign the v1.0 form; a server that adds v0.3 fields for old clients serves more
-    // than was signed, so the card is also tried cut down to the v1.0 schema.
-    let v1 = v1_fields(&unsigned);
-    for defaults in [false, true] {
-        let cut = drop_empty(&v1, defaults).unwrap_or(Value::Object(Default::default()));
-        if let Ok(bytes) = serde_jcs::to_vec(&cut) {
-            push(bytes);
-        }
-    }
-    variants
-}
-
-/// Fields of the A2A v1.0 `AgentCard` schema, per object kind.
-const V1_CARD: &[&str] = &[
-    "name",
-    "description",
-    "supportedInterfaces",
-    "provider",
-    "version",
-    "documentationUrl",
-    "capabilities",
-    "securitySchemes",
-    "securityRequirements",
-    "defaultInputModes",
-    "defaultOutputModes",
-    "skills",
-    "iconUrl",
-];
-const V1_INTERFACE: &[&str] = &["url", "protocolBinding", "tenant", "protocolVersion"];
-const V1_PROVIDER: &[&str] = &["url", "organization"];
-const V1_CAPABILITIES: &[&str] = &[
-    "streaming",
-    "pushNotifications",
-    "extensions",
-    "extendedAgentCard",
-];
-const V1_EXTENSION: &[&str] = &["uri", "description", "required", "params"];
-const V1_SKILL: &[&str] = &[
-    "id",
-    "name",
-    "description",
-    "tags",
-    "examples",
-    "inputModes",
-    "outputModes",
-    "securityRequirements",
-];
-
-/// The card with only the fields the v1.0 schema defines (security schemes and extension
-/// params are kept whole).
-fn v1_fields(card: &Value) -> Value {
-    fn keep(value: &Value, fields: &[&str]) -> Value {
-        match value {
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .filter(|(k, _)| fields.contains(&k.as_str()))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect(),
-            ),
-            other => other.clone(),
-        }
-    }
-    fn each(value: &Value, fields: &[&str]) -> Value {
-        match value {
-            Value::Array(items) => Value::Array(items.iter().map(|i| keep(i, fields)).collect()),
-            other => other.clone(),
-        }
-    }
-    let mut out = keep(card, V1_CARD);
-    if let Value::Object(map) = &mut out {
-        if let Some(v) = map.get_mut("supportedInterfaces") {
-            *v = each(v, V1_INTERFACE);
-        }
-        if let Some(v) = map.get_mut("provider") {
-            *v = keep(v, V1_PROVIDER);
-        }
-        if let Some(v) = map.get_mut("skills") {
-            *v = each(v, V1_SKILL);
-        }
-        if let Some(caps) = map.get_mut("capabilities") {
-            *caps = keep(caps, V1_CAPABILITIES);
-            if let Some(ext) = caps.get_mut("extensions") {
-                *ext = each(ext, V1_EXTENSION);
-            }
-        }
-    }
-    out
-}
-
-/// The value without empty strings, arrays, objects and nulls, recursively (`None` when the
-/// value itself is empty); with `defaults`, without `false` and `0` either.
-fn drop_empty(value: &Value, defaults: bool) -> Option<Value> {
-    match value {
-        Value::Null => None,
-        Value::String(s) if s.is_empty() => None,
-        Value::Bool(false) if defaults => None,
-        Value::Number(n) if defaults && n.as_f64() == Some(0.0) => None,
-        Value::Array(items) => {
-            let kept: Vec<Value> = items
-                .iter()
-                .filter_map(|v| drop_empty(v, defaults))
-                .collect();
-            (!kept.is_empty()).then_some(Value::Array(kept))
-        }
-        Value::Object(map) => {
-            let kept: serde_json::Map<String, Value> = map
-                .iter()
-                .filter_map(|(k, v)| drop_empty(v, defaults).map(|v| (k.clone(), v)))
-                .collect();
-            (!kept.is_empty()).then_some(Value::Object(kept))
-        }
-        other => Some(other.clone()),
-    }
-}
-
-/// JSON text with every non-ASCII character written as `\uXXXX` (surrogate pairs beyond the
-/// BMP), as Python's `json.dumps(ensure_ascii=True)` writes it.
-fn escape_non_ascii(json: &[u8]) -> Vec<u8> {
-    let text = String::from_utf8_lossy(json);
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_ascii() {
-            out.push(c);
-        } else {
-            let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                out.push_str(&format!("\\u{unit:04x}"));
-            }
-        }
-    }
-    out.into_bytes()
 }

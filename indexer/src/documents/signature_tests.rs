@@ -2,12 +2,16 @@
 //! algorithms and the ways a key can be missing. Keys are fixed test keys in
 //! `tests/fixtures/keys`.
 
-use super::signature::{SignatureStatus, canonical_variants, verify_card};
+use super::signature::{
+    Cap, MAX_JKU_FETCHES, MAX_KEYS_PER_SIGNATURE, MAX_SIGNATURES, SignatureStatus,
+    canonical_variants, verify_card,
+};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey};
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use url::Url;
 
 macro_rules! key {
@@ -68,6 +72,7 @@ async fn verify(card: &Value, trusted: &[Jwk]) -> SignatureStatus {
         Err::<JwkSet, _>("no jku".to_string())
     })
     .await
+    .status
 }
 
 #[tokio::test]
@@ -156,7 +161,8 @@ async fn keys_come_from_the_trusted_set_or_a_jku_on_the_cards_origin() {
             Ok::<_, String>(set)
         }
     })
-    .await;
+    .await
+    .status;
     assert_eq!(
         status,
         SignatureStatus::Valid {
@@ -170,7 +176,8 @@ async fn keys_come_from_the_trusted_set_or_a_jku_on_the_cards_origin() {
     let status = verify_card(&signed, Some(&elsewhere), &[], |_| async {
         panic!("a jku on another origin is never fetched")
     })
-    .await;
+    .await
+    .status;
     assert!(
         matches!(status, SignatureStatus::KeyUnavailable { reason } if reason.contains("not on the card's origin"))
     );
@@ -187,4 +194,115 @@ async fn unsigned_and_malformed_signatures() {
     assert_eq!(verify(&broken, &[]).await.as_str(), "invalid");
     broken["signatures"] = json!([{"signature": "x"}]);
     assert_eq!(verify(&broken, &[]).await.as_str(), "invalid");
+}
+
+/// `count` signatures by the ES256 key, each naming its own `jku` on the card's origin.
+fn signed_with_jkus(count: usize, same_jku: bool) -> Value {
+    let mut signatures = Vec::new();
+    for i in 0..count {
+        let jku = if same_jku {
+            "https://agent.example/jwks.json".to_string()
+        } else {
+            format!("https://agent.example/jwks-{i}.json")
+        };
+        let header = json!({"alg": "ES256", "kid": "site", "jku": jku});
+        let one = sign(card(), &jcs(&card()), Algorithm::ES256, header);
+        signatures.push(one["signatures"][0].clone());
+    }
+    let mut signed = card();
+    signed["signatures"] = Value::Array(signatures);
+    signed
+}
+
+#[tokio::test]
+async fn jku_fetches_per_card_are_capped_and_each_url_is_fetched_once() {
+    let origin = Url::parse("https://agent.example/card.json").unwrap();
+    let fetches = AtomicUsize::new(0);
+    // Every key set is empty, so each signature moves on to the next.
+    let fetch = |_url: Url| {
+        fetches.fetch_add(1, Ordering::SeqCst);
+        async { Ok::<_, String>(JwkSet { keys: vec![] }) }
+    };
+    let result = verify_card(&signed_with_jkus(6, false), Some(&origin), &[], fetch).await;
+    assert_eq!(fetches.load(Ordering::SeqCst), MAX_JKU_FETCHES);
+    assert_eq!(result.capped, vec![Cap::JkuFetches]);
+    assert_eq!(result.status.as_str(), "key_unavailable");
+    assert!(Cap::JkuFetches.to_string().contains("at most 2 key sets"));
+
+    fetches.store(0, Ordering::SeqCst);
+    let result = verify_card(&signed_with_jkus(6, true), Some(&origin), &[], fetch).await;
+    assert_eq!(fetches.load(Ordering::SeqCst), 1, "one URL, fetched once");
+    assert!(result.capped.is_empty());
+}
+
+#[tokio::test]
+async fn signatures_past_the_cap_are_not_checked_and_the_cap_is_named() {
+    let origin = Url::parse("https://agent.example/card.json").unwrap();
+    // MAX_SIGNATURES that name a key nobody has, then one that verifies.
+    let mut signatures: Vec<Value> = (0..MAX_SIGNATURES)
+        .map(|_| {
+            let header = json!({"alg": "ES256", "kid": "nobody"});
+            sign(card(), &jcs(&card()), Algorithm::ES256, header)["signatures"][0].clone()
+        })
+        .collect();
+    let good = sign(
+        card(),
+        &jcs(&card()),
+        Algorithm::ES256,
+        json!({"alg": "ES256", "kid": "k"}),
+    );
+    signatures.push(good["signatures"][0].clone());
+    let mut signed = card();
+    signed["signatures"] = Value::Array(signatures);
+    let trusted = [jwk(Algorithm::ES256, "k")];
+    let result = verify_card(&signed, Some(&origin), &trusted, |_| async {
+        Err::<JwkSet, _>("no jku".to_string())
+    })
+    .await;
+    assert_eq!(
+        result.status.as_str(),
+        "key_unavailable",
+        "the 9th is never read"
+    );
+    assert_eq!(
+        result.capped,
+        vec![Cap::Signatures {
+            found: MAX_SIGNATURES + 1
+        }]
+    );
+    assert!(result.capped[0].to_string().contains("only the first 8"));
+    // Within the cap, the good one is found.
+    assert_eq!(verify(&good, &trusted).await.as_str(), "valid");
+}
+
+#[tokio::test]
+async fn keys_tried_per_signature_are_capped() {
+    // No kid in the header, so every trusted key is a candidate; the right one comes last.
+    let signed = sign(
+        card(),
+        &jcs(&card()),
+        Algorithm::ES256,
+        json!({"alg": "ES256"}),
+    );
+    let mut trusted: Vec<Jwk> = (0..MAX_KEYS_PER_SIGNATURE)
+        .map(|i| jwk(Algorithm::ES384, &format!("other-{i}")))
+        .collect();
+    trusted.push(jwk(Algorithm::ES256, "right"));
+    let result = verify_card(&signed, None, &trusted, |_| async {
+        Err::<JwkSet, _>("no jku".to_string())
+    })
+    .await;
+    assert_eq!(
+        result.status.as_str(),
+        "invalid",
+        "the 17th key is never tried"
+    );
+    assert_eq!(
+        result.capped,
+        vec![Cap::Keys {
+            found: MAX_KEYS_PER_SIGNATURE + 1
+        }]
+    );
+    trusted.rotate_right(1);
+    assert_eq!(verify(&signed, &trusted).await.as_str(), "valid");
 }

@@ -224,6 +224,43 @@ pub fn is_content_addressed(uri: &str) -> bool {
     is_cid(uri.split(['/', '?', '#']).next().unwrap_or_default())
 }
 
+/// The IPFS content a URI names, for checking what a gateway serves against it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IpfsContent {
+    /// The CID.
+    pub cid: String,
+    /// Whether the URI names a path inside the CID (a file in a directory), whose bytes the
+    /// CID alone cannot check.
+    pub inside: bool,
+}
+
+/// The CID (and whether a path follows it) of `ipfs://CID[/path]`, a bare CID, or a gateway URL
+/// (`…/ipfs/CID/…`, `CID.ipfs.host/…`); `None` for anything else (`ipns://` included: a name,
+/// not a hash).
+pub fn ipfs_content(uri: &str) -> Option<IpfsContent> {
+    let uri = uri.trim();
+    let content = if let Some(rest) = strip_scheme(uri, "ipfs://") {
+        rest.strip_prefix("ipfs/").unwrap_or(rest).to_string()
+    } else if is_cid(uri.split(['/', '?', '#']).next().unwrap_or_default()) {
+        uri.to_string()
+    } else {
+        gateway_content(&Url::parse(uri).ok()?)?
+    };
+    let (cid, rest) = content
+        .split_once(['/', '?', '#'])
+        .map_or((content.as_str(), ""), |(cid, _)| {
+            (cid, &content[cid.len()..])
+        });
+    if !is_cid(cid) {
+        return None;
+    }
+    let path = rest.split(['?', '#']).next().unwrap_or_default();
+    Some(IpfsContent {
+        cid: cid.to_string(),
+        inside: !path.trim_matches('/').is_empty(),
+    })
+}
+
 /// Whether `text` looks like an IPFS CID: CIDv0 (`Qm` + 44 base58 characters) or a CIDv1 in
 /// base32 (`b` + lower-case base32, as gateways and tools print them).
 pub fn is_cid(text: &str) -> bool {
@@ -378,6 +415,42 @@ mod tests {
             urls("ipns://agent.example/x.json")[0],
             "https://gw-one.example/ipns/agent.example/x.json"
         );
+    }
+
+    #[test]
+    fn the_cid_of_ipfs_content_in_every_spelling() {
+        let whole = |cid: &str| {
+            Some(IpfsContent {
+                cid: cid.into(),
+                inside: false,
+            })
+        };
+        let inside = |cid: &str| {
+            Some(IpfsContent {
+                cid: cid.into(),
+                inside: true,
+            })
+        };
+        assert_eq!(ipfs_content(&format!("ipfs://{CID0}")), whole(CID0));
+        assert_eq!(ipfs_content(&format!("ipfs://ipfs/{CID0}/")), whole(CID0));
+        assert_eq!(
+            ipfs_content(&format!("{CID0}?filename=a.json")),
+            whole(CID0)
+        );
+        assert_eq!(
+            ipfs_content(&format!("ipfs://{CID0}/card.json")),
+            inside(CID0)
+        );
+        assert_eq!(
+            ipfs_content(&format!("https://gw.example/ipfs/{CID1}")),
+            whole(CID1)
+        );
+        assert_eq!(
+            ipfs_content(&format!("https://{CID1}.ipfs.dweb.link/a.json")),
+            inside(CID1)
+        );
+        assert_eq!(ipfs_content("ipns://agent.example/x.json"), None);
+        assert_eq!(ipfs_content("https://agent.example/card.json"), None);
     }
 
     #[test]

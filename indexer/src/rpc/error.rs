@@ -11,7 +11,7 @@ use alloy::transports::{RpcError as AlloyRpcError, TransportErrorKind};
 pub struct RpcError {
     /// The JSON-RPC method.
     pub method: &'static str,
-    /// The endpoint that answered last.
+    /// The endpoint that answered last, as [`crate::redact::url`] shows it.
     pub endpoint: String,
     /// What went wrong.
     pub kind: RpcErrorKind,
@@ -67,6 +67,31 @@ impl RpcErrorKind {
             RpcErrorKind::Unknown(_) => "unknown",
             RpcErrorKind::Reverted(_) => "reverted",
             RpcErrorKind::Unsupported(_) => "unsupported",
+        }
+    }
+
+    /// The same kind with every URL in its words shown through [`redact::text`]: a transport
+    /// error quotes the URL it failed on, API key included.
+    pub fn redacted(self) -> Self {
+        use crate::redact::text;
+        match self {
+            RpcErrorKind::RangeTooLarge {
+                message,
+                max_range,
+                suggested,
+            } => RpcErrorKind::RangeTooLarge {
+                message: text(&message),
+                max_range,
+                suggested,
+            },
+            RpcErrorKind::TooManyResults { message, suggested } => RpcErrorKind::TooManyResults {
+                message: text(&message),
+                suggested,
+            },
+            RpcErrorKind::Transient(message) => RpcErrorKind::Transient(text(&message)),
+            RpcErrorKind::Unknown(message) => RpcErrorKind::Unknown(text(&message)),
+            RpcErrorKind::Reverted(message) => RpcErrorKind::Reverted(text(&message)),
+            RpcErrorKind::Unsupported(message) => RpcErrorKind::Unsupported(text(&message)),
         }
     }
 

@@ -13,6 +13,7 @@ pub use error::{RpcError, RpcErrorKind};
 use crate::config::ChainConfig;
 use crate::metrics::metrics;
 use crate::primitives::BlockRef;
+use crate::redact;
 use alloy::eips::{BlockId, BlockNumberOrTag};
 use alloy::primitives::{Address, B256, Bytes};
 use alloy::providers::{Provider, ProviderBuilder, RootProvider};
@@ -49,7 +50,9 @@ impl Default for RetryPolicy {
 }
 
 struct Endpoint {
-    url: String,
+    /// The URL as logs, errors and metrics may show it ([`redact::url`]): providers put API
+    /// keys in the path or query.
+    shown: String,
     provider: RootProvider,
     limiter: DefaultDirectRateLimiter,
 }
@@ -68,7 +71,7 @@ pub struct ChainRpc {
 
 impl std::fmt::Debug for ChainRpc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let urls: Vec<&str> = self.endpoints.iter().map(|e| e.url.as_str()).collect();
+        let urls: Vec<&str> = self.endpoints.iter().map(|e| e.shown.as_str()).collect();
         f.debug_struct("ChainRpc")
             .field("endpoints", &urls)
             .finish()
@@ -83,11 +86,11 @@ impl ChainRpc {
         for url in &chain.rpc {
             let parsed = url.parse().map_err(|e| RpcError {
                 method: "connect",
-                endpoint: url.clone(),
-                kind: RpcErrorKind::Unsupported(format!("not a URL: {e}")),
+                endpoint: redact::url(url),
+                kind: RpcErrorKind::Unsupported(redact::text(&format!("not a URL: {e}"))),
             })?;
             endpoints.push(Endpoint {
-                url: url.clone(),
+                shown: redact::url(url),
                 provider: ProviderBuilder::new()
                     .disable_recommended_fillers()
                     .connect_http(parsed),
@@ -125,18 +128,24 @@ impl ChainRpc {
             drop(permit);
             let kind = match outcome {
                 Ok(Ok(value)) => {
-                    metrics().rpc(&endpoint.url, method, started.elapsed(), None);
+                    metrics().rpc(&endpoint.shown, method, started.elapsed(), None);
                     self.preferred.store(index, Ordering::Relaxed);
                     return Ok(value);
                 }
-                Ok(Err(error)) => error::classify(&error),
+                // Transport errors quote the URL they failed on, key included.
+                Ok(Err(error)) => error::classify(&error).redacted(),
                 Err(_) => RpcErrorKind::Transient(format!("no answer within {:?}", self.timeout)),
             };
-            metrics().rpc(&endpoint.url, method, started.elapsed(), Some(kind.label()));
+            metrics().rpc(
+                &endpoint.shown,
+                method,
+                started.elapsed(),
+                Some(kind.label()),
+            );
             attempt += 1;
             let error = RpcError {
                 method,
-                endpoint: endpoint.url.clone(),
+                endpoint: endpoint.shown.clone(),
                 kind,
             };
             if !error.kind.is_retryable() || attempt >= self.retry.attempts {

@@ -193,7 +193,7 @@ impl Store {
                 })
             }
             None => Err(StoreError::Url {
-                url: url.into(),
+                url: crate::redact::url(url),
                 reason:
                     "expected sqlite://path/to/file.db or postgres://user:password@host:port/dbname"
                         .into(),

@@ -33,7 +33,7 @@ pub(super) struct Opened {
 /// another.
 pub(super) async fn open(url: &str) -> StoreResult<Opened> {
     let open_error = |source| StoreError::Open {
-        url: redacted(url),
+        url: crate::redact::url(url),
         source,
     };
     // The writer's one connection lives as long as the store: it holds the chains' locks.
@@ -51,7 +51,7 @@ pub(super) async fn open(url: &str) -> StoreResult<Opened> {
         .run(&write)
         .await
         .map_err(|source| StoreError::Migrate {
-            url: redacted(url),
+            url: crate::redact::url(url),
             source,
         })?;
     let read = AnyPoolOptions::new()
@@ -149,15 +149,4 @@ pub(super) async fn still_writer(conn: &mut AnyConnection, chain_id: u64) -> Sto
 /// with another chain's, which only costs them running side by side).
 fn chain_key(chain_id: u64) -> i32 {
     (chain_id as u32) as i32
-}
-
-/// `url` without its password, for errors and logs.
-pub(super) fn redacted(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut parsed) if parsed.password().is_some() => {
-            let _ = parsed.set_password(Some("***"));
-            parsed.to_string()
-        }
-        _ => url.to_string(),
-    }
 }

@@ -1,0 +1,157 @@
+//! Checks of the `[documents]` keys that bound fetching: the total deadline per document and the
+//! hosts allowed on private addresses (`host` or `host:port`), refused at load with the key
+//! named.
+
+use super::{ConfigError, ConfigResult, DocumentsConfig};
+
+/// A host (and port, when one is given) that documents may be fetched from on a private
+/// address; see [`DocumentsConfig::private_hosts_allowed`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrivateHost {
+    /// The host as a URL spells it: a lower-case name, an IPv4 address, or `[IPv6]`.
+    pub host: String,
+    /// The port; `None` allows every port of the host.
+    pub port: Option<u16>,
+}
+
+impl PrivateHost {
+    /// Reads `entry` (`gateway.lan`, `127.0.0.1:8080`, `[::1]:5001`), or says what is wrong.
+    pub fn parse(entry: &str) -> Result<Self, String> {
+        let entry = entry.trim();
+        if entry.is_empty() || entry.contains(['/', '?', '#', '@']) {
+            return Err(format!("{entry:?} is not a host or host:port"));
+        }
+        let url = url::Url::parse(&format!("http://{entry}/"))
+            .map_err(|e| format!("{entry:?} is not a host or host:port: {e}"))?;
+        let host = url
+            .host_str()
+            .filter(|h| !h.is_empty())
+            .ok_or_else(|| format!("{entry:?} names no host"))?;
+        let port = url.port().or_else(|| {
+            // `http://host:80/` drops the default port; keep it when it was written.
+            entry.ends_with(":80").then_some(80)
+        });
+        Ok(Self {
+            host: host.to_string(),
+            port,
+        })
+    }
+
+    /// Whether `url` is on this host (and port).
+    pub fn matches(&self, url: &url::Url) -> bool {
+        url.host_str()
+            .is_some_and(|h| h.eq_ignore_ascii_case(&self.host))
+            && self
+                .port
+                .is_none_or(|port| url.port_or_known_default() == Some(port))
+    }
+}
+
+impl DocumentsConfig {
+    /// The allowed private hosts, read (entries that do not read are refused at load).
+    pub fn private_hosts(&self) -> Vec<PrivateHost> {
+        self.private_hosts_allowed
+            .iter()
+            .filter_map(|entry| PrivateHost::parse(entry).ok())
+            .collect()
+    }
+
+    pub(super) fn validate_fetching(&self) -> ConfigResult<()> {
+        if self.fetch_deadline_secs == 0 {
+            return Err(ConfigError::Key {
+                key: "documents.fetch_deadline_secs".into(),
+                message: "must be at least 1".into(),
+            });
+        }
+        for (i, entry) in self.private_hosts_allowed.iter().enumerate() {
+            PrivateHost::parse(entry).map_err(|message| ConfigError::Key {
+                key: format!("documents.private_hosts_allowed[{i}]"),
+                message,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(text: &str) -> url::Url {
+        url::Url::parse(text).unwrap()
+    }
+
+    #[test]
+    fn hosts_match_with_or_without_a_port() {
+        let any_port = PrivateHost::parse("Gateway.LAN").unwrap();
+        assert!(any_port.matches(&url("http://gateway.lan:8080/ipfs/x")));
+        assert!(any_port.matches(&url("https://gateway.lan/ipfs/x")));
+        assert!(!any_port.matches(&url("http://other.lan/ipfs/x")));
+        let one_port = PrivateHost::parse("127.0.0.1:8080").unwrap();
+        assert!(one_port.matches(&url("http://127.0.0.1:8080/ipfs/x")));
+        assert!(!one_port.matches(&url("http://127.0.0.1:8081/ipfs/x")));
+        assert!(!one_port.matches(&url("http://127.0.0.2:8080/ipfs/x")));
+        let v6 = PrivateHost::parse("[::1]:5001").unwrap();
+        assert!(v6.matches(&url("http://[::1]:5001/ipfs/x")));
+        let default_port = PrivateHost::parse("gateway.lan:80").unwrap();
+        assert_eq!(default_port.port, Some(80));
+        assert!(!default_port.matches(&url("http://gateway.lan:8080/")));
+    }
+
+    fn load(text: &str, vars: &[(&str, &str)]) -> ConfigResult<super::super::Config> {
+        super::super::Config::from_toml_and_env(
+            text,
+            std::path::Path::new("t.toml"),
+            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())),
+        )
+    }
+
+    #[test]
+    fn the_keys_load_from_the_file_and_the_environment_and_bad_values_name_the_key() {
+        let config = load("", &[]).unwrap();
+        assert_eq!(config.documents.fetch_deadline_secs, 20);
+        assert!(config.documents.private_hosts_allowed.is_empty());
+        let config = load(
+            "[documents]\nprivate_hosts_allowed = [\"127.0.0.1:8080\"]\n",
+            &[("AGENTINDEX_DOCUMENTS__FETCH_DEADLINE_SECS", "7")],
+        )
+        .unwrap();
+        assert_eq!(config.documents.fetch_deadline_secs, 7);
+        assert_eq!(
+            config.documents.private_hosts(),
+            vec![PrivateHost {
+                host: "127.0.0.1".into(),
+                port: Some(8080)
+            }]
+        );
+        let zero = load("[documents]\nfetch_deadline_secs = 0\n", &[]).unwrap_err();
+        assert!(
+            zero.to_string()
+                .contains("config key `documents.fetch_deadline_secs`"),
+            "{zero}"
+        );
+        let bad = load(
+            "[documents]\nprivate_hosts_allowed = [\"ok.lan\", \"http://gw.lan/ipfs/\"]\n",
+            &[],
+        )
+        .unwrap_err();
+        assert!(
+            bad.to_string()
+                .contains("config key `documents.private_hosts_allowed[1]`"),
+            "{bad}"
+        );
+    }
+
+    #[test]
+    fn entries_that_are_not_hosts_are_refused() {
+        for bad in [
+            "",
+            "http://gateway.lan/",
+            "gateway.lan/ipfs",
+            "user@gateway.lan",
+            "host:99999",
+        ] {
+            assert!(PrivateHost::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+}
