@@ -115,7 +115,7 @@ impl Cid {
             }
         };
         let same = match self.hash {
-            SHA2_256 => Sha256::digest(&block).as_slice() == self.digest.as_slice(),
+            SHA2_256 => Sha256::digest(&block)[..] == self.digest[..],
             IDENTITY => block == self.digest,
             other => {
                 return Verdict::Unverifiable(format!("hash function 0x{other:x} is not checked"));
