@@ -4,17 +4,24 @@
 //! other connection (the indexer's writer, in this process or on another machine) changes that
 //! number, so a stale answer is never served. Dashboards and SDKs that ask the same question
 //! repeatedly get it from memory.
+//!
+//! The cache is bounded in bytes (`[api.caches] response_cache_bytes`, keys and bodies counted),
+//! dropping the least recently used answers first, and its keys ([`CacheKey`]) are bounded in
+//! size, so no stream of distinct questions grows it past its bound.
 
+use crate::cache_key::CacheKey;
+use crate::lru::VersionedLru;
 use agentindex_indexer::store::Dialect;
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool};
-use std::collections::HashMap;
+use std::sync::Arc;
 use tokio::sync::Mutex;
 
-/// Responses kept at most; the cache is emptied when it would grow past this.
-const CAPACITY: usize = 4_096;
-/// Largest response body kept.
+/// Largest response body kept: larger answers are rare and would crowd out many small ones.
 const MAX_BODY: usize = 256 * 1024;
+/// Bytes an entry costs beyond its key and body (the map's and the order's bookkeeping), so a
+/// flood of tiny answers is bounded too.
+const ENTRY_OVERHEAD: usize = 128;
 
 /// The cache.
 #[derive(Debug)]
@@ -22,16 +29,17 @@ pub struct ResponseCache {
     pool: AnyPool,
     /// One connection reserved for reading `data_version` (the number is per connection).
     probe: Mutex<Option<PoolConnection<Any>>>,
-    entries: std::sync::Mutex<(i64, HashMap<String, Vec<u8>>)>,
+    /// Bodies by key, at the database version they were computed at.
+    entries: std::sync::Mutex<VersionedLru<CacheKey, Arc<[u8]>>>,
 }
 
 impl ResponseCache {
-    /// A cache over the database `pool` reads.
-    pub fn new(pool: AnyPool) -> Self {
+    /// A cache over the database `pool` reads, holding at most `max_bytes` of keys and bodies.
+    pub fn new(pool: AnyPool, max_bytes: usize) -> Self {
         Self {
             pool,
             probe: Mutex::new(None),
-            entries: std::sync::Mutex::new((i64::MIN, HashMap::new())),
+            entries: std::sync::Mutex::new(VersionedLru::new(max_bytes)),
         }
     }
 
@@ -53,23 +61,68 @@ impl ResponseCache {
     }
 
     /// The response cached for `key` at `version`.
-    pub fn get(&self, key: &str, version: i64) -> Option<Vec<u8>> {
-        let entries = self.entries.lock().expect("not poisoned");
-        (entries.0 == version)
-            .then(|| entries.1.get(key).cloned())
-            .flatten()
+    pub(crate) fn get(&self, key: &CacheKey, version: i64) -> Option<Vec<u8>> {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.get(key, version).map(|body| body.to_vec())
     }
 
-    /// Keeps `body` as the response to `key` at `version`.
-    pub fn put(&self, key: String, version: i64, body: Vec<u8>) {
+    /// Keeps `body` as the response to `key` at `version`; answers of an older version are
+    /// dropped first.
+    pub(crate) fn put(&self, key: CacheKey, version: i64, body: &[u8]) {
         if body.len() > MAX_BODY {
             return;
         }
-        let mut entries = self.entries.lock().expect("not poisoned");
-        if entries.0 != version || entries.1.len() >= CAPACITY {
-            entries.0 = version;
-            entries.1.clear();
+        let weight = 2 * key.len() + body.len() + ENTRY_OVERHEAD;
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.insert(key, version, Arc::from(body), weight);
+    }
+
+    /// Bytes held (keys, bodies and bookkeeping), as `/metrics` shows them.
+    pub fn bytes(&self) -> usize {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner()).weight()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn cache(max_bytes: usize) -> ResponseCache {
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::any::AnyPoolOptions::new()
+            .connect_lazy("sqlite::memory:")
+            .unwrap();
+        ResponseCache::new(pool, max_bytes)
+    }
+
+    fn key(n: usize) -> CacheKey {
+        CacheKey::of("graphql", &async_graphql::Request::new(format!("{{ a{n} }}")))
+    }
+
+    #[tokio::test]
+    async fn answers_are_served_at_their_version_only() {
+        let cache = cache(1 << 20).await;
+        cache.put(key(1), 7, b"one");
+        assert_eq!(cache.get(&key(1), 7).as_deref(), Some(&b"one"[..]));
+        assert_eq!(cache.get(&key(1), 8), None, "never a stale answer");
+        cache.put(key(2), 8, b"two");
+        assert_eq!(cache.get(&key(1), 8), None);
+        assert_eq!(cache.get(&key(1), 7), None, "older versions are dropped");
+        assert_eq!(cache.get(&key(2), 8).as_deref(), Some(&b"two"[..]));
+    }
+
+    #[tokio::test]
+    async fn the_bytes_held_stay_within_the_bound_however_many_keys_come() {
+        let bound = 64 * 1024;
+        let cache = cache(bound).await;
+        for n in 0..10_000 {
+            cache.put(key(n), 1, &[b'x'; 1000]);
+            assert!(cache.bytes() <= bound, "{} bytes after {n}", cache.bytes());
         }
-        entries.1.insert(key, body);
+        assert!(cache.bytes() > bound / 2, "the cache is used: {}", cache.bytes());
+        assert!(cache.get(&key(9_999), 1).is_some(), "the newest is kept");
+        assert!(cache.get(&key(0), 1).is_none(), "the oldest went");
+        cache.put(key(1), 1, &vec![b'x'; MAX_BODY + 1]);
+        assert!(cache.get(&key(1), 1).is_none(), "too large to keep");
     }
 }

@@ -9,11 +9,16 @@
 //! facets lag the index by seconds, never by more than [`MAX_STALE`]. Counts that are quick to
 //! make (small indexes, every test) are always exact. The unfiltered facets are counted once
 //! when the API starts, so the first visitor does not wait for them.
+//!
+//! Clients choose the chain filter, so the cache is bounded: at most `[api.caches]
+//! facet_cache_entries` counts, the least recently used dropped first, and a filter is reduced
+//! to the configured chains it names (sorted, once each) before it becomes a key, so no list of
+//! chain ids makes more keys than there are subsets of the configured chains.
 
 use crate::cache::ResponseCache;
+use crate::lru::Lru;
 use crate::read::facets::{self, Counted};
 use sqlx::AnyPool;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -51,9 +56,10 @@ struct Entry {
 }
 
 /// The facets counted so far, by facet and chain filter.
-#[derive(Default)]
 pub(crate) struct FacetCache {
-    entries: Mutex<HashMap<Key, Entry>>,
+    entries: Mutex<Lru<Key, Entry>>,
+    /// The configured chains, sorted: the only ids a filter keeps.
+    chains: Vec<i64>,
 }
 
 impl std::fmt::Debug for FacetCache {
@@ -70,8 +76,41 @@ enum Plan {
 }
 
 impl FacetCache {
-    /// The top [`COUNTED`] values of `facet` on `chain_ids` (all chains when empty), the
-    /// database being at `version`.
+    /// A cache of at most `capacity` counts, over the configured `chains`.
+    pub(crate) fn new(capacity: usize, chains: impl IntoIterator<Item = u64>) -> Self {
+        let mut chains: Vec<i64> = chains.into_iter().map(|id| id as i64).collect();
+        chains.sort_unstable();
+        Self {
+            entries: Mutex::new(Lru::new(capacity)),
+            chains,
+        }
+    }
+
+    /// The configured chains among `chain_ids`, sorted, once each; `None` when the filter names
+    /// chains and none of them is configured (nothing can match).
+    fn filter(&self, chain_ids: &[i64]) -> Option<Vec<i64>> {
+        if chain_ids.is_empty() {
+            return Some(Vec::new());
+        }
+        let kept: Vec<i64> = self
+            .chains
+            .iter()
+            .copied()
+            .filter(|id| chain_ids.contains(id))
+            .collect();
+        (!kept.is_empty()).then_some(kept)
+    }
+
+    /// Counts held, for `/metrics`.
+    pub(crate) fn len(&self) -> usize {
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .len()
+    }
+
+    /// The top [`COUNTED`] values of `facet` on `chain_ids` (all chains when empty; chains not
+    /// configured count nothing), the database being at `version`.
     pub(crate) async fn get(
         self: &Arc<Self>,
         pool: &AnyPool,
@@ -79,9 +118,9 @@ impl FacetCache {
         facet: Facet,
         chain_ids: &[i64],
     ) -> sqlx::Result<Arc<Vec<Counted>>> {
-        let mut chain_ids = chain_ids.to_vec();
-        chain_ids.sort_unstable();
-        chain_ids.dedup();
+        let Some(chain_ids) = self.filter(chain_ids) else {
+            return Ok(Arc::new(Vec::new()));
+        };
         let key = Key { facet, chain_ids };
         match self.plan(&key, version) {
             Plan::Serve(counted) => Ok(counted),
@@ -163,7 +202,7 @@ impl FacetCache {
         self.entries
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .insert(key, entry);
+            .insert(key, entry, 1);
         Ok(counted)
     }
 
@@ -172,7 +211,7 @@ impl FacetCache {
             .entries
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .get_mut(key)
+            .peek_mut(key)
         {
             entry.refreshing = false;
         }
@@ -188,7 +227,7 @@ mod tests {
             facet: Facet::Tags,
             chain_ids: Vec::new(),
         };
-        let cache = FacetCache::default();
+        let cache = FacetCache::new(8, [1]);
         cache.entries.lock().unwrap().insert(
             key.clone(),
             Entry {
@@ -198,6 +237,7 @@ mod tests {
                 cost,
                 refreshing: false,
             },
+            1,
         );
         (cache, key)
     }
@@ -237,5 +277,38 @@ mod tests {
 
         let (too_old, key) = cache_with(7, MAX_STALE + Duration::from_secs(1), SLOW * 4);
         assert_eq!(plan_name(too_old.plan(&key, 8)), "count");
+    }
+
+    #[test]
+    fn a_chain_filter_keys_only_configured_chains_once_each_in_order() {
+        let cache = FacetCache::new(8, [8453, 1, 84532]);
+        assert_eq!(cache.filter(&[]), Some(vec![]), "no filter: every chain");
+        assert_eq!(
+            cache.filter(&[84532, 1, 1, 84532, 1]),
+            Some(vec![1, 84532])
+        );
+        let hostile: Vec<i64> = (0..100_000).collect();
+        assert_eq!(cache.filter(&hostile), Some(vec![1, 8453, 84532]));
+        assert_eq!(cache.filter(&[5, 6, 7]), None, "nothing configured is named");
+    }
+
+    #[test]
+    fn counts_kept_stay_within_the_configured_number() {
+        let cache = FacetCache::new(2, [1, 2, 3]);
+        for chain_ids in [vec![1], vec![2], vec![3], vec![1, 2]] {
+            let key = Key {
+                facet: Facet::Skills,
+                chain_ids,
+            };
+            let entry = Entry {
+                counted: Arc::new(Vec::new()),
+                version: 1,
+                at: Instant::now(),
+                cost: Duration::ZERO,
+                refreshing: false,
+            };
+            cache.entries.lock().unwrap().insert(key, entry, 1);
+        }
+        assert_eq!(cache.len(), 2);
     }
 }

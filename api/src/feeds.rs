@@ -3,7 +3,14 @@
 //! order, each line in RFC 8785 canonical form. Two instances that indexed the same chain serve
 //! byte-identical feeds, so the SHA-256 of the body (in `Repr-Digest` and `X-Feed-Sha256`) is
 //! enough to compare them.
+//!
+//! Feeds are computed through [`crate::feed_cache`]: kept while the database is unchanged, one
+//! computation at a time, with a timeout. Any indexed block is served (not only stored epoch
+//! boundaries): the single computation and its timeout bound what a client asking for block
+//! after block can cost.
 
+use crate::client_error;
+use crate::feed_cache::{BUSY_RETRY_AFTER_SECS, FeedCacheError, FeedKey};
 use crate::state::ApiState;
 use agentindex_indexer::reputation::ReputationRules;
 use agentindex_indexer::store::StoreRead;
@@ -12,7 +19,6 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
 /// Why a feed request was refused.
@@ -53,20 +59,38 @@ pub enum FeedError {
     /// The store failed.
     #[error("reading the store: {0}")]
     Store(#[from] agentindex_indexer::store::StoreError),
+    /// The database's version could not be read.
+    #[error("reading the database's version: {0}")]
+    Version(#[from] sqlx::Error),
+    /// The feed is being computed for another block, took too long, or failed.
+    #[error(transparent)]
+    Cache(#[from] FeedCacheError),
 }
 
 impl IntoResponse for FeedError {
     fn into_response(self) -> Response {
-        let status = match self {
-            FeedError::Store(_) | FeedError::Encode { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+        let status = match &self {
+            FeedError::Store(_) | FeedError::Encode { .. } | FeedError::Version(_) => {
+                let hidden = client_error::hide("reading the reputation feed", &self);
+                return hidden.response(StatusCode::INTERNAL_SERVER_ERROR);
+            }
+            FeedError::Cache(FeedCacheError::Failed(hidden)) => {
+                return hidden.response(StatusCode::INTERNAL_SERVER_ERROR);
+            }
+            FeedError::Cache(FeedCacheError::Busy { .. } | FeedCacheError::TimedOut { .. }) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             FeedError::UnknownChain(_) => StatusCode::NOT_FOUND,
             _ => StatusCode::BAD_REQUEST,
         };
-        if status.is_server_error() {
-            tracing::error!(target: "agentindex::api", error = %self, "reputation feed failed");
-        }
         let body = serde_json::json!({ "error": self.to_string() });
-        (status, axum::Json(body)).into_response()
+        let mut response = (status, axum::Json(body)).into_response();
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(BUSY_RETRY_AFTER_SECS));
+        }
+        response
     }
 }
 
@@ -112,8 +136,15 @@ pub async fn reputation(
             indexed,
         });
     }
-    let body = body(&state.store, chain_id, block, rules).await?;
-    let digest = Sha256::digest(&body);
+    let version = state.cache.version().await?;
+    let (store, rules) = (state.store.clone(), rules.clone());
+    let feed = state
+        .feeds
+        .get(FeedKey { chain_id, block }, version, async move {
+            body(&store, chain_id, block, &rules).await
+        })
+        .await?;
+    let digest = feed.digest;
     let mut headers = HeaderMap::new();
     headers.insert(
         header::CONTENT_TYPE,
@@ -132,7 +163,7 @@ pub async fn reputation(
             HeaderValue::from_str(&value).expect("digits, hex and base64 are valid header text"),
         );
     }
-    Ok((headers, body).into_response())
+    Ok((headers, feed.body.clone()).into_response())
 }
 
 /// The feed of `chain_id` at `block` under `rules`: one canonical JSON line per agent, in key

@@ -1,7 +1,10 @@
 //! The HTTP endpoints besides the feed: GraphQL (`POST /graphql`, and `GET /graphql` with the
 //! query in the URL or GraphiQL without one), `/healthz`, `/readyz`, `/status` and `/metrics`.
 
+use crate::cache_key::CacheKey;
+use crate::client_error;
 use crate::graphql::AgentSchema;
+use crate::metrics::CacheSizes;
 use crate::state::ApiState;
 use agentindex_indexer::store::StoreRead;
 use async_graphql::ServerError;
@@ -56,8 +59,7 @@ async fn answer(
 ) -> Response {
     let operation = operation_label(&request);
     let started = std::time::Instant::now();
-    let key =
-        serde_json::to_string(&(&request.operation_name, &request.query, &request.variables)).ok();
+    let key = Some(CacheKey::of("graphql", &request));
     let version = state.cache.version().await.ok();
     let cached = match (&key, version) {
         (Some(key), Some(version)) => state.cache.get(key, version),
@@ -70,7 +72,7 @@ async fn answer(
             match (key, version, response.is_ok()) {
                 (Some(key), Some(version), true) => match serde_json::to_vec(&response) {
                     Ok(body) => {
-                        state.cache.put(key, version, body.clone());
+                        state.cache.put(key, version, &body);
                         json_body(body)
                     }
                     Err(_) => GraphQLResponse::from(response).into_response(),
@@ -141,16 +143,22 @@ async fn execute(schema: &AgentSchema, request: async_graphql::Request) -> async
 
 /// `GET /metrics`.
 pub(crate) async fn metrics(State((_, state)): State<(AgentSchema, ApiState)>) -> Response {
-    match state.metrics.render(&state.store).await {
+    let caches = || CacheSizes {
+        response_bytes: state.cache.bytes(),
+        feed_bytes: state.feeds.bytes(),
+        facet_entries: state.facets.len(),
+    };
+    match state.metrics.render(&state.store, caches).await {
         Ok(text) => (
             [(
                 axum::http::header::CONTENT_TYPE,
                 "application/openmetrics-text; version=1.0.0; charset=utf-8",
             )],
-            text,
+            text.to_string(),
         )
             .into_response(),
-        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, e).into_response(),
+        Err(e) => client_error::hide("rendering /metrics", &e)
+            .response(StatusCode::INTERNAL_SERVER_ERROR),
     }
 }
 
@@ -158,11 +166,8 @@ pub(crate) async fn metrics(State((_, state)): State<(AgentSchema, ApiState)>) -
 pub(crate) async fn status(State((_, state)): State<(AgentSchema, ApiState)>) -> Response {
     match state.store.statuses().await {
         Ok(statuses) => Json(statuses).into_response(),
-        Err(e) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Json(serde_json::json!({ "error": e.to_string() })),
-        )
-            .into_response(),
+        Err(e) => client_error::hide("reading the chains' status", &e)
+            .response(StatusCode::INTERNAL_SERVER_ERROR),
     }
 }
 
@@ -176,6 +181,7 @@ pub(crate) async fn readyz(State((_, state)): State<(AgentSchema, ApiState)>) ->
             "indexing has not reached the head yet",
         )
             .into_response(),
-        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
+        Err(e) => client_error::hide("reading the chains' status", &e)
+            .response(StatusCode::SERVICE_UNAVAILABLE),
     }
 }

@@ -8,17 +8,23 @@
 //! reputation feed (`GET /feeds/reputation.jsonl`);
 //! [`subgraph`] answers the agent0 subgraph's GraphQL at `/subgraphs/name/agent0`;
 //! [`changes`] turns committed batches into subscription events; [`cache`] keeps query
-//! responses while the database is unchanged; `facet_cache` keeps skill and tag facets;
-//! [`state`] holds what every handler reads from.
+//! responses while the database is unchanged (keyed by `cache_key`, bounded by `lru`);
+//! `facet_cache` keeps skill and tag facets; [`feed_cache`] keeps computed feeds; [`client_error`]
+//! is what clients see of a failure inside the server; [`state`] holds what every handler reads
+//! from.
 
 pub mod cache;
+mod cache_key;
 pub mod changes;
+pub mod client_error;
 pub mod explorer;
 mod facet_cache;
+pub mod feed_cache;
 pub mod feeds;
 pub mod graphql;
 pub mod http;
 pub mod limits;
+mod lru;
 pub mod metrics;
 mod read;
 pub mod server;

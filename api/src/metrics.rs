@@ -1,7 +1,11 @@
 //! `/metrics` in the Prometheus (OpenMetrics) text format: every chain's head, finalized and
 //! indexed block and lag, agents by chain and source (read from the store at each scrape), the
 //! API's own requests, latency by GraphQL operation and rate-limited requests, and the indexer's
-//! metrics of this process ([`agentindex_indexer::metrics`]).
+//! metrics of this process ([`agentindex_indexer::metrics`]), and the bytes the caches hold.
+//!
+//! A scrape is cheap whatever the scrape rate: what is read from the database, and the text
+//! rendered with it, is reused for `[api.caches] metrics_cache_secs`, and scrapes that arrive
+//! while one renders wait for it rather than reading the database again.
 
 use agentindex_indexer::store::Store;
 use agentindex_indexer::store::StoreRead;
@@ -12,7 +16,33 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Why `/metrics` could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    /// The chains' status could not be read.
+    #[error("reading the chains' status: {0}")]
+    Status(#[from] agentindex_indexer::store::StoreError),
+    /// Agents could not be counted.
+    #[error("counting agents by chain and source: {0}")]
+    Agents(#[from] sqlx::Error),
+    /// The text could not be written.
+    #[error("encoding the metrics: {0}")]
+    Encode(#[from] std::fmt::Error),
+}
+
+/// What the caches hold at a scrape.
+#[derive(Debug, Clone, Copy)]
+pub struct CacheSizes {
+    /// Bytes of the response cache.
+    pub response_bytes: usize,
+    /// Bytes of kept reputation feeds.
+    pub feed_bytes: usize,
+    /// Facet counts kept.
+    pub facet_entries: usize,
+}
 
 /// Labels of one chain.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -46,6 +76,14 @@ pub struct ApiMetrics {
     requests: Family<OperationLabels, Counter>,
     latency: Family<OperationLabels, Histogram>,
     rate_limited: Counter,
+    response_cache_bytes: Gauge,
+    feed_cache_bytes: Gauge,
+    facet_cache_entries: Gauge,
+    feed_computations: Counter,
+    /// How long a rendering is reused.
+    reuse_for: Duration,
+    /// The last rendering and when it was made.
+    rendered: tokio::sync::Mutex<Option<(Instant, Arc<str>)>>,
     /// Operation names labelled so far.
     operations: std::sync::Mutex<std::collections::HashSet<String>>,
 }
@@ -53,8 +91,9 @@ pub struct ApiMetrics {
 /// Distinct operation names `/metrics` labels at most.
 pub const MAX_OPERATIONS: usize = 256;
 
-impl Default for ApiMetrics {
-    fn default() -> Self {
+impl ApiMetrics {
+    /// Metrics whose rendering is reused for `reuse_for`.
+    pub fn new(reuse_for: Duration) -> Self {
         let mut registry = Registry::with_prefix("agentindex");
         let head = Family::<ChainLabels, Gauge>::default();
         let finalized = Family::<ChainLabels, Gauge>::default();
@@ -102,8 +141,38 @@ impl Default for ApiMetrics {
             "Requests refused with 429 by the per-client rate limit",
             rate_limited.clone(),
         );
+        let response_cache_bytes = Gauge::default();
+        let feed_cache_bytes = Gauge::default();
+        let facet_cache_entries = Gauge::default();
+        registry.register(
+            "api_response_cache_bytes",
+            "Bytes held by the GraphQL and subgraph response cache (keys, bodies, bookkeeping)",
+            response_cache_bytes.clone(),
+        );
+        registry.register(
+            "api_feed_cache_bytes",
+            "Bytes of reputation feeds kept",
+            feed_cache_bytes.clone(),
+        );
+        registry.register(
+            "api_facet_cache_entries",
+            "Skill and tag facet counts kept",
+            facet_cache_entries.clone(),
+        );
+        let feed_computations = Counter::default();
+        registry.register(
+            "api_feed_computations",
+            "Reputation feeds computed (not served from the feed cache)",
+            feed_computations.clone(),
+        );
         agentindex_indexer::metrics::metrics().register(&mut registry);
         Self {
+            feed_computations,
+            response_cache_bytes,
+            feed_cache_bytes,
+            facet_cache_entries,
+            reuse_for,
+            rendered: tokio::sync::Mutex::new(None),
             registry,
             head,
             finalized,
@@ -116,9 +185,7 @@ impl Default for ApiMetrics {
             operations: Default::default(),
         }
     }
-}
 
-impl ApiMetrics {
     /// Counts one request of `operation` that took `took`. Clients name operations, so the
     /// names kept are bounded: valid GraphQL names of at most 64 characters, at most
     /// [`MAX_OPERATIONS`] of them; the rest count as `other`.
@@ -149,14 +216,45 @@ impl ApiMetrics {
             .observe(took.as_secs_f64());
     }
 
+    /// The counter of feed computations, for the feed cache to count with.
+    pub(crate) fn feed_computations(&self) -> Counter {
+        self.feed_computations.clone()
+    }
+
     /// Counts a request refused by the rate limit.
     pub fn rate_limited(&self) {
         self.rate_limited.inc();
     }
 
-    /// Reads the chain and agent gauges from `store`, then renders everything.
-    pub async fn render(&self, store: &Store) -> Result<String, String> {
-        let statuses = store.statuses().await.map_err(|e| e.to_string())?;
+    /// The text of a scrape: reused while younger than the reuse window, else the chain and
+    /// agent gauges are read from `store`, the caches' sizes from `caches`, and everything is
+    /// rendered anew.
+    pub async fn render(
+        &self,
+        store: &Store,
+        caches: impl FnOnce() -> CacheSizes,
+    ) -> Result<Arc<str>, MetricsError> {
+        let mut rendered = self.rendered.lock().await;
+        if let Some((at, text)) = &*rendered
+            && at.elapsed() < self.reuse_for
+        {
+            return Ok(Arc::clone(text));
+        }
+        self.read(store).await?;
+        let sizes = caches();
+        self.response_cache_bytes.set(sizes.response_bytes as i64);
+        self.feed_cache_bytes.set(sizes.feed_bytes as i64);
+        self.facet_cache_entries.set(sizes.facet_entries as i64);
+        let mut text = String::new();
+        encode(&mut text, &self.registry)?;
+        let text: Arc<str> = text.into();
+        *rendered = Some((Instant::now(), Arc::clone(&text)));
+        Ok(text)
+    }
+
+    /// Reads the chain and agent gauges from `store`.
+    async fn read(&self, store: &Store) -> Result<(), MetricsError> {
+        let statuses = store.statuses().await?;
         for s in statuses {
             let labels = ChainLabels {
                 chain_id: s.chain_id.to_string(),
@@ -175,8 +273,7 @@ impl ApiMetrics {
             "SELECT chain_id, source, count(*) FROM agents GROUP BY chain_id, source",
         )
         .fetch_all(store.reader())
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
         for (chain_id, source, count) in counts {
             self.agents
                 .get_or_create(&SourceLabels {
@@ -185,9 +282,7 @@ impl ApiMetrics {
                 })
                 .set(count);
         }
-        let mut text = String::new();
-        encode(&mut text, &self.registry).map_err(|e| e.to_string())?;
-        Ok(text)
+        Ok(())
     }
 }
 
@@ -197,7 +292,7 @@ mod tests {
 
     #[test]
     fn operation_labels_are_bounded_whatever_clients_send() {
-        let metrics = ApiMetrics::default();
+        let metrics = ApiMetrics::new(Duration::from_secs(5));
         for n in 0..MAX_OPERATIONS + 50 {
             metrics.observe(&format!("Op{n}"), Duration::from_millis(1));
         }

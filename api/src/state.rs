@@ -4,6 +4,7 @@
 use crate::cache::ResponseCache;
 use crate::changes::ChangeFeed;
 use crate::facet_cache::FacetCache;
+use crate::feed_cache::FeedCache;
 use crate::metrics::ApiMetrics;
 use agentindex_indexer::config::{ApiConfig, Config, PaymentToken};
 use agentindex_indexer::reputation::ReputationRules;
@@ -36,6 +37,8 @@ pub struct ApiState {
     pub(crate) cache: Arc<ResponseCache>,
     /// Skill and tag facets between requests.
     pub(crate) facets: Arc<FacetCache>,
+    /// Reputation feeds computed, and the one being computed.
+    pub(crate) feeds: Arc<FeedCache>,
 }
 
 impl ApiState {
@@ -62,11 +65,27 @@ impl ApiState {
                     .map(|token| (chain.chain_id, token.clone()))
             })
             .collect();
-        let cache = Arc::new(ResponseCache::new(store.reader().clone()));
-        let facets = Arc::new(FacetCache::default());
+        let caches = &config.api.caches;
+        let cache = Arc::new(ResponseCache::new(
+            store.reader().clone(),
+            caches.response_cache_bytes,
+        ));
+        let facets = Arc::new(FacetCache::new(
+            caches.facet_cache_entries,
+            config.chains.iter().map(|chain| chain.chain_id),
+        ));
         facets.warm(store.reader(), Arc::clone(&cache));
+        let metrics = Arc::new(ApiMetrics::new(std::time::Duration::from_secs(
+            caches.metrics_cache_secs,
+        )));
+        let feeds = Arc::new(FeedCache::new(
+            caches.feed_cache_bytes,
+            std::time::Duration::from_secs(caches.feed_timeout_secs),
+            metrics.feed_computations(),
+        ));
         Self {
             facets,
+            feeds,
             tokens: Arc::new(tokens),
             changes: ChangeFeed::start(store.clone()),
             cache,
@@ -75,7 +94,7 @@ impl ApiState {
             ready: Arc::new(AtomicBool::new(true)),
             waits_for_chains: false,
             api: config.api.clone(),
-            metrics: Arc::new(ApiMetrics::default()),
+            metrics,
         }
     }
 

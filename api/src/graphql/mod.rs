@@ -1,7 +1,8 @@
 //! The GraphQL API: the schema ([`schema`]), its query and subscription roots ([`query`],
 //! [`facets`], [`subscription`]), the `Agent` type ([`agent`]) and its payments, feedback and
 //! validations (`relations`), the `agents` arguments ([`filter`]), cursors ([`cursor`]),
-//! DataLoaders ([`loaders`]) and the alias limit ([`aliases`]). `api/schema.graphql` is the
+//! DataLoaders ([`loaders`]), the alias limit ([`aliases`]) and the hiding of store errors
+//! ([`hidden_errors`]). `api/schema.graphql` is the
 //! schema as printed; a test keeps them equal.
 
 pub(crate) mod agent;
@@ -9,6 +10,7 @@ pub mod aliases;
 pub(crate) mod days;
 pub mod facets;
 pub(crate) mod filter;
+pub(crate) mod hidden_errors;
 pub(crate) mod loaders;
 pub mod query;
 pub(crate) mod relations;
@@ -66,6 +68,7 @@ pub fn schema(state: ApiState) -> AgentSchema {
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
         .extension(aliases::AliasLimit)
+        .extension(hidden_errors::HideInternalErrors)
         .finish()
 }
 

@@ -12,6 +12,8 @@ mod postgres;
 pub(crate) mod sql;
 pub(crate) mod values;
 
+use crate::cache_key::CacheKey;
+use crate::client_error;
 use crate::http::{MAX_QUERY_BYTES, QUERY_TIME_LIMIT};
 use crate::state::ApiState;
 use agentindex_indexer::store::Flag;
@@ -104,14 +106,11 @@ async fn answer(state: &ApiState, chain: Option<u64>, request: async_graphql::Re
         "subgraph:{}",
         request.operation_name.as_deref().unwrap_or("anonymous")
     );
-    let key = serde_json::to_string(&(
-        "subgraph",
-        chain,
-        &request.operation_name,
-        &request.query,
-        &request.variables,
-    ))
-    .ok();
+    let endpoint = match chain {
+        Some(chain) => format!("subgraph/{chain}"),
+        None => "subgraph".to_string(),
+    };
+    let key = Some(CacheKey::of(&endpoint, &request));
     let version = state.cache.version().await.ok();
     if let (Some(key), Some(version)) = (&key, version)
         && let Some(body) = state.cache.get(key, version)
@@ -140,7 +139,7 @@ async fn answer(state: &ApiState, chain: Option<u64>, request: async_graphql::Re
         ),
     };
     if let (Some(key), Some(version), true) = (key, version, cacheable) {
-        state.cache.put(key, version, body.clone());
+        state.cache.put(key, version, &body);
     }
     state.metrics.observe(&operation, started.elapsed());
     json_body(status, body)
@@ -201,13 +200,13 @@ async fn execute_plan(
 ) -> Result<ConstValue, Vec<QueryError>> {
     let pool = state.store.reader();
     let failed = |e: execute::RunError| {
-        if let execute::RunError::Store(e) = &e {
-            tracing::warn!(target: "agentindex::api", error = %e, "a subgraph query failed");
-        }
-        vec![QueryError {
-            message: e.to_string(),
-            at: None,
-        }]
+        let message = match &e {
+            execute::RunError::Store(e) => {
+                client_error::hide("reading the index", e).to_string()
+            }
+            execute::RunError::Refused(_) => e.to_string(),
+        };
+        vec![QueryError { message, at: None }]
     };
     // Where the index stands is read only for a query that asks (`_meta`, `block`).
     let asks_head = plan.block.is_some()

@@ -6,12 +6,14 @@
 //! the tree ([`env`]), then deserialise the tree into [`Config`] while tracking the path, so a bad
 //! value is reported as, say, `chains[0].finality`.
 
+mod api_caches;
 mod chain;
 mod documents;
 mod env;
 pub mod networks;
 mod reputation;
 
+pub use api_caches::ApiCachesConfig;
 pub use chain::{
     ChainConfig, DeepReorg, Erc8004Addresses, FetchStrategy, Finality, PaymentToken, StartBlock,
     WatchedContract, X402Config,
@@ -109,6 +111,9 @@ pub struct ApiConfig {
     /// Origins browsers may call the API from; `["*"]` (the default) allows any.
     #[serde(default = "defaults::cors_origins")]
     pub cors_origins: Vec<String>,
+    /// `[api.caches]`: the caches' memory and the feed's time.
+    #[serde(default)]
+    pub caches: ApiCachesConfig,
 }
 
 /// `[documents]`.
@@ -167,6 +172,7 @@ impl Default for ApiConfig {
             requests_per_minute_per_client: defaults::requests_per_minute_per_client(),
             client_burst: defaults::client_burst(),
             cors_origins: defaults::cors_origins(),
+            caches: ApiCachesConfig::default(),
         }
     }
 }
@@ -292,6 +298,7 @@ impl Config {
 
     fn validate(&self) -> ConfigResult<()> {
         self.reputation.validate()?;
+        self.api.caches.validate()?;
         for (key, value) in [
             (
                 "api.requests_per_minute_per_client",
