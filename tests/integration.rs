@@ -5,6 +5,7 @@ mod support;
 
 mod agent0_sdk;
 mod api_abuse;
+mod api_caches;
 mod card_check;
 mod circular_flow;
 mod content_addressing;

@@ -49,3 +49,27 @@ pub(crate) fn spawn(args: &[&str], config: &Path) -> Running {
         .unwrap();
     Running(child)
 }
+
+/// [`start`], with the process's log (its stderr) written to `log`, for tests that read what
+/// the operator sees.
+pub(crate) fn start_logging_to(args: &[&str], config: &Path, log: &Path) -> (Running, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentindex"))
+        .args(args)
+        .arg(config)
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(log).unwrap())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let running = Running(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .filter(|u| u.starts_with("http://"))
+        .unwrap_or_else(|| panic!("agentindex announced no address: {line:?}"))
+        .to_string();
+    (running, url)
+}
