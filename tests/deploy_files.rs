@@ -196,6 +196,7 @@ fn the_example_config_shows_every_key_the_config_types_accept() {
         "",
         "database",
         "api",
+        "api.caches",
         "documents",
         "reputation",
         "reputation.weights",
