@@ -122,11 +122,7 @@ async fn a_flood_of_distinct_cache_keys_keeps_the_response_cache_within_its_byte
         held <= RESPONSE_CACHE_BYTES as f64,
         "{held} bytes held, bound {RESPONSE_CACHE_BYTES}"
     );
-    let response = client
-        .get(format!("{base}/healthz"))
-        .send()
-        .await
-        .unwrap();
+    let response = client.get(format!("{base}/healthz")).send().await.unwrap();
     assert_eq!(response.status(), 200);
 }
 
@@ -154,12 +150,18 @@ async fn concurrent_requests_for_one_uncached_feed_compute_it_once_and_serve_the
 
     // What the feed computes directly, from the same database.
     let loaded = agentindex_indexer::config::Config::load(&config).unwrap();
-    let rules =
-        agentindex_indexer::reputation::ReputationRules::of_chain(&loaded.chains[0], &loaded.reputation);
+    let rules = agentindex_indexer::reputation::ReputationRules::of_chain(
+        &loaded.chains[0],
+        &loaded.reputation,
+    );
     let direct = agentindex_api::feeds::body(&store, devnet.chain_id(), block, &rules)
         .await
         .unwrap();
-    assert_eq!(bodies[0].as_bytes(), direct, "served byte for byte as computed");
+    assert_eq!(
+        bodies[0].as_bytes(),
+        direct,
+        "served byte for byte as computed"
+    );
     assert_eq!(bodies[0].lines().count(), 1, "the one agent: {}", bodies[0]);
 
     // Eight asked at once, one computed; asking again computes nothing.
@@ -186,8 +188,7 @@ async fn a_failing_store_gives_clients_an_error_id_and_the_log_the_details() {
     let (_devnet, db, config) = indexed(dir.path(), "").await;
     break_tables(&db).await;
     let log = dir.path().join("serve.log");
-    let (serving, base) =
-        support::binary::start_logging_to(&["serve", "--config"], &config, &log);
+    let (serving, base) = support::binary::start_logging_to(&["serve", "--config"], &config, &log);
     let client = reqwest::Client::new();
 
     let graphql = client
@@ -202,8 +203,16 @@ async fn a_failing_store_gives_clients_an_error_id_and_the_log_the_details() {
     for (what, response, status) in [
         ("graphql", graphql.await.unwrap(), 200),
         ("subgraph", subgraph.await.unwrap(), 200),
-        ("status", client.get(format!("{base}/status")).send().await.unwrap(), 500),
-        ("metrics", client.get(format!("{base}/metrics")).send().await.unwrap(), 500),
+        (
+            "status",
+            client.get(format!("{base}/status")).send().await.unwrap(),
+            500,
+        ),
+        (
+            "metrics",
+            client.get(format!("{base}/metrics")).send().await.unwrap(),
+            500,
+        ),
         (
             "feed",
             client
@@ -216,10 +225,20 @@ async fn a_failing_store_gives_clients_an_error_id_and_the_log_the_details() {
     ] {
         assert_eq!(response.status(), status, "{what}");
         let body = response.text().await.unwrap();
-        for secret in ["no such table", "relation", "SELECT", "sqlite", "postgres", "agents_gone"] {
+        for secret in [
+            "no such table",
+            "relation",
+            "SELECT",
+            "sqlite",
+            "postgres",
+            "agents_gone",
+        ] {
             assert!(!body.contains(secret), "{what} leaks {secret:?}: {body}");
         }
-        assert!(!body.contains(&*db.to_string_lossy()), "{what} leaks the path: {body}");
+        assert!(
+            !body.contains(&*db.to_string_lossy()),
+            "{what} leaks the path: {body}"
+        );
         let id = error_id(&body).unwrap_or_else(|| panic!("{what} gives no error id: {body}"));
         told.push((what, id));
     }

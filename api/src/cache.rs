@@ -79,7 +79,10 @@ impl ResponseCache {
 
     /// Bytes held (keys, bodies and bookkeeping), as `/metrics` shows them.
     pub fn bytes(&self) -> usize {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner()).weight()
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .weight()
     }
 }
 
@@ -96,7 +99,10 @@ mod tests {
     }
 
     fn key(n: usize) -> CacheKey {
-        CacheKey::of("graphql", &async_graphql::Request::new(format!("{{ a{n} }}")))
+        CacheKey::of(
+            "graphql",
+            &async_graphql::Request::new(format!("{{ a{n} }}")),
+        )
     }
 
     #[tokio::test]
@@ -119,7 +125,11 @@ mod tests {
             cache.put(key(n), 1, &[b'x'; 1000]);
             assert!(cache.bytes() <= bound, "{} bytes after {n}", cache.bytes());
         }
-        assert!(cache.bytes() > bound / 2, "the cache is used: {}", cache.bytes());
+        assert!(
+            cache.bytes() > bound / 2,
+            "the cache is used: {}",
+            cache.bytes()
+        );
         assert!(cache.get(&key(9_999), 1).is_some(), "the newest is kept");
         assert!(cache.get(&key(0), 1).is_none(), "the oldest went");
         cache.put(key(1), 1, &vec![b'x'; MAX_BODY + 1]);

@@ -95,17 +95,25 @@ mod tests {
         );
         let message = hidden.to_string();
         assert!(message.contains(&hidden.id.to_string()), "{message}");
-        assert!(!message.contains("agents") && !message.contains("/srv"), "{message}");
+        assert!(
+            !message.contains("agents") && !message.contains("/srv"),
+            "{message}"
+        );
         assert_eq!(hidden.id.to_string().len(), 16);
-        assert_ne!(hide("x", &"y").id, hide("x", &"y").id, "every failure gets its own id");
+        assert_ne!(
+            hide("x", &"y").id,
+            hide("x", &"y").id,
+            "every failure gets its own id"
+        );
     }
 
     #[test]
     fn store_errors_are_internal_and_refusals_are_not() {
         let from_store: async_graphql::Error = sqlx::Error::RowNotFound.into();
-        assert!(is_internal(&from_store.into_server_error(Default::default())));
-        let loader: async_graphql::Error =
-            std::sync::Arc::new(sqlx::Error::PoolTimedOut).into();
+        assert!(is_internal(
+            &from_store.into_server_error(Default::default())
+        ));
+        let loader: async_graphql::Error = std::sync::Arc::new(sqlx::Error::PoolTimedOut).into();
         assert!(is_internal(&loader.into_server_error(Default::default())));
         let refusal = async_graphql::Error::new("first must be between 1 and 100, got 0");
         assert!(!is_internal(&refusal.into_server_error(Default::default())));

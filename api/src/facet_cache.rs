@@ -283,13 +283,14 @@ mod tests {
     fn a_chain_filter_keys_only_configured_chains_once_each_in_order() {
         let cache = FacetCache::new(8, [8453, 1, 84532]);
         assert_eq!(cache.filter(&[]), Some(vec![]), "no filter: every chain");
-        assert_eq!(
-            cache.filter(&[84532, 1, 1, 84532, 1]),
-            Some(vec![1, 84532])
-        );
+        assert_eq!(cache.filter(&[84532, 1, 1, 84532, 1]), Some(vec![1, 84532]));
         let hostile: Vec<i64> = (0..100_000).collect();
         assert_eq!(cache.filter(&hostile), Some(vec![1, 8453, 84532]));
-        assert_eq!(cache.filter(&[5, 6, 7]), None, "nothing configured is named");
+        assert_eq!(
+            cache.filter(&[5, 6, 7]),
+            None,
+            "nothing configured is named"
+        );
     }
 
     #[test]

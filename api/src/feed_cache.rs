@@ -243,7 +243,11 @@ mod tests {
 
     #[tokio::test]
     async fn two_requests_for_one_feed_compute_it_once_and_another_waits_its_turn() {
-        let cache = Arc::new(FeedCache::new(1 << 20, Duration::from_secs(30), Counter::default()));
+        let cache = Arc::new(FeedCache::new(
+            1 << 20,
+            Duration::from_secs(30),
+            Counter::default(),
+        ));
         let computed = Arc::new(AtomicUsize::new(0));
         let (release, released) = oneshot::channel::<()>();
         let count = Arc::clone(&computed);
@@ -284,9 +288,16 @@ mod tests {
             "{busy:?}"
         );
         release.send(()).unwrap();
-        let (first, second) = (first.await.unwrap().unwrap(), second.await.unwrap().unwrap());
+        let (first, second) = (
+            first.await.unwrap().unwrap(),
+            second.await.unwrap().unwrap(),
+        );
         assert_eq!(&first.body[..], b"line\n");
-        assert_eq!(&second.body[..], b"line\n", "the second got the first's feed");
+        assert_eq!(
+            &second.body[..],
+            b"line\n",
+            "the second got the first's feed"
+        );
         assert_eq!(computed.load(Ordering::SeqCst), 1);
         let again = cache
             .get(AT, 1, async { Ok::<_, String>(b"recomputed\n".to_vec()) })
@@ -302,7 +313,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_slow_computation_is_stopped_and_a_failure_is_hidden_then_the_next_one_runs() {
-        let cache = Arc::new(FeedCache::new(1 << 20, Duration::from_millis(50), Counter::default()));
+        let cache = Arc::new(FeedCache::new(
+            1 << 20,
+            Duration::from_millis(50),
+            Counter::default(),
+        ));
         let slow = cache
             .get(AT, 1, async {
                 std::future::pending::<()>().await;
@@ -332,7 +347,11 @@ mod tests {
 
     #[tokio::test]
     async fn kept_feeds_stay_within_their_bytes() {
-        let cache = Arc::new(FeedCache::new(4096, Duration::from_secs(30), Counter::default()));
+        let cache = Arc::new(FeedCache::new(
+            4096,
+            Duration::from_secs(30),
+            Counter::default(),
+        ));
         for block in 0..20 {
             let key = FeedKey { block, ..AT };
             cache

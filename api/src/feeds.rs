@@ -86,9 +86,10 @@ impl IntoResponse for FeedError {
         let body = serde_json::json!({ "error": self.to_string() });
         let mut response = (status, axum::Json(body)).into_response();
         if status == StatusCode::SERVICE_UNAVAILABLE {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(BUSY_RETRY_AFTER_SECS));
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(BUSY_RETRY_AFTER_SECS),
+            );
         }
         response
     }

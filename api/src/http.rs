@@ -157,8 +157,9 @@ pub(crate) async fn metrics(State((_, state)): State<(AgentSchema, ApiState)>) -
             text.to_string(),
         )
             .into_response(),
-        Err(e) => client_error::hide("rendering /metrics", &e)
-            .response(StatusCode::INTERNAL_SERVER_ERROR),
+        Err(e) => {
+            client_error::hide("rendering /metrics", &e).response(StatusCode::INTERNAL_SERVER_ERROR)
+        }
     }
 }
 

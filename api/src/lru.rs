@@ -45,7 +45,10 @@ impl<K: Hash + Eq + Clone, V> Lru<K, V> {
     pub(crate) fn get_mut(&mut self, key: &K) -> Option<&mut V> {
         self.tick += 1;
         let slot = self.entries.get_mut(key)?;
-        let key = self.order.remove(&slot.used).expect("every entry is ordered");
+        let key = self
+            .order
+            .remove(&slot.used)
+            .expect("every entry is ordered");
         slot.used = self.tick;
         self.order.insert(self.tick, key);
         Some(&mut slot.value)

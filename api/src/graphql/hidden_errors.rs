@@ -6,9 +6,9 @@ use crate::client_error;
 use async_graphql::extensions::{
     Extension, ExtensionContext, ExtensionFactory, NextExecute, NextSubscribe,
 };
-use async_graphql::{Response, ServerError};
 use async_graphql::futures_util::StreamExt;
 use async_graphql::futures_util::stream::BoxStream;
+use async_graphql::{Response, ServerError};
 use std::sync::Arc;
 
 /// The extension, for `Schema::build(..).extension(HideInternalErrors)`.

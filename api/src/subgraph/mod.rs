@@ -201,9 +201,7 @@ async fn execute_plan(
     let pool = state.store.reader();
     let failed = |e: execute::RunError| {
         let message = match &e {
-            execute::RunError::Store(e) => {
-                client_error::hide("reading the index", e).to_string()
-            }
+            execute::RunError::Store(e) => client_error::hide("reading the index", e).to_string(),
             execute::RunError::Refused(_) => e.to_string(),
         };
         vec![QueryError { message, at: None }]
