@@ -69,15 +69,22 @@ const INDEXER: &[(&str, &[&str])] = &[
 
 /// API modules, bottom first, with what each may import.
 const API: &[(&str, &[&str])] = &[
-    ("cache", &[]),
+    ("lru", &[]),
+    ("cache_key", &[]),
+    ("client_error", &[]),
+    ("cache", &["cache_key", "lru"]),
     ("metrics", &[]),
     ("read", &[]),
     ("explorer", &[]),
     ("limits", &["metrics"]),
     ("changes", &["read"]),
-    ("facet_cache", &["cache", "read"]),
-    ("state", &["cache", "changes", "metrics", "facet_cache"]),
-    ("feeds", &["state"]),
+    ("facet_cache", &["cache", "read", "lru"]),
+    ("feed_cache", &["lru", "client_error"]),
+    (
+        "state",
+        &["cache", "changes", "metrics", "facet_cache", "feed_cache"],
+    ),
+    ("feeds", &["state", "client_error", "feed_cache"]),
     (
         "graphql",
         &[
@@ -87,13 +94,22 @@ const API: &[(&str, &[&str])] = &[
             "cache",
             "metrics",
             "facet_cache",
+            "client_error",
         ],
     ),
     (
         "http",
-        &["graphql", "state", "metrics", "limits", "explorer"],
+        &[
+            "graphql",
+            "state",
+            "metrics",
+            "limits",
+            "explorer",
+            "cache_key",
+            "client_error",
+        ],
     ),
-    ("subgraph", &["state", "http"]),
+    ("subgraph", &["state", "http", "cache_key", "client_error"]),
     (
         "server",
         &[
