@@ -11,9 +11,10 @@ use crate::read::changes::{self, Change};
 use agentindex_indexer::store::Store;
 use agentindex_indexer::store::StoreRead;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 /// How often the indexed blocks are checked.
 const POLL: Duration = Duration::from_millis(200);
@@ -26,11 +27,26 @@ pub struct ChangeFeed {
     inner: Arc<Inner>,
 }
 
+/// A change as broadcast: numbered in the order published, so that subscribers handling the
+/// same change can share what they read for it ([`crate::graphql::shared_reads`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Published {
+    /// Position in the feed, from 0.
+    pub(crate) seq: u64,
+    /// The change.
+    pub(crate) change: Change,
+}
+
 #[derive(Debug)]
 struct Inner {
-    sender: broadcast::Sender<Change>,
+    sender: broadcast::Sender<Published>,
+    /// The number the next change is published under.
+    next_seq: AtomicU64,
     /// Per chain, the final block up to which changes were published.
     published: Mutex<BTreeMap<i64, i64>>,
+    /// Turns true once the chains were looked at once: before, `published` is not known, and a
+    /// subscriber replaying from a block would find nothing to replay and miss what follows.
+    started: watch::Sender<bool>,
 }
 
 /// Reports agents whose documents changed since the last call (after the first, which only
@@ -53,7 +69,7 @@ async fn publish_document_updates(
             .get(&update.chain_id)
             .is_some_and(|through| update.last_event_block <= *through);
         if final_on_chain {
-            let _ = inner.sender.send(Change::Documents {
+            inner.publish(Change::Documents {
                 chain_id: update.chain_id,
                 key: update.agent_key.clone(),
             });
@@ -71,7 +87,9 @@ impl ChangeFeed {
         let (sender, _) = broadcast::channel(CAPACITY);
         let inner = Arc::new(Inner {
             sender,
+            next_seq: AtomicU64::new(0),
             published: Mutex::new(BTreeMap::new()),
+            started: watch::channel(false).0,
         });
         tokio::spawn(watch(store, Arc::downgrade(&inner)));
         Self { inner }
@@ -79,11 +97,23 @@ impl ChangeFeed {
 
     /// A receiver of changes published from now on, and the block each chain was published up
     /// to when it was made (changes at or below it are not in the receiver's future, and the
-    /// caller replays them from the store when it wants them).
-    pub(crate) fn subscribe(&self) -> (broadcast::Receiver<Change>, BTreeMap<i64, i64>) {
+    /// caller replays them from the store when it wants them). Waits for the feed's first look
+    /// at the chains.
+    pub(crate) async fn subscribe(&self) -> (broadcast::Receiver<Published>, BTreeMap<i64, i64>) {
+        let mut started = self.inner.started.subscribe();
+        // The feed's task sets it after its first round; it outlives every handle's use.
+        let _ = started.wait_for(|started| *started).await;
         let receiver = self.inner.sender.subscribe();
         let published = self.inner.published.lock().expect("not poisoned").clone();
         (receiver, published)
+    }
+}
+
+impl Inner {
+    fn publish(&self, change: Change) {
+        let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
+        // No subscriber is not an error.
+        let _ = self.sender.send(Published { seq, change });
     }
 }
 
@@ -103,6 +133,7 @@ async fn watch(store: Store, inner: Weak<Inner>) {
             Ok(statuses) => statuses,
             Err(e) => {
                 tracing::warn!(target: "agentindex::api", error = %e, "change feed: reading chain status");
+                inner.started.send_replace(true);
                 continue;
             }
         };
@@ -134,8 +165,7 @@ async fn watch(store: Store, inner: Weak<Inner>) {
                         .expect("not poisoned")
                         .insert(chain_id, indexed);
                     for change in found {
-                        // No subscriber is not an error.
-                        let _ = inner.sender.send(change);
+                        inner.publish(change);
                     }
                 }
                 Err(e) => {
@@ -143,5 +173,6 @@ async fn watch(store: Store, inner: Weak<Inner>) {
                 }
             }
         }
+        inner.started.send_replace(true);
     }
 }

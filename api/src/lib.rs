@@ -3,7 +3,9 @@
 //! [`server`] binds the address and routes requests; [`explorer`] serves the explorer at `/`
 //! and GraphiQL's files, embedded; [`graphql`] is the GraphQL schema and its
 //! resolvers, over the read queries in `read`; [`http`] has the GraphQL, health, readiness and
-//! status endpoints; [`limits`] the per-client rate limit and CORS; [`metrics`] `/metrics`;
+//! status endpoints; [`limits`] the per-client rate limit and CORS; [`client`] who a request
+//! comes from (behind trusted proxies too); [`connections`] the accept loop and its timeouts
+//! and connection caps; `websocket` `/graphql/ws` and its caps; [`metrics`] `/metrics`;
 //! [`feeds`] answers the
 //! reputation feed (`GET /feeds/reputation.jsonl`);
 //! [`subgraph`] answers the agent0 subgraph's GraphQL at `/subgraphs/name/agent0`;
@@ -17,6 +19,8 @@ pub mod cache;
 mod cache_key;
 pub mod changes;
 pub mod client_error;
+pub mod client;
+pub mod connections;
 pub mod explorer;
 mod facet_cache;
 pub mod feed_cache;
@@ -30,6 +34,7 @@ mod read;
 pub mod server;
 pub mod state;
 pub mod subgraph;
+mod websocket;
 
 pub use server::{ServeError, router, serve};
 pub use state::ApiState;

@@ -1,22 +1,25 @@
-//! Protection of the HTTP API: a governor rate limit per client address (429 with Retry-After
-//! when exceeded; health, readiness and metrics are never limited) and the configured CORS.
+//! Protection of the HTTP API: a governor rate limit per client (429 with Retry-After when
+//! exceeded; health and readiness are never limited, `/metrics` is) and the configured CORS.
+//! A client is what [`crate::client`] makes of the request: its address, or the address a
+//! trusted proxy forwarded it for, an IPv6 one by its /64.
 
 use crate::metrics::ApiMetrics;
 use agentindex_indexer::config::ApiConfig;
-use axum::extract::{ConnectInfo, Request, State};
+use crate::client::ClientKey;
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
-/// Paths that are never rate limited.
-const UNLIMITED: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
+/// Paths that are never rate limited: probes must answer however busy the server is.
+/// (`/metrics` is limited: it reads the store, and anyone may ask for it.)
+const UNLIMITED: [&str; 2] = ["/healthz", "/readyz"];
 /// Folders of embedded files (served from memory, as cheap as `/healthz`), never rate limited:
 /// a page's scripts must not eat the budget its queries need.
 const UNLIMITED_FOLDERS: [&str; 2] = ["/explorer/", "/vendor/"];
@@ -26,7 +29,7 @@ const RETAIN_EVERY: u64 = 4_096;
 /// The per-client limiter.
 #[derive(Clone)]
 pub struct ClientLimiter {
-    limiter: Arc<DefaultKeyedRateLimiter<IpAddr>>,
+    limiter: Arc<DefaultKeyedRateLimiter<ClientKey>>,
     seen: Arc<AtomicU64>,
     metrics: Arc<ApiMetrics>,
 }
@@ -50,7 +53,7 @@ impl ClientLimiter {
 /// The middleware: refuses a client over its rate with 429 and how long to wait.
 pub(crate) async fn rate_limit(
     State(limiter): State<ClientLimiter>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    client: ClientKey,
     request: Request,
     next: Next,
 ) -> Response {
@@ -61,7 +64,7 @@ pub(crate) async fn rate_limit(
     if limiter.seen.fetch_add(1, Ordering::Relaxed) % RETAIN_EVERY == RETAIN_EVERY - 1 {
         limiter.limiter.retain_recent();
     }
-    match limiter.limiter.check_key(&peer.ip()) {
+    match limiter.limiter.check_key(&client) {
         Ok(()) => next.run(request).await,
         Err(not_until) => {
             limiter.metrics.rate_limited();
@@ -69,10 +72,7 @@ pub(crate) async fn rate_limit(
             let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
             let mut response = (
                 StatusCode::TOO_MANY_REQUESTS,
-                format!(
-                    "rate limit for {} exceeded; retry in {seconds} s",
-                    peer.ip()
-                ),
+                format!("rate limit for {client} exceeded; retry in {seconds} s"),
             )
                 .into_response();
             response.headers_mut().insert(

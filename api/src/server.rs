@@ -2,8 +2,8 @@
 
 use crate::graphql;
 use crate::state::ApiState;
-use crate::{explorer, feeds, http, limits, subgraph};
-use async_graphql_axum::GraphQLSubscription;
+use crate::connections::{self, ConnectionPolicy};
+use crate::{explorer, feeds, http, limits, subgraph, websocket};
 use axum::Router;
 use axum::middleware;
 use axum::routing::get;
@@ -23,9 +23,6 @@ pub enum ServeError {
         /// The OS error.
         source: std::io::Error,
     },
-    /// The server failed while running.
-    #[error("serving the API: {0}")]
-    Serve(std::io::Error),
 }
 
 /// Largest request body accepted.
@@ -36,7 +33,13 @@ pub fn router(state: ApiState) -> Router {
     let schema = graphql::schema(state.clone());
     let api = Router::new()
         .route("/graphql", get(http::graphql_get).post(http::graphql))
-        .route_service("/graphql/ws", GraphQLSubscription::new(schema.clone()))
+        .route(
+            "/graphql/ws",
+            get(websocket::subscribe).with_state(websocket::Websockets::new(
+                schema.clone(),
+                &state.api.websocket,
+            )),
+        )
         .route("/status", get(http::status))
         .route("/readyz", get(http::readyz))
         .route("/metrics", get(http::metrics))
@@ -62,12 +65,13 @@ pub fn router(state: ApiState) -> Router {
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
 }
 
-/// Binds `address` and serves until `shutdown` turns true. `bound` learns the address actually
-/// bound (useful with port 0).
+/// Binds `address` and serves until `shutdown` turns true, each connection held to
+/// `[api.connections]` ([`connections`]). `bound` learns the address actually bound (useful
+/// with port 0).
 pub async fn serve(
     state: ApiState,
     address: SocketAddr,
-    mut shutdown: watch::Receiver<bool>,
+    shutdown: watch::Receiver<bool>,
     bound: impl FnOnce(SocketAddr),
 ) -> Result<(), ServeError> {
     let listener = TcpListener::bind(address)
@@ -78,16 +82,7 @@ pub async fn serve(
         .map_err(|source| ServeError::Bind { address, source })?;
     bound(local);
     tracing::info!(target: "agentindex::api", %local, "serving the API");
-    let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            while !*shutdown.borrow_and_update() {
-                if shutdown.changed().await.is_err() {
-                    // Nobody can ask for a shutdown any more: serve until the process ends.
-                    std::future::pending::<()>().await;
-                }
-            }
-        })
-        .await
-        .map_err(ServeError::Serve)
+    let policy = ConnectionPolicy::new(&state.api.connections);
+    connections::serve(listener, router(state), policy, shutdown).await;
+    Ok(())
 }

@@ -15,6 +15,7 @@ pub(crate) mod loaders;
 pub mod query;
 pub(crate) mod relations;
 pub(crate) mod reputation;
+pub(crate) mod shared_reads;
 pub mod subscription;
 
 use crate::state::ApiState;
@@ -44,6 +45,7 @@ pub fn schema(state: ApiState) -> AgentSchema {
     Schema::build(Query::default(), EmptyMutation, Subscription)
         .data(state.clone())
         .data(skills)
+        .data(std::sync::Arc::new(shared_reads::SharedReads::default()))
         .data(DataLoader::new(
             DocumentLoader(state.store.reader().clone()),
             tokio::spawn,

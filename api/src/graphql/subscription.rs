@@ -3,16 +3,30 @@
 //! from committed rows in final blocks (see `changes`), so none is ever undone by a reorg;
 //! `sinceBlock` first replays what was committed after that block, then continues live without
 //! a gap or a repeat.
+//!
+//! What a subscription may cost is bounded: each holds one of its websocket's
+//! `max_subscriptions_per_connection` places for as long as it lives; a replay starts at most
+//! `max_replay_blocks` behind the newest final block and is read [`REPLAY_PAGE_ROWS`] rows at a
+//! time, so its memory stays flat however long it is; and a live change is read once per
+//! distinct subscription, not once per subscriber ([`super::shared_reads`]).
 
 use super::agent::Agent;
 use super::filter::AgentFilter;
-use crate::read::agents;
-use crate::read::changes::{self, Change, PaymentRow};
+use super::shared_reads::SharedReads;
+use crate::changes::Published;
+use crate::read::agents::{self, AgentRow};
+use crate::read::changes::{Change, Pages, PaymentRow};
+use crate::read::agents::Selection;
 use crate::state::ApiState;
-use async_graphql::{Context, ID, Result, SimpleObject, Subscription};
+use crate::websocket::LiveSubscriptions;
+use async_graphql::{Context, Error, ID, Result, SimpleObject, Subscription};
 use futures_util::Stream;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
+
+/// Changes a replay reads from the store at a time: what one replaying subscription holds.
+pub const REPLAY_PAGE_ROWS: i64 = 200;
 
 /// Root of every subscription.
 pub struct Subscription;
@@ -20,7 +34,7 @@ pub struct Subscription;
 /// Which changes a subscription wants.
 #[derive(Clone)]
 enum Wanted {
-    Agents(Box<AgentFilter>),
+    Agents(Box<Selection>),
     Reputation(String),
     Payments(Option<String>),
 }
@@ -35,9 +49,9 @@ impl Subscription {
         ctx: &Context<'_>,
         filter: Option<AgentFilter>,
         since_block: Option<i64>,
-    ) -> Result<impl Stream<Item = Agent> + use<>> {
-        let wanted = Wanted::Agents(Box::new(filter.unwrap_or_default()));
-        events(ctx, wanted, since_block).await
+    ) -> Result<impl Stream<Item = Result<Agent>> + use<>> {
+        let selection = filter.unwrap_or_default().selection(None);
+        events(ctx, Wanted::Agents(Box::new(selection)), since_block).await
     }
 
     /// An agent each time its stored reputation is recomputed.
@@ -46,7 +60,7 @@ impl Subscription {
         ctx: &Context<'_>,
         agent_id: ID,
         since_block: Option<i64>,
-    ) -> Result<impl Stream<Item = Agent> + use<>> {
+    ) -> Result<impl Stream<Item = Result<Agent>> + use<>> {
         events(ctx, Wanted::Reputation(agent_id.0), since_block).await
     }
 
@@ -56,13 +70,17 @@ impl Subscription {
         ctx: &Context<'_>,
         agent_id: Option<ID>,
         since_block: Option<i64>,
-    ) -> Result<impl Stream<Item = Payment> + use<>> {
+    ) -> Result<impl Stream<Item = Result<Payment>> + use<>> {
         let wanted = Wanted::Payments(agent_id.map(|id| id.0));
         let stream = raw(ctx, wanted, since_block).await?;
         Ok(async_stream::stream! {
             for await change in stream {
-                if let Change::Payment { payment, .. } = change {
-                    yield Payment::from(payment);
+                match change {
+                    Ok(Numbered { change: Change::Payment { payment, .. }, .. }) => {
+                        yield Ok(Payment::from(payment));
+                    }
+                    Ok(_) => {}
+                    Err(error) => yield Err(error),
                 }
             }
         })
@@ -74,23 +92,31 @@ async fn events(
     ctx: &Context<'_>,
     wanted: Wanted,
     since_block: Option<i64>,
-) -> Result<impl Stream<Item = Agent> + use<>> {
+) -> Result<impl Stream<Item = Result<Agent>> + use<>> {
     let state = ctx.data_unchecked::<ApiState>().clone();
+    let shared = ctx.data_opt::<Arc<SharedReads>>().cloned();
     let stream = raw(ctx, wanted.clone(), since_block).await?;
     Ok(async_stream::stream! {
         for await change in stream {
-            let pool = state.store.reader();
-            let row = match (&wanted, &change) {
-                (Wanted::Agents(filter), Change::Agent { key, .. } | Change::Documents { key, .. }) => {
-                    agents::matching(pool, &filter.selection(None), key).await
+            let Numbered { seq, change } = match change {
+                Ok(numbered) => numbered,
+                Err(error) => {
+                    yield Err(error);
+                    continue;
                 }
-                (Wanted::Reputation(_), Change::Reputation { key, .. }) => {
-                    agents::by_key(pool, key).await
+            };
+            let Some(key) = agent_read(&wanted, &change) else {
+                continue;
+            };
+            let read = || read_agent(&state, &wanted, key);
+            let row = match (seq, &shared) {
+                (Some(seq), Some(shared)) => {
+                    shared.agent(seq, read_name(&wanted, key), read).await
                 }
-                _ => Ok(None),
+                _ => read().await,
             };
             match row {
-                Ok(Some(row)) => yield Agent(row),
+                Ok(Some(row)) => yield Ok(Agent(row)),
                 Ok(None) => {}
                 Err(e) => tracing::warn!(target: "agentindex::api", error = %e, "subscription read failed"),
             }
@@ -98,34 +124,100 @@ async fn events(
     })
 }
 
-/// The changes for `wanted`: those committed after `since_block` (when given), then live ones.
+/// The agent a change makes `wanted` read, if any.
+fn agent_read<'c>(wanted: &Wanted, change: &'c Change) -> Option<&'c str> {
+    match (wanted, change) {
+        (Wanted::Agents(_), Change::Agent { key, .. } | Change::Documents { key, .. })
+        | (Wanted::Reputation(_), Change::Reputation { key, .. }) => Some(key.as_str()),
+        _ => None,
+    }
+}
+
+async fn read_agent(state: &ApiState, wanted: &Wanted, key: &str) -> sqlx::Result<Option<AgentRow>> {
+    let pool = state.store.reader();
+    match wanted {
+        Wanted::Agents(selection) => agents::matching(pool, selection, key).await,
+        Wanted::Reputation(_) => agents::by_key(pool, key).await,
+        Wanted::Payments(_) => Ok(None),
+    }
+}
+
+/// The read `wanted` makes of agent `key`, normalised: two subscriptions with the same name read
+/// the same row.
+fn read_name(wanted: &Wanted, key: &str) -> String {
+    match wanted {
+        Wanted::Agents(selection) => {
+            let mut selection = selection.as_ref().clone();
+            selection.chain_ids.sort_unstable();
+            selection.chain_ids.dedup();
+            selection.sources.sort_unstable();
+            selection.sources.dedup();
+            selection.tags.sort_unstable();
+            selection.tags.dedup();
+            format!("agent {key} matching {selection:?}")
+        }
+        Wanted::Reputation(_) | Wanted::Payments(_) => format!("agent {key}"),
+    }
+}
+
+/// A change and its number in the live feed (`None` when replayed from the store).
+struct Numbered {
+    seq: Option<u64>,
+    change: Change,
+}
+
+/// The changes for `wanted`: those committed after `since_block` (when given), read from the
+/// store a page at a time, then live ones. Holds one of the connection's subscription places
+/// for as long as the stream lives.
 async fn raw(
     ctx: &Context<'_>,
     wanted: Wanted,
     since_block: Option<i64>,
-) -> Result<impl Stream<Item = Change> + use<>> {
+) -> Result<impl Stream<Item = Result<Numbered>> + use<>> {
+    let place = ctx
+        .data_opt::<LiveSubscriptions>()
+        .map(LiveSubscriptions::take)
+        .transpose()?;
     let state = ctx.data_unchecked::<ApiState>().clone();
-    let (mut receiver, published) = state.changes.subscribe();
-    let mut replay = Vec::new();
+    let (mut receiver, published) = state.changes.subscribe().await;
     if let Some(since) = since_block {
-        for (chain_id, up_to) in &published {
-            replay.extend(changes::between(state.store.reader(), *chain_id, since, *up_to).await?);
-        }
+        check_replay_reach(since, &published, state.api.websocket.max_replay_blocks)?;
     }
     let skip_through: BTreeMap<i64, i64> = if since_block.is_some() {
-        published
+        published.clone()
     } else {
         BTreeMap::new()
     };
     Ok(async_stream::stream! {
-        for change in replay {
-            if wants(&wanted, &change) {
-                yield change;
+        let _place = place;
+        if let Some(since) = since_block {
+            for (chain_id, up_to) in published {
+                let mut pages = Pages::new(chain_id, since, up_to);
+                loop {
+                    match pages.next(state.store.reader(), REPLAY_PAGE_ROWS).await {
+                        Ok(Some(page)) => {
+                            for change in page {
+                                if wants(&wanted, &change) {
+                                    yield Ok(Numbered { seq: None, change });
+                                }
+                            }
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            tracing::warn!(target: "agentindex::api", error = %e, chain_id, since, "subscription replay failed");
+                            // Continuing would leave a gap; the subscription ends instead.
+                            yield Err(Error::new(format!(
+                                "reading the changes of chain {chain_id} after block {since} failed; subscribe again"
+                            )));
+                            return;
+                        }
+                    }
+                }
             }
         }
         loop {
             match receiver.recv().await {
-                Ok(change) => {
+                Ok(Published { seq, change }) => {
                     let replayed = change.chain_and_block().is_some_and(|(chain, block)| {
                         skip_through.get(&chain).is_some_and(|through| block <= *through)
                     });
@@ -133,7 +225,7 @@ async fn raw(
                         continue;
                     }
                     if wants(&wanted, &change) {
-                        yield change;
+                        yield Ok(Numbered { seq: Some(seq), change });
                     }
                 }
                 Err(RecvError::Lagged(missed)) => {
@@ -143,6 +235,23 @@ async fn raw(
             }
         }
     })
+}
+
+/// Refuses a replay from further back than `max_blocks` behind any chain's newest final block:
+/// a replay reads every change since, and a far one would tie up the store for as long.
+fn check_replay_reach(since: i64, published: &BTreeMap<i64, i64>, max_blocks: u64) -> Result<()> {
+    let max_blocks = i64::try_from(max_blocks).unwrap_or(i64::MAX);
+    for (chain_id, up_to) in published {
+        let behind = up_to.saturating_sub(since);
+        if behind > max_blocks {
+            return Err(Error::new(format!(
+                "sinceBlock {since} is {behind} blocks behind chain {chain_id}'s newest final block \
+                 {up_to}; a replay may start at most {max_blocks} blocks back (sinceBlock >= {})",
+                up_to - max_blocks
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn wants(wanted: &Wanted, change: &Change) -> bool {
@@ -195,5 +304,23 @@ impl From<PaymentRow> for Payment {
             tx_hash: p.tx_hash,
             timestamp: p.timestamp,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_replay_reach;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn a_replay_further_back_than_the_bound_is_refused_with_how_far_is_allowed() {
+        let published = BTreeMap::from([(1, 150_000), (2, 20)]);
+        assert!(check_replay_reach(50_000, &published, 100_000).is_ok());
+        let refused = check_replay_reach(49_999, &published, 100_000).unwrap_err();
+        assert_eq!(
+            refused.message,
+            "sinceBlock 49999 is 100001 blocks behind chain 1's newest final block 150000; \
+             a replay may start at most 100000 blocks back (sinceBlock >= 50000)"
+        );
     }
 }

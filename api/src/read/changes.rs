@@ -104,55 +104,295 @@ pub(crate) async fn between(
     up_to: i64,
 ) -> sqlx::Result<Vec<Change>> {
     let mut changes = Vec::new();
-    let agents: Vec<(String, i64, i64)> = sqlx::query_as(
-        "SELECT agent_key, registered_block, last_event_block FROM agents
-         WHERE chain_id = $1 AND last_event_block > $2 AND last_event_block <= $3
-         ORDER BY last_event_block, agent_key",
-    )
-    .bind(chain_id)
-    .bind(after)
-    .bind(up_to)
-    .fetch_all(pool)
-    .await?;
-    changes.extend(
-        agents
+    let mut pages = Pages::new(chain_id, after, up_to);
+    while let Some(page) = pages.next(pool, BETWEEN_PAGE_ROWS).await? {
+        changes.extend(page);
+    }
+    Ok(changes)
+}
+
+/// Rows [`between`] reads at a time (it keeps them all; replays use [`Pages`] directly).
+const BETWEEN_PAGE_ROWS: i64 = 2_000;
+
+/// The kinds of change, in the order a run of blocks is read: agents, then reputation, then
+/// payments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Agents,
+    Reputation,
+    Payments,
+}
+
+/// The last row a page ended on, for the next page to start after (keyset paging: each page is
+/// one index range scan, however far into the run it is).
+#[derive(Debug, Clone, PartialEq)]
+struct LastRow {
+    block: i64,
+    log_index: i64,
+    agent_key: String,
+}
+
+/// The changes of one chain in blocks `(after, up_to]`, read a page at a time, in the same order
+/// as [`between`], so that what a replay holds at once is one page whatever the range.
+#[derive(Debug, Clone)]
+pub(crate) struct Pages {
+    chain_id: i64,
+    after: i64,
+    up_to: i64,
+    kind: Option<Kind>,
+    last: Option<LastRow>,
+}
+
+impl Pages {
+    pub(crate) fn new(chain_id: i64, after: i64, up_to: i64) -> Self {
+        Self {
+            chain_id,
+            after,
+            up_to,
+            kind: Some(Kind::Agents),
+            last: None,
+        }
+    }
+
+    /// The next at most `rows` changes, or `None` once all were read.
+    pub(crate) async fn next(
+        &mut self,
+        pool: &AnyPool,
+        rows: i64,
+    ) -> sqlx::Result<Option<Vec<Change>>> {
+        while let Some(kind) = self.kind {
+            let page = match kind {
+                Kind::Agents => self.agents(pool, rows).await?,
+                Kind::Reputation => self.reputation(pool, rows).await?,
+                Kind::Payments => self.payments(pool, rows).await?,
+            };
+            if (page.len() as i64) < rows {
+                self.kind = match kind {
+                    Kind::Agents => Some(Kind::Reputation),
+                    Kind::Reputation => Some(Kind::Payments),
+                    Kind::Payments => None,
+                };
+                self.last = None;
+            }
+            if !page.is_empty() {
+                return Ok(Some(page));
+            }
+        }
+        Ok(None)
+    }
+
+    /// `(block, agent_key)` after the last row read, as SQL over `block_column`; binds from $4.
+    fn after_last(&self, block_column: &str) -> String {
+        match self.last {
+            None => format!("{block_column} > $2"),
+            Some(_) => format!(
+                "{block_column} > $2 AND ({block_column} > $4 OR ({block_column} = $4 AND agent_key > $5))"
+            ),
+        }
+    }
+
+    async fn agents(&mut self, pool: &AnyPool, rows: i64) -> sqlx::Result<Vec<Change>> {
+        let sql = format!(
+            "SELECT agent_key, registered_block, last_event_block FROM agents
+             WHERE chain_id = $1 AND {} AND last_event_block <= $3
+             ORDER BY last_event_block, agent_key LIMIT {rows}",
+            self.after_last("last_event_block")
+        );
+        let found: Vec<(String, i64, i64)> = self.bind(sqlx::query_as(&sql)).fetch_all(pool).await?;
+        if let Some((key, _, block)) = found.last() {
+            self.last = Some(LastRow {
+                block: *block,
+                log_index: 0,
+                agent_key: key.clone(),
+            });
+        }
+        let (chain_id, after) = (self.chain_id, self.after);
+        Ok(found
             .into_iter()
             .map(|(key, registered, block)| Change::Agent {
                 chain_id,
                 block,
                 key,
                 registered: registered > after,
-            }),
-    );
-    let rescored: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT agent_key, as_of_block FROM agent_reputation
-         WHERE chain_id = $1 AND as_of_block > $2 AND as_of_block <= $3 ORDER BY as_of_block, agent_key",
-    )
-    .bind(chain_id)
-    .bind(after)
-    .bind(up_to)
-    .fetch_all(pool)
-    .await?;
-    changes.extend(rescored.into_iter().map(|(key, block)| Change::Reputation {
-        chain_id,
-        block,
-        key,
-    }));
-    let payments: Vec<PaymentRow> = sqlx::query_as(
-        "SELECT agent_key, block_number, log_index, tx_hash, token, payer, payee, amount, scheme IS NOT NULL AS x402,
-                timestamp
-         FROM payments WHERE chain_id = $1 AND block_number > $2 AND block_number <= $3
-         ORDER BY block_number, log_index, agent_key",
-    )
-    .bind(chain_id)
-    .bind(after)
-    .bind(up_to)
-    .fetch_all(pool)
-    .await?;
-    changes.extend(payments.into_iter().map(|payment| Change::Payment {
-        chain_id,
-        block: payment.block_number,
-        payment,
-    }));
-    Ok(changes)
+            })
+            .collect())
+    }
+
+    async fn reputation(&mut self, pool: &AnyPool, rows: i64) -> sqlx::Result<Vec<Change>> {
+        let sql = format!(
+            "SELECT agent_key, as_of_block FROM agent_reputation
+             WHERE chain_id = $1 AND {} AND as_of_block <= $3
+             ORDER BY as_of_block, agent_key LIMIT {rows}",
+            self.after_last("as_of_block")
+        );
+        let found: Vec<(String, i64)> = self.bind(sqlx::query_as(&sql)).fetch_all(pool).await?;
+        if let Some((key, block)) = found.last() {
+            self.last = Some(LastRow {
+                block: *block,
+                log_index: 0,
+                agent_key: key.clone(),
+            });
+        }
+        let chain_id = self.chain_id;
+        Ok(found
+            .into_iter()
+            .map(|(key, block)| Change::Reputation {
+                chain_id,
+                block,
+                key,
+            })
+            .collect())
+    }
+
+    async fn payments(&mut self, pool: &AnyPool, rows: i64) -> sqlx::Result<Vec<Change>> {
+        let after_last = match self.last {
+            None => "block_number > $2".to_string(),
+            Some(_) => "block_number > $2 AND (block_number > $4 OR (block_number = $4 AND (log_index > $6
+                         OR (log_index = $6 AND agent_key > $5))))"
+                .to_string(),
+        };
+        let sql = format!(
+            "SELECT agent_key, block_number, log_index, tx_hash, token, payer, payee, amount,
+                    scheme IS NOT NULL AS x402, timestamp
+             FROM payments WHERE chain_id = $1 AND {after_last} AND block_number <= $3
+             ORDER BY block_number, log_index, agent_key LIMIT {rows}"
+        );
+        let mut query = self.bind(sqlx::query_as::<_, PaymentRow>(&sql));
+        if let Some(last) = &self.last {
+            query = query.bind(last.log_index);
+        }
+        let found: Vec<PaymentRow> = query.fetch_all(pool).await?;
+        if let Some(payment) = found.last() {
+            self.last = Some(LastRow {
+                block: payment.block_number,
+                log_index: payment.log_index,
+                agent_key: payment.agent_key.clone(),
+            });
+        }
+        let chain_id = self.chain_id;
+        Ok(found
+            .into_iter()
+            .map(|payment| Change::Payment {
+                chain_id,
+                block: payment.block_number,
+                payment,
+            })
+            .collect())
+    }
+
+    /// Binds `$1` chain, `$2` after, `$3` up to, and `$4`/`$5` the last row's block and key.
+    fn bind<'q, O>(
+        &self,
+        query: sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments<'q>>,
+    ) -> sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments<'q>> {
+        let query = query.bind(self.chain_id).bind(self.after).bind(self.up_to);
+        match &self.last {
+            None => query,
+            Some(last) => query.bind(last.block).bind(last.agent_key.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Paging over a real store: agents, rescored agents and payments several to a block (ties
+    //! broken by key and log index), read in small pages, come out exactly as one read of the
+    //! whole run does, no page larger than asked.
+
+    use super::*;
+    use agentindex_indexer::store::Store;
+    use sqlx::{Any, QueryBuilder};
+
+    const ROWS: usize = 450;
+
+    async fn store_with_changes() -> (tempfile::TempDir, AnyPool) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("changes.db").display());
+        Store::open(&url).await.unwrap().close().await;
+        let pool = AnyPool::connect(&url).await.unwrap();
+        let numbers: Vec<usize> = (0..ROWS).collect();
+        for chunk in numbers.chunks(150) {
+            let mut agents = QueryBuilder::<Any>::new(
+                "INSERT INTO agents (agent_key, chain_id, source, owner, operators, active,
+                   registered_block, registered_at, last_event_block) ",
+            );
+            agents.push_values(chunk, |mut row, i| {
+                // Seven agents a block.
+                let block = (*i / 7) as i64 + 1;
+                row.push_bind(format!("1:{i:05}"))
+                    .push_bind(1)
+                    .push_bind("factory")
+                    .push_bind("0x0")
+                    .push_bind("[]")
+                    .push_bind(true)
+                    .push_bind(block / 2)
+                    .push_bind(block * 12)
+                    .push_bind(block);
+            });
+            agents.build().execute(&pool).await.unwrap();
+            let mut scores = QueryBuilder::<Any>::new(
+                "INSERT INTO agent_reputation (agent_key, chain_id, as_of_block, as_of_timestamp,
+                   score, payment_score, payment_count, unique_payers, excluded_payments,
+                   feedback_count, evaluation) ",
+            );
+            scores.push_values(chunk, |mut row, i| {
+                row.push_bind(format!("1:{i:05}"))
+                    .push_bind(1)
+                    .push_bind((*i / 5) as i64 + 1)
+                    .push_bind(12)
+                    .push_bind(1.0)
+                    .push_bind(1.0)
+                    .push_bind(1)
+                    .push_bind(1)
+                    .push_bind(0)
+                    .push_bind(0)
+                    .push_bind("{}");
+            });
+            scores.build().execute(&pool).await.unwrap();
+            let mut payments = QueryBuilder::<Any>::new(
+                "INSERT INTO payments (chain_id, block_number, log_index, agent_key, tx_hash,
+                   token, payer, payee, amount, eip3009, timestamp) ",
+            );
+            payments.push_values(chunk, |mut row, i| {
+                // Three logs a block, each paying two agents: ties on (block, log index).
+                row.push_bind(1)
+                    .push_bind((*i / 6) as i64 + 1)
+                    .push_bind(((*i / 2) % 3) as i64)
+                    .push_bind(format!("1:{:05}", 1_000 - i % 2))
+                    .push_bind(format!("0x{i:064x}"))
+                    .push_bind("0x0")
+                    .push_bind("0xpayer")
+                    .push_bind("0xpayee")
+                    .push_bind("1")
+                    .push_bind(false)
+                    .push_bind(12);
+            });
+            payments.build().execute(&pool).await.unwrap();
+        }
+        (dir, pool)
+    }
+
+    #[tokio::test]
+    async fn a_run_read_in_small_pages_is_the_run_read_whole() {
+        let (_dir, pool) = store_with_changes().await;
+        // Blocks (5, 60]: a middle part, so both bounds cut through ties.
+        let whole = between(&pool, 1, 5, 60).await.unwrap();
+        // Agents 35..=419, scores 25..=299, payments 30..=359 fall in those blocks.
+        assert_eq!(whole.len(), 385 + 275 + 330);
+        let mut pages = Pages::new(1, 5, 60);
+        let mut paged = Vec::new();
+        let mut sizes = Vec::new();
+        while let Some(page) = pages.next(&pool, 40).await.unwrap() {
+            sizes.push(page.len());
+            paged.extend(page);
+        }
+        assert!(sizes.iter().all(|size| *size <= 40), "{sizes:?}");
+        assert!(sizes.len() >= whole.len() / 40, "{sizes:?}");
+        assert_eq!(paged, whole);
+        assert!(
+            whole
+                .iter()
+                .all(|c| c.chain_and_block().is_some_and(|(_, b)| b > 5 && b <= 60))
+        );
+    }
 }

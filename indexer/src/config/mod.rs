@@ -7,6 +7,8 @@
 //! value is reported as, say, `chains[0].finality`.
 
 mod api_caches;
+mod api_connections;
+mod api_websocket;
 mod chain;
 mod documents;
 mod env;
@@ -14,6 +16,8 @@ pub mod networks;
 mod reputation;
 
 pub use api_caches::ApiCachesConfig;
+pub use api_connections::{ConnectionsConfig, IpNetwork};
+pub use api_websocket::WebsocketConfig;
 pub use chain::{
     ChainConfig, DeepReorg, Erc8004Addresses, FetchStrategy, Finality, PaymentToken, StartBlock,
     WatchedContract, X402Config,
@@ -114,6 +118,12 @@ pub struct ApiConfig {
     /// `[api.caches]`: the caches' memory and the feed's time.
     #[serde(default)]
     pub caches: ApiCachesConfig,
+    /// `[api.connections]`: timeouts, connection caps and trusted proxies.
+    #[serde(default)]
+    pub connections: ConnectionsConfig,
+    /// `[api.websocket]`: caps on subscriptions over websockets.
+    #[serde(default)]
+    pub websocket: WebsocketConfig,
 }
 
 /// `[documents]`.
@@ -173,6 +183,8 @@ impl Default for ApiConfig {
             client_burst: defaults::client_burst(),
             cors_origins: defaults::cors_origins(),
             caches: ApiCachesConfig::default(),
+            connections: ConnectionsConfig::default(),
+            websocket: WebsocketConfig::default(),
         }
     }
 }
@@ -299,6 +311,8 @@ impl Config {
     fn validate(&self) -> ConfigResult<()> {
         self.reputation.validate()?;
         self.api.caches.validate()?;
+        self.api.connections.validate()?;
+        self.api.websocket.validate()?;
         for (key, value) in [
             (
                 "api.requests_per_minute_per_client",

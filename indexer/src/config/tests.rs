@@ -278,6 +278,59 @@ fn api_limits_and_cors_origins_are_checked() {
 }
 
 #[test]
+fn connection_and_websocket_limits_have_defaults_overrides_and_checks() {
+    let config = load(SAMPLE, &[]).unwrap();
+    assert_eq!(config.api.connections.header_read_timeout_secs, 10);
+    assert_eq!(config.api.connections.max_connections_per_client, 256);
+    assert!(config.api.connections.trusted_proxies.is_empty());
+    assert_eq!(config.api.websocket.max_message_bytes, 64 * 1024);
+    assert_eq!(config.api.websocket.max_subscriptions_per_connection, 50);
+    assert_eq!(config.api.websocket.max_replay_blocks, 100_000);
+    let config = load(
+        SAMPLE,
+        &[
+            (
+                "AGENTINDEX_API__CONNECTIONS__TRUSTED_PROXIES",
+                r#"["10.0.0.0/8", "fd00::1"]"#,
+            ),
+            ("AGENTINDEX_API__WEBSOCKET__MAX_REPLAY_BLOCKS", "5000"),
+        ],
+    )
+    .unwrap();
+    let proxies = &config.api.connections.trusted_proxies;
+    assert_eq!(proxies[0].to_string(), "10.0.0.0/8");
+    assert_eq!(proxies[1].to_string(), "fd00::1/128");
+    assert_eq!(config.api.websocket.max_replay_blocks, 5_000);
+    for (var, key) in [
+        (
+            "AGENTINDEX_API__CONNECTIONS__HEADER_READ_TIMEOUT_SECS",
+            "api.connections.header_read_timeout_secs",
+        ),
+        (
+            "AGENTINDEX_API__CONNECTIONS__MAX_CONNECTIONS",
+            "api.connections.max_connections",
+        ),
+        (
+            "AGENTINDEX_API__WEBSOCKET__MAX_SUBSCRIPTIONS_PER_CONNECTION",
+            "api.websocket.max_subscriptions_per_connection",
+        ),
+        (
+            "AGENTINDEX_API__WEBSOCKET__MAX_REPLAY_BLOCKS",
+            "api.websocket.max_replay_blocks",
+        ),
+    ] {
+        let (named, message) = key_error(load(SAMPLE, &[(var, "0")]));
+        assert_eq!((named.as_str(), message.as_str()), (key, "must be at least 1"));
+    }
+    let (key, message) = key_error(load(
+        SAMPLE,
+        &[("AGENTINDEX_API__CONNECTIONS__TRUSTED_PROXIES", r#"["10.0.0.0/33"]"#)],
+    ));
+    assert_eq!(key, "api.connections.trusted_proxies");
+    assert!(message.contains("10.0.0.0/33"), "{message}");
+}
+
+#[test]
 fn network_presets_fill_in_the_chain_and_keep_what_the_entry_sets() {
     let config = load(
         r#"
