@@ -181,9 +181,10 @@ async fn forwarded_for_names_the_client_only_behind_a_trusted_proxy() {
         ),
     );
     assert_eq!(statuses(&base, "/status", "198.51.100.1", 2).await, [200, 200]);
-    assert_eq!(
-        refusal(&base, "/status", "6.6.6.6, 198.51.100.1").await,
-        "rate limit for 198.51.100.1 exceeded; retry in 30 s"
+    assert!(
+        refusal(&base, "/status", "6.6.6.6, 198.51.100.1")
+            .await
+            .starts_with("rate limit for 198.51.100.1 exceeded; retry in ")
     );
     assert_eq!(statuses(&base, "/status", "198.51.100.2", 2).await, [200, 200]);
     // IPv6 clients by their /64: another address in the same /64 shares the bucket.
@@ -214,9 +215,10 @@ async fn forwarded_for_names_the_client_only_behind_a_trusted_proxy() {
     let dir = tempfile::tempdir().unwrap();
     let (_direct, base) = serve(dir.path(), limits);
     assert_eq!(statuses(&base, "/metrics", "198.51.100.1", 2).await, [200, 200]);
-    assert_eq!(
-        refusal(&base, "/metrics", "198.51.100.2").await,
-        "rate limit for 127.0.0.1 exceeded; retry in 30 s"
+    assert!(
+        refusal(&base, "/metrics", "198.51.100.2")
+            .await
+            .starts_with("rate limit for 127.0.0.1 exceeded; retry in ")
     );
     assert_eq!(
         statuses(&base, "/healthz", "198.51.100.3", 5).await,

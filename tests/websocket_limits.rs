@@ -104,8 +104,9 @@ async fn websockets_subscriptions_messages_and_replays_are_held_to_their_caps() 
         .raw_request("anvil_mine".into(), ("0x12c",))
         .await
         .unwrap();
+    let usdc = devnet.usdc();
     for (payer, amount) in [(a[5], 1_000_000u64), (a[6], 2_000_000)] {
-        let send = devnet.usdc().transfer(agent, U256::from(amount)).from(payer);
+        let send = usdc.transfer(agent, U256::from(amount)).from(payer);
         confirm("paying the agent", send.send()).await.unwrap();
     }
     let dir = tempfile::tempdir().unwrap();
