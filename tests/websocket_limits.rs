@@ -180,6 +180,8 @@ async fn websockets_subscriptions_messages_and_replays_are_held_to_their_caps() 
     let again = first.next().await;
     assert_eq!(again["id"], "again");
     assert_eq!(again["payload"]["data"]["newPayments"]["amount"], "1000000", "{again}");
+    let again = first.next().await;
+    assert_eq!(again["payload"]["data"]["newPayments"]["amount"], "2000000", "{again}");
 
     // Three websockets per client: a fourth upgrade is refused with 429.
     let _second = Socket::open(&url).await.unwrap();
