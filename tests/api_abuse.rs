@@ -131,7 +131,11 @@ async fn hostile_queries_and_a_flood_are_refused_while_indexing_goes_on() {
         }
         metrics_limited += 1;
         assert!(metrics_limited < 5, "/metrics stays refused");
-        let wait: u64 = response.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+        let wait: u64 = response.headers()["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
         tokio::time::sleep(Duration::from_secs(wait)).await;
     };
     let value = |prefix: &str| -> f64 {

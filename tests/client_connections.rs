@@ -3,7 +3,8 @@
 //! answering; a client over its connection cap is answered 429 at accept and closed, and served
 //! again once it closed one; `X-Forwarded-For` names the client only when the peer is a trusted
 //! proxy (whose own connections are not capped per client), and a spoofed one from anyone else
-//! is ignored; `/metrics` is rate-limited like other paths, health checks never.
+//! is ignored; `/metrics` is rate-limited like other paths, health checks never; an upload that
+//! stalls is closed after the idle timeout.
 
 use crate::support;
 
@@ -72,7 +73,11 @@ async fn slow_loris_connections_are_closed_after_the_header_timeout_while_health
             .await
             .unwrap();
         assert_eq!(health.status(), 200);
-        assert!(asked.elapsed() < Duration::from_secs(2), "{:?}", asked.elapsed());
+        assert!(
+            asked.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            asked.elapsed()
+        );
     }
     for stream in &mut lorises {
         let sent = read_until_closed(stream).await;
@@ -116,7 +121,9 @@ async fn a_client_over_its_connection_cap_is_refused_at_accept_until_it_closes_o
     let refusal = String::from_utf8(read_until_closed(&mut fifth).await).unwrap();
     assert!(refusal.starts_with("HTTP/1.1 429"), "{refusal}");
     assert!(
-        refusal.contains("connection refused: 127.0.0.1 already holds 4 connections (at most 4 per client)"),
+        refusal.contains(
+            "connection refused: 127.0.0.1 already holds 4 connections (at most 4 per client)"
+        ),
         "{refusal}"
     );
     // Once one is closed, the client is served again.
@@ -135,6 +142,34 @@ async fn a_client_over_its_connection_cap_is_refused_at_accept_until_it_closes_o
         assert!(Instant::now() < deadline, "the closed slot never came back");
         tokio::task::yield_now().await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_upload_is_closed_after_the_idle_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_serving, base) = serve(
+        dir.path(),
+        "[api.connections]\nidle_timeout_secs = 1\nheader_read_timeout_secs = 30\n",
+    );
+    let mut stream = TcpStream::connect(address(&base)).await.unwrap();
+    // The head is complete; the body promises 1,000 bytes and stops after 10.
+    stream
+        .write_all(
+            b"POST /graphql HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n\
+              content-length: 1000\r\n\r\n{\"query\":",
+        )
+        .await
+        .unwrap();
+    let stalled = Instant::now();
+    let sent = read_until_closed(&mut stream).await;
+    assert!(sent.is_empty(), "{}", String::from_utf8_lossy(&sent));
+    let waited = stalled.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900),
+        "closed by the idle timeout, not before: {waited:?}"
+    );
+    let health = reqwest::get(format!("{base}/healthz")).await.unwrap();
+    assert_eq!(health.status(), 200);
 }
 
 /// Statuses of `count` requests to `path` with `X-Forwarded-For: forwarded`, each on a
@@ -180,15 +215,24 @@ async fn forwarded_for_names_the_client_only_behind_a_trusted_proxy() {
              max_connections_per_client = 2\n"
         ),
     );
-    assert_eq!(statuses(&base, "/status", "198.51.100.1", 2).await, [200, 200]);
+    assert_eq!(
+        statuses(&base, "/status", "198.51.100.1", 2).await,
+        [200, 200]
+    );
     assert!(
         refusal(&base, "/status", "6.6.6.6, 198.51.100.1")
             .await
             .starts_with("rate limit for 198.51.100.1 exceeded; retry in ")
     );
-    assert_eq!(statuses(&base, "/status", "198.51.100.2", 2).await, [200, 200]);
+    assert_eq!(
+        statuses(&base, "/status", "198.51.100.2", 2).await,
+        [200, 200]
+    );
     // IPv6 clients by their /64: another address in the same /64 shares the bucket.
-    assert_eq!(statuses(&base, "/status", "2001:db8:0:1::1", 2).await, [200, 200]);
+    assert_eq!(
+        statuses(&base, "/status", "2001:db8:0:1::1", 2).await,
+        [200, 200]
+    );
     assert!(
         refusal(&base, "/status", "2001:db8:0:1::ffff")
             .await
@@ -214,7 +258,10 @@ async fn forwarded_for_names_the_client_only_behind_a_trusted_proxy() {
     // peer's, and /metrics is limited with the rest while /healthz never is.
     let dir = tempfile::tempdir().unwrap();
     let (_direct, base) = serve(dir.path(), limits);
-    assert_eq!(statuses(&base, "/metrics", "198.51.100.1", 2).await, [200, 200]);
+    assert_eq!(
+        statuses(&base, "/metrics", "198.51.100.1", 2).await,
+        [200, 200]
+    );
     assert!(
         refusal(&base, "/metrics", "198.51.100.2")
             .await

@@ -20,9 +20,8 @@ use tokio_tungstenite::tungstenite::{self, Message};
 /// Longest an answer may take before the test calls it a hang.
 const SAFETY: Duration = Duration::from_secs(20);
 
-type Stream = tokio_tungstenite::WebSocketStream<
-    tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
->;
+type Stream =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// A `graphql-transport-ws` connection, acknowledged.
 struct Socket(Stream);
@@ -125,7 +124,9 @@ async fn websockets_subscriptions_messages_and_replays_are_held_to_their_caps() 
 
     // A replay from block 0 reaches further back than 100 blocks: refused, saying how far.
     let mut first = Socket::open(&url).await.unwrap();
-    first.subscribe("far", PAYMENTS, json!({ "since": 0 })).await;
+    first
+        .subscribe("far", PAYMENTS, json!({ "since": 0 }))
+        .await;
     let refused = first.next().await;
     let message = refused["payload"]["errors"][0]["message"].as_str().unwrap();
     assert!(
@@ -170,18 +171,29 @@ async fn websockets_subscriptions_messages_and_replays_are_held_to_their_caps() 
          (api.websocket.max_subscriptions_per_connection); stop one first"
     );
     assert_eq!(first.next().await["type"], "complete");
-    first.send(json!({ "id": "live", "type": "complete" })).await;
+    first
+        .send(json!({ "id": "live", "type": "complete" }))
+        .await;
     let stopped = first.next().await;
-    assert_eq!((&stopped["type"], &stopped["id"]), (&json!("complete"), &json!("live")));
+    assert_eq!(
+        (&stopped["type"], &stopped["id"]),
+        (&json!("complete"), &json!("live"))
+    );
     // Stopping it dropped its stream, and with it its place.
     first
         .subscribe("again", PAYMENTS, json!({ "since": head - 10 }))
         .await;
     let again = first.next().await;
     assert_eq!(again["id"], "again");
-    assert_eq!(again["payload"]["data"]["newPayments"]["amount"], "1000000", "{again}");
+    assert_eq!(
+        again["payload"]["data"]["newPayments"]["amount"], "1000000",
+        "{again}"
+    );
     let again = first.next().await;
-    assert_eq!(again["payload"]["data"]["newPayments"]["amount"], "2000000", "{again}");
+    assert_eq!(
+        again["payload"]["data"]["newPayments"]["amount"], "2000000",
+        "{again}"
+    );
 
     // Three websockets per client: a fourth upgrade is refused with 429.
     let _second = Socket::open(&url).await.unwrap();
@@ -207,12 +219,21 @@ async fn websockets_subscriptions_messages_and_replays_are_held_to_their_caps() 
     let (code, reason) = third.closed().await.expect("a close frame");
     assert_eq!(code, CloseCode::Size);
     assert_eq!(reason, "a message was larger than 4096 bytes");
-    first.send(json!({ "id": "near", "type": "complete" })).await;
-    assert_eq!(first.next().await["type"], "complete", "the first socket still answers");
+    first
+        .send(json!({ "id": "near", "type": "complete" }))
+        .await;
+    assert_eq!(
+        first.next().await["type"],
+        "complete",
+        "the first socket still answers"
+    );
     // Its place is given back once it closed.
     let deadline = Instant::now() + SAFETY;
     while Socket::open(&url).await.is_err() {
-        assert!(Instant::now() < deadline, "the closed websocket's place never came back");
+        assert!(
+            Instant::now() < deadline,
+            "the closed websocket's place never came back"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }

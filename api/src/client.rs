@@ -118,7 +118,9 @@ fn parse_hop(hop: &str) -> Option<IpAddr> {
         return Some(address);
     }
     if let Some(rest) = hop.strip_prefix('[') {
-        return rest.split_once(']').and_then(|(address, _)| address.parse().ok());
+        return rest
+            .split_once(']')
+            .and_then(|(address, _)| address.parse().ok());
     }
     hop.rsplit_once(':')
         .and_then(|(address, _port)| address.parse::<std::net::Ipv4Addr>().ok())
@@ -148,7 +150,10 @@ mod tests {
     #[test]
     fn ipv6_clients_are_bucketed_by_their_64_and_ipv4_clients_by_their_address() {
         let one = ClientKey::of(address("2001:db8:1:2:aaaa::1"));
-        assert_eq!(one, ClientKey::of(address("2001:db8:1:2:ffff:ffff:ffff:ffff")));
+        assert_eq!(
+            one,
+            ClientKey::of(address("2001:db8:1:2:ffff:ffff:ffff:ffff"))
+        );
         assert_ne!(one, ClientKey::of(address("2001:db8:1:3::1")));
         assert_eq!(one.to_string(), "2001:db8:1:2::/64");
         assert_ne!(

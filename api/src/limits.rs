@@ -3,9 +3,9 @@
 //! A client is what [`crate::client`] makes of the request: its address, or the address a
 //! trusted proxy forwarded it for, an IPv6 one by its /64.
 
+use crate::client::ClientKey;
 use crate::metrics::ApiMetrics;
 use agentindex_indexer::config::ApiConfig;
-use crate::client::ClientKey;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;

@@ -1,8 +1,8 @@
 //! The HTTP server: the routes and binding them to the configured address.
 
+use crate::connections::{self, ConnectionPolicy};
 use crate::graphql;
 use crate::state::ApiState;
-use crate::connections::{self, ConnectionPolicy};
 use crate::{explorer, feeds, http, limits, subgraph, websocket};
 use axum::Router;
 use axum::middleware;

@@ -3,25 +3,26 @@
 //! it has its own: messages and frames no larger than `max_message_bytes` (a larger one closes
 //! the socket with 1009), at most `max_websockets_per_client` open per client (over it, the
 //! upgrade is answered 429), and at most `max_subscriptions_per_connection` live at once on one
-//! socket (over it, the new subscription gets a GraphQL error; each subscription holds a
-//! [`SubscriptionSlot`] that its stream drops when it ends or is stopped).
+//! socket (over it, the new subscription gets a GraphQL error; see
+//! [`crate::graphql::subscription_places`]).
 
 use crate::client::ClientKey;
 use crate::connections::HeldConnection;
 use crate::connections::slots::Slots;
 use crate::graphql::AgentSchema;
+use crate::graphql::subscription_places::LiveSubscriptions;
 use agentindex_indexer::config::WebsocketConfig;
 use async_graphql::Data;
 use async_graphql::http::ALL_WEBSOCKET_PROTOCOLS;
 use async_graphql_axum::{GraphQLProtocol, GraphQLWebSocket};
 use axum::Extension;
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
 use axum::extract::State;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What the websocket route holds: the schema and the per-client websocket count.
 #[derive(Clone)]
@@ -111,51 +112,5 @@ async fn serve(
                 reason: reason.into(),
             })))
             .await;
-    }
-}
-
-/// The subscriptions live on one websocket, and how many may be.
-#[derive(Debug, Clone)]
-pub(crate) struct LiveSubscriptions {
-    live: Arc<AtomicUsize>,
-    max: usize,
-}
-
-/// One live subscription's place; given back when its stream is dropped.
-#[derive(Debug)]
-pub(crate) struct SubscriptionSlot {
-    live: Arc<AtomicUsize>,
-}
-
-impl LiveSubscriptions {
-    fn new(max: usize) -> Self {
-        Self {
-            live: Arc::new(AtomicUsize::new(0)),
-            max,
-        }
-    }
-
-    /// A place for one more subscription, or an error naming the cap.
-    pub(crate) fn take(&self) -> async_graphql::Result<SubscriptionSlot> {
-        let taken = self
-            .live
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |live| {
-                (live < self.max).then_some(live + 1)
-            });
-        match taken {
-            Ok(_) => Ok(SubscriptionSlot {
-                live: Arc::clone(&self.live),
-            }),
-            Err(live) => Err(async_graphql::Error::new(format!(
-                "this connection has {live} subscriptions live, the most one connection may \
-                 have (api.websocket.max_subscriptions_per_connection); stop one first"
-            ))),
-        }
-    }
-}
-
-impl Drop for SubscriptionSlot {
-    fn drop(&mut self) {
-        self.live.fetch_sub(1, Ordering::AcqRel);
     }
 }

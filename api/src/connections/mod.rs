@@ -160,7 +160,10 @@ impl Connection {
             .timer(TokioTimer::new())
             .header_read_timeout(self.policy.header_read_timeout);
         let served = builder
-            .serve_connection(io, hyper::service::service_fn(move |request| self.answer(request)))
+            .serve_connection(
+                io,
+                hyper::service::service_fn(move |request| self.answer(request)),
+            )
             .with_upgrades();
         tokio::pin!(served);
         let mut shutting_down = false;
@@ -189,7 +192,10 @@ impl Connection {
         mut request: hyper::Request<Incoming>,
     ) -> impl Future<Output = Result<axum::response::Response, std::convert::Infallible>> + use<>
     {
-        let client = self.policy.proxies.client(self.peer.ip(), request.headers());
+        let client = self
+            .policy
+            .proxies
+            .client(self.peer.ip(), request.headers());
         let extensions = request.extensions_mut();
         extensions.insert(ConnectInfo(self.peer));
         extensions.insert(client);

@@ -151,7 +151,10 @@ mod tests {
             refused.to_string(),
             "192.0.2.1 already holds 2 connections (at most 2 per client)"
         );
-        assert!(slots.acquire(client("192.0.2.2")).is_ok(), "others are not affected");
+        assert!(
+            slots.acquire(client("192.0.2.2")).is_ok(),
+            "others are not affected"
+        );
         drop(first);
         assert!(slots.acquire(a).is_ok());
     }

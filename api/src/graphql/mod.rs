@@ -17,6 +17,7 @@ pub(crate) mod relations;
 pub(crate) mod reputation;
 pub(crate) mod shared_reads;
 pub mod subscription;
+pub(crate) mod subscription_places;
 
 use crate::state::ApiState;
 use async_graphql::dataloader::DataLoader;

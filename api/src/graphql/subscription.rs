@@ -13,12 +13,12 @@
 use super::agent::Agent;
 use super::filter::AgentFilter;
 use super::shared_reads::SharedReads;
+use super::subscription_places::LiveSubscriptions;
 use crate::changes::Published;
+use crate::read::agents::Selection;
 use crate::read::agents::{self, AgentRow};
 use crate::read::changes::{Change, Pages, PaymentRow};
-use crate::read::agents::Selection;
 use crate::state::ApiState;
-use crate::websocket::LiveSubscriptions;
 use async_graphql::{Context, Error, ID, Result, SimpleObject, Subscription};
 use futures_util::Stream;
 use std::collections::BTreeMap;
@@ -133,7 +133,11 @@ fn agent_read<'c>(wanted: &Wanted, change: &'c Change) -> Option<&'c str> {
     }
 }
 
-async fn read_agent(state: &ApiState, wanted: &Wanted, key: &str) -> sqlx::Result<Option<AgentRow>> {
+async fn read_agent(
+    state: &ApiState,
+    wanted: &Wanted,
+    key: &str,
+) -> sqlx::Result<Option<AgentRow>> {
     let pool = state.store.reader();
     match wanted {
         Wanted::Agents(selection) => agents::matching(pool, selection, key).await,

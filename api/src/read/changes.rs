@@ -198,7 +198,8 @@ impl Pages {
              ORDER BY last_event_block, agent_key LIMIT {rows}",
             self.after_last("last_event_block")
         );
-        let found: Vec<(String, i64, i64)> = self.bind(sqlx::query_as(&sql)).fetch_all(pool).await?;
+        let found: Vec<(String, i64, i64)> =
+            self.bind(sqlx::query_as(&sql)).fetch_all(pool).await?;
         if let Some((key, _, block)) = found.last() {
             self.last = Some(LastRow {
                 block: *block,
@@ -247,9 +248,11 @@ impl Pages {
     async fn payments(&mut self, pool: &AnyPool, rows: i64) -> sqlx::Result<Vec<Change>> {
         let after_last = match self.last {
             None => "block_number > $2".to_string(),
-            Some(_) => "block_number > $2 AND (block_number > $4 OR (block_number = $4 AND (log_index > $6
+            Some(_) => {
+                "block_number > $2 AND (block_number > $4 OR (block_number = $4 AND (log_index > $6
                          OR (log_index = $6 AND agent_key > $5))))"
-                .to_string(),
+                    .to_string()
+            }
         };
         let sql = format!(
             "SELECT agent_key, block_number, log_index, tx_hash, token, payer, payee, amount,

@@ -103,7 +103,9 @@ impl IpNetwork {
     pub fn contains(&self, address: IpAddr) -> bool {
         match (self.network, address.to_canonical()) {
             (IpAddr::V4(network), IpAddr::V4(address)) => {
-                let mask = u32::MAX.checked_shl(32 - u32::from(self.prefix)).unwrap_or(0);
+                let mask = u32::MAX
+                    .checked_shl(32 - u32::from(self.prefix))
+                    .unwrap_or(0);
                 u32::from(network) & mask == u32::from(address) & mask
             }
             (IpAddr::V6(network), IpAddr::V6(address)) => {
@@ -177,7 +179,13 @@ mod tests {
 
     #[test]
     fn malformed_networks_are_refused() {
-        for bad in ["10.0.0.0/33", "fd00::/129", "proxy.internal", "10.0.0.0/x", ""] {
+        for bad in [
+            "10.0.0.0/33",
+            "fd00::/129",
+            "proxy.internal",
+            "10.0.0.0/x",
+            "",
+        ] {
             assert!(bad.parse::<IpNetwork>().is_err(), "{bad}");
         }
     }

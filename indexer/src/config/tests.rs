@@ -320,11 +320,17 @@ fn connection_and_websocket_limits_have_defaults_overrides_and_checks() {
         ),
     ] {
         let (named, message) = key_error(load(SAMPLE, &[(var, "0")]));
-        assert_eq!((named.as_str(), message.as_str()), (key, "must be at least 1"));
+        assert_eq!(
+            (named.as_str(), message.as_str()),
+            (key, "must be at least 1")
+        );
     }
     let (key, message) = key_error(load(
         SAMPLE,
-        &[("AGENTINDEX_API__CONNECTIONS__TRUSTED_PROXIES", r#"["10.0.0.0/33"]"#)],
+        &[(
+            "AGENTINDEX_API__CONNECTIONS__TRUSTED_PROXIES",
+            r#"["10.0.0.0/33"]"#,
+        )],
     ));
     assert_eq!(key, "api.connections.trusted_proxies");
     assert!(message.contains("10.0.0.0/33"), "{message}");
