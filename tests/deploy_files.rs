@@ -197,6 +197,8 @@ fn the_example_config_shows_every_key_the_config_types_accept() {
         "database",
         "api",
         "api.caches",
+        "api.connections",
+        "api.websocket",
         "documents",
         "reputation",
         "reputation.weights",

@@ -207,7 +207,10 @@ async fn every_explorer_route_answers_the_page_and_files_are_cached_and_encoded(
         "connect-src 'self';",
         "frame-ancestors 'none'",
     ] {
-        assert!(policy.contains(directive), "GraphiQL: {directive} in {policy}");
+        assert!(
+            policy.contains(directive),
+            "GraphiQL: {directive} in {policy}"
+        );
     }
     let page = graphiql.text().await.unwrap();
     assert!(page.contains("/vendor/graphiql.min.js"), "{page}");
