@@ -18,8 +18,8 @@
 pub mod cache;
 mod cache_key;
 pub mod changes;
-pub mod client_error;
 pub mod client;
+pub mod client_error;
 pub mod connections;
 pub mod explorer;
 mod facet_cache;
