@@ -22,6 +22,7 @@ mod graphql_api;
 mod graphql_relations;
 mod graphql_subscriptions;
 mod hosted_providers;
+mod hostile_clients;
 mod index_scenario;
 mod index_smoke;
 mod layers;

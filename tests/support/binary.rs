@@ -7,6 +7,18 @@ use std::process::{Child, Command, Stdio};
 /// A running `agentindex`; killed when dropped.
 pub(crate) struct Running(Child);
 
+impl Running {
+    /// The process id, to read its memory or signal it.
+    pub(crate) fn pid(&self) -> u32 {
+        self.0.id()
+    }
+
+    /// Whether the process is still running.
+    pub(crate) fn alive(&mut self) -> bool {
+        matches!(self.0.try_wait(), Ok(None))
+    }
+}
+
 impl Drop for Running {
     fn drop(&mut self) {
         let _ = self.0.kill();

@@ -1,0 +1,202 @@
+//! Attack benchmark: legitimate traffic, the API benchmark's loads at fixed rates (lookups by
+//! id, filtered searches, the agent0 SDK's search), sent by `oha` to the real `agentindex serve`
+//! binary over 100,000 synthetic agents, measured once alone and once while one attacker per
+//! class of issue #30 sends the worst request of its class over and over from a loopback
+//! address of its own (`support/attackers.rs`). Rate limits are set out of reach, so what holds
+//! the attackers is the limit meant for each class, not the per-client rate (an attacker with
+//! many addresses has no rate limit to fear either).
+//!
+//! Prints each load's p50 and p99 alone and under attack with their ratio (target: p99 within
+//! 2x), what each attacker sent and got back, and the server's peak resident memory (target:
+//! under 512 MiB).
+//!
+//! Run with `scripts/bench-attack` (or `cargo run --release --example attack_bench --
+//! [agents] [seconds]` with `oha` in `OHA` and the release binary built).
+
+#[path = "support/agents.rs"]
+mod agents;
+#[path = "support/api_loads.rs"]
+mod api_loads;
+#[path = "support/attackers.rs"]
+mod attackers;
+
+use api_loads::{Load, Measured, finish_oha, start_oha};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Connections `oha` keeps open per load.
+const CONNECTIONS: usize = 16;
+
+/// The server, killed when dropped.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_server(binary: &str, config: &Path) -> anyhow::Result<Server> {
+    let mut child = Command::new(binary)
+        .args(["serve", "--config"])
+        .arg(config)
+        .env("RUST_LOG", "error")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| anyhow::anyhow!("cannot run {binary}: {e}"))?;
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    let base = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .filter(|url| url.starts_with("http://"))
+        .ok_or_else(|| anyhow::anyhow!("agentindex serve announced no address: {line:?}"))?
+        .to_string();
+    Ok(Server { child, base })
+}
+
+/// A field of `/proc/PID/status` in KiB (`VmRSS`, `VmHWM`).
+fn memory_kib(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Samples the server's resident memory every 100 ms until `stop`; returns the highest seen.
+fn sample_memory(pid: u32, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle<u64> {
+    tokio::spawn(async move {
+        let mut peak = 0;
+        while !stop.load(Ordering::Relaxed) {
+            peak = peak.max(memory_kib(pid, "VmRSS:").unwrap_or(0));
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        peak
+    })
+}
+
+/// Runs `loads` one after the other for `seconds` each.
+fn measure_all(
+    oha: &str,
+    base: &str,
+    dir: &Path,
+    loads: &[Load],
+    seconds: usize,
+) -> anyhow::Result<Vec<Measured>> {
+    let list = dir.join("urls.txt");
+    loads
+        .iter()
+        .map(|load| {
+            finish_oha(
+                load.name,
+                start_oha(oha, base, &list, load, &load.paths, seconds, CONNECTIONS)?,
+            )
+        })
+        .collect()
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let (count, seconds, oha) = api_loads::bench_args()?;
+    let binary =
+        std::env::var("AGENTINDEX_BIN").unwrap_or_else(|_| "target/release/agentindex".into());
+    let dir = tempfile::tempdir()?;
+    let url = format!("sqlite://{}", dir.path().join("attack.db").display());
+    let started = Instant::now();
+    let (store, keys) = agents::open_filled(&url, count, true).await?;
+    agents::score(&store, &keys).await?;
+    store.close().await;
+    println!(
+        "loaded {count} agents in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let config = dir.path().join("serve.toml");
+    std::fs::write(&config, api_loads::serve_config(&url))?;
+    let server = start_server(&binary, &config)?;
+    let pid = server.child.id();
+
+    let mut rng = rand::rng();
+    let loads = [
+        Load {
+            name: "agent by id @300/s",
+            paths: api_loads::by_id(&keys, &mut rng),
+            rate: Some(300),
+        },
+        Load {
+            name: "filtered search @200/s",
+            paths: api_loads::filtered_searches(&mut rng),
+            rate: Some(200),
+        },
+        Load {
+            name: "agent0 SDK search @100/s",
+            paths: api_loads::sdk_searches(count, &mut rng),
+            rate: Some(100),
+        },
+    ];
+
+    // A first pass faults in the pages the loads read, so neither measured pass pays for it.
+    measure_all(&oha, &server.base, dir.path(), &loads, 2)?;
+    let sampling = Arc::new(AtomicBool::new(false));
+    let memory = sample_memory(pid, sampling.clone());
+    let alone = measure_all(&oha, &server.base, dir.path(), &loads, seconds)?;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let running = attackers::start_all(&server.base, &stop);
+    // The attackers get a second to reach full strength before the measured pass.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let attacked = measure_all(&oha, &server.base, dir.path(), &loads, seconds)?;
+    stop.store(true, Ordering::Relaxed);
+    let mut tallies = Vec::new();
+    for attacker in running {
+        tallies.push(attacker.join().await);
+    }
+    sampling.store(true, Ordering::Relaxed);
+    let peak_sampled = memory.await?;
+    let peak = memory_kib(pid, "VmHWM:").unwrap_or(peak_sampled).max(peak_sampled);
+
+    println!(
+        "\n{:<28} {:>10} {:>10} {:>12} {:>12} {:>9}",
+        "legitimate load", "p50 alone", "p99 alone", "p50 attacked", "p99 attacked", "p99 ratio"
+    );
+    for ((load, a), b) in loads.iter().zip(&alone).zip(&attacked) {
+        println!(
+            "{:<28} {:>8.2}ms {:>8.2}ms {:>10.2}ms {:>10.2}ms {:>8.2}x",
+            load.name,
+            a.p50_ms,
+            a.p99_ms,
+            b.p50_ms,
+            b.p99_ms,
+            b.p99_ms / a.p99_ms
+        );
+    }
+    println!(
+        "\n{:<24} {:>10} {:>10} {:>10}",
+        "attacker", "sent", "refused", "answered"
+    );
+    let read = |n: &AtomicU64| n.load(Ordering::Relaxed);
+    for (class, tally) in &tallies {
+        println!(
+            "{:<24} {:>10} {:>10} {:>10}",
+            format!("{class:?}"),
+            read(&tally.sent),
+            read(&tally.refused),
+            read(&tally.answered)
+        );
+    }
+    println!(
+        "\nserver peak resident memory: {:.1} MiB (bound 512 MiB)",
+        peak as f64 / 1024.0
+    );
+    drop(server);
+    Ok(())
+}

@@ -1,0 +1,94 @@
+//! What the hostile-client tests watch while they attack a running server: `/healthz` asked
+//! every few milliseconds from a client address of its own (so per-client caps on the attacker
+//! never touch it), and the server process's resident memory.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tokio::task::JoinHandle;
+
+/// The address the health watcher connects from: loopback, but not the attackers' 127.0.0.1.
+pub(crate) const WATCHER_ADDRESS: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
+
+/// How often `/healthz` is asked.
+const EVERY: Duration = Duration::from_millis(20);
+
+/// `/healthz` asked over and over until [`HealthWatch::finish`].
+pub(crate) struct HealthWatch {
+    stop: Arc<AtomicBool>,
+    task: JoinHandle<HealthRecord>,
+}
+
+/// What the watcher saw.
+#[derive(Debug)]
+pub(crate) struct HealthRecord {
+    /// Answers received (all 200).
+    pub(crate) answers: usize,
+    /// The slowest answer.
+    pub(crate) slowest: Duration,
+    /// Requests that failed or answered other than 200, with what happened.
+    pub(crate) failures: Vec<String>,
+    /// Answers slower than the budget, with when they came (since the watch began).
+    pub(crate) slow: Vec<(Duration, Duration)>,
+}
+
+impl HealthWatch {
+    /// Starts asking `{base}/healthz`; an answer slower than `budget` is recorded as slow.
+    pub(crate) fn start(base: &str, budget: Duration) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let url = format!("{base}/healthz");
+        let stopped = stop.clone();
+        let task = tokio::spawn(async move {
+            let client = reqwest::Client::builder()
+                .local_address(WATCHER_ADDRESS)
+                .timeout(Duration::from_secs(5))
+                .build()
+                .unwrap();
+            let began = Instant::now();
+            let mut record = HealthRecord {
+                answers: 0,
+                slowest: Duration::ZERO,
+                failures: Vec::new(),
+                slow: Vec::new(),
+            };
+            while !stopped.load(Ordering::Relaxed) {
+                let asked = Instant::now();
+                match client.get(&url).send().await {
+                    Ok(response) if response.status() == 200 => {
+                        let took = asked.elapsed();
+                        record.answers += 1;
+                        record.slowest = record.slowest.max(took);
+                        if took > budget {
+                            record.slow.push((asked - began, took));
+                        }
+                    }
+                    Ok(response) => record
+                        .failures
+                        .push(format!("status {}", response.status())),
+                    Err(e) => record.failures.push(e.to_string()),
+                }
+                tokio::time::sleep(EVERY).await;
+            }
+            record
+        });
+        Self { stop, task }
+    }
+
+    /// Stops watching and returns what was seen.
+    pub(crate) async fn finish(self) -> HealthRecord {
+        self.stop.store(true, Ordering::Relaxed);
+        self.task.await.unwrap()
+    }
+}
+
+/// The resident set of process `pid` now (VmRSS), in KiB.
+pub(crate) fn resident_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .expect("VmRSS in /proc/PID/status")
+}
