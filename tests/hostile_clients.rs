@@ -26,6 +26,10 @@ const HEALTH_BUDGET: Duration = Duration::from_millis(100);
 const REFUSAL_BUDGET: Duration = Duration::from_secs(2);
 /// The header-read timeout the server is configured with.
 const HEADER_TIMEOUT_SECS: u64 = 2;
+/// Connections one client may hold open, as configured.
+const CONNECTIONS_PER_CLIENT: usize = 64;
+/// The response cache's bound, as configured: small, so a flood must reach it.
+const RESPONSE_CACHE_BYTES: u64 = 1024 * 1024;
 
 /// A served index and the process serving it.
 struct Target {
@@ -76,6 +80,24 @@ impl Target {
         (status, value, started.elapsed())
     }
 
+    /// The value of the first sample of `/metrics` whose line starts with `name`.
+    async fn metric(&self, name: &str) -> f64 {
+        let text = self
+            .http
+            .get(format!("{}/metrics", self.base))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        text.lines()
+            .find(|line| line.starts_with(name))
+            .and_then(|line| line.rsplit(' ').next())
+            .and_then(|value| value.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in /metrics:\n{text}"))
+    }
+
     /// Sends `query` to `path` and checks it is refused, quickly, with nothing executed;
     /// returns the first error's message.
     async fn assert_refused(&self, path: &str, query: &str, what: &str) -> String {
@@ -124,8 +146,14 @@ fn nested_list(levels: usize) -> String {
 async fn hostile_requests_are_refused_or_bounded_while_the_server_stays_healthy() {
     // Rate limits out of the way: each attack must be stopped by the limit meant for it, not
     // by the per-client rate.
-    let mut target =
-        Target::start("requests_per_minute_per_client = 1000000\nclient_burst = 100000\n").await;
+    let mut target = Target::start(&format!(
+        "requests_per_minute_per_client = 1000000\nclient_burst = 100000\n\
+         [api.connections]\nheader_read_timeout_secs = {HEADER_TIMEOUT_SECS}\n\
+         max_connections_per_client = {CONNECTIONS_PER_CLIENT}\n\
+         [api.websocket]\nmax_replay_blocks = 5\n\
+         [api.caches]\nresponse_cache_bytes = {RESPONSE_CACHE_BYTES}\n"
+    ))
+    .await;
     let pid = target.server.pid();
     let baseline = resident_kib(pid);
     let health = HealthWatch::start(&target.base, HEALTH_BUDGET);
@@ -174,8 +202,69 @@ async fn hostile_requests_are_refused_or_bounded_while_the_server_stays_healthy(
         .assert_refused("/subgraphs/name/agent0", &format!("{{ {aliases} }}"), "1,000 aliases")
         .await;
 
-    // Connections that never finish their headers are closed once the header timeout passes,
-    // while /healthz (from another address) keeps answering.
+    // Lists in arguments: a thousand chain ids, a thousand ids in a subgraph filter.
+    let ids: Vec<String> = (0..1_000).map(|n| format!("31337:0x{n:040x}")).collect();
+    let chains: Vec<u64> = (0..1_000).collect();
+    for (path, query, variables) in [
+        (
+            "/graphql",
+            "query($c: [Int!]) { agents(filter: { chainIds: $c }) { totalCount } }",
+            json!({ "c": chains }),
+        ),
+        (
+            "/subgraphs/name/agent0",
+            "query($ids: [ID!]) { agents(where: { id_in: $ids }) { id } }",
+            json!({ "ids": ids }),
+        ),
+    ] {
+        let (_, body, took) = target
+            .post(path, &json!({ "query": query, "variables": variables }))
+            .await;
+        let message = body["errors"][0]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("1000") && message.contains("100"),
+            "a list of 1,000 on {path} is refused naming its size and the cap: {body}"
+        );
+        assert!(took < REFUSAL_BUDGET, "{path}: {took:?}");
+    }
+
+    // A page of pages: every agent's feedback, payments and history at the largest page size.
+    let costly = "{ agents(first: 1000) { edges { node { \
+        feedback(first: 1000) { edges { node { value } } } \
+        payments(first: 1000) { edges { node { amount } } } \
+        history(first: 1000) { edges { node { block } } } } } } }";
+    target
+        .assert_refused("/graphql", costly, "pages of pages")
+        .await;
+
+    // Distinct questions with big variables, each a new cache key: the cache stays within its
+    // bytes. Every question is answered (the cache is not what refuses them).
+    for n in 0..300 {
+        let body = json!({
+            "query": "query($id: ID!, $pad: String) { agent(id: $id) { id } pad: __typename }",
+            "variables": { "id": format!("31337:0x{n:040x}"), "pad": "x".repeat(32 * 1024) },
+        });
+        let (status, answer, _) = target.post("/graphql", &body).await;
+        assert_eq!(status, 200, "{answer}");
+        assert!(answer["errors"].is_null(), "{answer}");
+    }
+    let cached = target.metric("agentindex_api_response_cache_bytes").await;
+    assert!(
+        cached > 0.0 && cached <= RESPONSE_CACHE_BYTES as f64,
+        "the response cache holds {cached} bytes (bound {RESPONSE_CACHE_BYTES})"
+    );
+
+    // The feed at twenty different blocks at once: each answered, or refused as busy with a
+    // time to retry; none hangs.
+    feeds_at_many_blocks_are_bounded(&target).await;
+
+    // Websockets: a fragment bomb in a subscription, a message over the size cap, more
+    // subscriptions than one socket may hold, a replay from further back than allowed.
+    websocket_attacks_are_refused(&target.base).await;
+
+    // Connections that never finish their headers: those over the per-client cap are closed at
+    // once, the rest once the header timeout passes, while /healthz (from another address)
+    // keeps answering.
     slow_headers_are_cut_off(&target.base, 400).await;
 
     // The server is up, was never slow to say so, and held its memory.
@@ -194,41 +283,39 @@ async fn hostile_requests_are_refused_or_bounded_while_the_server_stays_healthy(
     );
 }
 
-/// Opens `count` connections that send part of a request's headers and then nothing, and
-/// checks every one is closed by the server soon after the header timeout.
-async fn slow_headers_are_cut_off(base: &str, count: usize) {
-    let address = base.trim_start_matches("http://").to_string();
-    let mut held = Vec::with_capacity(count);
-    for _ in 0..count {
-        let Ok(mut stream) = TcpStream::connect(&address).await else {
-            // Refused at accept (a connection cap) is as good as closed.
-            continue;
-        };
-        let _ = stream
-            .write_all(b"GET /graphql HTTP/1.1\r\nHost: attacker\r\nX-Slow: ")
-            .await;
-        held.push(stream);
-    }
-    let deadline = Duration::from_secs(HEADER_TIMEOUT_SECS + 3);
-    let closed = futures::future::join_all(held.into_iter().map(|mut stream| async move {
-        let mut buffer = [0u8; 512];
-        loop {
-            match tokio::time::timeout(deadline, stream.read(&mut buffer)).await {
-                Ok(Ok(0)) | Ok(Err(_)) => return true,
-                // A 408 or similar answer before the close is fine: keep reading to the end.
-                Ok(Ok(_)) => continue,
-                Err(_) => return false,
-            }
+/// Twenty feed requests at different blocks at once: every one is answered 200 with a body,
+/// or 503 with `Retry-After`, within the feed's timeout.
+async fn feeds_at_many_blocks_are_bounded(target: &Target) {
+    let asked = (1..=20).map(|block| {
+        let url = format!("{}/feeds/reputation.jsonl?block={block}", target.base);
+        let http = target.http.clone();
+        async move {
+            let started = Instant::now();
+            let response = http.get(url).send().await.unwrap();
+            let status = response.status().as_u16();
+            let retry = response.headers().get("retry-after").is_some();
+            let body = response.text().await.unwrap();
+            (block, status, retry, body, started.elapsed())
         }
-    }))
-    .await;
-    let open = closed.iter().filter(|c| !**c).count();
-    assert_eq!(open, 0, "{open} slow connections were still held");
+    });
+    let answers = futures::future::join_all(asked).await;
+    for (block, status, retry, body, took) in &answers {
+        assert!(
+            *status == 200 || (*status == 503 && *retry),
+            "feed at block {block}: {status} {body}"
+        );
+        assert!(*took < Duration::from_secs(30), "feed at {block}: {took:?}");
+    }
+    assert!(
+        answers.iter().any(|(_, status, ..)| *status == 200),
+        "some feed was served"
+    );
 }
 
-/// Keeps the types of the websocket client in use until its attacks land here.
-#[allow(dead_code)]
-async fn websocket(base: &str) -> impl SinkExt<Message> + StreamExt {
+/// A graphql-transport-ws socket from the attacker's address, initialised.
+async fn websocket(
+    base: &str,
+) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>> {
     let url = format!("{}/graphql/ws", base.replacen("http", "ws", 1));
     let mut request =
         tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(url)
@@ -237,6 +324,188 @@ async fn websocket(base: &str) -> impl SinkExt<Message> + StreamExt {
         "sec-websocket-protocol",
         "graphql-transport-ws".parse().unwrap(),
     );
-    let (socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let init = json!({ "type": "connection_init" }).to_string();
+    socket.send(Message::text(init)).await.unwrap();
+    let ack = next_json(&mut socket).await;
+    assert_eq!(ack["type"], "connection_ack", "{ack}");
     socket
+}
+
+/// The next text message of `socket` as JSON (pings skipped), within the refusal budget.
+async fn next_json<S>(socket: &mut S) -> Value
+where
+    S: StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+{
+    loop {
+        let message = tokio::time::timeout(REFUSAL_BUDGET, socket.next())
+            .await
+            .expect("the server answers the socket in time")
+            .expect("the socket is open")
+            .expect("a message");
+        if let Message::Text(text) = message {
+            return serde_json::from_str(&text).unwrap();
+        }
+    }
+}
+
+/// Subscribes `query` as `id` on `socket` and returns the server's first message for it.
+async fn subscribe<S>(socket: &mut S, id: &str, query: &str) -> Value
+where
+    S: SinkExt<Message> + StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+    <S as futures::Sink<Message>>::Error: std::fmt::Debug,
+{
+    let subscribe = json!({ "id": id, "type": "subscribe", "payload": { "query": query } });
+    socket
+        .send(Message::text(subscribe.to_string()))
+        .await
+        .unwrap();
+    next_json(socket).await
+}
+
+async fn websocket_attacks_are_refused(base: &str) {
+    // A fragment bomb, subscribed.
+    let mut socket = websocket(base).await;
+    let bomb = fragment_bomb("newPayments", "Payment", "amount", 24)
+        .replacen("query", "subscription", 1);
+    let answer = subscribe(&mut socket, "bomb", &bomb).await;
+    assert_eq!(answer["type"], "error", "{answer}");
+
+    // A replay from block 0 when only the last 5 blocks may be replayed.
+    let answer = subscribe(
+        &mut socket,
+        "replay",
+        "subscription { newPayments(sinceBlock: 0) { amount } }",
+    )
+    .await;
+    let said = answer.to_string();
+    assert!(
+        said.contains("5 blocks") || said.contains("max_replay_blocks"),
+        "a replay from too far back is refused: {answer}"
+    );
+
+    // More subscriptions than one socket may hold (50): the 51st is refused.
+    for n in 0..50 {
+        let subscribe = json!({ "id": format!("s{n}"), "type": "subscribe",
+            "payload": { "query": "subscription { newPayments { amount } }" } });
+        socket
+            .send(Message::text(subscribe.to_string()))
+            .await
+            .unwrap();
+    }
+    let answer = subscribe(
+        &mut socket,
+        "one-too-many",
+        "subscription { newPayments { amount } }",
+    )
+    .await;
+    assert_eq!(answer["id"], "one-too-many", "{answer}");
+    assert!(
+        answer.to_string().contains("50"),
+        "the 51st subscription is refused naming the cap: {answer}"
+    );
+
+    // A message over the size cap closes the socket.
+    let big = json!({ "type": "ping", "payload": { "pad": "x".repeat(1 << 20) } });
+    let _ = socket.send(Message::text(big.to_string())).await;
+    let closed = tokio::time::timeout(REFUSAL_BUDGET, async {
+        loop {
+            match socket.next().await {
+                None | Some(Err(_)) => return true,
+                Some(Ok(Message::Close(_))) => return true,
+                Some(Ok(_)) => continue,
+            }
+        }
+    })
+    .await;
+    assert_eq!(closed, Ok(true), "a 1 MiB message closes the socket");
+}
+
+/// Opens `count` connections that send part of a request's headers and then nothing, and
+/// checks that those over the per-client cap are closed at once and every other one soon after
+/// the header timeout.
+async fn slow_headers_are_cut_off(base: &str, count: usize) {
+    let address = base.trim_start_matches("http://").to_string();
+    let began = Instant::now();
+    let mut held = Vec::with_capacity(count);
+    for _ in 0..count {
+        let Ok(mut stream) = TcpStream::connect(&address).await else {
+            // Refused outright is as good as closed.
+            continue;
+        };
+        let _ = stream
+            .write_all(b"GET /graphql HTTP/1.1\r\nHost: attacker\r\nX-Slow: ")
+            .await;
+        held.push(stream);
+    }
+    let deadline = Duration::from_secs(HEADER_TIMEOUT_SECS + 3);
+    let closed_after = futures::future::join_all(held.into_iter().map(|mut stream| async move {
+        let mut buffer = [0u8; 512];
+        loop {
+            match tokio::time::timeout(deadline, stream.read(&mut buffer)).await {
+                Ok(Ok(0)) | Ok(Err(_)) => return Some(began.elapsed()),
+                // A 408 or similar answer before the close is fine: read on to the close.
+                Ok(Ok(_)) => continue,
+                Err(_) => return None,
+            }
+        }
+    }))
+    .await;
+    let open = closed_after.iter().filter(|c| c.is_none()).count();
+    assert_eq!(open, 0, "{open} of {count} slow connections were still held");
+    let at_once = closed_after
+        .iter()
+        .flatten()
+        .filter(|after| after.as_secs() < HEADER_TIMEOUT_SECS)
+        .count();
+    assert!(
+        at_once >= count - CONNECTIONS_PER_CLIENT,
+        "only {at_once} of {count} were closed before the header timeout: the per-client cap is \
+         {CONNECTIONS_PER_CLIENT}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_floods_and_spoofed_forwarding_headers_meet_the_rate_limit() {
+    let target = Target::start("requests_per_minute_per_client = 60\nclient_burst = 10\n").await;
+    // /metrics is limited like any query.
+    let mut statuses = Vec::new();
+    for _ in 0..30 {
+        let response = target
+            .http
+            .get(format!("{}/metrics", target.base))
+            .send()
+            .await
+            .unwrap();
+        statuses.push(response.status().as_u16());
+    }
+    let limited = statuses.iter().filter(|s| **s == 429).count();
+    assert!(limited >= 15, "a /metrics flood is limited: {statuses:?}");
+
+    // A client that is no trusted proxy cannot pose as many by writing X-Forwarded-For: it is
+    // still one client, and still over its rate.
+    let mut statuses = Vec::new();
+    for n in 0..30u8 {
+        let response = target
+            .http
+            .post(format!("{}/graphql", target.base))
+            .header("x-forwarded-for", format!("203.0.113.{n}"))
+            .json(&json!({ "query": "{ __typename }" }))
+            .send()
+            .await
+            .unwrap();
+        statuses.push(response.status().as_u16());
+    }
+    assert!(
+        statuses.iter().all(|s| *s == 429),
+        "the spoofing client stays limited: {statuses:?}"
+    );
+    // /healthz is never limited.
+    let health = target
+        .http
+        .get(format!("{}/healthz", target.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
 }
