@@ -162,7 +162,9 @@ async fn main() -> anyhow::Result<()> {
     }
     sampling.store(true, Ordering::Relaxed);
     let peak_sampled = memory.await?;
-    let peak = memory_kib(pid, "VmHWM:").unwrap_or(peak_sampled).max(peak_sampled);
+    let peak = memory_kib(pid, "VmHWM:")
+        .unwrap_or(peak_sampled)
+        .max(peak_sampled);
 
     println!(
         "\n{:<28} {:>10} {:>10} {:>12} {:>12} {:>9}",

@@ -176,7 +176,10 @@ async fn hostile_requests_are_refused_or_bounded_while_the_server_stays_healthy(
         } else {
             ("where: { id_in: ", "id")
         };
-        let query = format!("{{ agents({argument}{} }}) {{ {fields} }} }}", nested_list(4_000));
+        let query = format!(
+            "{{ agents({argument}{} }}) {{ {fields} }} }}",
+            nested_list(4_000)
+        );
         target
             .assert_refused(path, &query, "a value nested 4,000 deep")
             .await;
@@ -190,16 +193,19 @@ async fn hostile_requests_are_refused_or_bounded_while_the_server_stays_healthy(
     target
         .assert_refused("/graphql", &tokens, "3,000 tokens")
         .await;
-    let directives = format!(
-        "{{ __typename {} }}",
-        "@include(if: true) ".repeat(300)
-    );
+    let directives = format!("{{ __typename {} }}", "@include(if: true) ".repeat(300));
     target
         .assert_refused("/graphql", &directives, "300 directives")
         .await;
-    let aliases: String = (0..1_000).map(|i| format!("a{i}: agents {{ id }} ")).collect();
+    let aliases: String = (0..1_000)
+        .map(|i| format!("a{i}: agents {{ id }} "))
+        .collect();
     target
-        .assert_refused("/subgraphs/name/agent0", &format!("{{ {aliases} }}"), "1,000 aliases")
+        .assert_refused(
+            "/subgraphs/name/agent0",
+            &format!("{{ {aliases} }}"),
+            "1,000 aliases",
+        )
         .await;
 
     // Lists in arguments: a thousand chain ids, a thousand ids in a subgraph filter.
@@ -270,7 +276,10 @@ async fn hostile_requests_are_refused_or_bounded_while_the_server_stays_healthy(
     // The server is up, was never slow to say so, and held its memory.
     assert!(target.server.alive(), "the server is still running");
     let record = health.finish().await;
-    assert!(record.answers > 50, "the watcher asked throughout: {record:?}");
+    assert!(
+        record.answers > 50,
+        "the watcher asked throughout: {record:?}"
+    );
     assert!(record.failures.is_empty(), "/healthz failed: {record:?}");
     assert!(
         record.slow.is_empty(),
@@ -352,7 +361,9 @@ where
 /// Subscribes `query` as `id` on `socket` and returns the server's first message for it.
 async fn subscribe<S>(socket: &mut S, id: &str, query: &str) -> Value
 where
-    S: SinkExt<Message> + StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+    S: SinkExt<Message>
+        + StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>>
+        + Unpin,
     <S as futures::Sink<Message>>::Error: std::fmt::Debug,
 {
     let subscribe = json!({ "id": id, "type": "subscribe", "payload": { "query": query } });
@@ -366,8 +377,8 @@ where
 async fn websocket_attacks_are_refused(base: &str) {
     // A fragment bomb, subscribed.
     let mut socket = websocket(base).await;
-    let bomb = fragment_bomb("newPayments", "Payment", "amount", 24)
-        .replacen("query", "subscription", 1);
+    let bomb =
+        fragment_bomb("newPayments", "Payment", "amount", 24).replacen("query", "subscription", 1);
     let answer = subscribe(&mut socket, "bomb", &bomb).await;
     assert_eq!(answer["type"], "error", "{answer}");
 
@@ -452,7 +463,10 @@ async fn slow_headers_are_cut_off(base: &str, count: usize) {
     }))
     .await;
     let open = closed_after.iter().filter(|c| c.is_none()).count();
-    assert_eq!(open, 0, "{open} of {count} slow connections were still held");
+    assert_eq!(
+        open, 0,
+        "{open} of {count} slow connections were still held"
+    );
     let at_once = closed_after
         .iter()
         .flatten()

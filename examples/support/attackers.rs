@@ -133,7 +133,13 @@ async fn run(class: Class, base: String, from: IpAddr, stop: Arc<AtomicBool>, ta
         let (path, body) = request(class, n);
         tally.sent.fetch_add(1, Ordering::Relaxed);
         let outcome = match body {
-            Some(body) => client.post(format!("{base}{path}")).json(&body).send().await,
+            Some(body) => {
+                client
+                    .post(format!("{base}{path}"))
+                    .json(&body)
+                    .send()
+                    .await
+            }
             None => client.get(format!("{base}{path}")).send().await,
         };
         let refused = match outcome {
@@ -273,7 +279,11 @@ async fn websockets(base: &str, stop: &AtomicBool, tally: &Tally) {
                 "payload": { "query": "subscription { newPayments(sinceBlock: 0) { amount } }" }
             });
             tally.sent.fetch_add(1, Ordering::Relaxed);
-            if socket.send(Message::text(subscribe.to_string())).await.is_err() {
+            if socket
+                .send(Message::text(subscribe.to_string()))
+                .await
+                .is_err()
+            {
                 tally.refused.fetch_add(1, Ordering::Relaxed);
                 break;
             }
