@@ -11,13 +11,18 @@ use std::time::Duration;
 /// A refusal must come back, not hang: a safety bound, not a timing.
 const SAFETY_BOUND: Duration = Duration::from_secs(10);
 
-/// `{ ROOT ...F0 }` where each `Fi` on `on` spreads `Fi+1` twice: 2^30 fields once expanded.
+/// `{ ROOT }` (spreading `F0`) where each `Fi` on `on` spreads `Fi+1` twice: 2^25 fields once
+/// expanded, all in one selection set.
 fn fan_out(root: &str, on: &str, leaf: &str) -> String {
     let mut text = format!("{{ {root} }}");
-    for level in 0..30 {
-        text += &format!(" fragment F{level} on {on} {{ ...F{} ...F{} }}", level + 1, level + 1);
+    for level in 0..25 {
+        text += &format!(
+            " fragment F{level} on {on} {{ ...F{} ...F{} }}",
+            level + 1,
+            level + 1
+        );
     }
-    text + &format!(" fragment F30 on {on} {{ {leaf} }}")
+    text + &format!(" fragment F25 on {on} {{ {leaf} }}")
 }
 
 /// `{ FIELD(ARGUMENT: { KEY: [[[…"x"…]]] }) { LEAF } }`, the list nested 5,000 deep.
@@ -78,11 +83,24 @@ async fn documents_that_expand_or_nest_without_bound_are_refused_and_the_server_
     for endpoint in [subgraph.clone(), format!("{subgraph}/31337")] {
         assert_eq!(
             first_error(&client, &endpoint, &attack).await,
-            "query has more than `2000` selections once its fragments are expanded and thereby exceeds the limit of `2000`"
+            "query asks for `256` fields in one selection set and thereby exceeds the limit of `200`"
         );
         assert_alive(&client, &base).await;
     }
     let attack = fan_out("...F0", "Query", "__typename");
+    assert_eq!(
+        first_error(&client, &graphql, &attack).await,
+        "A selection set asks for 256 fields; at most `200` are accepted"
+    );
+    assert_alive(&client, &base).await;
+    // The same fan-out spread over 29 levels, no level wide: 2^15 fields.
+    let mut attack = String::from("{ ...F0 }");
+    for level in 0..14 {
+        let next = level + 1;
+        attack +=
+            &format!(" fragment F{level} on Query {{ x {{ ...F{next} }} y {{ ...F{next} }} }}");
+    }
+    attack += " fragment F14 on Query { __typename }";
     assert_eq!(
         first_error(&client, &graphql, &attack).await,
         "The query has more than `2000` fields, fragment spreads and inline fragments once its fragments are expanded"
@@ -108,9 +126,12 @@ async fn documents_that_expand_or_nest_without_bound_are_refused_and_the_server_
     let ws = format!("{}/graphql/ws", base.replacen("http://", "ws://", 1));
     for (attack, refusal) in [
         (
-            fan_out("...F0", "Subscription", "agentsChanged { id }")
-                .replacen("{ ...F0 }", "subscription { ...F0 }", 1),
-            "once its fragments are expanded",
+            fan_out("...F0", "Subscription", "agentsChanged { id }").replacen(
+                "{ ...F0 }",
+                "subscription { ...F0 }",
+                1,
+            ),
+            "asks for 256 fields",
         ),
         (
             deep_value("agentsChanged", "filter", "sources", "id").replacen(

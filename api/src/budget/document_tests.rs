@@ -27,7 +27,8 @@ fn deep_fan_out(levels: usize) -> String {
     let mut text = String::from("query { ...F0 }\n");
     for level in 0..levels {
         let next = level + 1;
-        text += &format!("fragment F{level} on Query {{ x {{ ...F{next} }} y {{ ...F{next} }} }}\n");
+        text +=
+            &format!("fragment F{level} on Query {{ x {{ ...F{next} }} y {{ ...F{next} }} }}\n");
     }
     text += &format!("fragment F{levels} on Query {{ __typename }}\n");
     text
@@ -55,7 +56,14 @@ fn a_fan_out_of_fragments_is_refused_in_steps_linear_in_the_document() {
     assert!(text.len() < 1_200, "{} bytes", text.len());
     let (error, steps) = walk_of(&text);
     assert!(
-        matches!(error, BudgetError::TooWide { fields: 256, limit: 200, .. }),
+        matches!(
+            error,
+            BudgetError::TooWide {
+                fields: 256,
+                limit: 200,
+                ..
+            }
+        ),
         "{error:?}"
     );
     // One operation selection and two spreads in each fragment measured, at most: each
@@ -91,8 +99,8 @@ fn a_small_fan_out_is_measured_exactly() {
 
 #[test]
 fn a_fragment_spreading_itself_is_refused() {
-    let error =
-        measure("{ ...A } fragment A on Query { ...B } fragment B on Query { id ...A }").unwrap_err();
+    let error = measure("{ ...A } fragment A on Query { ...B } fragment B on Query { id ...A }")
+        .unwrap_err();
     assert!(
         matches!(&error, BudgetError::FragmentCycle { name, .. } if name == "A"),
         "{error:?}"
@@ -114,14 +122,19 @@ fn depth_counts_through_a_remembered_fragment() {
     // set is at level 31.
     let nested = "x { ".repeat(29);
     let closing = "}".repeat(29);
-    let text = format!("{{ ...D {nested} ...D {closing} }} fragment D on Query {{ a {{ b {{ c }} }} }}");
+    let text =
+        format!("{{ ...D {nested} ...D {closing} }} fragment D on Query {{ a {{ b {{ c }} }} }}");
     let error = measure(&text).unwrap_err();
-    assert!(matches!(error, BudgetError::TooDeep { limit: 32, .. }), "{error:?}");
+    assert!(
+        matches!(error, BudgetError::TooDeep { limit: 32, .. }),
+        "{error:?}"
+    );
     assert!(error.to_string().contains("nested too deep"), "{error}");
     // Two levels higher it fits: 31 levels in all.
     let nested = "x { ".repeat(27);
     let closing = "}".repeat(27);
-    let text = format!("{{ ...D {nested} ...D {closing} }} fragment D on Query {{ a {{ b {{ c }} }} }}");
+    let text =
+        format!("{{ ...D {nested} ...D {closing} }} fragment D on Query {{ a {{ b {{ c }} }} }}");
     assert_eq!(measure(&text).unwrap().expanded.depth, 31);
 }
 
@@ -143,7 +156,14 @@ fn a_level_is_as_wide_as_its_fields_and_its_fragments_fields() {
     let text = format!("{{ agent {{ {fields} ...A }} }} fragment A on Agent {{ {fields} }}");
     let error = measure(&text).unwrap_err();
     assert!(
-        matches!(error, BudgetError::TooWide { fields: 300, limit: 200, .. }),
+        matches!(
+            error,
+            BudgetError::TooWide {
+                fields: 300,
+                limit: 200,
+                ..
+            }
+        ),
         "{error:?}"
     );
 }
@@ -156,7 +176,10 @@ fn every_document_the_agent0_sdk_sends_fits_with_room() {
     );
     let documents: Vec<String> =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    assert!(documents.len() >= 10, "the fixture holds the SDK's documents");
+    assert!(
+        documents.len() >= 10,
+        "the fixture holds the SDK's documents"
+    );
     let limits = QueryLimitsConfig::default();
     for entry in &documents {
         let text = entry.split(" | variables:").next().unwrap();
@@ -164,7 +187,10 @@ fn every_document_the_agent0_sdk_sends_fits_with_room() {
         let measure = measure(text).unwrap();
         // A quarter of each limit at most: room for the SDK to grow.
         assert!(counts.tokens * 4 <= limits.max_tokens, "{counts:?}: {text}");
-        assert!(counts.nesting * 4 <= limits.max_nesting, "{counts:?}: {text}");
+        assert!(
+            counts.nesting * 4 <= limits.max_nesting,
+            "{counts:?}: {text}"
+        );
         assert!(
             measure.expanded.selections * 4 <= limits.max_expanded_selections,
             "{measure:?}: {text}"

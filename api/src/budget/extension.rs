@@ -9,7 +9,9 @@
 //! budget.
 
 use super::QueryBudget;
-use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest};
+use async_graphql::extensions::{
+    Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest,
+};
 use async_graphql::{Request, ServerError, ServerResult};
 use std::sync::Arc;
 
@@ -41,9 +43,7 @@ impl Extension for BudgetCheck {
     ) -> ServerResult<Request> {
         self.0.check_text(&request.query).map_err(|e| refused(&e))?;
         let document = async_graphql::parser::parse_query(&request.query)?;
-        self.0
-            .check_document(&document)
-            .map_err(|e| refused(&e))?;
+        self.0.check_document(&document).map_err(|e| refused(&e))?;
         request.set_parsed_query(document);
         next.run(ctx, request).await
     }

@@ -24,9 +24,27 @@ const SAFETY_BOUND: Duration = Duration::from_secs(10);
 
 /// Fields the generator asks for: real ones of both schemas and a few that are not.
 const FIELDS: &[&str] = &[
-    "agents", "agent", "id", "name", "owner", "__typename", "indexerStatus", "chainId", "edges",
-    "node", "nodes", "pageInfo", "totalCount", "feedback", "skills", "tags", "_meta", "block",
-    "number", "registrationFile", "nope",
+    "agents",
+    "agent",
+    "id",
+    "name",
+    "owner",
+    "__typename",
+    "indexerStatus",
+    "chainId",
+    "edges",
+    "node",
+    "nodes",
+    "pageInfo",
+    "totalCount",
+    "feedback",
+    "skills",
+    "tags",
+    "_meta",
+    "block",
+    "number",
+    "registrationFile",
+    "nope",
 ];
 /// Where the generator stops adding selections: past the 16 KiB limit, so some texts are too
 /// long, but not far past.
@@ -43,7 +61,11 @@ struct Writer<'r> {
 impl Writer<'_> {
     fn document(&mut self) {
         let shape = self.rng.random_range(0..10);
-        self.out += if shape == 0 { "query Q($v: Int = 1) " } else { "" };
+        self.out += if shape == 0 {
+            "query Q($v: Int = 1) "
+        } else {
+            ""
+        };
         self.set(0);
         for fragment in 0..self.fragments {
             let on = TYPES[self.rng.random_range(0..TYPES.len())];
@@ -222,19 +244,19 @@ async fn serving_schema() -> (tempfile::TempDir, AgentSchema) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("fuzz.db").display());
     let store = Store::open(&url).await.unwrap();
-    let config = Config::from_toml_and_env("", std::path::Path::new("fuzz.toml"), Vec::new())
-        .unwrap();
+    let config =
+        Config::from_toml_and_env("", std::path::Path::new("fuzz.toml"), Vec::new()).unwrap();
     (dir, schema(ApiState::new(store, &config)))
 }
 
 async fn one_case(schema: &AgentSchema, budget: &QueryBudget, seed: u64) -> Outcome {
     let text = document(seed);
-    let verdict = budget.check_text(&text).and_then(|()| {
-        match async_graphql::parser::parse_query(&text) {
+    let verdict = budget
+        .check_text(&text)
+        .and_then(|()| match async_graphql::parser::parse_query(&text) {
             Ok(document) => budget.check_document(&document),
             Err(_) => Ok(()),
-        }
-    });
+        });
 
     let response = tokio::time::timeout(SAFETY_BOUND, schema.execute(text.as_str()))
         .await

@@ -21,7 +21,10 @@ fn tokens_are_counted_as_graphql_lexes_them() {
     let counted = counts(text);
     assert_eq!(counted.tokens, 32, "{counted:?}");
     assert_eq!(counted.directives, 1);
-    assert_eq!(counted.nesting, 2, "the operation's set and one level in it, not strings");
+    assert_eq!(
+        counted.nesting, 2,
+        "the operation's set and one level in it, not strings"
+    );
 }
 
 #[test]
@@ -83,7 +86,10 @@ fn each_limit_is_refused_in_its_own_words() {
     let long = format!("{{ a }} #{}", "x".repeat(16 * 1024));
     assert_eq!(
         check(&long, &limits()).unwrap_err().to_string(),
-        format!("the query is {} bytes; at most 16384 are accepted", long.len())
+        format!(
+            "the query is {} bytes; at most 16384 are accepted",
+            long.len()
+        )
     );
     let many = format!("{{ {} }}", "a ".repeat(2_000));
     assert_eq!(

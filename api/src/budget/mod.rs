@@ -95,9 +95,9 @@ impl BudgetError {
     /// Where in the document the limit was passed, when one place is to blame.
     pub fn position(&self) -> Option<Pos> {
         match self {
-            Self::TooDeep { at, .. } | Self::TooWide { at, .. } | Self::FragmentCycle { at, .. } => {
-                Some(*at)
-            }
+            Self::TooDeep { at, .. }
+            | Self::TooWide { at, .. }
+            | Self::FragmentCycle { at, .. } => Some(*at),
             _ => None,
         }
     }

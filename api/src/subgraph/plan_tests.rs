@@ -101,3 +101,30 @@ fn variables_and_fragments_are_read() {
     );
     assert_eq!(list.items.len(), 2);
 }
+
+#[test]
+fn documents_over_the_query_budget_are_refused_in_graph_nodes_style() {
+    let mut fan_out = String::from("{ agents { ...F0 } }");
+    for level in 0..25 {
+        let next = level + 1;
+        fan_out += &format!(" fragment F{level} on Agent {{ ...F{next} ...F{next} }}");
+    }
+    fan_out += " fragment F25 on Agent { id }";
+    assert_eq!(
+        error(&fan_out),
+        "query asks for `256` fields in one selection set and thereby exceeds the limit of `200`"
+    );
+    assert_eq!(
+        error("{ agents { ...A } } fragment A on Agent { id ...A }"),
+        "query has fragment cycle including `A`"
+    );
+    let deep = format!(
+        "{{ agents(where: {{id_in: {}1{}}}) {{ id }} }}",
+        "[".repeat(3_000),
+        "]".repeat(3_000)
+    );
+    assert_eq!(
+        error(&deep),
+        "query has a depth that exceeds the limit of `32`"
+    );
+}

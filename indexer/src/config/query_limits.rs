@@ -2,10 +2,10 @@
 //! executed, on `/graphql` (HTTP and websocket) and on the subgraph endpoint alike. Plain data:
 //! the API's `budget` module enforces it.
 //!
-//! The defaults leave room for every real client (the agent0 SDK's documents use at most about
-//! 200 tokens, 6 levels and 40 fields; the explorer's largest, an agent's page, about 330
-//! tokens, 5 levels and 120 fields) while a refusal of the worst document costs one pass over at
-//! most `max_bytes` of text.
+//! The defaults leave room for every real client (each of the agent0 SDK's documents uses under a
+//! quarter of each limit, which a test in the API keeps so; the explorer's largest, an agent's
+//! page, has 244 tokens, 5 levels and 152 selections, no directives and no aliases) while a
+//! refusal of the worst document costs one pass over at most `max_bytes` of text.
 
 use super::{ConfigError, ConfigResult};
 use serde::Deserialize;
