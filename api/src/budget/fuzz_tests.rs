@@ -328,3 +328,14 @@ async fn generated_documents_are_refused_or_answered_and_expansion_stays_in_budg
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_suggest_no_field_names_and_introspection_still_answers() {
+    let (_dir, schema) = serving_schema().await;
+    let response = schema.execute("{ agentz { id } }").await;
+    let message = &response.errors[0].message;
+    assert!(message.contains("agentz"), "{message}");
+    assert!(!message.contains("Did you mean"), "{message}");
+    let response = schema.execute("{ __schema { queryType { name } } }").await;
+    assert!(response.errors.is_empty(), "{:?}", response.errors);
+}

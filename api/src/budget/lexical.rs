@@ -137,9 +137,8 @@ fn number_end(bytes: &[u8], mut at: usize) -> usize {
     while let Some(&byte) = bytes.get(at) {
         let exponent_sign =
             matches!(byte, b'+' | b'-') && matches!(bytes.get(at - 1), Some(b'e' | b'E'));
-        if byte.is_ascii_alphanumeric() || byte == b'_' || exponent_sign {
-            at += 1;
-        } else if byte == b'.' && !bytes[at..].starts_with(b"...") {
+        let fraction = byte == b'.' && !bytes[at..].starts_with(b"...");
+        if byte.is_ascii_alphanumeric() || byte == b'_' || exponent_sign || fraction {
             at += 1;
         } else {
             break;
