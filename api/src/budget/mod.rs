@@ -176,6 +176,3 @@ impl Default for QueryBudget {
         Self::new(QueryLimitsConfig::default())
     }
 }
-
-#[cfg(test)]
-mod fuzz_tests;

@@ -4,6 +4,8 @@
 //! [`plan`] reads a request against it, [`filter`] compiles `where`, [`execute`] runs it, and
 //! [`values`] types what comes back; `_meta` and the `block` argument are answered here.
 
+#[cfg(test)]
+mod budget_fuzz_tests;
 pub(crate) mod catalogue;
 pub(crate) mod execute;
 pub(crate) mod filter;

@@ -1,4 +1,5 @@
-//! A seeded property test of the budget and of what it guards: generated documents (fragments
+//! A seeded property test of the query budget (`crate::budget`) and of what it guards, here
+//! because the subgraph endpoint is the layer above both it and `/graphql`: generated documents (fragments
 //! spreading fragments, deep argument values, many aliases, directives, cycles, unknown names,
 //! truncated text) go through the budget, the `/graphql` schema executing against a real empty
 //! store, and the subgraph planner. Each is refused or answered within a safety bound, the
@@ -6,7 +7,7 @@
 //! produces more fields than the budget allows. A failure prints its seed; rerun one case with
 //! `AGENTINDEX_FUZZ_SEED=<seed>`.
 
-use super::QueryBudget;
+use crate::budget::QueryBudget;
 use crate::graphql::{AgentSchema, schema};
 use crate::state::ApiState;
 use crate::subgraph::plan::{Item, Plan, Root, What, plan};
@@ -162,7 +163,7 @@ impl Writer<'_> {
 fn document(seed: u64) -> String {
     let mut rng = StdRng::seed_from_u64(seed);
     match seed % 10 {
-        0 => super::document::tests::fan_out(rng.random_range(5..40)),
+        0 => crate::budget::document::tests::fan_out(rng.random_range(5..40)),
         1 => {
             let deep = rng.random_range(10..5_000);
             format!(
