@@ -199,6 +199,7 @@ fn the_example_config_shows_every_key_the_config_types_accept() {
         "api.caches",
         "api.connections",
         "api.websocket",
+        "api.query_limits",
         "documents",
         "reputation",
         "reputation.weights",

@@ -31,6 +31,7 @@ mod networks;
 mod operations;
 mod payment_reputation;
 mod postgres_backend;
+mod query_budgets;
 mod registration_paths;
 mod reorgs;
 mod reputation_attacks;

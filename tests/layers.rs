@@ -70,6 +70,7 @@ const INDEXER: &[(&str, &[&str])] = &[
 /// API modules, bottom first, with what each may import.
 const API: &[(&str, &[&str])] = &[
     ("lru", &[]),
+    ("budget", &[]),
     ("cache_key", &[]),
     ("client_error", &[]),
     ("cache", &["cache_key", "lru"]),
@@ -97,6 +98,7 @@ const API: &[(&str, &[&str])] = &[
             "metrics",
             "facet_cache",
             "client_error",
+            "budget",
         ],
     ),
     (
@@ -111,7 +113,17 @@ const API: &[(&str, &[&str])] = &[
             "client_error",
         ],
     ),
-    ("subgraph", &["state", "http", "cache_key", "client_error"]),
+    (
+        "subgraph",
+        &[
+            "state",
+            "http",
+            "cache_key",
+            "client_error",
+            "budget",
+            "graphql",
+        ],
+    ),
     ("websocket", &["client", "connections", "graphql"]),
     (
         "server",

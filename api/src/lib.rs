@@ -1,6 +1,7 @@
 //! agentindex's read side: the HTTP server over the store.
 //!
-//! [`server`] binds the address and routes requests; [`explorer`] serves the explorer at `/`
+//! [`server`] binds the address and routes requests; [`budget`] decides how big a GraphQL
+//! document may be before anything expands it, on every endpoint; [`explorer`] serves the explorer at `/`
 //! and GraphiQL's files, embedded; [`graphql`] is the GraphQL schema and its
 //! resolvers, over the read queries in `read`; [`http`] has the GraphQL, health, readiness and
 //! status endpoints; [`limits`] the per-client rate limit and CORS; [`client`] who a request
@@ -15,6 +16,7 @@
 //! is what clients see of a failure inside the server; [`state`] holds what every handler reads
 //! from.
 
+pub mod budget;
 pub mod cache;
 mod cache_key;
 pub mod changes;

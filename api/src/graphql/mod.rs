@@ -1,12 +1,11 @@
 //! The GraphQL API: the schema ([`schema`]), its query and subscription roots ([`query`],
 //! [`facets`], [`subscription`]), the `Agent` type ([`agent`]) and its payments, feedback and
 //! validations (`relations`), the `agents` arguments ([`filter`]), cursors ([`cursor`]),
-//! DataLoaders ([`loaders`]), the alias limit ([`aliases`]) and the hiding of store errors
-//! ([`hidden_errors`]). `api/schema.graphql` is the
+//! DataLoaders ([`loaders`]) and the hiding of store errors ([`hidden_errors`]). How big a
+//! document may be is `crate::budget`'s, checked by its extension. `api/schema.graphql` is the
 //! schema as printed; a test keeps them equal.
 
 pub(crate) mod agent;
-pub mod aliases;
 pub(crate) mod days;
 pub mod facets;
 pub(crate) mod filter;
@@ -19,6 +18,7 @@ pub(crate) mod shared_reads;
 pub mod subscription;
 pub(crate) mod subscription_places;
 
+use crate::budget::{QueryBudget, extension::Budget};
 use crate::state::ApiState;
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{EmptyMutation, MergedObject, Schema};
@@ -40,7 +40,9 @@ pub struct Query(query::AgentQuery, facets::FacetQuery);
 /// The schema type.
 pub type AgentSchema = Schema<Query, EmptyMutation, Subscription>;
 
-/// The schema over `state`, with its limits and DataLoaders.
+/// The schema over `state`, with its limits (`[api.query_limits]` checked before anything
+/// expands a document; field suggestions off, so error messages do not map the schema for a
+/// prober) and DataLoaders.
 pub fn schema(state: ApiState) -> AgentSchema {
     let skills = DataLoader::new(SkillLoader(state.store.reader().clone()), tokio::spawn);
     Schema::build(Query::default(), EmptyMutation, Subscription)
@@ -70,8 +72,12 @@ pub fn schema(state: ApiState) -> AgentSchema {
         ))
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
-        .extension(aliases::AliasLimit)
+        .limit_recursive_depth(state.api.query_limits.max_nesting)
+        .extension(Budget::new(QueryBudget::new(
+            state.api.query_limits.clone(),
+        )))
         .extension(hidden_errors::HideInternalErrors)
+        .disable_suggestions()
         .finish()
 }
 

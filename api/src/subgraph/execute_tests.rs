@@ -38,7 +38,7 @@ async fn store_with_feedback() -> (tempfile::TempDir, Store) {
 }
 
 async fn run(store: &Store, query: &str) -> Result<ConstValue, RunError> {
-    let plan = plan(query, None, &Variables::default()).unwrap();
+    let plan = plan(query, None, &Variables::default(), &Default::default()).unwrap();
     let (_, Root::List(list)) = &plan.roots[0] else {
         panic!("a list")
     };

@@ -4,6 +4,8 @@
 //! [`plan`] reads a request against it, [`filter`] compiles `where`, [`execute`] runs it, and
 //! [`values`] types what comes back; `_meta` and the `block` argument are answered here.
 
+#[cfg(test)]
+mod budget_fuzz_tests;
 pub(crate) mod catalogue;
 pub(crate) mod execute;
 pub(crate) mod filter;
@@ -12,9 +14,10 @@ mod postgres;
 pub(crate) mod sql;
 pub(crate) mod values;
 
+use crate::budget::QueryBudget;
 use crate::cache_key::CacheKey;
 use crate::client_error;
-use crate::http::{MAX_QUERY_BYTES, QUERY_TIME_LIMIT};
+use crate::http::QUERY_TIME_LIMIT;
 use crate::state::ApiState;
 use agentindex_indexer::store::Flag;
 use async_graphql::indexmap::IndexMap;
@@ -169,19 +172,14 @@ async fn run(
     chain: Option<u64>,
     request: &async_graphql::Request,
 ) -> Result<ConstValue, Vec<QueryError>> {
-    if request.query.len() > MAX_QUERY_BYTES {
-        return Err(vec![QueryError {
-            message: format!(
-                "the query is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
-                request.query.len()
-            ),
-            at: None,
-        }]);
-    }
+    // Planning is synchronous and expands fragments: the budget (`[api.query_limits]`) is
+    // checked inside it first, so what reaches the expansion is small.
+    let budget = QueryBudget::new(state.api.query_limits.clone());
     let plan = plan::plan(
         &request.query,
         request.operation_name.as_deref(),
         &request.variables,
+        &budget,
     )
     .map_err(|e| vec![e])?;
     match tokio::time::timeout(QUERY_TIME_LIMIT, execute_plan(state, chain, plan)).await {

@@ -1,17 +1,21 @@
 //! A GraphQL request read into what to fetch: the operation chosen, its variables substituted,
 //! fragments inlined, and every field checked against the catalogue. What graph-node refuses is
 //! refused here in its words: an unknown field is ``Type `Agent` has no field `x` ``, which is
-//! what the agent0 SDKs look for before retrying with an older field name.
+//! what the agent0 SDKs look for before retrying with an older field name. The document is
+//! measured against the query budget (`crate::budget`) before anything expands it, and the
+//! expansion itself counts the fields it produces and stops at that budget.
 
 use super::catalogue::{self, Entity, Field, Shape};
 use super::filter;
 use super::sql::Sql;
+use crate::budget::{BudgetError, QueryBudget};
 use async_graphql::parser::types::{
     DocumentOperations, ExecutableDocument, Field as QueryField, OperationType, Selection,
     SelectionSet,
 };
 use async_graphql::parser::{Pos, Positioned};
 use async_graphql::{Name, Value as ConstValue, Variables};
+use std::cell::Cell;
 
 /// Largest `first` graph-node accepts.
 pub(crate) const MAX_FIRST: i64 = 1000;
@@ -27,6 +31,12 @@ pub(crate) const MAX_ROOT_FIELDS: usize = 30;
 pub(crate) struct QueryError {
     pub(crate) message: String,
     pub(crate) at: Option<Pos>,
+}
+
+impl From<BudgetError> for QueryError {
+    fn from(error: BudgetError) -> Self {
+        Self::new(error.subgraph_message(), error.position())
+    }
 }
 
 impl QueryError {
@@ -103,14 +113,18 @@ pub(crate) struct Plan {
     pub(crate) block: Option<i64>,
 }
 
-/// Reads `text` (with `variables`, choosing `operation`) into a plan.
+/// Reads `text` (with `variables`, choosing `operation`) into a plan, refusing what is over
+/// `budget` before expanding anything.
 pub(crate) fn plan(
     text: &str,
     operation: Option<&str>,
     variables: &Variables,
+    budget: &QueryBudget,
 ) -> Result<Plan, QueryError> {
+    budget.check_text(text)?;
     let document = async_graphql::parser::parse_query(text)
         .map_err(|e| QueryError::new(format!("Syntax error: {e}"), e.positions().next()))?;
+    budget.check_document(&document)?;
     let operation_def = choose(&document, operation)?;
     if operation_def.node.ty != OperationType::Query {
         return Err(QueryError::new(
@@ -132,6 +146,8 @@ pub(crate) fn plan(
         document: &document,
         variables: &values,
         block: None,
+        expanded: Cell::new(0),
+        max_expanded: budget.limits().max_expanded_selections,
     };
     let fields = reader.flatten(&operation_def.node.selection_set, 0)?;
     if fields.len() > MAX_ROOT_FIELDS {
@@ -158,9 +174,9 @@ pub(crate) fn plan(
                     ));
                 };
                 if many {
-                    Root::List(reader.list(entity, &field, "Query")?)
+                    Root::List(reader.list(entity, field, "Query")?)
                 } else {
-                    reader.single(entity, &field)?
+                    reader.single(entity, field)?
                 }
             }
         };
@@ -199,38 +215,64 @@ struct Reader<'a> {
     document: &'a ExecutableDocument,
     variables: &'a Variables,
     block: Option<i64>,
+    /// Fields [`Reader::flatten`] produced so far, over the whole plan.
+    expanded: Cell<usize>,
+    /// The most it may produce (`max_expanded_selections`): the budget checked the document
+    /// already, this keeps the expansion itself from ever outgrowing it.
+    max_expanded: usize,
 }
 
-impl Reader<'_> {
-    /// The fields of `set`, fragments inlined, in document order.
+impl<'a> Reader<'a> {
+    /// The fields of `set`, fragments inlined, in document order: borrowed from the document,
+    /// never copied, and counted against the budget as they are produced.
     fn flatten(
         &self,
-        set: &Positioned<SelectionSet>,
+        set: &'a Positioned<SelectionSet>,
         depth: usize,
-    ) -> Result<Vec<Positioned<QueryField>>, QueryError> {
+    ) -> Result<Vec<&'a Positioned<QueryField>>, QueryError> {
+        let mut out = Vec::new();
+        self.flatten_into(set, depth, &mut out)?;
+        Ok(out)
+    }
+
+    fn flatten_into(
+        &self,
+        set: &'a Positioned<SelectionSet>,
+        depth: usize,
+        out: &mut Vec<&'a Positioned<QueryField>>,
+    ) -> Result<(), QueryError> {
         if depth > MAX_DEPTH {
             return Err(QueryError::new(
-                format!("The query nests deeper than {MAX_DEPTH} levels"),
+                format!("query has a depth that exceeds the limit of `{MAX_DEPTH}`"),
                 Some(set.pos),
             ));
         }
-        let mut out = Vec::new();
         for selection in &set.node.items {
             match &selection.node {
-                Selection::Field(field) => out.push(field.clone()),
+                Selection::Field(field) => {
+                    let produced = self.expanded.get() + 1;
+                    if produced > self.max_expanded {
+                        return Err(BudgetError::TooManySelections {
+                            limit: self.max_expanded,
+                        }
+                        .into());
+                    }
+                    self.expanded.set(produced);
+                    out.push(field);
+                }
                 Selection::InlineFragment(fragment) => {
-                    out.extend(self.flatten(&fragment.node.selection_set, depth + 1)?);
+                    self.flatten_into(&fragment.node.selection_set, depth + 1, out)?;
                 }
                 Selection::FragmentSpread(spread) => {
                     let name = &spread.node.fragment_name.node;
                     let fragment = self.document.fragments.get(name).ok_or_else(|| {
                         QueryError::new(format!("Unknown fragment `{name}`"), Some(spread.pos))
                     })?;
-                    out.extend(self.flatten(&fragment.node.selection_set, depth + 1)?);
+                    self.flatten_into(&fragment.node.selection_set, depth + 1, out)?;
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The argument `name` of `field`, variables substituted; `None` when absent.
@@ -308,7 +350,7 @@ impl Reader<'_> {
     fn single(
         &mut self,
         entity: &'static Entity,
-        field: &Positioned<QueryField>,
+        field: &'a Positioned<QueryField>,
     ) -> Result<Root, QueryError> {
         self.only_arguments(field, "Query", &["id", "block", "subgraphError"])?;
         self.block(field)?;
@@ -339,7 +381,7 @@ impl Reader<'_> {
     fn list(
         &mut self,
         entity: &'static Entity,
-        field: &Positioned<QueryField>,
+        field: &'a Positioned<QueryField>,
         owner: &str,
     ) -> Result<ListQuery, QueryError> {
         let root = owner == "Query";
@@ -438,8 +480,8 @@ impl Reader<'_> {
     fn items(
         &mut self,
         entity: &'static Entity,
-        set: &Positioned<SelectionSet>,
-        owner: &Positioned<QueryField>,
+        set: &'a Positioned<SelectionSet>,
+        owner: &'a Positioned<QueryField>,
         depth: usize,
     ) -> Result<Vec<Item>, QueryError> {
         if set.node.items.is_empty() {
@@ -470,7 +512,7 @@ impl Reader<'_> {
             };
             let what = match def.shape {
                 Shape::Scalar(_) | Shape::List(_) => {
-                    self.only_arguments(&field, entity.name, &[])?;
+                    self.only_arguments(field, entity.name, &[])?;
                     if !field.node.selection_set.node.items.is_empty() {
                         return Err(QueryError::new(
                             format!(
@@ -483,16 +525,16 @@ impl Reader<'_> {
                     What::Column(def)
                 }
                 Shape::Ref { entity: target, .. } => {
-                    self.only_arguments(&field, entity.name, &[])?;
+                    self.only_arguments(field, entity.name, &[])?;
                     let target = catalogue::entity(target).expect("refs name entities");
                     What::Ref(
                         def,
-                        self.items(target, &field.node.selection_set, &field, depth + 1)?,
+                        self.items(target, &field.node.selection_set, field, depth + 1)?,
                     )
                 }
                 Shape::Derived { entity: target, .. } => {
                     let target = catalogue::entity(target).expect("derived lists name entities");
-                    What::Derived(def, Box::new(self.list(target, &field, entity.name)?))
+                    What::Derived(def, Box::new(self.list(target, field, entity.name)?))
                 }
             };
             items.push(Item { key, what });
@@ -502,7 +544,7 @@ impl Reader<'_> {
 
     fn meta(
         &self,
-        set: &Positioned<SelectionSet>,
+        set: &'a Positioned<SelectionSet>,
         depth: usize,
     ) -> Result<Vec<MetaItem>, QueryError> {
         let known: &[&str] = if depth == 0 {

@@ -4,7 +4,9 @@
 use super::*;
 
 fn error(text: &str) -> String {
-    plan(text, None, &Variables::default()).unwrap_err().message
+    plan(text, None, &Variables::default(), &QueryBudget::default())
+        .unwrap_err()
+        .message
 }
 
 #[test]
@@ -54,6 +56,7 @@ fn metadata_lists_answer_under_both_plurals() {
             &format!("{{ {field} {{ id key }} }}"),
             None,
             &Variables::default(),
+            &QueryBudget::default(),
         )
         .unwrap();
         let (key, Root::List(list)) = &plan.roots[0] else {
@@ -64,10 +67,9 @@ fn metadata_lists_answer_under_both_plurals() {
 }
 
 #[test]
-fn a_root_of_many_aliases_is_refused() {
-    let many: String = (0..31)
-        .map(|i| format!("a{i}: agents(first: 1000) {{ id }} "))
-        .collect();
+fn a_root_of_many_fields_is_refused() {
+    // Unaliased, so the budget's alias limit (its own test) leaves it to the root-field cap.
+    let many = "agents(first: 1000) { id } ".repeat(31);
     assert_eq!(
         error(&format!("{{ {many} }}")),
         "The query asks for 31 root fields; at most 30 are answered"
@@ -86,6 +88,7 @@ fn variables_and_fragments_are_read() {
          fragment Parts on Agent { id owner }",
         Some("Q"),
         &variables,
+        &QueryBudget::default(),
     )
     .unwrap();
     let (key, Root::List(list)) = &plan.roots[0] else {
@@ -97,4 +100,31 @@ fn variables_and_fragments_are_read() {
         (7, 3, "createdAt", true)
     );
     assert_eq!(list.items.len(), 2);
+}
+
+#[test]
+fn documents_over_the_query_budget_are_refused_in_graph_nodes_style() {
+    let mut fan_out = String::from("{ agents { ...F0 } }");
+    for level in 0..25 {
+        let next = level + 1;
+        fan_out += &format!(" fragment F{level} on Agent {{ ...F{next} ...F{next} }}");
+    }
+    fan_out += " fragment F25 on Agent { id }";
+    assert_eq!(
+        error(&fan_out),
+        "query asks for `256` fields in one selection set and thereby exceeds the limit of `200`"
+    );
+    assert_eq!(
+        error("{ agents { ...A } } fragment A on Agent { id ...A }"),
+        "query has fragment cycle including `A`"
+    );
+    let deep = format!(
+        "{{ agents(where: {{id_in: {}1{}}}) {{ id }} }}",
+        "[".repeat(3_000),
+        "]".repeat(3_000)
+    );
+    assert_eq!(
+        error(&deep),
+        "query has a depth that exceeds the limit of `32`"
+    );
 }

@@ -13,6 +13,7 @@ mod chain;
 mod documents;
 mod env;
 pub mod networks;
+mod query_limits;
 mod reputation;
 
 pub use api_caches::ApiCachesConfig;
@@ -23,6 +24,7 @@ pub use chain::{
     WatchedContract, X402Config,
 };
 pub use documents::PrivateHost;
+pub use query_limits::QueryLimitsConfig;
 pub use reputation::{FeedbackEvidenceConfig, ReputationConfig, TrustConfig, WeightsConfig};
 
 use serde::Deserialize;
@@ -124,6 +126,9 @@ pub struct ApiConfig {
     /// `[api.websocket]`: caps on subscriptions over websockets.
     #[serde(default)]
     pub websocket: WebsocketConfig,
+    /// How big a GraphQL document may be (`[api.query_limits]`).
+    #[serde(default)]
+    pub query_limits: QueryLimitsConfig,
 }
 
 /// `[documents]`.
@@ -185,6 +190,7 @@ impl Default for ApiConfig {
             caches: ApiCachesConfig::default(),
             connections: ConnectionsConfig::default(),
             websocket: WebsocketConfig::default(),
+            query_limits: QueryLimitsConfig::default(),
         }
     }
 }
@@ -313,6 +319,7 @@ impl Config {
         self.api.caches.validate()?;
         self.api.connections.validate()?;
         self.api.websocket.validate()?;
+        self.api.query_limits.validate()?;
         for (key, value) in [
             (
                 "api.requests_per_minute_per_client",
