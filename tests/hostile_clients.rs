@@ -197,16 +197,13 @@ async fn hostile_requests_are_refused_or_bounded_while_the_server_stays_healthy(
     target
         .assert_refused("/graphql", &directives, "300 directives")
         .await;
-    let aliases: String = (0..1_000)
-        .map(|i| format!("a{i}: agents {{ id }} "))
-        .collect();
-    target
-        .assert_refused(
-            "/subgraphs/name/agent0",
-            &format!("{{ {aliases} }}"),
-            "1,000 aliases",
-        )
-        .await;
+    let aliases: String = (0..100).map(|i| format!("a{i}: agents {{ id }} ")).collect();
+    for path in ["/graphql", "/subgraphs/name/agent0"] {
+        let refused = target
+            .assert_refused(path, &format!("{{ {aliases} }}"), "100 aliases")
+            .await;
+        assert!(refused.contains("100") && refused.contains("aliases"), "{refused}");
+    }
 
     // Lists in arguments: a thousand chain ids, a thousand ids in a subgraph filter.
     let ids: Vec<String> = (0..1_000).map(|n| format!("31337:0x{n:040x}")).collect();
