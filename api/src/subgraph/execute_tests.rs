@@ -42,9 +42,11 @@ async fn run(store: &Store, query: &str) -> Result<ConstValue, RunError> {
     let (_, Root::List(list)) = &plan.roots[0] else {
         panic!("a list")
     };
+    let rows = RowBudget::new(1_000_000);
     Source {
         pool: store.reader(),
         chain: None,
+        rows: &rows,
     }
     .list(list)
     .await
