@@ -183,7 +183,10 @@ async fn page_sizes_multiply_into_complexity_and_long_lists_are_refused_by_name(
     );
     let body = post(
         &endpoint,
-        &format!("{{ skillFacets(chainIds: [{}]) {{ value }} }}", chains.join(",")),
+        &format!(
+            "{{ skillFacets(chainIds: [{}]) {{ value }} }}",
+            chains.join(",")
+        ),
     )
     .await;
     assert_eq!(
@@ -248,7 +251,10 @@ async fn postgres_stops_a_statement_past_the_time_limit_and_the_pool_reads_on_at
     .await
     .unwrap();
     assert_eq!(backends, 0, "no backend still counts");
-    let one: i64 = sqlx::query_scalar("SELECT 1").fetch_one(pool).await.unwrap();
+    let one: i64 = sqlx::query_scalar("SELECT 1")
+        .fetch_one(pool)
+        .await
+        .unwrap();
     assert_eq!(one, 1);
     // The indexer's own store sets no limit.
     let unlimited = Store::open(&url).await.unwrap();

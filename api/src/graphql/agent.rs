@@ -11,12 +11,12 @@ use super::page_cost;
 use super::relations::{AgentPayment, Feedback, HistoryEvent, ListPage, Validation, charge, paged};
 use super::reputation::Reputation;
 use crate::read::activity::{FeedbackRow, HistoryRow, ValidationRow};
-use crate::read::counts::{self, Relation};
-use crate::state::ApiState;
-use agentindex_indexer::reputation::{Exclusion, Payment};
 use crate::read::agents::AgentRow;
+use crate::read::counts::{self, Relation};
 use crate::read::documents::{DocumentRow, LintRow};
 use crate::read::skills::SkillRow;
+use crate::state::ApiState;
+use agentindex_indexer::reputation::{Exclusion, Payment};
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, ID, Json, Object, Result, SimpleObject};
 

@@ -2,7 +2,6 @@
 //! SQL (`read::counts::daily_payments`, days since 1970-01-01) and named here, the same on
 //! SQLite and PostgreSQL.
 
-
 /// Seconds in a day.
 pub(crate) const DAY_SECS: i64 = 86_400;
 

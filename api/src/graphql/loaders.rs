@@ -9,8 +9,8 @@ use crate::read::skills::{self, SkillRow};
 use crate::state::ApiState;
 use agentindex_indexer::primitives::{AgentKey, AgentKeyError};
 use agentindex_indexer::reputation::{Evaluation, Exclusion, Payment};
-use agentindex_indexer::store::{PageWindow, StoreError};
 use agentindex_indexer::store::StoreRead;
+use agentindex_indexer::store::{PageWindow, StoreError};
 use async_graphql::dataloader::Loader;
 use futures_util::future::BoxFuture;
 use sqlx::AnyPool;
@@ -117,7 +117,10 @@ impl Loader<(Relation, String)> for CountLoader {
     ) -> Result<HashMap<(Relation, String), Self::Value>, Self::Error> {
         let mut by_relation: HashMap<Relation, Vec<String>> = HashMap::new();
         for (relation, agent) in keys {
-            by_relation.entry(*relation).or_default().push(agent.clone());
+            by_relation
+                .entry(*relation)
+                .or_default()
+                .push(agent.clone());
         }
         let mut out = HashMap::new();
         for (relation, agents) in by_relation {

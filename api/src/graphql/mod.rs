@@ -23,8 +23,8 @@ use crate::state::ApiState;
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{EmptyMutation, MergedObject, Schema};
 use loaders::{
-    CountLoader, DocumentLoader, EvaluationLoader, FeedbackLoader, HistoryLoader, PaymentLoader, SkillLoader,
-    ValidationLoader,
+    CountLoader, DocumentLoader, EvaluationLoader, FeedbackLoader, HistoryLoader, PaymentLoader,
+    SkillLoader, ValidationLoader,
 };
 use subscription::Subscription;
 

@@ -103,7 +103,14 @@ where
         .await
         .map_err(|error| async_graphql::Error::new(error.to_string()))?
         .unwrap_or_default();
-    Ok(page(rows, position, relation, agent, first, window.after.is_some()))
+    Ok(page(
+        rows,
+        position,
+        relation,
+        agent,
+        first,
+        window.after.is_some(),
+    ))
 }
 
 /// The connection over `rows` (a window: the page and perhaps one more).

@@ -91,7 +91,9 @@ async fn each_agent_gets_its_own_newest_page_and_a_cursor_continues_after_it() {
         .collect();
     assert_eq!(got, vec![(newest - 1, 1), (newest - 1, 0)]);
 
-    let counted = counts::of_agents(pool, Relation::Feedback, &keys).await.unwrap();
+    let counted = counts::of_agents(pool, Relation::Feedback, &keys)
+        .await
+        .unwrap();
     assert_eq!(counted.get(&keys[0]), Some(&SPAMMED));
     assert_eq!(counted.get(&keys[1]), Some(&5));
     assert_eq!(counted.get(&keys[2]), Some(&0));
@@ -137,7 +139,9 @@ async fn history_pages_merge_the_tables_and_count_them_all() {
     .unwrap();
     let blocks: Vec<i64> = page[&keys[0]].iter().map(|h| h.block_number).collect();
     assert_eq!(blocks, vec![4, 3]);
-    let counted = counts::of_agents(pool, Relation::History, &keys).await.unwrap();
+    let counted = counts::of_agents(pool, Relation::History, &keys)
+        .await
+        .unwrap();
     assert_eq!(counted.get(&keys[0]), Some(&11));
 }
 

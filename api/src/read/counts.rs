@@ -122,7 +122,8 @@ impl Branches<'_> {
         self.count += 1;
         self.query.push("SELECT CAST(");
         self.query.push_bind(key.to_string());
-        self.query.push(format!(" AS TEXT) AS agent_key, COUNT(*) AS n FROM {from}"));
+        self.query
+            .push(format!(" AS TEXT) AS agent_key, COUNT(*) AS n FROM {from}"));
     }
 }
 

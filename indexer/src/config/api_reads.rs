@@ -51,7 +51,10 @@ impl ReadsConfig {
         for (key, value) in [
             ("api.reads.max_rows_per_request", self.max_rows_per_request),
             ("api.reads.max_list_argument", self.max_list_argument as u64),
-            ("api.reads.query_time_limit_secs", self.query_time_limit_secs),
+            (
+                "api.reads.query_time_limit_secs",
+                self.query_time_limit_secs,
+            ),
         ] {
             if value == 0 {
                 return Err(ConfigError::Key {

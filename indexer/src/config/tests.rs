@@ -413,11 +413,7 @@ fn read_limits_default_override_from_the_environment_and_refuse_zero() {
     let config = load(SAMPLE, &[]).unwrap();
     assert_eq!(config.api.reads, ReadsConfig::default());
     assert_eq!(config.api.reads.max_rows_per_request, 50_000);
-    let config = load(
-        SAMPLE,
-        &[("AGENTINDEX_API__READS__MAX_LIST_ARGUMENT", "7")],
-    )
-    .unwrap();
+    let config = load(SAMPLE, &[("AGENTINDEX_API__READS__MAX_LIST_ARGUMENT", "7")]).unwrap();
     assert_eq!(config.api.reads.max_list_argument, 7);
     for key in [
         "max_rows_per_request",

@@ -169,7 +169,15 @@ pub(super) async fn side_facts(
     subjects: &[Subject],
 ) -> StoreResult<BTreeMap<String, Loaded>> {
     let mut loaded = unloaded(subjects);
-    sides(conn, chain_id, subjects, u64::MAX, Activity::Skipped, &mut loaded).await?;
+    sides(
+        conn,
+        chain_id,
+        subjects,
+        u64::MAX,
+        Activity::Skipped,
+        &mut loaded,
+    )
+    .await?;
     Ok(loaded)
 }
 
