@@ -5,7 +5,7 @@ use crate::cache_key::CacheKey;
 use crate::client_error;
 use crate::graphql::AgentSchema;
 use crate::metrics::CacheSizes;
-use crate::read::row_budget::RowBudget;
+use crate::row_budget::RowBudget;
 use crate::state::ApiState;
 use agentindex_indexer::store::StoreRead;
 use async_graphql::ServerError;

@@ -6,7 +6,7 @@ use super::loaders::{CountLoader, PageKey};
 use crate::read::activity::{FeedbackRow, HistoryRow, ValidationRow, Window};
 use crate::read::counts::Relation;
 use crate::read::cursor::Cursor;
-use crate::read::row_budget::RowBudget;
+use crate::row_budget::RowBudget;
 use agentindex_indexer::reputation::{Exclusion, Payment};
 use async_graphql::connection::{Connection, Edge, EmptyFields};
 use async_graphql::dataloader::{DataLoader, Loader};

@@ -3,8 +3,8 @@
 //! `agent_filters` and its choice of plan in `agent_walk`), skills and documents by agent
 //! ([`skills`], [`documents`]), what committed batches changed, for subscriptions ([`changes`]),
 //! dashboard aggregates ([`facets`]), ERC-8004 feedback and validations by agent
-//! ([`activity`]), stored reputation evaluations by agent ([`evaluations`]), lists' lengths and per-day counts as
-//! aggregates ([`counts`]), and the rows one request may read ([`row_budget`]).
+//! ([`activity`]), stored reputation evaluations by agent ([`evaluations`]), and lists' lengths and per-day
+//! counts as aggregates ([`counts`]).
 
 pub(crate) mod activity;
 mod agent_filters;
@@ -16,6 +16,5 @@ pub(crate) mod cursor;
 pub(crate) mod documents;
 pub(crate) mod evaluations;
 pub(crate) mod facets;
-pub(crate) mod row_budget;
 mod selection;
 pub(crate) mod skills;

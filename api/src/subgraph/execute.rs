@@ -7,7 +7,7 @@ use super::catalogue::{self, Entity, Field, Shape};
 use super::plan::{Item, ListQuery, What};
 use super::sql::{Bind, Sql};
 use super::values::{output, output_list};
-use crate::read::row_budget::RowBudget;
+use crate::row_budget::RowBudget;
 use agentindex_indexer::store::Dialect;
 use async_graphql::indexmap::IndexMap;
 use async_graphql::{Name, Value as ConstValue};

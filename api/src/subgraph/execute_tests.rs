@@ -2,6 +2,7 @@
 //! `MAX_NESTED_ROWS` rows for one page is refused, and one under the bound is read whole.
 
 use super::*;
+use crate::row_budget::RowBudget;
 use crate::subgraph::plan::{Root, plan};
 use agentindex_indexer::store::Store;
 use async_graphql::Variables;

@@ -17,7 +17,7 @@ pub(crate) mod values;
 use crate::budget::QueryBudget;
 use crate::cache_key::CacheKey;
 use crate::client_error;
-use crate::read::row_budget::RowBudget;
+use crate::row_budget::RowBudget;
 use crate::state::ApiState;
 use agentindex_indexer::store::Flag;
 use async_graphql::indexmap::IndexMap;
