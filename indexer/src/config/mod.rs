@@ -8,8 +8,8 @@
 
 mod api_caches;
 mod api_connections;
-mod api_websocket;
 mod api_reads;
+mod api_websocket;
 mod chain;
 mod documents;
 mod env;
@@ -19,8 +19,8 @@ mod reputation;
 
 pub use api_caches::ApiCachesConfig;
 pub use api_connections::{ConnectionsConfig, IpNetwork};
-pub use api_websocket::WebsocketConfig;
 pub use api_reads::ReadsConfig;
+pub use api_websocket::WebsocketConfig;
 pub use chain::{
     ChainConfig, DeepReorg, Erc8004Addresses, FetchStrategy, Finality, PaymentToken, StartBlock,
     WatchedContract, X402Config,
