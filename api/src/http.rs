@@ -15,7 +15,6 @@ use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-
 /// `POST /graphql`.
 pub(crate) async fn graphql(
     State((schema, state)): State<(AgentSchema, ApiState)>,
