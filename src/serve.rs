@@ -5,13 +5,13 @@ use crate::progress::Reporter;
 use agentindex_api::ApiState;
 use agentindex_indexer::config::Config;
 use agentindex_indexer::engine::{self, IndexOptions};
-use agentindex_indexer::store::Store;
+use agentindex_indexer::store::{OpenOptions, Store};
 use anyhow::Context;
 use std::process::ExitCode;
 
 /// Serves the API until SIGTERM or Ctrl-C.
 pub(crate) async fn serve(config: Config) -> anyhow::Result<ExitCode> {
-    let store = Store::open(&config.database.url).await?;
+    let store = open_for_serving(&config).await?;
     let shutdown = crate::shutdown::on_signal();
     agentindex_api::serve(
         ApiState::new(store.clone(), &config),
@@ -35,7 +35,7 @@ pub(crate) async fn index_and_serve(
     config: &Config,
     bound: impl FnOnce(std::net::SocketAddr),
 ) -> anyhow::Result<ExitCode> {
-    let store = Store::open(&config.database.url).await?;
+    let store = open_for_serving(config).await?;
     let shutdown = crate::shutdown::on_signal();
     let api = agentindex_api::serve(
         ApiState::indexing(store.clone(), config),
@@ -55,6 +55,16 @@ pub(crate) async fn index_and_serve(
         index.await.context("indexing")
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The store the API reads, its statements stopped by the database a little after the query
+/// time limit (`[api.reads]`), so a query the API gave up on does not run on. Indexing opens
+/// its own store, without a limit.
+async fn open_for_serving(config: &Config) -> anyhow::Result<Store> {
+    let options = OpenOptions {
+        read_statement_timeout: Some(config.api.reads.statement_timeout()),
+    };
+    Ok(Store::open_with(&config.database.url, options).await?)
 }
 
 fn announce(address: std::net::SocketAddr) {

@@ -200,6 +200,7 @@ fn the_example_config_shows_every_key_the_config_types_accept() {
         "api.connections",
         "api.websocket",
         "api.query_limits",
+        "api.reads",
         "documents",
         "reputation",
         "reputation.weights",

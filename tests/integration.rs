@@ -6,6 +6,7 @@ mod support;
 mod agent0_sdk;
 mod api_abuse;
 mod api_caches;
+mod api_reads;
 mod card_check;
 mod circular_flow;
 mod client_connections;

@@ -76,6 +76,7 @@ const API: &[(&str, &[&str])] = &[
     ("cache", &["cache_key", "lru"]),
     ("metrics", &[]),
     ("read", &[]),
+    ("row_budget", &[]),
     ("explorer", &[]),
     ("client", &[]),
     ("connections", &["client"]),
@@ -99,6 +100,7 @@ const API: &[(&str, &[&str])] = &[
             "facet_cache",
             "client_error",
             "budget",
+            "row_budget",
         ],
     ),
     (
@@ -111,6 +113,7 @@ const API: &[(&str, &[&str])] = &[
             "explorer",
             "cache_key",
             "client_error",
+            "row_budget",
         ],
     ),
     (
@@ -122,6 +125,7 @@ const API: &[(&str, &[&str])] = &[
             "client_error",
             "budget",
             "graphql",
+            "row_budget",
         ],
     ),
     ("websocket", &["client", "connections", "graphql"]),

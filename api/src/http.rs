@@ -5,6 +5,7 @@ use crate::cache_key::CacheKey;
 use crate::client_error;
 use crate::graphql::AgentSchema;
 use crate::metrics::CacheSizes;
+use crate::row_budget::RowBudget;
 use crate::state::ApiState;
 use agentindex_indexer::store::StoreRead;
 use async_graphql::ServerError;
@@ -13,10 +14,6 @@ use axum::Json;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use std::time::Duration;
-
-/// Longest a query may run.
-pub const QUERY_TIME_LIMIT: Duration = Duration::from_secs(10);
 
 /// `POST /graphql`.
 pub(crate) async fn graphql(
@@ -66,7 +63,7 @@ async fn answer(
     let response = match cached {
         Some(body) => json_body(body),
         None => {
-            let response = execute(schema, request).await;
+            let response = execute(schema, state, request).await;
             match (key, version, response.is_ok()) {
                 (Some(key), Some(version), true) => match serde_json::to_vec(&response) {
                     Ok(body) => {
@@ -116,14 +113,21 @@ fn json_body(body: Vec<u8>) -> Response {
         .into_response()
 }
 
-/// Runs `request` under [`QUERY_TIME_LIMIT`]; its size was checked by the schema's budget
-/// (`crate::budget`) before anything expanded it.
-async fn execute(schema: &AgentSchema, request: async_graphql::Request) -> async_graphql::Response {
-    match tokio::time::timeout(QUERY_TIME_LIMIT, schema.execute(request)).await {
+/// Runs `request` with its own row budget (`[api.reads]`), stopped past the query time limit;
+/// its size was checked by the schema's budget (`crate::budget`) before anything expanded it.
+async fn execute(
+    schema: &AgentSchema,
+    state: &ApiState,
+    request: async_graphql::Request,
+) -> async_graphql::Response {
+    let reads = &state.api.reads;
+    let request = request.data(RowBudget::new(reads.max_rows_per_request));
+    let limit = reads.query_time_limit();
+    match tokio::time::timeout(limit, schema.execute(request)).await {
         Ok(response) => response,
         Err(_) => {
             let error = ServerError::new(
-                format!("the query ran longer than {QUERY_TIME_LIMIT:?} and was stopped"),
+                format!("the query ran longer than {limit:?} and was stopped"),
                 None,
             );
             async_graphql::Response::from_errors(vec![error])

@@ -13,8 +13,8 @@
 //! [`changes`] turns committed batches into subscription events; [`cache`] keeps query
 //! responses while the database is unchanged (keyed by `cache_key`, bounded by `lru`);
 //! `facet_cache` keeps skill and tag facets; [`feed_cache`] keeps computed feeds; [`client_error`]
-//! is what clients see of a failure inside the server; [`state`] holds what every handler reads
-//! from.
+//! is what clients see of a failure inside the server; `row_budget` counts the rows one
+//! request reads; [`state`] holds what every handler reads from.
 
 pub mod budget;
 pub mod cache;
@@ -33,6 +33,7 @@ pub mod limits;
 mod lru;
 pub mod metrics;
 mod read;
+mod row_budget;
 pub mod server;
 pub mod state;
 pub mod subgraph;

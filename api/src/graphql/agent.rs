@@ -1,17 +1,22 @@
 //! The `Agent` type and what hangs off it: skills (through a DataLoader), the card, documents,
 //! relations; its reputation is in [`super::reputation`].
 
-use super::days::daily_counts;
+use super::days::{DAY_SECS, utc_date};
 use super::facets::{DailyPoint, MAX_ENTRIES};
 use super::filter::AgentSource;
 use super::loaders::{
     DocumentLoader, FeedbackLoader, HistoryLoader, PaymentLoader, SkillLoader, ValidationLoader,
 };
-use super::relations::{AgentPayment, Feedback, HistoryEvent, ListPage, Validation, page};
+use super::page_cost;
+use super::relations::{AgentPayment, Feedback, HistoryEvent, ListPage, Validation, charge, paged};
 use super::reputation::Reputation;
+use crate::read::activity::{FeedbackRow, HistoryRow, ValidationRow};
 use crate::read::agents::AgentRow;
+use crate::read::counts::{self, Relation};
 use crate::read::documents::{DocumentRow, LintRow};
 use crate::read::skills::SkillRow;
+use crate::state::ApiState;
+use agentindex_indexer::reputation::{Exclusion, Payment};
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, ID, Json, Object, Result, SimpleObject};
 
@@ -189,6 +194,7 @@ impl Agent {
 
     /// Payments credited to it, newest first, each with whether it counts for reputation.
     /// `first` at a time (at most 100) after the cursor `after`.
+    #[graphql(complexity = "page_cost(first, child_complexity)")]
     async fn payments(
         &self,
         ctx: &Context<'_>,
@@ -196,13 +202,15 @@ impl Agent {
         after: Option<String>,
     ) -> Result<ListPage<AgentPayment>> {
         let loader = ctx.data_unchecked::<DataLoader<PaymentLoader>>();
-        let payments = loader.load_one(self.0.agent_key.clone()).await?;
-        page(
-            payments.unwrap_or_default(),
-            |(p, _)| (p.block as i64, p.log_index as i64),
-            first,
-            after,
+        paged(
+            ctx,
+            loader,
+            Relation::Payments,
+            &self.0.agent_key,
+            (first, after),
+            |(p, _): &(Payment, Option<Exclusion>)| (p.block as i64, p.log_index as i64),
         )
+        .await
     }
 
     /// Payments credited to it per UTC day (counted or not): the newest `days` days that have
@@ -212,23 +220,28 @@ impl Agent {
         ctx: &Context<'_>,
         #[graphql(default = 30)] days: i32,
     ) -> Result<Vec<DailyPoint>> {
-        let days = usize::try_from(days)
-            .ok()
-            .filter(|days| (1..=MAX_ENTRIES as usize).contains(days))
-            .ok_or_else(|| {
-                async_graphql::Error::new(format!("days must be 1 to {MAX_ENTRIES}, got {days}"))
-            })?;
-        let loader = ctx.data_unchecked::<DataLoader<PaymentLoader>>();
-        let payments = loader.load_one(self.0.agent_key.clone()).await?;
-        let timestamps = payments
-            .unwrap_or_default()
+        let days = i64::from(days);
+        if !(1..=i64::from(MAX_ENTRIES)).contains(&days) {
+            return Err(async_graphql::Error::new(format!(
+                "days must be 1 to {MAX_ENTRIES}, got {days}"
+            )));
+        }
+        charge(ctx, days as u64, "dailyPayments")?;
+        let pool = ctx.data_unchecked::<ApiState>().store.reader();
+        let mut counted = counts::daily_payments(pool, &self.0.agent_key, days).await?;
+        counted.reverse();
+        Ok(counted
             .into_iter()
-            .map(|(payment, _)| i64::try_from(payment.timestamp).unwrap_or(i64::MAX));
-        Ok(daily_counts(timestamps, days))
+            .map(|(day, count)| DailyPoint {
+                day: utc_date(day * DAY_SECS),
+                value: count as f64,
+            })
+            .collect())
     }
 
     /// ERC-8004 feedback, newest first, revoked ones marked, with their responses.
     /// `first` at a time (at most 100) after the cursor `after`.
+    #[graphql(complexity = "page_cost(first, child_complexity)")]
     async fn feedback(
         &self,
         ctx: &Context<'_>,
@@ -236,17 +249,20 @@ impl Agent {
         after: Option<String>,
     ) -> Result<ListPage<Feedback>> {
         let loader = ctx.data_unchecked::<DataLoader<FeedbackLoader>>();
-        let feedback = loader.load_one(self.0.agent_key.clone()).await?;
-        page(
-            feedback.unwrap_or_default(),
-            |f| (f.block_number, f.log_index),
-            first,
-            after,
+        paged(
+            ctx,
+            loader,
+            Relation::Feedback,
+            &self.0.agent_key,
+            (first, after),
+            |f: &FeedbackRow| (f.block_number, f.log_index),
         )
+        .await
     }
 
     /// ERC-8004 validation requests, newest first, with every response.
     /// `first` at a time (at most 100) after the cursor `after`.
+    #[graphql(complexity = "page_cost(first, child_complexity)")]
     async fn validations(
         &self,
         ctx: &Context<'_>,
@@ -254,17 +270,20 @@ impl Agent {
         after: Option<String>,
     ) -> Result<ListPage<Validation>> {
         let loader = ctx.data_unchecked::<DataLoader<ValidationLoader>>();
-        let validations = loader.load_one(self.0.agent_key.clone()).await?;
-        page(
-            validations.unwrap_or_default(),
-            |v| (v.block_number, v.log_index),
-            first,
-            after,
+        paged(
+            ctx,
+            loader,
+            Relation::Validations,
+            &self.0.agent_key,
+            (first, after),
+            |v: &ValidationRow| (v.block_number, v.log_index),
         )
+        .await
     }
 
     /// Its on-chain history, newest first.
     /// `first` at a time (at most 100) after the cursor `after`.
+    #[graphql(complexity = "page_cost(first, child_complexity)")]
     async fn history(
         &self,
         ctx: &Context<'_>,
@@ -272,13 +291,15 @@ impl Agent {
         after: Option<String>,
     ) -> Result<ListPage<HistoryEvent>> {
         let loader = ctx.data_unchecked::<DataLoader<HistoryLoader>>();
-        let history = loader.load_one(self.0.agent_key.clone()).await?;
-        page(
-            history.unwrap_or_default(),
-            |h| (h.block_number, h.log_index),
-            first,
-            after,
+        paged(
+            ctx,
+            loader,
+            Relation::History,
+            &self.0.agent_key,
+            (first, after),
+            |h: &HistoryRow| (h.block_number, h.log_index),
         )
+        .await
     }
 
     /// Reputation with its components and the inputs that moved each most, as of the newest

@@ -1,11 +1,9 @@
-//! Per-day counts of one agent's payments, for the explorer's chart: block timestamps bucketed
-//! by UTC date, in Rust over the payments the agent's DataLoader already holds (no second
-//! query, and the same on SQLite and PostgreSQL).
-
-use super::facets::DailyPoint;
+//! UTC dates of unix times, for per-day series: one agent's payments are counted per day in
+//! SQL (`read::counts::daily_payments`, days since 1970-01-01) and named here, the same on
+//! SQLite and PostgreSQL.
 
 /// Seconds in a day.
-const DAY_SECS: i64 = 86_400;
+pub(crate) const DAY_SECS: i64 = 86_400;
 
 /// The UTC date of a unix time, `YYYY-MM-DD` (the proleptic Gregorian calendar, as SQL's date
 /// functions give it, so these days line up with `dailySeries`).
@@ -29,27 +27,6 @@ pub(crate) fn utc_date(unix_secs: i64) -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
-/// The newest `days` days that have any of `timestamps`, oldest first, with how many fall on
-/// each (the shape of `dailySeries`: days without data are left out).
-pub(crate) fn daily_counts(
-    timestamps: impl IntoIterator<Item = i64>,
-    days: usize,
-) -> Vec<DailyPoint> {
-    let mut counts = std::collections::BTreeMap::<i64, u64>::new();
-    for timestamp in timestamps {
-        *counts.entry(timestamp.div_euclid(DAY_SECS)).or_default() += 1;
-    }
-    let skip = counts.len().saturating_sub(days);
-    counts
-        .into_iter()
-        .skip(skip)
-        .map(|(day, count)| DailyPoint {
-            day: utc_date(day * DAY_SECS),
-            value: count as f64,
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,19 +42,5 @@ mod tests {
         assert_eq!(utc_date(1_798_675_200), "2026-12-31");
         assert_eq!(utc_date(4_107_542_400), "2100-03-01");
         assert_eq!(utc_date(-1), "1969-12-31");
-    }
-
-    #[test]
-    fn counts_keep_the_newest_days_oldest_first() {
-        let day = |n: i64| n * DAY_SECS + 5;
-        let points = daily_counts([day(3), day(1), day(3), day(2), day(3), day(1)], 2);
-        let got: Vec<(String, f64)> = points.into_iter().map(|p| (p.day, p.value)).collect();
-        assert_eq!(
-            got,
-            vec![
-                ("1970-01-03".to_string(), 1.0),
-                ("1970-01-04".to_string(), 3.0)
-            ]
-        );
     }
 }

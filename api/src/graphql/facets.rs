@@ -2,6 +2,7 @@
 //! series per chain, and the top agents by reputation.
 
 use super::agent::Agent;
+use super::filter::capped;
 use crate::facet_cache::Facet;
 use crate::read::agents::{self, Order, Selection};
 use crate::read::facets::{self, Series};
@@ -100,6 +101,11 @@ async fn facet_counts(
 ) -> Result<Vec<FacetCount>> {
     let first = usize::try_from(bounded(first)?).unwrap_or(0);
     let state = ctx.data_unchecked::<ApiState>();
+    capped(
+        "chainIds",
+        chain_ids.as_deref(),
+        state.api.reads.max_list_argument,
+    )?;
     let version = state.cache.version().await?;
     let counted = state
         .facets
@@ -139,6 +145,7 @@ impl FacetQuery {
     }
 
     /// The most advertised skills, with how many agents advertise each.
+    #[graphql(complexity = "super::page_cost(first, child_complexity)")]
     async fn skill_facets(
         &self,
         ctx: &Context<'_>,
@@ -149,6 +156,7 @@ impl FacetQuery {
     }
 
     /// The most used skill tags, with how many agents carry each.
+    #[graphql(complexity = "super::page_cost(first, child_complexity)")]
     async fn tag_facets(
         &self,
         ctx: &Context<'_>,
@@ -247,6 +255,7 @@ impl FacetQuery {
     }
 
     /// The agents with the highest composite reputation.
+    #[graphql(complexity = "super::page_cost(first, child_complexity)")]
     async fn top_agents(
         &self,
         ctx: &Context<'_>,
@@ -254,11 +263,18 @@ impl FacetQuery {
         #[graphql(default = 10)] first: i32,
     ) -> Result<Vec<Agent>> {
         let first = bounded(first)?.min(100);
+        let state = ctx.data_unchecked::<ApiState>();
+        capped(
+            "chainIds",
+            chain_ids.as_deref(),
+            state.api.reads.max_list_argument,
+        )?;
+        super::relations::charge(ctx, first as u64, "topAgents")?;
         let selection = Selection {
             chain_ids: chain_ids.unwrap_or_default(),
             ..Selection::default()
         };
-        let pool = ctx.data_unchecked::<ApiState>().store.reader();
+        let pool = state.store.reader();
         let listed = agents::list(pool, &selection, Order::Reputation, None, first).await?;
         Ok(listed.into_iter().map(|l| Agent(l.row)).collect())
     }

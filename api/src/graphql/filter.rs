@@ -83,7 +83,26 @@ pub(crate) struct AgentFilter {
     pub(crate) max_price: Option<String>,
 }
 
+/// Refuses a list argument `name` of more than `max` items (`[api.reads]
+/// max_list_argument`): each item widens the SQL, the plan and the cache key.
+pub(crate) fn capped<T>(name: &str, list: Option<&[T]>, max: usize) -> async_graphql::Result<()> {
+    match list {
+        Some(items) if items.len() > max => Err(async_graphql::Error::new(format!(
+            "`{name}` has {} items; at most {max} are accepted",
+            items.len()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 impl AgentFilter {
+    /// Refuses a list of more than `max` items in any of the filter's list fields.
+    pub(crate) fn check_lists(&self, max: usize) -> async_graphql::Result<()> {
+        capped("filter.chainIds", self.chain_ids.as_deref(), max)?;
+        capped("filter.sources", self.sources.as_deref(), max)?;
+        capped("filter.tags", self.tags.as_deref(), max)
+    }
+
     /// The selection this filter and `search` describe.
     pub(crate) fn selection(&self, search: Option<&str>) -> Selection {
         Selection {
@@ -168,6 +187,21 @@ mod tests {
             "FTS operators in the input are plain words"
         );
         assert_eq!(fts_query("  ()  ", true), None);
+    }
+
+    #[test]
+    fn list_arguments_past_the_cap_are_refused_by_name() {
+        let filter = AgentFilter {
+            tags: Some(vec!["a".into(); 3]),
+            ..AgentFilter::default()
+        };
+        assert!(filter.check_lists(3).is_ok());
+        let refused = filter.check_lists(2).unwrap_err();
+        assert_eq!(
+            refused.message,
+            "`filter.tags` has 3 items; at most 2 are accepted"
+        );
+        assert!(capped::<i64>("chainIds", None, 0).is_ok());
     }
 
     #[test]

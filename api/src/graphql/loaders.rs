@@ -1,16 +1,18 @@
 //! DataLoaders: every relation an agent list needs is read once per request for all agents on
 //! the page, never once per agent.
 
-use crate::read::activity::{self, FeedbackRow, HistoryRow, ValidationRow};
+use crate::read::activity::{self, FeedbackRow, HistoryRow, ValidationRow, Window};
+use crate::read::counts::{self, Relation};
 use crate::read::documents::{self, DocumentRow};
 use crate::read::evaluations;
 use crate::read::skills::{self, SkillRow};
 use crate::state::ApiState;
 use agentindex_indexer::primitives::{AgentKey, AgentKeyError};
 use agentindex_indexer::reputation::{Evaluation, Exclusion, Payment};
-use agentindex_indexer::store::StoreError;
 use agentindex_indexer::store::StoreRead;
+use agentindex_indexer::store::{PageWindow, StoreError};
 use async_graphql::dataloader::Loader;
+use futures_util::future::BoxFuture;
 use sqlx::AnyPool;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
@@ -40,27 +42,98 @@ impl Loader<String> for DocumentLoader {
     }
 }
 
-/// ERC-8004 feedback by agent key.
+/// Which page of which agent's list a resolver asks for: keys asking the same page of many
+/// agents are read together, one `UNION ALL` branch per agent.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct PageKey {
+    /// The agent.
+    pub(crate) agent: String,
+    /// Its page.
+    pub(crate) window: Window,
+}
+
+/// Reads the page each of `keys` asks for with `read`, grouping keys by their page.
+async fn pages<'a, R>(
+    keys: &[PageKey],
+    read: impl Fn(Vec<String>, Window) -> BoxFuture<'a, sqlx::Result<HashMap<String, Vec<R>>>>,
+) -> Result<HashMap<PageKey, Vec<R>>, Arc<sqlx::Error>> {
+    let mut by_window: HashMap<Window, Vec<String>> = HashMap::new();
+    for key in keys {
+        by_window
+            .entry(key.window)
+            .or_default()
+            .push(key.agent.clone());
+    }
+    let mut out = HashMap::new();
+    for (window, agents) in by_window {
+        let found = read(agents, window).await.map_err(Arc::new)?;
+        for (agent, rows) in found {
+            out.insert(PageKey { agent, window }, rows);
+        }
+    }
+    Ok(out)
+}
+
+/// A page of ERC-8004 feedback by agent.
 pub(crate) struct FeedbackLoader(pub(crate) AnyPool);
 
-impl Loader<String> for FeedbackLoader {
+impl Loader<PageKey> for FeedbackLoader {
     type Value = Vec<FeedbackRow>;
     type Error = Arc<sqlx::Error>;
 
-    async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
-        activity::feedback(&self.0, keys).await.map_err(Arc::new)
+    async fn load(&self, keys: &[PageKey]) -> Result<HashMap<PageKey, Self::Value>, Self::Error> {
+        pages(keys, |agents, window| {
+            Box::pin(async move { activity::feedback(&self.0, &agents, window).await })
+        })
+        .await
     }
 }
 
-/// ERC-8004 validation requests by agent key.
+/// A page of ERC-8004 validation requests by agent.
 pub(crate) struct ValidationLoader(pub(crate) AnyPool);
 
-impl Loader<String> for ValidationLoader {
+impl Loader<PageKey> for ValidationLoader {
     type Value = Vec<ValidationRow>;
     type Error = Arc<sqlx::Error>;
 
-    async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
-        activity::validations(&self.0, keys).await.map_err(Arc::new)
+    async fn load(&self, keys: &[PageKey]) -> Result<HashMap<PageKey, Self::Value>, Self::Error> {
+        pages(keys, |agents, window| {
+            Box::pin(async move { activity::validations(&self.0, &agents, window).await })
+        })
+        .await
+    }
+}
+
+/// How many items one of its lists holds, by (list, agent key); counted, never loaded.
+pub(crate) struct CountLoader(pub(crate) AnyPool);
+
+impl Loader<(Relation, String)> for CountLoader {
+    type Value = i64;
+    type Error = Arc<sqlx::Error>;
+
+    async fn load(
+        &self,
+        keys: &[(Relation, String)],
+    ) -> Result<HashMap<(Relation, String), Self::Value>, Self::Error> {
+        let mut by_relation: HashMap<Relation, Vec<String>> = HashMap::new();
+        for (relation, agent) in keys {
+            by_relation
+                .entry(*relation)
+                .or_default()
+                .push(agent.clone());
+        }
+        let mut out = HashMap::new();
+        for (relation, agents) in by_relation {
+            let counted = counts::of_agents(&self.0, relation, &agents)
+                .await
+                .map_err(Arc::new)?;
+            out.extend(
+                counted
+                    .into_iter()
+                    .map(|(agent, count)| ((relation, agent), count)),
+            );
+        }
+        Ok(out)
     }
 }
 
@@ -90,50 +163,62 @@ impl Loader<String> for EvaluationLoader {
     }
 }
 
-/// Credited payments, newest first, with why each does not count, by agent key.
+/// A page of credited payments, newest first, with why each does not count, by agent.
 pub(crate) struct PaymentLoader(pub(crate) ApiState);
 
-impl Loader<String> for PaymentLoader {
+impl Loader<PageKey> for PaymentLoader {
     type Value = Vec<(Payment, Option<Exclusion>)>;
     type Error = Arc<StoreError>;
 
-    async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
-        let mut by_chain: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    async fn load(&self, keys: &[PageKey]) -> Result<HashMap<PageKey, Self::Value>, Self::Error> {
+        // Rules differ by chain, pages by request: one read per (chain, page).
+        let mut groups: BTreeMap<(u64, PageWindow), Vec<String>> = BTreeMap::new();
+        let mut windows: HashMap<PageWindow, Window> = HashMap::new();
         for key in keys {
-            let parsed: AgentKey = key.parse().map_err(|error: AgentKeyError| {
+            let parsed: AgentKey = key.agent.parse().map_err(|error: AgentKeyError| {
                 Arc::new(StoreError::Corrupt {
                     what: "agents.agent_key".into(),
                     reason: error.to_string(),
                 })
             })?;
-            by_chain
-                .entry(parsed.chain_id())
+            let page = key.window.in_store();
+            windows.insert(page, key.window);
+            groups
+                .entry((parsed.chain_id(), page))
                 .or_default()
-                .push(key.clone());
+                .push(key.agent.clone());
         }
         let mut out = HashMap::new();
-        for (chain_id, keys) in by_chain {
+        for ((chain_id, page), agents) in groups {
             let rules = self.0.rules.get(&chain_id).cloned().unwrap_or_default();
             let found = self
                 .0
                 .store
-                .classified_payments(chain_id, &keys, &rules)
+                .classified_payments(chain_id, &agents, page, &rules)
                 .await
                 .map_err(Arc::new)?;
-            out.extend(found);
+            let window = windows[&page];
+            out.extend(
+                found
+                    .into_iter()
+                    .map(|(agent, rows)| (PageKey { agent, window }, rows)),
+            );
         }
         Ok(out)
     }
 }
 
-/// On-chain history by agent key.
+/// A page of on-chain history by agent.
 pub(crate) struct HistoryLoader(pub(crate) AnyPool);
 
-impl Loader<String> for HistoryLoader {
+impl Loader<PageKey> for HistoryLoader {
     type Value = Vec<HistoryRow>;
     type Error = Arc<sqlx::Error>;
 
-    async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
-        activity::history(&self.0, keys).await.map_err(Arc::new)
+    async fn load(&self, keys: &[PageKey]) -> Result<HashMap<PageKey, Self::Value>, Self::Error> {
+        pages(keys, |agents, window| {
+            Box::pin(async move { activity::history(&self.0, &agents, window).await })
+        })
+        .await
     }
 }

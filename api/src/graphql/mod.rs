@@ -23,8 +23,8 @@ use crate::state::ApiState;
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{EmptyMutation, MergedObject, Schema};
 use loaders::{
-    DocumentLoader, EvaluationLoader, FeedbackLoader, HistoryLoader, PaymentLoader, SkillLoader,
-    ValidationLoader,
+    CountLoader, DocumentLoader, EvaluationLoader, FeedbackLoader, HistoryLoader, PaymentLoader,
+    SkillLoader, ValidationLoader,
 };
 use subscription::Subscription;
 
@@ -32,6 +32,18 @@ use subscription::Subscription;
 pub const MAX_DEPTH: usize = 12;
 /// Highest complexity (fields counted, lists by their page size) a query may have.
 pub const MAX_COMPLEXITY: usize = 5_000;
+
+/// Largest page size a list field's complexity counts: past it the field refuses `first` with
+/// its own message, which says more than "too complex" would.
+const MAX_COUNTED_PAGE: i32 = 500;
+
+/// The complexity of a list field that returns `first` items (its default when absent): each
+/// item costs what its selected fields cost, so `agents(first: 100) { feedback(first: 100) {…} }`
+/// counts ten thousand feedback items' fields, not a hundred.
+pub(crate) fn page_cost(first: i32, child_complexity: usize) -> usize {
+    let items = first.clamp(1, MAX_COUNTED_PAGE) as usize;
+    items.saturating_mul(child_complexity).saturating_add(1)
+}
 
 /// The query root: agent lookups and status, and dashboard aggregates.
 #[derive(MergedObject, Default)]
@@ -68,6 +80,10 @@ pub fn schema(state: ApiState) -> AgentSchema {
         ))
         .data(DataLoader::new(
             HistoryLoader(state.store.reader().clone()),
+            tokio::spawn,
+        ))
+        .data(DataLoader::new(
+            CountLoader(state.store.reader().clone()),
             tokio::spawn,
         ))
         .limit_depth(MAX_DEPTH)

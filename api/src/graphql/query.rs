@@ -31,6 +31,7 @@ impl AgentQuery {
     /// else newest), `first` at a time (at most 100) after the cursor `after`. `search` finds
     /// agents whose name, description, skills or tags have every word of it; when none has
     /// them all, the last word also matches words it begins (search as you type).
+    #[graphql(complexity = "super::page_cost(first.unwrap_or(DEFAULT_PAGE), child_complexity)")]
     async fn agents(
         &self,
         ctx: &Context<'_>,
@@ -46,7 +47,11 @@ impl AgentQuery {
                 "first must be between 0 and {MAX_PAGE}, got {first}"
             )));
         }
-        let mut selection = filter.unwrap_or_default().selection(search.as_deref());
+        let state = ctx.data_unchecked::<ApiState>();
+        let filter = filter.unwrap_or_default();
+        filter.check_lists(state.api.reads.max_list_argument)?;
+        super::relations::charge(ctx, first as u64 + 1, "agents")?;
+        let mut selection = filter.selection(search.as_deref());
         if search.as_deref().is_some_and(|s| !s.trim().is_empty()) && selection.search.is_none() {
             // Only punctuation: nothing can match.
             return Ok(AgentConnection::empty(selection));
@@ -62,7 +67,7 @@ impl AgentQuery {
             ),
             None => None,
         };
-        let pool = ctx.data_unchecked::<ApiState>().store.reader();
+        let pool = state.store.reader();
         agents::settle_search(pool, &mut selection).await?;
         let mut listed = agents::list(
             pool,

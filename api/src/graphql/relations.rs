@@ -2,41 +2,52 @@
 //! count, ERC-8004 feedback with revocations and responses, validations with every response,
 //! and the agent's on-chain history.
 
-use crate::read::activity::{FeedbackRow, HistoryRow, ValidationRow};
+use super::loaders::{CountLoader, PageKey};
+use crate::read::activity::{FeedbackRow, HistoryRow, ValidationRow, Window};
+use crate::read::counts::Relation;
 use crate::read::cursor::Cursor;
+use crate::row_budget::RowBudget;
 use agentindex_indexer::reputation::{Exclusion, Payment};
 use async_graphql::connection::{Connection, Edge, EmptyFields};
-use async_graphql::{Json, OutputType, Result, SimpleObject};
+use async_graphql::dataloader::{DataLoader, Loader};
+use async_graphql::{Context, Json, Object, OutputType, Result, SimpleObject};
 
 /// Largest page a relation returns.
 pub(crate) const MAX_LIST: i32 = 100;
 
-/// What a relation's connection tells besides its page.
-#[derive(SimpleObject)]
+/// What a relation's connection tells besides its page: the list's length, counted in the
+/// database only when asked for.
 pub(crate) struct ListTotal {
+    relation: Relation,
+    agent: String,
+}
+
+#[Object]
+impl ListTotal {
     /// Items in the whole list.
-    total_count: usize,
+    async fn total_count(&self, ctx: &Context<'_>) -> Result<usize> {
+        let loader = ctx.data_unchecked::<DataLoader<CountLoader>>();
+        let count = loader
+            .load_one((self.relation, self.agent.clone()))
+            .await?
+            .unwrap_or(0);
+        Ok(usize::try_from(count).unwrap_or(0))
+    }
 }
 
 /// A page of a relation of one agent.
 pub(crate) type ListPage<N> = Connection<String, N, ListTotal, EmptyFields>;
 
-/// One page of `items` (the agent's whole list, newest first, each at a (block, log index)
-/// position): `first` items after the cursor `after`, keyed by position so a page starts
-/// strictly after the last one seen whatever arrived meanwhile.
-pub(crate) fn page<T, N: OutputType + From<T>>(
-    items: Vec<T>,
-    position: impl Fn(&T) -> (i64, i64),
-    first: i32,
-    after: Option<String>,
-) -> Result<ListPage<N>> {
+/// The rows `first` and `after` ask a list for: `first` items (and one more, to tell whether a
+/// page follows) after the item at the cursor `after`.
+fn window(first: i32, after: Option<&str>) -> Result<Window> {
     if !(0..=MAX_LIST).contains(&first) {
         return Err(async_graphql::Error::new(format!(
             "first must be between 0 and {MAX_LIST}, got {first}"
         )));
     }
     let after = match after {
-        Some(text) => match Cursor::decode(&text) {
+        Some(text) => match Cursor::decode(text) {
             Some(Cursor::Event { b, l }) => Some((b, l)),
             _ => {
                 return Err(async_graphql::Error::new(format!(
@@ -46,24 +57,90 @@ pub(crate) fn page<T, N: OutputType + From<T>>(
         },
         None => None,
     };
-    let total_count = items.len();
-    let mut rest = items
-        .into_iter()
-        .filter(|item| after.is_none_or(|after| position(item) < after))
-        .peekable();
-    let mut edges = Vec::new();
-    while edges.len() < first as usize {
-        let Some(item) = rest.next() else { break };
-        let (b, l) = position(&item);
-        edges.push(Edge::new(Cursor::Event { b, l }.encode(), N::from(item)));
+    Ok(Window {
+        rows: i64::from(first) + 1,
+        after,
+    })
+}
+
+/// Charges `rows` to the request's row budget (requests without one, such as a subscription's
+/// events, are bounded by their page sizes alone).
+pub(crate) fn charge(ctx: &Context<'_>, rows: u64, what: &str) -> Result<()> {
+    match ctx.data_opt::<RowBudget>() {
+        Some(budget) => budget
+            .charge(rows, what)
+            .map_err(|refused| async_graphql::Error::new(refused.to_string())),
+        None => Ok(()),
     }
+}
+
+/// One page of `relation` of `agent`, read in SQL by `loader` (its `window` of rows, charged
+/// to the request's row budget before they are read), newest first, keyed by each item's
+/// (block, log index) position so a page starts strictly after the last one seen whatever
+/// arrived meanwhile.
+pub(crate) async fn paged<L, T, N>(
+    ctx: &Context<'_>,
+    loader: &DataLoader<L>,
+    relation: Relation,
+    agent: &str,
+    (first, after): (i32, Option<String>),
+    position: impl Fn(&T) -> (i64, i64),
+) -> Result<ListPage<N>>
+where
+    L: Loader<PageKey, Value = Vec<T>>,
+    L::Error: std::fmt::Display,
+    T: Clone + Send + Sync + 'static,
+    N: OutputType + From<T>,
+{
+    let window = window(first, after.as_deref())?;
+    charge(ctx, window.rows as u64, ctx.field().name())?;
+    let key = PageKey {
+        agent: agent.to_string(),
+        window,
+    };
+    let rows = loader
+        .load_one(key)
+        .await
+        .map_err(|error| async_graphql::Error::new(error.to_string()))?
+        .unwrap_or_default();
+    Ok(page(
+        rows,
+        position,
+        relation,
+        agent,
+        first,
+        window.after.is_some(),
+    ))
+}
+
+/// The connection over `rows` (a window: the page and perhaps one more).
+fn page<T, N: OutputType + From<T>>(
+    rows: Vec<T>,
+    position: impl Fn(&T) -> (i64, i64),
+    relation: Relation,
+    agent: &str,
+    first: i32,
+    has_previous: bool,
+) -> ListPage<N> {
+    let first = usize::try_from(first).unwrap_or(0);
+    let has_next = rows.len() > first;
     let mut connection = Connection::with_additional_fields(
-        after.is_some(),
-        rest.peek().is_some(),
-        ListTotal { total_count },
+        has_previous,
+        has_next,
+        ListTotal {
+            relation,
+            agent: agent.to_string(),
+        },
     );
-    connection.edges = edges;
-    Ok(connection)
+    connection.edges = rows
+        .into_iter()
+        .take(first)
+        .map(|item| {
+            let (b, l) = position(&item);
+            Edge::new(Cursor::Event { b, l }.encode(), N::from(item))
+        })
+        .collect();
+    connection
 }
 
 /// A payment credited to an agent.

@@ -10,16 +10,16 @@ use std::collections::HashMap;
 
 /// The agents among some keys, by the columns their facts carry.
 #[derive(Default)]
-struct Subjects<'a> {
+pub(super) struct Subjects<'a> {
     /// ERC-8004 agents by (chain id, identity registry, token id).
-    tokens: HashMap<(i64, String, String), &'a str>,
+    pub(super) tokens: HashMap<(i64, String, String), &'a str>,
     /// Agent contracts by (chain id, contract).
-    contracts: HashMap<(i64, String), &'a str>,
+    pub(super) contracts: HashMap<(i64, String), &'a str>,
 }
 
 impl<'a> Subjects<'a> {
     /// Parses `keys`; a key that is not an agent key is an error naming it.
-    fn of(keys: &'a [String]) -> sqlx::Result<Self> {
+    pub(super) fn of(keys: &'a [String]) -> sqlx::Result<Self> {
         let mut subjects = Self::default();
         for key in keys {
             let parsed: AgentKey = key
@@ -94,43 +94,129 @@ pub(crate) struct ValidationRow {
     pub(crate) responses: agentindex_indexer::store::JsonColumn,
 }
 
-fn push_tokens(
-    query: &mut QueryBuilder<'_, Any>,
-    alias: &str,
-    tokens: &HashMap<(i64, String, String), &str>,
-) {
-    query.push(format!(
-        " ({alias}.chain_id, {alias}.registry, {alias}.token_id) IN (VALUES "
-    ));
-    let mut list = query.separated(", ");
-    for (chain, registry, token) in tokens.keys() {
-        list.push("(");
-        list.push_bind_unseparated(*chain);
-        list.push_unseparated(", ");
-        list.push_bind_unseparated(registry.to_string());
-        list.push_unseparated(", ");
-        list.push_bind_unseparated(token.to_string());
-        list.push_unseparated(")");
-    }
-    query.push(")");
+/// Agents per statement: each is one `UNION ALL` branch (SQLite allows 500) with a handful of
+/// bound values.
+pub(super) const AGENTS_PER_STATEMENT: usize = 100;
+
+/// Which page of each agent's list to read: its newest `rows` items strictly before `after`.
+/// Lists are newest first, by (block, log index); every branch of a statement reads one agent's
+/// page through the index in that order and stops after `rows`, so a page costs the same
+/// however long the list is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Window {
+    /// Items to read per agent (a page and one more, which tells whether another follows).
+    pub(crate) rows: i64,
+    /// (block, log index) of the last item already seen, if any.
+    pub(crate) after: Option<(i64, i64)>,
 }
 
-/// Every feedback of each of `keys`, newest first.
+impl Window {
+    /// The same window in the store's terms (a position before the chain's start is none).
+    pub(crate) fn in_store(self) -> agentindex_indexer::store::PageWindow {
+        let unsigned = |n: i64| u64::try_from(n).unwrap_or(0);
+        agentindex_indexer::store::PageWindow {
+            rows: unsigned(self.rows),
+            after: self
+                .after
+                .map(|(block, log_index)| (unsigned(block), unsigned(log_index))),
+        }
+    }
+
+    /// `AND` the items of `alias` (a table with `block_number` and `log_index`) this window
+    /// starts after, written so the index's range on `block_number` does the skipping.
+    fn push_after(&self, query: &mut QueryBuilder<'_, Any>, alias: &str) {
+        if let Some((block, log_index)) = self.after {
+            query.push(format!(" AND {alias}.block_number <= "));
+            query.push_bind(block);
+            query.push(format!(" AND ({alias}.block_number < "));
+            query.push_bind(block);
+            query.push(format!(" OR {alias}.log_index < "));
+            query.push_bind(log_index);
+            query.push(")");
+        }
+    }
+
+    /// The newest-first order and the window's size.
+    fn push_limit(&self, query: &mut QueryBuilder<'_, Any>, alias: &str) {
+        query.push(format!(
+            " ORDER BY {alias}.block_number DESC, {alias}.log_index DESC LIMIT "
+        ));
+        query.push_bind(self.rows);
+    }
+}
+
+/// `alias.chain_id = ? AND alias.registry = ? AND alias.token_id = ?` for one token.
+pub(super) fn push_token(
+    query: &mut QueryBuilder<'_, Any>,
+    alias: &str,
+    (chain, registry, token): &(i64, String, String),
+) {
+    query.push(format!(" {alias}.chain_id = "));
+    query.push_bind(*chain);
+    query.push(format!(" AND {alias}.registry = "));
+    query.push_bind(registry.clone());
+    query.push(format!(" AND {alias}.token_id = "));
+    query.push_bind(token.clone());
+}
+
+/// One statement reading `window` of each of `subjects` from `select` (`SELECT … FROM table
+/// alias WHERE`, the agent's condition appended by `condition`), as one `UNION ALL` branch per
+/// agent.
+fn paged<'a, S>(
+    select: &str,
+    alias: &str,
+    subjects: impl IntoIterator<Item = S>,
+    window: Window,
+    condition: impl Fn(&mut QueryBuilder<'a, Any>, &str, S),
+) -> QueryBuilder<'a, Any> {
+    let mut query = QueryBuilder::<Any>::new("");
+    for (branch, subject) in subjects.into_iter().enumerate() {
+        if branch > 0 {
+            query.push(" UNION ALL ");
+        }
+        query.push(format!("SELECT * FROM ({select}"));
+        condition(&mut query, alias, subject);
+        window.push_after(&mut query, alias);
+        window.push_limit(&mut query, alias);
+        query.push(format!(") AS page{branch}"));
+    }
+    query
+}
+
+/// Keeps each agent's newest `window.rows` of `rows`, newest first.
+fn newest_per_key<R>(
+    out: &mut HashMap<String, Vec<R>>,
+    rows: impl IntoIterator<Item = (String, R)>,
+    position: impl Fn(&R) -> (i64, i64),
+    window: Window,
+) {
+    for (key, row) in rows {
+        out.entry(key).or_default().push(row);
+    }
+    for list in out.values_mut() {
+        list.sort_by_key(|row| std::cmp::Reverse(position(row)));
+        list.truncate(usize::try_from(window.rows).unwrap_or(0));
+    }
+}
+
+/// The page `window` of the feedback of each of `keys`, newest first.
 pub(crate) async fn feedback(
     pool: &AnyPool,
     keys: &[String],
+    window: Window,
 ) -> sqlx::Result<HashMap<String, Vec<FeedbackRow>>> {
     let mut out: HashMap<String, Vec<FeedbackRow>> = HashMap::new();
-    for chunk in keys.chunks(300) {
+    let dialect = Dialect::of_pool(pool);
+    for chunk in keys.chunks(AGENTS_PER_STATEMENT) {
         let subjects = Subjects::of(chunk)?;
         if subjects.tokens.is_empty() {
             continue;
         }
-        let responses = Dialect::of_pool(pool).json_objects(
+        let responses = dialect.json_objects(
             "'responder', p.responder, 'uri', p.response_uri, 'hash', p.response_hash, \
              'block', p.block_number",
         );
-        let mut query = QueryBuilder::<Any>::new(format!(
+        let select = format!(
             "SELECT f.chain_id, f.registry, f.token_id, f.client,
                 f.feedback_index, f.value, f.value_decimals, f.tag1, f.tag2, f.endpoint,
                 f.feedback_uri, f.block_number, f.log_index, f.tx_hash, f.timestamp,
@@ -144,39 +230,41 @@ pub(crate) async fn feedback(
                     AND p.token_id = f.token_id AND p.client = f.client
                     AND p.feedback_index = f.feedback_index) AS responses
              FROM feedback f WHERE"
-        ));
-        push_tokens(&mut query, "f", &subjects.tokens);
-        query.push(" ORDER BY f.block_number DESC, f.log_index DESC");
-        let rows: Vec<FeedbackRow> = Dialect::of_pool(pool)
+        );
+        let query = paged(&select, "f", subjects.tokens.keys(), window, push_token);
+        let rows: Vec<FeedbackRow> = dialect
             .portable(query)
             .build_query_as()
             .fetch_all(pool)
             .await?;
-        for row in rows {
-            if let Some(key) = subjects.token_key(row.chain_id, &row.registry, &row.token_id) {
-                out.entry(key.to_string()).or_default().push(row);
-            }
-        }
+        let keyed = rows.into_iter().filter_map(|row| {
+            let key = subjects.token_key(row.chain_id, &row.registry, &row.token_id)?;
+            Some((key.to_string(), row))
+        });
+        newest_per_key(&mut out, keyed, |r| (r.block_number, r.log_index), window);
     }
     Ok(out)
 }
 
-/// Every validation request of each of `keys`, newest first, with its responses.
+/// The page `window` of the validation requests of each of `keys`, newest first, each with its
+/// responses.
 pub(crate) async fn validations(
     pool: &AnyPool,
     keys: &[String],
+    window: Window,
 ) -> sqlx::Result<HashMap<String, Vec<ValidationRow>>> {
     let mut out: HashMap<String, Vec<ValidationRow>> = HashMap::new();
-    for chunk in keys.chunks(300) {
+    let dialect = Dialect::of_pool(pool);
+    for chunk in keys.chunks(AGENTS_PER_STATEMENT) {
         let subjects = Subjects::of(chunk)?;
         if subjects.tokens.is_empty() {
             continue;
         }
-        let responses = Dialect::of_pool(pool).json_objects(
+        let responses = dialect.json_objects(
             "'response', s.response, 'uri', s.response_uri, 'tag', s.tag, \
              'block', s.block_number, 'timestamp', s.timestamp",
         );
-        let mut query = QueryBuilder::<Any>::new(format!(
+        let select = format!(
             "SELECT v.chain_id, v.registry, v.token_id,
                 v.request_hash, v.validator, v.request_uri, v.block_number, v.log_index,
                 v.tx_hash,
@@ -186,19 +274,18 @@ pub(crate) async fn validations(
                             AND s.request_hash = v.request_hash
                           ORDER BY s.block_number, s.log_index) s) AS responses
              FROM validation_requests v WHERE"
-        ));
-        push_tokens(&mut query, "v", &subjects.tokens);
-        query.push(" ORDER BY v.block_number DESC, v.log_index DESC");
-        let rows: Vec<ValidationRow> = Dialect::of_pool(pool)
+        );
+        let query = paged(&select, "v", subjects.tokens.keys(), window, push_token);
+        let rows: Vec<ValidationRow> = dialect
             .portable(query)
             .build_query_as()
             .fetch_all(pool)
             .await?;
-        for row in rows {
-            if let Some(key) = subjects.token_key(row.chain_id, &row.registry, &row.token_id) {
-                out.entry(key.to_string()).or_default().push(row);
-            }
-        }
+        let keyed = rows.into_iter().filter_map(|row| {
+            let key = subjects.token_key(row.chain_id, &row.registry, &row.token_id)?;
+            Some((key.to_string(), row))
+        });
+        newest_per_key(&mut out, keyed, |r| (r.block_number, r.log_index), window);
     }
     Ok(out)
 }
@@ -219,16 +306,18 @@ pub(crate) struct HistoryRow {
     pub(crate) detail: agentindex_indexer::store::JsonColumn,
 }
 
-/// The on-chain history of each of `keys`, newest first: for ERC-8004 agents registration,
-/// transfers, URI and metadata changes and approvals; for agent contracts discovery, their own
-/// events and registry events.
+/// The page `window` of the on-chain history of each of `keys`, newest first: for ERC-8004
+/// agents registration, transfers, URI and metadata changes and approvals; for agent contracts
+/// discovery, their own events and registry events. Each table is read a page per agent, then
+/// the pages merged: at most one page per table and agent is read.
 pub(crate) async fn history(
     pool: &AnyPool,
     keys: &[String],
+    window: Window,
 ) -> sqlx::Result<HashMap<String, Vec<HistoryRow>>> {
     let mut out: HashMap<String, Vec<HistoryRow>> = HashMap::new();
     let dialect = Dialect::of_pool(pool);
-    for chunk in keys.chunks(200) {
+    for chunk in keys.chunks(AGENTS_PER_STATEMENT) {
         let subjects = Subjects::of(chunk)?;
         let mut rows: Vec<HistoryRow> = Vec::new();
         if !subjects.tokens.is_empty() {
@@ -262,14 +351,14 @@ pub(crate) async fn history(
                     dialect.json_object("'operator', t.operator, 'approved', t.approved"),
                 ),
             ] {
-                let mut query = QueryBuilder::<Any>::new(format!(
+                let select = format!(
                     "SELECT t.chain_id, t.registry AS address, t.token_id,
                         t.block_number, t.log_index, '{kind}' AS kind, {detail} AS detail
                      FROM {table} t WHERE"
-                ));
-                push_tokens(&mut query, "t", &subjects.tokens);
+                );
+                let query = paged(&select, "t", subjects.tokens.keys(), window, push_token);
                 rows.extend(
-                    Dialect::of_pool(pool)
+                    dialect
                         .portable(query)
                         .build_query_as::<HistoryRow>()
                         .fetch_all(pool)
@@ -292,36 +381,41 @@ pub(crate) async fn history(
                     "agent",
                 ),
             ] {
-                let mut query = QueryBuilder::<Any>::new(format!(
+                let select = format!(
                     "SELECT t.chain_id, t.{column} AS address, NULL AS token_id, t.block_number,
                         t.log_index, {select}
-                     WHERE (t.chain_id, t.{column}) IN (VALUES "
-                ));
-                let mut list = query.separated(", ");
-                for (chain, address) in subjects.contracts.keys() {
-                    list.push("(");
-                    list.push_bind_unseparated(*chain);
-                    list.push_unseparated(", ");
-                    list.push_bind_unseparated(address.to_string());
-                    list.push_unseparated(")");
-                }
-                query.push(")");
-                rows.extend(Dialect::of_pool(pool).portable(query).build_query_as::<HistoryRow>().fetch_all(pool).await?);
+                     WHERE"
+                );
+                let query = paged(
+                    &select,
+                    "t",
+                    subjects.contracts.keys(),
+                    window,
+                    |query, alias, (chain, address): &(i64, String)| {
+                        query.push(format!(" {alias}.chain_id = "));
+                        query.push_bind(*chain);
+                        query.push(format!(" AND {alias}.{column} = "));
+                        query.push_bind(address.clone());
+                    },
+                );
+                rows.extend(dialect.portable(query).build_query_as::<HistoryRow>().fetch_all(pool).await?);
             }
         }
-        rows.sort_by_key(|r| std::cmp::Reverse((r.block_number, r.log_index)));
-        for row in rows {
+        let keyed = rows.into_iter().filter_map(|row| {
             let key = match &row.token_id {
                 Some(token) => subjects.token_key(row.chain_id, &row.address, token),
                 None => subjects
                     .contracts
                     .get(&(row.chain_id, row.address.clone()))
                     .copied(),
-            };
-            if let Some(key) = key {
-                out.entry(key.to_string()).or_default().push(row);
-            }
-        }
+            }?;
+            Some((key.to_string(), row))
+        });
+        newest_per_key(&mut out, keyed, |r| (r.block_number, r.log_index), window);
     }
     Ok(out)
 }
+
+#[cfg(test)]
+#[path = "activity_tests.rs"]
+mod tests;

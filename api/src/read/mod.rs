@@ -3,13 +3,15 @@
 //! `agent_filters` and its choice of plan in `agent_walk`), skills and documents by agent
 //! ([`skills`], [`documents`]), what committed batches changed, for subscriptions ([`changes`]),
 //! dashboard aggregates ([`facets`]), ERC-8004 feedback and validations by agent
-//! ([`activity`]), and stored reputation evaluations by agent ([`evaluations`]).
+//! ([`activity`]), stored reputation evaluations by agent ([`evaluations`]), and lists' lengths and per-day
+//! counts as aggregates ([`counts`]).
 
 pub(crate) mod activity;
 mod agent_filters;
 mod agent_walk;
 pub(crate) mod agents;
 pub(crate) mod changes;
+pub(crate) mod counts;
 pub(crate) mod cursor;
 pub(crate) mod documents;
 pub(crate) mod evaluations;

@@ -7,6 +7,7 @@ use super::catalogue::{self, Entity, Field, Shape};
 use super::plan::{Item, ListQuery, What};
 use super::sql::{Bind, Sql};
 use super::values::{output, output_list};
+use crate::row_budget::RowBudget;
 use agentindex_indexer::store::Dialect;
 use async_graphql::indexmap::IndexMap;
 use async_graphql::{Name, Value as ConstValue};
@@ -15,11 +16,13 @@ use serde_json::Value as Json;
 use sqlx::AnyPool;
 use std::collections::HashMap;
 
-/// Where rows come from, and the chain the endpoint is limited to.
+/// Where rows come from, the chain the endpoint is limited to, and the request's row budget
+/// (every statement's rows are charged to it as they are read, each statement itself bounded).
 #[derive(Clone, Copy)]
 pub(crate) struct Source<'a> {
     pub(crate) pool: &'a AnyPool,
     pub(crate) chain: Option<u64>,
+    pub(crate) rows: &'a RowBudget,
 }
 
 /// Most rows one nested list may read for all its parents together: `first` bounds each
@@ -46,6 +49,13 @@ impl Source<'_> {
         Dialect::of_pool(self.pool)
     }
 
+    /// Charges `rows` read for `what` to the request's budget; past it the query is refused.
+    fn charge(&self, rows: &[Row], what: &str) -> Result<(), RunError> {
+        self.rows
+            .charge(rows.len() as u64, what)
+            .map_err(|refused| RunError::Refused(refused.to_string()))
+    }
+
     /// The entities `query` asks for, as response objects. The page is chosen first, by the
     /// keys alone, and only its rows are read: SQLite reads a statement's columns for every row
     /// it sorts, and a broad search sorts every row to return a thousand.
@@ -69,6 +79,7 @@ impl Source<'_> {
         self.name_chain(&mut sql);
         sql.append(page).push(")").push(&order);
         let rows = sql.rows(self.pool).await?;
+        self.charge(&rows, entity.name)?;
         let objects = self.objects(&query.items, rows).await?;
         Ok(ConstValue::List(objects))
     }
@@ -94,6 +105,7 @@ impl Source<'_> {
             .map_err(RunError::Refused)?;
         sql.push(" AND ").append(condition).push(" LIMIT 1");
         let rows = sql.rows(self.pool).await?;
+        self.charge(&rows, entity.name)?;
         let mut objects = self.objects(items, rows).await?;
         Ok(objects.pop().unwrap_or(ConstValue::Null))
     }
@@ -207,6 +219,7 @@ impl Source<'_> {
         ));
         sql.append(among(self.dialect(), target.keys, &keys));
         let rows = sql.rows(self.pool).await?;
+        self.charge(&rows, field.name)?;
         let row_keys: Vec<String> = rows.iter().map(|row| row[1].to_string()).collect();
         let objects = self.objects(items, rows).await?;
         let mut out: HashMap<String, Vec<ConstValue>> = HashMap::new();
@@ -255,6 +268,7 @@ impl Source<'_> {
                 field.name
             )));
         }
+        self.charge(&rows, field.name)?;
         let parents: Vec<String> = rows.iter().map(|row| row[0].to_string()).collect();
         let objects = self.objects(&query.items, rows).await?;
         let mut out: HashMap<String, Vec<ConstValue>> = HashMap::new();

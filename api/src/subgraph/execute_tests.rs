@@ -2,6 +2,7 @@
 //! `MAX_NESTED_ROWS` rows for one page is refused, and one under the bound is read whole.
 
 use super::*;
+use crate::row_budget::RowBudget;
 use crate::subgraph::plan::{Root, plan};
 use agentindex_indexer::store::Store;
 use async_graphql::Variables;
@@ -42,9 +43,11 @@ async fn run(store: &Store, query: &str) -> Result<ConstValue, RunError> {
     let (_, Root::List(list)) = &plan.roots[0] else {
         panic!("a list")
     };
+    let rows = RowBudget::new(1_000_000);
     Source {
         pool: store.reader(),
         chain: None,
+        rows: &rows,
     }
     .list(list)
     .await

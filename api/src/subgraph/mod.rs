@@ -17,7 +17,7 @@ pub(crate) mod values;
 use crate::budget::QueryBudget;
 use crate::cache_key::CacheKey;
 use crate::client_error;
-use crate::http::QUERY_TIME_LIMIT;
+use crate::row_budget::RowBudget;
 use crate::state::ApiState;
 use agentindex_indexer::store::Flag;
 use async_graphql::indexmap::IndexMap;
@@ -175,17 +175,20 @@ async fn run(
     // Planning is synchronous and expands fragments: the budget (`[api.query_limits]`) is
     // checked inside it first, so what reaches the expansion is small.
     let budget = QueryBudget::new(state.api.query_limits.clone());
-    let plan = plan::plan(
-        &request.query,
-        request.operation_name.as_deref(),
-        &request.variables,
-        &budget,
-    )
+    let plan = filter::with_list_cap(state.api.reads.max_list_argument, || {
+        plan::plan(
+            &request.query,
+            request.operation_name.as_deref(),
+            &request.variables,
+            &budget,
+        )
+    })
     .map_err(|e| vec![e])?;
-    match tokio::time::timeout(QUERY_TIME_LIMIT, execute_plan(state, chain, plan)).await {
+    let limit = state.api.reads.query_time_limit();
+    match tokio::time::timeout(limit, execute_plan(state, chain, plan)).await {
         Ok(result) => result,
         Err(_) => Err(vec![QueryError {
-            message: format!("the query ran longer than {QUERY_TIME_LIMIT:?} and was stopped"),
+            message: format!("the query ran longer than {limit:?} and was stopped"),
             at: None,
         }]),
     }
@@ -223,7 +226,12 @@ async fn execute_plan(
         head.answers(number)
             .map_err(|message| vec![QueryError { message, at: None }])?;
     }
-    let source = Source { pool, chain };
+    let rows = RowBudget::new(state.api.reads.max_rows_per_request);
+    let source = Source {
+        pool,
+        chain,
+        rows: &rows,
+    };
     let mut data = IndexMap::new();
     for (key, root) in plan.roots {
         let value = match root {

@@ -8,6 +8,7 @@
 
 mod api_caches;
 mod api_connections;
+mod api_reads;
 mod api_websocket;
 mod chain;
 mod documents;
@@ -18,6 +19,7 @@ mod reputation;
 
 pub use api_caches::ApiCachesConfig;
 pub use api_connections::{ConnectionsConfig, IpNetwork};
+pub use api_reads::ReadsConfig;
 pub use api_websocket::WebsocketConfig;
 pub use chain::{
     ChainConfig, DeepReorg, Erc8004Addresses, FetchStrategy, Finality, PaymentToken, StartBlock,
@@ -129,6 +131,9 @@ pub struct ApiConfig {
     /// How big a GraphQL document may be (`[api.query_limits]`).
     #[serde(default)]
     pub query_limits: QueryLimitsConfig,
+    /// `[api.reads]`: the database work one request may cause.
+    #[serde(default)]
+    pub reads: ReadsConfig,
 }
 
 /// `[documents]`.
@@ -191,6 +196,7 @@ impl Default for ApiConfig {
             connections: ConnectionsConfig::default(),
             websocket: WebsocketConfig::default(),
             query_limits: QueryLimitsConfig::default(),
+            reads: ReadsConfig::default(),
         }
     }
 }
@@ -320,6 +326,7 @@ impl Config {
         self.api.connections.validate()?;
         self.api.websocket.validate()?;
         self.api.query_limits.validate()?;
+        self.api.reads.validate()?;
         for (key, value) in [
             (
                 "api.requests_per_minute_per_client",

@@ -407,3 +407,22 @@ fn network_preset_errors_name_the_key() {
     let (key, _) = key_error(load(&chain("network = 5"), &[]));
     assert_eq!(key, "chains[0].network");
 }
+
+#[test]
+fn read_limits_default_override_from_the_environment_and_refuse_zero() {
+    let config = load(SAMPLE, &[]).unwrap();
+    assert_eq!(config.api.reads, ReadsConfig::default());
+    assert_eq!(config.api.reads.max_rows_per_request, 50_000);
+    let config = load(SAMPLE, &[("AGENTINDEX_API__READS__MAX_LIST_ARGUMENT", "7")]).unwrap();
+    assert_eq!(config.api.reads.max_list_argument, 7);
+    for key in [
+        "max_rows_per_request",
+        "max_list_argument",
+        "query_time_limit_secs",
+    ] {
+        let text = format!("{SAMPLE}\n[api.reads]\n{key} = 0\n");
+        let (named, message) = key_error(load(&text, &[]));
+        assert_eq!(named, format!("api.reads.{key}"));
+        assert_eq!(message, "must be at least 1");
+    }
+}

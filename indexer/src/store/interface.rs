@@ -51,12 +51,13 @@ pub trait StoreRead: Send + Sync {
         token_id: &U256,
     ) -> impl Future<Output = StoreResult<Vec<FeedbackEntry>>> + Send;
 
-    /// Every payment credited to each of `keys` (agents of `chain_id`), newest first, with why
-    /// it does not count under `rules`.
+    /// The window `page` of the payments credited to each of `keys` (agents of `chain_id`),
+    /// newest first, with why each does not count under `rules`.
     fn classified_payments(
         &self,
         chain_id: u64,
         keys: &[String],
+        page: super::PageWindow,
         rules: &ReputationRules,
     ) -> impl Future<Output = StoreResult<ClassifiedPayments>> + Send;
 

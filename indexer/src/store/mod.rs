@@ -157,6 +157,30 @@ impl<T> QueryContext<T> for Result<T, sqlx::Error> {
     }
 }
 
+/// Which items of each agent's list to read: its newest `rows` strictly before the (block, log
+/// index) position `after`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PageWindow {
+    /// Items per agent.
+    pub rows: u64,
+    /// Position of the last item already seen, if any.
+    pub after: Option<(u64, u64)>,
+}
+
+/// How a store's read pool is set up.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenOptions {
+    /// PostgreSQL: the `statement_timeout` of every read connection, so a statement whose
+    /// caller gave up (an API query past its time limit) stops in the database too instead of
+    /// holding a connection and a core. `None`: no limit (indexing, `copy`, `dump`).
+    ///
+    /// SQLite has no such setting: a statement stops only through its connection's progress
+    /// handler or `sqlite3_interrupt`, which sqlx 0.8 reaches only on a `SqliteConnection`, not
+    /// through the `Any` pools the store reads with (and `unsafe` is not used here). There the
+    /// API's statements are bounded by what they read instead (pages in SQL, the row budget).
+    pub read_statement_timeout: Option<std::time::Duration>,
+}
+
 /// An open, migrated database: a one-connection pool for the writer and a pool for readers, on
 /// SQLite or on PostgreSQL.
 #[derive(Debug, Clone)]
@@ -172,6 +196,12 @@ impl Store {
     /// Opens (creating if missing) and migrates the database at `url`: `sqlite://path` or
     /// `postgres://user:password@host:port/dbname`.
     pub async fn open(url: &str) -> StoreResult<Self> {
+        Self::open_with(url, OpenOptions::default()).await
+    }
+
+    /// Opens the database at `url` as [`Store::open`] does, its read pool set up by `options`
+    /// (the API's: statements stopped by the database past a time limit).
+    pub async fn open_with(url: &str, options: OpenOptions) -> StoreResult<Self> {
         sqlx::any::install_default_drivers();
         match Dialect::of_url(url) {
             Some(Dialect::Sqlite) => {
@@ -184,7 +214,7 @@ impl Store {
                 })
             }
             Some(Dialect::Postgres) => {
-                let opened = postgres::open(url).await?;
+                let opened = postgres::open(url, options.read_statement_timeout).await?;
                 Ok(Self {
                     write: opened.write,
                     read: opened.read,
@@ -284,12 +314,13 @@ impl StoreRead for Store {
         feedback::of_agent(&self.read, chain_id, registry, token_id).await
     }
 
-    /// Every payment credited to each of `keys` (agents of `chain_id`), newest first, with why
-    /// it does not count for reputation (`None`: it counts).
+    /// The window `page` of the payments credited to each of `keys` (agents of `chain_id`),
+    /// newest first, with why each does not count for reputation (`None`: it counts).
     async fn classified_payments(
         &self,
         chain_id: u64,
         keys: &[String],
+        page: PageWindow,
         rules: &ReputationRules,
     ) -> StoreResult<ClassifiedPayments> {
         let mut conn = self
@@ -297,7 +328,7 @@ impl StoreRead for Store {
             .acquire()
             .await
             .context("acquiring a read connection")?;
-        reputation::classified_payments(&mut conn, chain_id, keys, rules).await
+        reputation::classified_payments(&mut conn, chain_id, keys, page, rules).await
     }
 
     /// The stored reputation of `agent_key`: as of the newest block among its own facts.

@@ -1,10 +1,15 @@
-//! Reading an agent's credited payments back from the store, for reputation.
+//! Reading agents' credited payments back from the store: one agent's whole list, for
+//! reputation, and a page of many agents' lists, for the API.
 
 use super::reputation::PaymentFields;
-use super::{QueryContext, StoreResult};
+use super::{Dialect, PageWindow, QueryContext, StoreResult};
 use crate::primitives::sql_bound;
 use crate::reputation::Payment;
-use sqlx::AnyPool;
+use sqlx::{Any, AnyConnection, AnyPool, QueryBuilder};
+use std::collections::BTreeMap;
+
+/// Agents per statement of [`pages`]: one `UNION ALL` branch each (SQLite allows 500).
+const AGENTS_PER_STATEMENT: usize = 100;
 
 /// The payments credited to `agent_key` up to and including `up_to_block`, in chain order.
 pub(super) async fn of_agent(
@@ -21,22 +26,82 @@ pub(super) async fn of_agent(
     .fetch_all(pool)
     .await
     .context("reading an agent's payments")?;
-    rows.iter()
-        .map(|row| {
-            PaymentFields {
-                payer: &row.payer,
-                payee: &row.payee,
-                token: &row.token,
-                amount: &row.amount,
-                block: row.block_number,
-                log_index: row.log_index,
-                timestamp: row.timestamp,
-                x402: row.x402,
-                tx_hash: &row.tx_hash,
+    rows.iter().map(PaymentRow::parse).collect()
+}
+
+/// The window `page` of the payments credited to each of `keys`, in chain order: each agent's
+/// newest `page.rows` strictly before `page.after`, read through its index (`payments_agent`)
+/// newest first and stopped there, however many payments it was sent.
+pub(super) async fn pages(
+    conn: &mut AnyConnection,
+    keys: &[String],
+    page: PageWindow,
+) -> StoreResult<BTreeMap<String, Vec<Payment>>> {
+    let mut out: BTreeMap<String, Vec<Payment>> = BTreeMap::new();
+    for chunk in keys.chunks(AGENTS_PER_STATEMENT) {
+        let mut query = QueryBuilder::<Any>::new("");
+        for (branch, key) in chunk.iter().enumerate() {
+            if branch > 0 {
+                query.push(" UNION ALL ");
             }
-            .parse()
-        })
-        .collect()
+            query.push(
+                "SELECT * FROM (SELECT agent_key, payer, payee, token, amount, block_number,
+                    log_index, timestamp, scheme IS NOT NULL AS x402, tx_hash
+                 FROM payments p WHERE p.agent_key = ",
+            );
+            query.push_bind(key.clone());
+            if let Some((block, log_index)) = page.after {
+                query.push(" AND p.block_number <= ");
+                query.push_bind(sql_bound(block));
+                query.push(" AND (p.block_number < ");
+                query.push_bind(sql_bound(block));
+                query.push(" OR p.log_index < ");
+                query.push_bind(sql_bound(log_index));
+                query.push(")");
+            }
+            query.push(" ORDER BY p.block_number DESC, p.log_index DESC LIMIT ");
+            query.push_bind(sql_bound(page.rows));
+            query.push(format!(") AS page{branch}"));
+        }
+        let rows: Vec<KeyedPaymentRow> = Dialect::of(conn)
+            .portable(query)
+            .build_query_as()
+            .fetch_all(&mut *conn)
+            .await
+            .context("reading a page of agents' payments")?;
+        for KeyedPaymentRow { agent_key, row } in rows {
+            out.entry(agent_key).or_default().push(row.parse()?);
+        }
+    }
+    for payments in out.values_mut() {
+        payments.sort_by_key(|p| (p.block, p.log_index));
+    }
+    Ok(out)
+}
+
+/// A `payments` row with the agent it is credited to, as [`pages`] reads it.
+#[derive(sqlx::FromRow)]
+struct KeyedPaymentRow {
+    agent_key: String,
+    #[sqlx(flatten)]
+    row: PaymentRow,
+}
+
+impl PaymentRow {
+    fn parse(&self) -> StoreResult<Payment> {
+        PaymentFields {
+            payer: &self.payer,
+            payee: &self.payee,
+            token: &self.token,
+            amount: &self.amount,
+            block: self.block_number,
+            log_index: self.log_index,
+            timestamp: self.timestamp,
+            x402: self.x402,
+            tx_hash: &self.tx_hash,
+        }
+        .parse()
+    }
 }
 
 /// A `payments` row as [`of_agent`] reads it.

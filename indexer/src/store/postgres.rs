@@ -31,7 +31,7 @@ pub(super) struct Opened {
 /// Connects to the database at `url` and brings its schema up to date. Migrations hold
 /// PostgreSQL's own advisory lock while they run, so processes started together wait for one
 /// another.
-pub(super) async fn open(url: &str) -> StoreResult<Opened> {
+pub(super) async fn open(url: &str, read_timeout: Option<Duration>) -> StoreResult<Opened> {
     let open_error = |source| StoreError::Open {
         url: crate::redact::url(url),
         source,
@@ -55,7 +55,15 @@ pub(super) async fn open(url: &str) -> StoreResult<Opened> {
             source,
         })?;
     let read = AnyPoolOptions::new()
-        .after_connect(|conn, _| Box::pin(settle_connection(conn)))
+        .after_connect(move |conn, _| {
+            Box::pin(async move {
+                settle_connection(conn).await?;
+                match read_timeout {
+                    Some(limit) => limit_statements(conn, limit).await,
+                    None => Ok(()),
+                }
+            })
+        })
         .max_connections(READ_CONNECTIONS)
         .acquire_timeout(Duration::from_secs(30))
         .connect(url)
@@ -71,6 +79,17 @@ pub(super) async fn open(url: &str) -> StoreResult<Opened> {
 /// a millisecond through the index.
 async fn settle_connection(conn: &mut AnyConnection) -> sqlx::Result<()> {
     sqlx::query("SET plan_cache_mode = force_custom_plan")
+        .execute(conn)
+        .await
+        .map(|_| ())
+}
+
+/// Makes the server cancel any statement of this connection that runs longer than `limit`
+/// (SQLSTATE 57014, "canceling statement due to statement timeout"); the connection stays
+/// usable for the next statement.
+async fn limit_statements(conn: &mut AnyConnection, limit: Duration) -> sqlx::Result<()> {
+    // SET takes no bind parameters; the value is a number of milliseconds we formatted.
+    sqlx::query(&format!("SET statement_timeout = {}", limit.as_millis()))
         .execute(conn)
         .await
         .map(|_| ())

@@ -50,6 +50,24 @@ enum Mode {
     Test,
 }
 
+tokio::task_local! {
+    /// Most items a list in a filter may hold (`[api.reads] max_list_argument`), set by the
+    /// endpoint around planning ([`with_list_cap`]) so the planner's signature stays its own.
+    static LIST_CAP: usize;
+}
+
+/// Runs `plan` (which compiles filters) with lists in filters capped at `cap` items.
+pub(crate) fn with_list_cap<R>(cap: usize, plan: impl FnOnce() -> R) -> R {
+    LIST_CAP.sync_scope(cap, plan)
+}
+
+/// The cap in force: the endpoint's, else the configured default.
+fn list_cap() -> usize {
+    LIST_CAP
+        .try_with(|cap| *cap)
+        .unwrap_or_else(|_| agentindex_indexer::config::ReadsConfig::default().max_list_argument)
+}
+
 /// The SQL condition `filter` (a `{Entity}_filter` object) sets on rows of `entity`.
 pub(crate) fn condition(entity: &Entity, filter: &ConstValue) -> Result<Sql, String> {
     compile(entity, filter, 0, Mode::Find)
@@ -87,6 +105,17 @@ fn clause(
     depth: usize,
     mode: Mode,
 ) -> Result<Sql, String> {
+    // Every item of an `_in`, `_contains` or `or` list widens the SQL and its plan.
+    if let ConstValue::List(items) = value
+        && items.len() > list_cap()
+    {
+        return Err(format!(
+            "Filter `{key}` of `{}_filter` has {} items; at most {} are accepted",
+            entity.name,
+            items.len(),
+            list_cap()
+        ));
+    }
     if key == "and" || key == "or" {
         let items = match value {
             ConstValue::List(items) => items.as_slice(),

@@ -128,3 +128,18 @@ fn values_bind_in_order() {
     );
     assert!(sql.text.contains("IS NOT NULL"));
 }
+
+#[test]
+fn lists_past_the_cap_are_refused_naming_the_filter() {
+    let agent = entity("Agent").unwrap();
+    let owners: Vec<String> = (0..4).map(|n| format!("0x{n:040x}")).collect();
+    let asked = filter(serde_json::json!({ "owner_in": owners }));
+    assert!(with_list_cap(4, || condition(agent, &asked)).is_ok());
+    let error = with_list_cap(3, || condition(agent, &asked)).unwrap_err();
+    assert_eq!(
+        error,
+        "Filter `owner_in` of `Agent_filter` has 4 items; at most 3 are accepted"
+    );
+    let ors = filter(serde_json::json!({ "or": [{}, {}, {}, {}] }));
+    assert!(with_list_cap(3, || condition(agent, &ors)).is_err());
+}

@@ -153,12 +153,59 @@ pub(super) async fn facts(
     subjects: &[Subject],
     up_to: u64,
 ) -> StoreResult<BTreeMap<String, Loaded>> {
-    let mut loaded: BTreeMap<String, Loaded> = subjects
-        .iter()
-        .map(|s| (s.key.clone(), Loaded::default()))
-        .collect();
+    let mut loaded = unloaded(subjects);
     payments(conn, subjects, up_to, &mut loaded).await?;
     outflows(conn, subjects, up_to, &mut loaded).await?;
+    sides(conn, chain_id, subjects, up_to, Activity::Read, &mut loaded).await?;
+    Ok(loaded)
+}
+
+/// The facts that decide whether a payment to each of `subjects` counts (its owner, operator
+/// and wallet history) and nothing else: no payments, outflows, feedback or validations, so
+/// judging a page of payments costs the same however much else an agent was sent.
+pub(super) async fn side_facts(
+    conn: &mut AnyConnection,
+    chain_id: u64,
+    subjects: &[Subject],
+) -> StoreResult<BTreeMap<String, Loaded>> {
+    let mut loaded = unloaded(subjects);
+    sides(
+        conn,
+        chain_id,
+        subjects,
+        u64::MAX,
+        Activity::Skipped,
+        &mut loaded,
+    )
+    .await?;
+    Ok(loaded)
+}
+
+/// Nothing loaded yet for each of `subjects`.
+fn unloaded(subjects: &[Subject]) -> BTreeMap<String, Loaded> {
+    subjects
+        .iter()
+        .map(|s| (s.key.clone(), Loaded::default()))
+        .collect()
+}
+
+/// Whether [`sides`] reads the ERC-8004 feedback and validations too.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Activity {
+    Read,
+    Skipped,
+}
+
+/// The agents' own side (ERC-8004 owners, approvals and wallets; agent contracts' facts) and,
+/// when `activity` says so, their feedback and validations.
+async fn sides(
+    conn: &mut AnyConnection,
+    chain_id: u64,
+    subjects: &[Subject],
+    up_to: u64,
+    activity: Activity,
+    loaded: &mut BTreeMap<String, Loaded>,
+) -> StoreResult<()> {
     let mut by_registry: BTreeMap<&str, BTreeMap<&str, &str>> = BTreeMap::new();
     for subject in subjects {
         if let Some((registry, token)) = &subject.erc8004 {
@@ -174,9 +221,11 @@ pub(super) async fn facts(
             registry,
             up_to,
         };
-        erc8004_side(conn, &scope, tokens, &mut loaded).await?;
-        feedback(conn, &scope, tokens, &mut loaded).await?;
-        validations(conn, &scope, tokens, &mut loaded).await?;
+        erc8004_side(conn, &scope, tokens, loaded).await?;
+        if activity == Activity::Read {
+            feedback(conn, &scope, tokens, loaded).await?;
+            validations(conn, &scope, tokens, loaded).await?;
+        }
     }
     let contracts: BTreeMap<&str, &str> = subjects
         .iter()
@@ -184,9 +233,9 @@ pub(super) async fn facts(
         .filter_map(|s| Some((s.contract.as_deref()?, s.key.as_str())))
         .collect();
     if !contracts.is_empty() {
-        contract_facts(conn, chain_id, up_to, &contracts, &mut loaded).await?;
+        contract_facts(conn, chain_id, up_to, &contracts, loaded).await?;
     }
-    Ok(loaded)
+    Ok(())
 }
 
 /// A `payments` row as reputation reads it, packed.

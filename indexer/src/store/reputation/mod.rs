@@ -15,7 +15,7 @@ mod touched;
 mod trust;
 
 use super::sql::push_in;
-use super::{QueryContext, StoreResult};
+use super::{PageWindow, QueryContext, StoreResult};
 use crate::primitives::sql_bound;
 use crate::reputation::{
     AgentFacts, Evaluation, Exclusion, Payment, ReputationRules, classify, evaluate,
@@ -361,19 +361,23 @@ async fn write(conn: &mut AnyConnection, computed: &[AgentReputation]) -> StoreR
     Ok(())
 }
 
-/// Every payment credited to each of `keys` (agents of `chain_id`), newest first, with why it
-/// does not count (`None`: it counts).
+/// The window `page` of the payments credited to each of `keys` (agents of `chain_id`), newest
+/// first, with why each does not count (`None`: it counts). Only the page and the agents' own
+/// side (what decides whether a payment counts) are read.
 pub(super) async fn classified_payments(
     conn: &mut AnyConnection,
     chain_id: u64,
     keys: &[String],
+    page: PageWindow,
     rules: &ReputationRules,
 ) -> StoreResult<BTreeMap<String, Vec<(Payment, Option<Exclusion>)>>> {
     let mut out = BTreeMap::new();
     for chunk in keys.chunks(AGENTS_PER_ROUND) {
         let subjects = load::subjects(conn, chunk).await?;
-        let loaded = load::facts(conn, chain_id, &subjects, u64::MAX).await?;
-        for (key, entry) in loaded {
+        let mut pages = super::payments::pages(conn, chunk, page).await?;
+        let loaded = load::side_facts(conn, chain_id, &subjects).await?;
+        for (key, mut entry) in loaded {
+            entry.facts.payments = pages.remove(&key).unwrap_or_default();
             let reasons = classify(&entry.facts, rules);
             let mut classified: Vec<(Payment, Option<Exclusion>)> =
                 entry.facts.payments.into_iter().zip(reasons).collect();
