@@ -75,11 +75,11 @@ async fn a_flood_of_distinct_cache_keys_keeps_the_response_cache_within_its_byte
     let client = reqwest::Client::new();
 
     // 400 answerable questions, each its own key: variables padded to a few hundred bytes
-    // (kept as text) or to 20 KB (hashed), half on /graphql and half on the subgraph.
+    // (kept as text) or to 10 KB (hashed), half on /graphql and half on the subgraph.
     let flood = 400;
     let mut sent = 0;
     for n in 0..flood {
-        let pad = if n % 2 == 0 { 300 } else { 20_000 };
+        let pad = if n % 2 == 0 { 300 } else { 10_000 };
         let body = json!({
             "query": "query Flood { agents(first: 1) { edges { node { id name } } } }",
             "operationName": "Flood",

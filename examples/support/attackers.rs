@@ -193,8 +193,8 @@ fn request(class: Class, n: u64) -> (String, Option<Value>) {
         Class::CacheKeyFlood => (
             "/graphql".into(),
             Some(json!({
-                "query": "query($id: ID!, $pad: String) { agent(id: $id) { id } }",
-                "variables": { "id": format!("1:0x{n:040x}"), "pad": "x".repeat(32 * 1024) },
+                "query": "query($skill: String) { agents(filter: { skill: $skill }, first: 5) { totalCount } }",
+                "variables": { "skill": format!("{n}{}", "x".repeat(8 * 1024)) },
             })),
         ),
         Class::FeedAtAnyBlock => (format!("/feeds/reputation.jsonl?block={}", n * 7919), None),

@@ -8,19 +8,22 @@
 const HIDDEN_PATH: &str = "/…";
 const HIDDEN_PASSWORD: &str = "***";
 
-/// `raw` with its secrets hidden: the scheme, user name, host and port are kept; a password
-/// becomes `***`; for web URLs (http, https, ws, wss) a path or query becomes `/…`, since
-/// providers put keys there; for other URLs (databases) the path names the database and is
-/// kept, a query becomes `?…`. Text that is not a URL is replaced whole, since what it holds
-/// cannot be told apart.
+/// `raw` with its secrets hidden: the scheme, host and port are kept; a password becomes
+/// `***`; for web URLs (http, https, ws, wss) a path or query becomes `/…`, since providers put
+/// keys there, and a user name without a password becomes `***` (`https://KEY@rpc…` is how
+/// some take theirs); for other
+/// URLs (databases) the user name and the path (the database) are kept, a query becomes `?…`.
+/// Text that is not a URL is replaced whole, since what it holds cannot be told apart.
 pub fn url(raw: &str) -> String {
     let Ok(mut parsed) = url::Url::parse(raw.trim()) else {
         return "(unparsable URL)".into();
     };
+    let web = matches!(parsed.scheme(), "http" | "https" | "ws" | "wss");
     if parsed.password().is_some() {
         let _ = parsed.set_password(Some(HIDDEN_PASSWORD));
+    } else if web && !parsed.username().is_empty() {
+        let _ = parsed.set_username(HIDDEN_PASSWORD);
     }
-    let web = matches!(parsed.scheme(), "http" | "https" | "ws" | "wss");
     let mut shown = parsed.as_str().to_string();
     if web {
         let hidden =
@@ -100,6 +103,7 @@ mod tests {
                 "postgres://indexer:***@db/agentindex?…",
             ),
             ("sqlite://data/agentindex.db", "sqlite://data/agentindex.db"),
+            ("https://SECRETKEY@rpc.example/", "https://***@rpc.example"),
             ("not a url SECRETKEY", "(unparsable URL)"),
         ] {
             assert_eq!(url(raw), shown, "{raw}");

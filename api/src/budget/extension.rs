@@ -42,6 +42,9 @@ impl Extension for BudgetCheck {
         next: NextPrepareRequest<'_>,
     ) -> ServerResult<Request> {
         self.0.check_text(&request.query).map_err(|e| refused(&e))?;
+        self.0
+            .check_variables(&request.variables)
+            .map_err(|e| refused(&e))?;
         let document = async_graphql::parser::parse_query(&request.query)?;
         self.0.check_document(&document).map_err(|e| refused(&e))?;
         request.set_parsed_query(document);

@@ -5,8 +5,9 @@
 //! It lexes GraphQL as the spec does wherever a miscount would matter: strings with escapes and
 //! block strings (`"""…"""`, where `\"""` does not end one) are one token whatever brackets they
 //! hold, comments run to the end of the line, commas are ignored like whitespace, `...` is one
-//! token. Where the text is not GraphQL the parser refuses it anyway, and the parser never reads
-//! past the first place it fails, so the nesting counted here bounds the parser's recursion.
+//! token. Where the text is not GraphQL the parser refuses it where it fails, so the nesting
+//! counted here bounds the parser's recursion, with one exception refused here: a block string
+//! never closed, which the parser reads as an empty string `""` and parses on from.
 
 use super::BudgetError;
 use agentindex_indexer::config::QueryLimitsConfig;
@@ -64,7 +65,13 @@ fn count(text: &str, max_nesting: usize) -> Result<TextCounts, BudgetError> {
                 at = line_end(bytes, at);
                 continue;
             }
-            b'"' if bytes[at..].starts_with(b"\"\"\"") => at = block_string_end(bytes, at + 3),
+            b'"' if bytes[at..].starts_with(b"\"\"\"") => {
+                at = block_string_end(bytes, at + 3).ok_or_else(|| {
+                    BudgetError::UnclosedBlockString {
+                        at: position(text, at),
+                    }
+                })?
+            }
             b'"' => at = string_end(bytes, at + 1),
             b'{' | b'[' | b'(' => {
                 depth += 1;
@@ -118,18 +125,19 @@ fn string_end(bytes: &[u8], mut at: usize) -> usize {
     bytes.len()
 }
 
-/// Past the `"""` closing a block string whose content starts at `at`; `\"""` does not close.
-fn block_string_end(bytes: &[u8], mut at: usize) -> usize {
+/// Past the `"""` closing a block string whose content starts at `at` (`\"""` does not close),
+/// or `None` when nothing closes it.
+fn block_string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     while at < bytes.len() {
         if bytes[at..].starts_with(b"\\\"\"\"") {
             at += 4;
         } else if bytes[at..].starts_with(b"\"\"\"") {
-            return at + 3;
+            return Some(at + 3);
         } else {
             at += 1;
         }
     }
-    bytes.len()
+    None
 }
 
 /// Past a number: digits, `.`, exponents with their sign, and letters the parser will refuse.

@@ -109,3 +109,43 @@ fn a_spread_is_one_token_and_a_number_stops_before_one() {
     assert_eq!(counts("{ ... on A { b } }").tokens, 8);
     assert_eq!(counts("[1...F]").tokens, 5);
 }
+
+#[test]
+fn a_block_string_never_closed_is_refused_before_the_parser_nests_through_it() {
+    // The parser reads `"""x"` as `""` then `"x"` and would descend into every `[` after it.
+    let text = format!(
+        "{{ agents(chainIds: [\"\"\"x\" {} ) {{ id }} }}",
+        "[".repeat(8_000)
+    );
+    let refused = check(&text, &limits()).unwrap_err();
+    assert_eq!(
+        refused,
+        BudgetError::UnclosedBlockString {
+            at: Pos {
+                line: 1,
+                column: 21
+            }
+        }
+    );
+    // A closed one still counts as one token, whatever it holds.
+    assert_eq!(counts("{ a(b: \"\"\"[[[\"\"\") }").nesting, 2);
+}
+
+#[test]
+fn variables_longer_than_the_text_may_be_are_refused() {
+    let budget = super::super::QueryBudget::new(limits());
+    let small: async_graphql::Variables =
+        serde_json::from_value(serde_json::json!({ "w": { "id": "a" } })).unwrap();
+    assert_eq!(budget.check_variables(&small), Ok(()));
+    let big: async_graphql::Variables =
+        serde_json::from_value(serde_json::json!({ "w": "x".repeat(limits().max_bytes) })).unwrap();
+    let refused = budget.check_variables(&big).unwrap_err();
+    assert!(
+        matches!(refused, BudgetError::VariablesTooLong { bytes, limit } if bytes > limit),
+        "{refused}"
+    );
+    assert!(
+        refused.to_string().starts_with("the variables are "),
+        "{refused}"
+    );
+}

@@ -30,6 +30,15 @@ pub enum BudgetError {
         /// `max_bytes`.
         limit: usize,
     },
+    /// The variables, as JSON, are longer than `max_bytes`. A variable is copied into every
+    /// place the query names it, so its size multiplies with the query's references to it.
+    #[error("the variables are {bytes} bytes; at most {limit} are accepted")]
+    VariablesTooLong {
+        /// Their length as JSON.
+        bytes: usize,
+        /// `max_bytes`.
+        limit: usize,
+    },
     /// The text holds more than `max_tokens` tokens.
     #[error("The query has {tokens} tokens; at most `{limit}` are accepted")]
     TooManyTokens {
@@ -81,6 +90,14 @@ pub enum BudgetError {
         /// `max_aliases`.
         limit: usize,
     },
+    /// A block string (`"""`) is never closed. The parser would not stop there: it reads the
+    /// `""` as an empty string and parses on, through brackets this pass took for string
+    /// content, so such a text is refused before it reaches the parser.
+    #[error("Syntax error: the block string opened here is never closed")]
+    UnclosedBlockString {
+        /// Where it opens.
+        at: Pos,
+    },
     /// A fragment spreads itself, directly or through others.
     #[error("Cannot spread fragment `{name}` within itself")]
     FragmentCycle {
@@ -97,7 +114,8 @@ impl BudgetError {
         match self {
             Self::TooDeep { at, .. }
             | Self::TooWide { at, .. }
-            | Self::FragmentCycle { at, .. } => Some(*at),
+            | Self::FragmentCycle { at, .. }
+            | Self::UnclosedBlockString { at } => Some(*at),
             _ => None,
         }
     }
@@ -109,6 +127,7 @@ impl BudgetError {
             Self::TooLong { bytes, limit } => {
                 format!("the query is {bytes} bytes; at most {limit} are accepted")
             }
+            Self::VariablesTooLong { .. } => self.to_string(),
             Self::TooManyTokens { tokens, limit } => {
                 format!("query has `{tokens}` tokens and thereby exceeds the limit of `{limit}`")
             }
@@ -130,6 +149,7 @@ impl BudgetError {
             Self::FragmentCycle { name, .. } => {
                 format!("query has fragment cycle including `{name}`")
             }
+            Self::UnclosedBlockString { .. } => self.to_string(),
         }
     }
 
@@ -161,6 +181,21 @@ impl QueryBudget {
         lexical::check(text, &self.limits).map(drop)
     }
 
+    /// Checks `variables` before any is substituted: their size as JSON, against `max_bytes`
+    /// (counted without building the text).
+    pub fn check_variables(&self, variables: &async_graphql::Variables) -> Result<(), BudgetError> {
+        let mut counter = ByteCounter(0);
+        // Writing into a counter cannot fail; a value that would not serialise counts as none.
+        let _ = serde_json::to_writer(&mut counter, variables);
+        if counter.0 > self.limits.max_bytes {
+            return Err(BudgetError::VariablesTooLong {
+                bytes: counter.0,
+                limit: self.limits.max_bytes,
+            });
+        }
+        Ok(())
+    }
+
     /// Checks a parsed `document` before anything expands it: expanded selections, depth,
     /// fields per level, aliases, fragment cycles.
     pub fn check_document(
@@ -174,5 +209,19 @@ impl QueryBudget {
 impl Default for QueryBudget {
     fn default() -> Self {
         Self::new(QueryLimitsConfig::default())
+    }
+}
+
+/// Counts the bytes written to it.
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }

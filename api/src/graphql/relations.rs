@@ -101,7 +101,11 @@ where
     let rows = loader
         .load_one(key)
         .await
-        .map_err(|error| async_graphql::Error::new(error.to_string()))?
+        // A loader fails only when the store does: carried as a store error's text, so the
+        // schema's hidden-errors extension shows the client an error id, not the text.
+        .map_err(|error| {
+            async_graphql::Error::new_with_source(std::sync::Arc::new(error.to_string()))
+        })?
         .unwrap_or_default();
     Ok(page(
         rows,

@@ -122,6 +122,7 @@ pub(crate) fn plan(
     budget: &QueryBudget,
 ) -> Result<Plan, QueryError> {
     budget.check_text(text)?;
+    budget.check_variables(variables)?;
     let document = async_graphql::parser::parse_query(text)
         .map_err(|e| QueryError::new(format!("Syntax error: {e}"), e.positions().next()))?;
     budget.check_document(&document)?;
