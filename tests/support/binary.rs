@@ -29,25 +29,7 @@ impl Drop for Running {
 /// Starts `agentindex ARGS CONFIG` (a serving subcommand) and returns it with the base URL it
 /// announced on its first line.
 pub(crate) fn start(args: &[&str], config: &Path) -> (Running, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentindex"))
-        .args(args)
-        .arg(config)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let running = Running(child);
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).unwrap();
-    let url = line
-        .trim()
-        .rsplit(' ')
-        .next()
-        .filter(|u| u.starts_with("http://"))
-        .unwrap_or_else(|| panic!("agentindex announced no address: {line:?}"))
-        .to_string();
-    (running, url)
+    start_with_stderr(args, config, Stdio::null())
 }
 
 /// Starts `agentindex ARGS CONFIG` (a subcommand that announces nothing, such as `index`).
@@ -65,11 +47,16 @@ pub(crate) fn spawn(args: &[&str], config: &Path) -> Running {
 /// [`start`], with the process's log (its stderr) written to `log`, for tests that read what
 /// the operator sees.
 pub(crate) fn start_logging_to(args: &[&str], config: &Path, log: &Path) -> (Running, String) {
+    start_with_stderr(args, config, std::fs::File::create(log).unwrap().into())
+}
+
+/// [`start`] with the process's stderr sent to `stderr`.
+fn start_with_stderr(args: &[&str], config: &Path, stderr: Stdio) -> (Running, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_agentindex"))
         .args(args)
         .arg(config)
         .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(log).unwrap())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
