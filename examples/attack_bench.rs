@@ -19,52 +19,18 @@ mod agents;
 mod api_loads;
 #[path = "support/attackers.rs"]
 mod attackers;
+#[path = "support/serve_process.rs"]
+mod serve_process;
 
 use api_loads::{Load, Measured, finish_oha, start_oha};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Connections `oha` keeps open per load.
 const CONNECTIONS: usize = 16;
-
-/// The server, killed when dropped.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_server(binary: &str, config: &Path) -> anyhow::Result<Server> {
-    let mut child = Command::new(binary)
-        .args(["serve", "--config"])
-        .arg(config)
-        .env("RUST_LOG", "error")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| anyhow::anyhow!("cannot run {binary}: {e}"))?;
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line)?;
-    let base = line
-        .trim()
-        .rsplit(' ')
-        .next()
-        .filter(|url| url.starts_with("http://"))
-        .ok_or_else(|| anyhow::anyhow!("agentindex serve announced no address: {line:?}"))?
-        .to_string();
-    Ok(Server { child, base })
-}
 
 /// A field of `/proc/PID/status` in KiB (`VmRSS`, `VmHWM`).
 fn memory_kib(pid: u32, field: &str) -> Option<u64> {
@@ -122,7 +88,7 @@ async fn main() -> anyhow::Result<()> {
     );
     let config = dir.path().join("serve.toml");
     std::fs::write(&config, api_loads::serve_config(&url))?;
-    let server = start_server(&binary, &config)?;
+    let server = serve_process::start(&binary, &config, "error", Stdio::null(), |_| Ok(()))?;
     let pid = server.child.id();
 
     let mut rng = rand::rng();

@@ -25,61 +25,26 @@ mod cpu_cap;
 #[allow(dead_code)]
 #[path = "../tests/support/postgres.rs"]
 mod postgres;
+#[path = "support/serve_process.rs"]
+mod serve_process;
 
 use api_loads::{Load, Measured, finish_oha, start_oha};
 use cpu_cap::CpuCap;
+use serve_process::ServeProcess;
 use sqlx::any::AnyPoolOptions;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::Instant;
 
 /// Connections `oha` keeps open to each replica.
 const CONNECTIONS: usize = 16;
-
-/// A running `agentindex serve`, killed when dropped.
-struct Replica {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Replica {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `agentindex serve` on `config` inside `cap`, and waits for the address it announces.
-fn start_replica(binary: &str, config: &Path, cap: &CpuCap) -> anyhow::Result<Replica> {
-    let mut child = Command::new(binary)
-        .args(["serve", "--config"])
-        .arg(config)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| anyhow::anyhow!("cannot run {binary}: {e}"))?;
-    cap.enter(child.id())?;
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line)?;
-    let base = line
-        .trim()
-        .rsplit(' ')
-        .next()
-        .filter(|url| url.starts_with("http://"))
-        .ok_or_else(|| anyhow::anyhow!("agentindex serve announced no address: {line:?}"))?
-        .to_string();
-    Ok(Replica { child, base })
-}
 
 /// One load against `replicas`, each sent its share by its own `oha`, all at once; the
 /// requests/s add up and the latencies are the worst replica's.
 fn measure(
     oha: &str,
     dir: &Path,
-    replicas: &[Replica],
+    replicas: &[ServeProcess],
     load: &Load,
     paths: &[String],
     seconds: usize,
@@ -166,7 +131,11 @@ async fn main() -> anyhow::Result<()> {
     for replicas in [1, 2] {
         let running = caps[..replicas]
             .iter()
-            .map(|cap| start_replica(&binary, &config, cap))
+            .map(|cap| {
+                serve_process::start(&binary, &config, "warn", Stdio::inherit(), |pid| {
+                    cap.enter(pid)
+                })
+            })
             .collect::<anyhow::Result<Vec<_>>>()?;
         for (load, row) in loads.iter().zip(&mut rows) {
             // Two seconds on a fifth of the queries fault in the pages they read; the rest,

@@ -1,0 +1,57 @@
+//! The real `agentindex serve` binary run by a benchmark: started on a config, its announced
+//! address read from its first line, killed when dropped.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// A running `agentindex serve`, killed when dropped.
+pub(crate) struct ServeProcess {
+    pub(crate) child: Child,
+    /// `http://127.0.0.1:PORT`, as it announced.
+    pub(crate) base: String,
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `binary serve --config config` logging at `log_level` to `stderr`; `spawned` gets the
+/// process id before the address is read (to put it in a cgroup, say).
+pub(crate) fn start(
+    binary: &str,
+    config: &Path,
+    log_level: &str,
+    stderr: Stdio,
+    spawned: impl FnOnce(u32) -> anyhow::Result<()>,
+) -> anyhow::Result<ServeProcess> {
+    let mut child = Command::new(binary)
+        .args(["serve", "--config"])
+        .arg(config)
+        .env("RUST_LOG", log_level)
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .map_err(|e| anyhow::anyhow!("cannot run {binary}: {e}"))?;
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let mut process = ServeProcess {
+        child,
+        base: String::new(),
+    };
+    spawned(process.child.id())?;
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    process.base = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .filter(|url| url.starts_with("http://"))
+        .ok_or_else(|| anyhow::anyhow!("agentindex serve announced no address: {line:?}"))?
+        .to_string();
+    Ok(process)
+}
