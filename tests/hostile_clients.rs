@@ -6,6 +6,7 @@
 //! the server's resident memory stays under [`MEMORY_BOUND_KIB`].
 
 use crate::support;
+use crate::support::graphql_ws::{next_json, refusal, subscribe, websocket};
 use crate::support::hostile::{HealthWatch, resident_kib};
 
 use agentindex_contracts::Devnet;
@@ -355,76 +356,6 @@ async fn feeds_at_many_blocks_are_bounded(target: &Target) {
         answers.iter().any(|(_, status, ..)| *status == 200),
         "some feed was served"
     );
-}
-
-/// A graphql-transport-ws socket from the attacker's address, initialised.
-async fn websocket(
-    base: &str,
-) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>> {
-    let url = format!("{}/graphql/ws", base.replacen("http", "ws", 1));
-    let mut request =
-        tokio_tungstenite::tungstenite::client::IntoClientRequest::into_client_request(url)
-            .unwrap();
-    request.headers_mut().insert(
-        "sec-websocket-protocol",
-        "graphql-transport-ws".parse().unwrap(),
-    );
-    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-    let init = json!({ "type": "connection_init" }).to_string();
-    socket.send(Message::text(init)).await.unwrap();
-    let ack = next_json(&mut socket).await;
-    assert_eq!(ack["type"], "connection_ack", "{ack}");
-    socket
-}
-
-/// The next text message of `socket` as JSON (pings skipped), within the refusal budget.
-async fn next_json<S>(socket: &mut S) -> Value
-where
-    S: StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
-{
-    loop {
-        let message = tokio::time::timeout(REFUSAL_BUDGET, socket.next())
-            .await
-            .expect("the server answers the socket in time")
-            .expect("the socket is open")
-            .expect("a message");
-        if let Message::Text(text) = message {
-            return serde_json::from_str(&text).unwrap();
-        }
-    }
-}
-
-/// The first error message of a graphql-transport-ws answer that refuses a subscription: an
-/// `error` message, or a `next` whose payload has errors and no data.
-fn refusal(answer: &Value) -> Option<String> {
-    let errors = match answer["type"].as_str() {
-        Some("error") => &answer["payload"],
-        Some("next") if answer["payload"]["data"].is_null() => &answer["payload"]["errors"],
-        _ => return None,
-    };
-    errors[0]["message"].as_str().map(str::to_string)
-}
-
-/// Subscribes `query` as `id` on `socket` and returns the server's first message for it.
-async fn subscribe<S>(socket: &mut S, id: &str, query: &str) -> Value
-where
-    S: SinkExt<Message>
-        + StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>>
-        + Unpin,
-    <S as futures::Sink<Message>>::Error: std::fmt::Debug,
-{
-    let subscribe = json!({ "id": id, "type": "subscribe", "payload": { "query": query } });
-    socket
-        .send(Message::text(subscribe.to_string()))
-        .await
-        .unwrap();
-    // Messages of earlier subscriptions (their `complete`) may come first.
-    loop {
-        let message = next_json(socket).await;
-        if message["id"] == id {
-            return message;
-        }
-    }
 }
 
 async fn websocket_attacks_are_refused(base: &str) {

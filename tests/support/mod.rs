@@ -11,6 +11,7 @@ pub(crate) mod dev;
 pub(crate) mod doc_server;
 pub(crate) mod faulty_rpc;
 pub(crate) mod graphql;
+pub(crate) mod graphql_ws;
 pub(crate) mod hostile;
 pub(crate) mod memory;
 pub(crate) mod postgres;
