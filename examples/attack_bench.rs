@@ -1,14 +1,15 @@
 //! Attack benchmark: legitimate traffic, the API benchmark's loads at fixed rates (lookups by
 //! id, filtered searches, the agent0 SDK's search), sent by `oha` to the real `agentindex serve`
 //! binary over 100,000 synthetic agents, measured once alone and once while one attacker per
-//! class of issue #30 sends the worst request of its class over and over from a loopback
-//! address of its own (`support/attackers.rs`). Rate limits are set out of reach, so what holds
-//! the attackers is the limit meant for each class, not the per-client rate (an attacker with
-//! many addresses has no rate limit to fear either).
+//! class of issue #30 sends the worst request of its class over and over, as fast as it is
+//! answered, from a loopback address of its own (`support/attackers.rs`). The server runs with
+//! the shipped limits, the per-client rate included, except that the legitimate load's address
+//! is in `unlimited_clients`: it stands for many clients at once. `ATTACK_CLASSES` picks some
+//! classes only (to find which one costs what).
 //!
 //! Prints each load's p50 and p99 alone and under attack with their ratio (target: p99 within
-//! 2x), what each attacker sent and got back, and the server's peak resident memory (target:
-//! under 512 MiB).
+//! 2x), what each attacker sent and got back, and the server's peak memory of its own (target:
+//! under 512 MiB) beside its resident memory with the mapped database file.
 //!
 //! Run with `scripts/bench-attack` (or `cargo run --release --example attack_bench --
 //! [agents] [seconds]` with `oha` in `OHA` and the release binary built).
@@ -29,6 +30,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+/// The address the legitimate loads come from (oha's, the default loopback source); the
+/// attackers come from 127.0.0.10 and up.
+const LEGITIMATE: &str = "127.0.0.1";
+
 /// Connections `oha` keeps open per load.
 const CONNECTIONS: usize = 16;
 
@@ -39,15 +44,27 @@ fn memory_kib(pid: u32, field: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Samples the server's resident memory every 100 ms until `stop`; returns the highest seen.
-fn sample_memory(pid: u32, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle<u64> {
+/// The highest resident memory seen, in KiB: in all (`VmRSS`), and the process's own
+/// (`RssAnon`: heap and stacks), without the pages of the database file its readers map
+/// (`RssFile`, the operating system's page cache, which it takes back under pressure).
+#[derive(Debug, Default, Clone, Copy)]
+struct Peaks {
+    resident: u64,
+    anonymous: u64,
+}
+
+/// Samples the server's resident memory every 50 ms until `stop`; returns the highest seen.
+fn sample_memory(pid: u32, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle<Peaks> {
     tokio::spawn(async move {
-        let mut peak = 0;
+        let mut peaks = Peaks::default();
         while !stop.load(Ordering::Relaxed) {
-            peak = peak.max(memory_kib(pid, "VmRSS:").unwrap_or(0));
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            peaks.resident = peaks.resident.max(memory_kib(pid, "VmRSS:").unwrap_or(0));
+            peaks.anonymous = peaks
+                .anonymous
+                .max(memory_kib(pid, "RssAnon:").unwrap_or(0));
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        peak
+        peaks
     })
 }
 
@@ -74,6 +91,8 @@ fn measure_all(
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let (count, seconds, oha) = api_loads::bench_args()?;
+    let classes = attackers::chosen()?;
+    let rate = attackers::rate()?;
     let binary =
         std::env::var("AGENTINDEX_BIN").unwrap_or_else(|_| "target/release/agentindex".into());
     let dir = tempfile::tempdir()?;
@@ -87,9 +106,13 @@ async fn main() -> anyhow::Result<()> {
         started.elapsed().as_secs_f64()
     );
     let config = dir.path().join("serve.toml");
-    std::fs::write(&config, api_loads::serve_config(&url))?;
+    // The shipped limits, but for the legitimate load's own address: it stands for many
+    // clients at once, as an operator's server-side renderer would.
+    let api = format!("unlimited_clients = [\"{LEGITIMATE}\"]");
+    std::fs::write(&config, api_loads::serve_config_with(&url, &api))?;
     let server = serve_process::start(&binary, &config, "error", Stdio::null(), |_| Ok(()))?;
     let pid = server.child.id();
+    println!("serving at {} (pid {pid})", server.base);
 
     let mut rng = rand::rng();
     let loads = [
@@ -115,9 +138,13 @@ async fn main() -> anyhow::Result<()> {
     let sampling = Arc::new(AtomicBool::new(false));
     let memory = sample_memory(pid, sampling.clone());
     let alone = measure_all(&oha, &server.base, dir.path(), &loads, seconds)?;
+    sampling.store(true, Ordering::Relaxed);
+    let peaks_alone = memory.await?;
 
+    let sampling = Arc::new(AtomicBool::new(false));
+    let memory = sample_memory(pid, sampling.clone());
     let stop = Arc::new(AtomicBool::new(false));
-    let running = attackers::start_all(&server.base, &stop);
+    let running = attackers::start(&server.base, &classes, rate, &stop);
     // The attackers get a second to reach full strength before the measured pass.
     tokio::time::sleep(Duration::from_secs(1)).await;
     let attacked = measure_all(&oha, &server.base, dir.path(), &loads, seconds)?;
@@ -127,10 +154,7 @@ async fn main() -> anyhow::Result<()> {
         tallies.push(attacker.join().await);
     }
     sampling.store(true, Ordering::Relaxed);
-    let peak_sampled = memory.await?;
-    let peak = memory_kib(pid, "VmHWM:")
-        .unwrap_or(peak_sampled)
-        .max(peak_sampled);
+    let peaks_attacked = memory.await?;
 
     println!(
         "\n{:<28} {:>10} {:>10} {:>12} {:>12} {:>9}",
@@ -162,8 +186,20 @@ async fn main() -> anyhow::Result<()> {
         );
     }
     println!(
-        "\nserver peak resident memory: {:.1} MiB (bound 512 MiB)",
-        peak as f64 / 1024.0
+        "\n{} attackers, each at {rate} requests (messages, connections) a second",
+        classes.len()
+    );
+    let mib = |kib: u64| kib as f64 / 1024.0;
+    println!(
+        "\nserver peak memory, MiB       {:>10} {:>10}\n\
+         own (RssAnon; bound 512)     {:>10.1} {:>10.1}\n\
+         resident (VmRSS, with the    {:>10.1} {:>10.1}\n  mapped database file)",
+        "alone",
+        "attacked",
+        mib(peaks_alone.anonymous),
+        mib(peaks_attacked.anonymous),
+        mib(peaks_alone.resident),
+        mib(peaks_attacked.resident),
     );
     drop(server);
     Ok(())

@@ -3,7 +3,9 @@
 //! refused at the upgrade (429), subscriptions over a socket's cap get a GraphQL error naming
 //! it (and a place comes back when one completes), a message over the size cap closes the
 //! socket with 1009, and a `sinceBlock` replay from further back than `max_replay_blocks` is
-//! refused with how far back is allowed while one within it is replayed.
+//! refused with how far back is allowed while one within it is replayed; queries sent over a
+//! socket take its places and get the row budget; a socket with nothing live, or whose client
+//! answers no ping, is closed after `idle_timeout_secs`.
 
 use crate::support;
 
@@ -87,6 +89,11 @@ impl Socket {
     }
 }
 
+/// The refusal of an operation over the socket's cap of two.
+const FULL: &str = "this connection has 2 operations live (subscriptions and running queries), \
+                    the most one connection may have \
+                    (api.websocket.max_subscriptions_per_connection); stop one first";
+
 const PAYMENTS: &str =
     "subscription($since: Int) { newPayments(sinceBlock: $since) { payer amount blockNumber } }";
 
@@ -116,7 +123,7 @@ async fn websockets_subscriptions_messages_and_replays_are_held_to_their_caps() 
     let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db, 0, "")
         + "\n[api]\nlisten = \"127.0.0.1:0\"\n\n[api.websocket]\nmax_message_bytes = 4096\n\
            max_websockets_per_client = 3\nmax_subscriptions_per_connection = 2\n\
-           max_replay_blocks = 100\n";
+           max_replay_blocks = 100\n\n[api.reads]\nmax_rows_per_request = 3\n";
     let config = dir.path().join("serve.toml");
     std::fs::write(&config, toml).unwrap();
     let (_serving, base) = support::binary::start(&["serve", "--config"], &config);
@@ -165,11 +172,16 @@ async fn websockets_subscriptions_messages_and_replays_are_held_to_their_caps() 
         .await;
     let over = first.next().await;
     assert_eq!(over["id"], "third");
-    assert_eq!(
-        over["payload"]["errors"][0]["message"],
-        "this connection has 2 subscriptions live, the most one connection may have \
-         (api.websocket.max_subscriptions_per_connection); stop one first"
-    );
+    assert_eq!(over["payload"]["errors"][0]["message"], FULL);
+    assert_eq!(first.next().await["type"], "complete");
+    // A query sent over the full socket takes a place while it runs, so it is refused too: a
+    // client cannot pile up queries in flight on one socket.
+    first
+        .subscribe("query", "{ agents(first: 1) { totalCount } }", json!({}))
+        .await;
+    let over = first.next().await;
+    assert_eq!(over["id"], "query");
+    assert_eq!(over["payload"]["errors"][0]["message"], FULL, "{over}");
     assert_eq!(first.next().await["type"], "complete");
     first
         .send(json!({ "id": "live", "type": "complete" }))
@@ -211,6 +223,39 @@ async fn websockets_subscriptions_messages_and_replays_are_held_to_their_caps() 
         Ok(_) => panic!("a fourth websocket was accepted"),
     }
 
+    // A query over a websocket has the same row budget as one over HTTP (3 rows here): a page
+    // of five is refused before it is read, a page of one is answered.
+    third
+        .subscribe(
+            "rows",
+            "{ agents(first: 5) { edges { node { id } } } }",
+            json!({}),
+        )
+        .await;
+    let refused = third.next().await;
+    let message = refused["payload"]["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("this request would read more than 3 rows"),
+        "{refused}"
+    );
+    assert_eq!(third.next().await["type"], "complete");
+    third
+        .subscribe(
+            "row",
+            "{ agents(first: 1) { edges { node { id } } } }",
+            json!({}),
+        )
+        .await;
+    let answered = third.next().await;
+    assert_eq!(
+        answered["payload"]["data"]["agents"]["edges"]
+            .as_array()
+            .map(Vec::len),
+        Some(1),
+        "{answered}"
+    );
+    assert_eq!(third.next().await["type"], "complete");
+
     // A message over 4096 bytes closes its socket with 1009; the others are unaffected.
     let padding = "#".repeat(5_000);
     third
@@ -236,4 +281,59 @@ async fn websockets_subscriptions_messages_and_replays_are_held_to_their_caps() 
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quiet_and_unanswering_websockets_are_closed_and_busy_ones_kept() {
+    let devnet = Devnet::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    support::index_until_synced(&support::config(&devnet, &db, 0)).await;
+    let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db, 0, "")
+        + "\n[api]\nlisten = \"127.0.0.1:0\"\n\n[api.websocket]\nidle_timeout_secs = 1\n";
+    let config = dir.path().join("serve.toml");
+    std::fs::write(&config, toml).unwrap();
+    let (_serving, base) = support::binary::start(&["serve", "--config"], &config);
+    let url = format!("ws://{}/graphql/ws", base.trim_start_matches("http://"));
+
+    // Nothing live: closed normally once the idle second has passed, not before.
+    let opened = Instant::now();
+    let mut quiet = Socket::open(&url).await.unwrap();
+    let (code, reason) = quiet.closed().await.expect("a close frame");
+    assert_eq!(
+        (code, reason.as_str()),
+        (
+            CloseCode::Normal,
+            "nothing was live on this websocket for 1 s"
+        )
+    );
+    assert!(
+        opened.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        opened.elapsed()
+    );
+
+    // A live subscription whose client reads (and so answers pings) is kept well past it.
+    let mut busy = Socket::open(&url).await.unwrap();
+    busy.subscribe("live", PAYMENTS, json!({ "since": null }))
+        .await;
+    let kept_until = Instant::now() + Duration::from_secs(3);
+    while let Ok(message) = tokio::time::timeout_at(kept_until.into(), busy.0.next()).await {
+        match message {
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+            other => panic!("a busy, answering socket got {other:?}"),
+        }
+    }
+
+    // A live subscription whose client stops reading answers no ping: closed as gone away.
+    let mut deaf = Socket::open(&url).await.unwrap();
+    deaf.subscribe("live", PAYMENTS, json!({ "since": null }))
+        .await;
+    // Not reading is the behaviour under test: nothing is read for three idle times.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (code, reason) = deaf.closed().await.expect("a close frame");
+    assert_eq!(
+        (code, reason.as_str()),
+        (CloseCode::Away, "no answer to pings for 1 s")
+    );
 }

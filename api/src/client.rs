@@ -3,7 +3,10 @@
 //! configured trusted proxy, the right-most `X-Forwarded-For` hop that is not itself a trusted
 //! proxy (hops further left were written by the client and prove nothing). Addresses are then
 //! bucketed: an IPv4 client by its address, an IPv6 client by its /64, since one subscriber
-//! usually holds a whole /64 and could otherwise take a fresh bucket per address.
+//! usually holds a whole /64 and could otherwise take a fresh bucket per address. A site is
+//! given up to a /48, so the IPv6 clients of one /48 are also counted together as one network
+//! ([`NetworkKey`]), which may hold [`CLIENTS_PER_NETWORK`] clients' worth of every per-client
+//! limit: a /56 or /48 carved into /64s buys a few clients' share, not thousands.
 
 use agentindex_indexer::config::IpNetwork;
 use axum::extract::{ConnectInfo, FromRequestParts};
@@ -15,6 +18,11 @@ use std::sync::Arc;
 
 /// Bits of an IPv6 address that name one client: a /64 is what a single subscriber is given.
 const IPV6_CLIENT_PREFIX: u32 = 64;
+/// Bits of an IPv6 address that name one network: the most a single site is usually given.
+const IPV6_NETWORK_PREFIX: u32 = 48;
+/// How many clients' worth of connections, websockets and requests the clients of one
+/// network may hold together.
+pub const CLIENTS_PER_NETWORK: u32 = 4;
 /// The header a proxy names the client in.
 const FORWARDED_FOR: &str = "x-forwarded-for";
 
@@ -31,6 +39,43 @@ impl ClientKey {
                 let mask = u128::MAX << (128 - IPV6_CLIENT_PREFIX);
                 Self(IpAddr::V6(Ipv6Addr::from(u128::from(v6) & mask)))
             }
+        }
+    }
+}
+
+/// The network a client belongs to: an IPv6 client's /48; an IPv4 client is its own network
+/// (an IPv4 /24 is shared by unrelated users too often to be counted as one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NetworkKey(IpAddr);
+
+impl ClientKey {
+    /// The address the client is counted under: an IPv6 client's /64 with its host bits zero.
+    pub fn address(self) -> IpAddr {
+        self.0
+    }
+
+    /// Whether the client is an IPv6 one (whose network holds several clients).
+    pub fn is_ipv6(self) -> bool {
+        self.0.is_ipv6()
+    }
+
+    /// The network this client is counted with.
+    pub fn network(self) -> NetworkKey {
+        match self.0 {
+            IpAddr::V4(_) => NetworkKey(self.0),
+            IpAddr::V6(v6) => {
+                let mask = u128::MAX << (128 - IPV6_NETWORK_PREFIX);
+                NetworkKey(IpAddr::V6(Ipv6Addr::from(u128::from(v6) & mask)))
+            }
+        }
+    }
+}
+
+impl fmt::Display for NetworkKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            IpAddr::V4(v4) => write!(f, "{v4}"),
+            IpAddr::V6(v6) => write!(f, "{v6}/{IPV6_NETWORK_PREFIX}"),
         }
     }
 }
@@ -165,6 +210,22 @@ mod tests {
             ClientKey::of(address("192.0.2.1")),
             "an IPv4-mapped peer is its IPv4 address"
         );
+    }
+
+    #[test]
+    fn ipv6_clients_of_one_48_share_a_network_and_ipv4_clients_are_their_own() {
+        let one = ClientKey::of(address("2001:db8:1:2::1"));
+        let other_56 = ClientKey::of(address("2001:db8:1:ff00::1"));
+        assert_ne!(one, other_56);
+        assert_eq!(one.network(), other_56.network());
+        assert_eq!(one.network().to_string(), "2001:db8:1::/48");
+        assert_ne!(
+            one.network(),
+            ClientKey::of(address("2001:db8:2::1")).network()
+        );
+        let v4 = ClientKey::of(address("192.0.2.1"));
+        assert_eq!(v4.network().to_string(), "192.0.2.1");
+        assert_ne!(v4.network(), ClientKey::of(address("192.0.2.2")).network());
     }
 
     #[test]

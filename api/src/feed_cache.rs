@@ -1,46 +1,67 @@
 //! Reputation feeds computed once and served many times. Computing a feed reads every agent of a
-//! chain as of a block, so an anonymous client asking for block after block could keep the
-//! database and a core busy; here:
+//! chain as of a block (seconds at 100,000 agents), so an anonymous client asking for block after
+//! block could keep the database and a core busy; here:
 //!
 //! - a computed feed is kept while the database is unchanged (keyed by chain and block, valid at
-//!   the database version it was computed at, like the response cache), in at most
-//!   `[api.caches] feed_cache_bytes`, the least recently used dropped first;
-//! - one feed is computed at a time: a request for the feed being computed waits for it, a
-//!   request for another uncached feed is refused with 503 and `Retry-After`
-//!   ([`FeedCacheError::Busy`]);
-//! - a computation runs in its own task (a client that hangs up does not waste it) and is stopped
-//!   after `[api.caches] feed_timeout_secs` ([`FeedCacheError::TimedOut`]).
-//!
-//! The body is held whole: its digest goes in a header before the body, and a kept body is
-//! served without copying.
+//!   the database version it was computed at, like the response cache), in temporary files
+//!   ([`crate::feed_spool`]) of at most `[api.caches] feed_cache_bytes` together, the least
+//!   recently used dropped first; memory holds only their names and digests;
+//! - feeds are computed in two lanes, each one computation at a time: the indexed block's feed
+//!   ([`Lane::Newest`]), and every earlier block's ([`Lane::Past`]); a request for the feed
+//!   being computed in its lane waits for it, a request for another uncached feed of a busy lane
+//!   is refused with 503 and `Retry-After` ([`FeedCacheError::Busy`]), so asking for past blocks
+//!   never holds up the newest feed;
+//! - one client may start one computation per `[api.caches] feed_timeout_secs`
+//!   ([`FeedCacheError::ClientShare`], 429), so a single client cannot keep a lane busy;
+//! - a computation runs on a thread of its own, off the threads that answer requests (its
+//!   encoding is CPU work), is not stopped when its client hangs up, and is stopped after
+//!   `[api.caches] feed_timeout_secs` ([`FeedCacheError::TimedOut`]).
 
+use crate::client::ClientKey;
 use crate::client_error::{self, Hidden};
+use crate::feed_spool::{Feed, FeedWriter};
 use crate::lru::VersionedLru;
-use axum::body::Bytes;
 use prometheus_client::metrics::counter::Counter;
-use sha2::{Digest, Sha256};
+use std::collections::HashMap;
 use std::fmt::Display;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
-/// Seconds a client refused because another feed is being computed is told to wait.
+/// Seconds a client refused because a lane is busy is told to wait.
 pub(crate) const BUSY_RETRY_AFTER_SECS: u64 = 5;
-/// Bytes a kept feed costs beyond its body.
+/// Bytes a kept feed costs beyond its file (its entry, name and digest in memory).
 const ENTRY_OVERHEAD: usize = 256;
 
 /// Why a feed could not be had from the cache.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum FeedCacheError {
-    /// Another feed is being computed.
+    /// Another feed of the same lane is being computed.
     #[error(
-        "the feed of block {computing} is being computed and one feed is computed at a time; \
-         ask again in {BUSY_RETRY_AFTER_SECS} s (the indexed block's feed is usually ready)"
+        "the feed of block {computing} is being computed and one {lane} feed is computed at a \
+         time; ask again in {BUSY_RETRY_AFTER_SECS} s"
     )]
     Busy {
+        /// The lane.
+        lane: Lane,
         /// The block whose feed is being computed.
         computing: u64,
+    },
+    /// The client started a computation less than its share's period ago.
+    #[error(
+        "{client} started a feed computation {started_secs} s ago and may start one every \
+         {period_secs} s; ask again in {retry_after_secs} s, or for a feed already computed"
+    )]
+    ClientShare {
+        /// The client.
+        client: ClientKey,
+        /// Seconds since its last start.
+        started_secs: u64,
+        /// `[api.caches] feed_timeout_secs`.
+        period_secs: u64,
+        /// Seconds until it may start another.
+        retry_after_secs: u64,
     },
     /// The computation ran past its time.
     #[error("computing the feed of block {block} took longer than {limit:?} and was stopped")]
@@ -55,13 +76,19 @@ pub enum FeedCacheError {
     Failed(Hidden),
 }
 
-/// A computed feed.
-#[derive(Debug)]
-pub(crate) struct Feed {
-    /// One canonical JSON line per agent.
-    pub(crate) body: Bytes,
-    /// SHA-256 of the body.
-    pub(crate) digest: [u8; 32],
+impl FeedCacheError {
+    /// Seconds the client should wait before asking again, when waiting helps.
+    pub(crate) fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            FeedCacheError::Busy { .. } | FeedCacheError::TimedOut { .. } => {
+                Some(BUSY_RETRY_AFTER_SECS)
+            }
+            FeedCacheError::ClientShare {
+                retry_after_secs, ..
+            } => Some(*retry_after_secs),
+            FeedCacheError::Failed(_) => None,
+        }
+    }
 }
 
 /// Which feed: chain and block.
@@ -73,9 +100,27 @@ pub(crate) struct FeedKey {
     pub(crate) block: u64,
 }
 
+/// The two lanes feeds are computed in, one computation at a time each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// The feed of a chain's indexed block (what a request without `block` asks for).
+    Newest,
+    /// The feed of an earlier block.
+    Past,
+}
+
+impl std::fmt::Display for Lane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Lane::Newest => "newest-block",
+            Lane::Past => "past-block",
+        })
+    }
+}
+
 type Outcome = Option<Result<Arc<Feed>, FeedCacheError>>;
 
-/// The computation in flight.
+/// The computation in flight in one lane.
 struct Running {
     key: FeedKey,
     version: i64,
@@ -86,7 +131,10 @@ struct Running {
 pub(crate) struct FeedCache {
     /// Feeds at the database version they were computed at.
     kept: Mutex<VersionedLru<FeedKey, Arc<Feed>>>,
-    running: Mutex<Option<Running>>,
+    /// The computation in flight per lane: [newest, past].
+    running: Mutex<[Option<Running>; 2]>,
+    /// When each client last started a computation (only those within `timeout`).
+    starts: Mutex<HashMap<ClientKey, Instant>>,
     timeout: Duration,
     /// Counts computations started (`/metrics`).
     computations: Counter,
@@ -101,32 +149,38 @@ impl std::fmt::Debug for FeedCache {
 }
 
 impl FeedCache {
-    /// A cache of at most `max_bytes` of feeds, each computed in at most `timeout`, counting
-    /// its computations in `computations`.
+    /// A cache of at most `max_bytes` of feeds (in files), each computed in at most `timeout`,
+    /// counting its computations in `computations`.
     pub(crate) fn new(max_bytes: usize, timeout: Duration, computations: Counter) -> Self {
         Self {
             kept: Mutex::new(VersionedLru::new(max_bytes)),
-            running: Mutex::new(None),
+            running: Mutex::new([None, None]),
+            starts: Mutex::new(HashMap::new()),
             timeout,
             computations,
         }
     }
 
-    /// Bytes of feeds held, for `/metrics`.
+    /// Bytes of feeds held (in files), for `/metrics`.
     pub(crate) fn bytes(&self) -> usize {
         self.kept.lock().unwrap_or_else(|e| e.into_inner()).weight()
     }
 
-    /// The feed `key` at database `version`: kept, or being computed (waited for), or computed
-    /// now by `compute` when nothing else is.
-    pub(crate) async fn get<F, E>(
+    /// The feed `key` at database `version`, asked for by `client` in `lane`: kept, or being
+    /// computed (waited for), or computed now by `compute` when the lane is free and the client
+    /// within its share. `compute` writes every line of the feed into the writer it is given
+    /// and hands the writer back.
+    pub(crate) async fn get<F, W, E>(
         self: &Arc<Self>,
         key: FeedKey,
         version: i64,
+        lane: Lane,
+        client: ClientKey,
         compute: F,
     ) -> Result<Arc<Feed>, FeedCacheError>
     where
-        F: Future<Output = Result<Vec<u8>, E>> + Send + 'static,
+        F: FnOnce(FeedWriter) -> W + Send + 'static,
+        W: Future<Output = Result<FeedWriter, E>> + Send + 'static,
         E: Display + Send + 'static,
     {
         if let Some(feed) = self.kept(key, version) {
@@ -134,12 +188,14 @@ impl FeedCache {
         }
         let mut outcome = {
             let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-            match &*running {
+            let slot = &mut running[lane as usize];
+            match slot {
                 Some(other) if other.key == key && other.version == version => {
                     other.outcome.clone()
                 }
                 Some(other) => {
                     return Err(FeedCacheError::Busy {
+                        lane,
                         computing: other.key.block,
                     });
                 }
@@ -148,13 +204,14 @@ impl FeedCache {
                     if let Some(feed) = self.kept(key, version) {
                         return Ok(feed);
                     }
+                    self.start_within_share(client)?;
                     let (done, outcome) = watch::channel(None);
-                    *running = Some(Running {
+                    *slot = Some(Running {
                         key,
                         version,
                         outcome: outcome.clone(),
                     });
-                    tokio::spawn(Arc::clone(self).compute(key, version, compute, done));
+                    tokio::spawn(Arc::clone(self).compute(key, version, lane, compute, done));
                     outcome
                 }
             }
@@ -170,70 +227,109 @@ impl FeedCache {
         }
     }
 
+    /// Records that `client` starts a computation now, unless it started one within the
+    /// timeout (its share); forgets starts older than that.
+    fn start_within_share(&self, client: ClientKey) -> Result<(), FeedCacheError> {
+        let mut starts = self.starts.lock().unwrap_or_else(|e| e.into_inner());
+        let period = self.timeout;
+        starts.retain(|_, at| at.elapsed() < period);
+        if let Some(at) = starts.get(&client) {
+            let since = at.elapsed();
+            return Err(FeedCacheError::ClientShare {
+                client,
+                started_secs: since.as_secs(),
+                period_secs: period.as_secs(),
+                retry_after_secs: (period - since).as_secs().max(1),
+            });
+        }
+        starts.insert(client, Instant::now());
+        Ok(())
+    }
+
     fn kept(&self, key: FeedKey, version: i64) -> Option<Arc<Feed>> {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         kept.get(&key, version).cloned()
     }
 
-    async fn compute<F, E>(
+    async fn compute<F, W, E>(
         self: Arc<Self>,
         key: FeedKey,
         version: i64,
+        lane: Lane,
         compute: F,
         done: watch::Sender<Outcome>,
     ) where
-        F: Future<Output = Result<Vec<u8>, E>> + Send + 'static,
+        F: FnOnce(FeedWriter) -> W + Send + 'static,
+        W: Future<Output = Result<FeedWriter, E>> + Send + 'static,
         E: Display + Send + 'static,
     {
-        // Clears `running` however this task ends, so one failure never blocks the feed.
-        let _clear = ClearRunning(&self);
+        // Clears the lane however this task ends, so one failure never blocks it.
+        let _clear = ClearRunning(&self, lane);
         self.computations.inc();
-        let started = std::time::Instant::now();
-        let result = match tokio::time::timeout(self.timeout, compute).await {
-            Ok(Ok(body)) => {
-                let digest = Sha256::digest(&body).into();
-                let feed = Arc::new(Feed {
-                    body: Bytes::from(body),
-                    digest,
-                });
+        let started = Instant::now();
+        let limit = self.timeout;
+        let runtime = tokio::runtime::Handle::current();
+        // Its own thread: the encoding between reads is CPU work the request threads must not
+        // wait behind. The timeout drops the computation at its next read.
+        let written = tokio::task::spawn_blocking(move || {
+            runtime.block_on(async move {
+                let writer = FeedWriter::create().map_err(|e| hidden(&e))?;
+                match tokio::time::timeout(limit, compute(writer)).await {
+                    Ok(Ok(writer)) => writer.finish().map_err(|e| hidden(&e)),
+                    Ok(Err(error)) => Err(hidden(&error)),
+                    Err(_) => Err(FeedCacheError::TimedOut {
+                        block: key.block,
+                        limit,
+                    }),
+                }
+            })
+        })
+        .await;
+        let result = match written {
+            Ok(Ok(feed)) => {
+                let feed = Arc::new(feed);
                 self.keep(key, version, Arc::clone(&feed));
                 Ok(feed)
             }
-            Ok(Err(error)) => Err(FeedCacheError::Failed(client_error::hide(
-                "computing the reputation feed",
-                &error,
-            ))),
-            Err(_) => {
-                tracing::warn!(target: "agentindex::api", chain_id = key.chain_id, block = key.block, limit = ?self.timeout, "a feed computation timed out");
-                Err(FeedCacheError::TimedOut {
-                    block: key.block,
-                    limit: self.timeout,
-                })
-            }
+            Ok(Err(error)) => Err(error),
+            Err(panicked) => Err(hidden(&panicked)),
         };
-        tracing::info!(target: "agentindex::api", chain_id = key.chain_id, block = key.block, took = ?started.elapsed(), ok = result.is_ok(), "computed a reputation feed");
+        if let Err(FeedCacheError::TimedOut { .. }) = &result {
+            tracing::warn!(target: "agentindex::api", chain_id = key.chain_id, block = key.block, ?limit, "a feed computation timed out");
+        }
+        tracing::info!(target: "agentindex::api", chain_id = key.chain_id, block = key.block, %lane, took = ?started.elapsed(), ok = result.is_ok(), "computed a reputation feed");
         done.send_replace(Some(result));
     }
 
     fn keep(&self, key: FeedKey, version: i64, feed: Arc<Feed>) {
-        let weight = feed.body.len() + ENTRY_OVERHEAD;
+        let weight = usize::try_from(feed.len)
+            .unwrap_or(usize::MAX)
+            .saturating_add(ENTRY_OVERHEAD);
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         kept.insert(key, version, feed, weight);
     }
 }
 
-struct ClearRunning<'a>(&'a FeedCache);
+/// A failed computation as clients see it (the details logged under its id).
+fn hidden(error: &dyn Display) -> FeedCacheError {
+    FeedCacheError::Failed(client_error::hide("computing the reputation feed", error))
+}
+
+struct ClearRunning<'a>(&'a FeedCache, Lane);
 
 impl Drop for ClearRunning<'_> {
     fn drop(&mut self) {
-        *self.0.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let mut running = self.0.running.lock().unwrap_or_else(|e| e.into_inner());
+        running[self.1 as usize] = None;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::AsyncReadExt;
     use tokio::sync::oneshot;
 
     const AT: FeedKey = FeedKey {
@@ -241,50 +337,80 @@ mod tests {
         block: 10,
     };
 
-    #[tokio::test]
+    fn client(n: u8) -> ClientKey {
+        ClientKey::of(std::net::IpAddr::from([192, 0, 2, n]))
+    }
+
+    fn cache(max_bytes: usize, timeout: Duration) -> Arc<FeedCache> {
+        Arc::new(FeedCache::new(max_bytes, timeout, Counter::default()))
+    }
+
+    /// A computation writing `lines`.
+    fn lines(
+        lines: &'static [&'static str],
+    ) -> impl FnOnce(FeedWriter) -> std::future::Ready<io::Result<FeedWriter>> + Send + 'static
+    {
+        move |mut writer| {
+            let written = lines
+                .iter()
+                .try_for_each(|l| writer.write_line(l.as_bytes()));
+            std::future::ready(written.map(|()| writer))
+        }
+    }
+
+    async fn body(feed: &Feed) -> String {
+        let mut text = String::new();
+        feed.open()
+            .await
+            .unwrap()
+            .read_to_string(&mut text)
+            .await
+            .unwrap();
+        text
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn two_requests_for_one_feed_compute_it_once_and_another_waits_its_turn() {
-        let cache = Arc::new(FeedCache::new(
-            1 << 20,
-            Duration::from_secs(30),
-            Counter::default(),
-        ));
+        let cache = cache(1 << 20, Duration::from_secs(30));
         let computed = Arc::new(AtomicUsize::new(0));
         let (release, released) = oneshot::channel::<()>();
         let count = Arc::clone(&computed);
         let first = tokio::spawn({
             let cache = Arc::clone(&cache);
             async move {
-                cache
-                    .get(AT, 1, async move {
-                        count.fetch_add(1, Ordering::SeqCst);
-                        released.await.ok();
-                        Ok::<_, String>(b"line\n".to_vec())
-                    })
-                    .await
+                let compute = move |mut writer: FeedWriter| async move {
+                    count.fetch_add(1, Ordering::SeqCst);
+                    released.await.ok();
+                    writer.write_line(b"line")?;
+                    Ok::<_, io::Error>(writer)
+                };
+                cache.get(AT, 1, Lane::Past, client(1), compute).await
             }
         });
-        // The first computation is running once `running` holds it.
-        while cache.running.lock().unwrap().is_none() {
+        // The first computation is running once its lane holds it.
+        while cache.running.lock().unwrap()[Lane::Past as usize].is_none() {
             tokio::task::yield_now().await;
         }
-        let count = Arc::clone(&computed);
         let second = tokio::spawn({
             let cache = Arc::clone(&cache);
             async move {
                 cache
-                    .get(AT, 1, async move {
-                        count.fetch_add(1, Ordering::SeqCst);
-                        Ok::<_, String>(b"other\n".to_vec())
-                    })
+                    .get(AT, 1, Lane::Past, client(2), lines(&["other"]))
                     .await
             }
         });
         let other_block = FeedKey { block: 9, ..AT };
         let busy = cache
-            .get(other_block, 1, async { Ok::<_, String>(Vec::new()) })
+            .get(other_block, 1, Lane::Past, client(3), lines(&[]))
             .await;
         assert!(
-            matches!(busy, Err(FeedCacheError::Busy { computing: 10 })),
+            matches!(
+                busy,
+                Err(FeedCacheError::Busy {
+                    computing: 10,
+                    lane: Lane::Past
+                })
+            ),
             "{busy:?}"
         );
         release.send(()).unwrap();
@@ -292,45 +418,126 @@ mod tests {
             first.await.unwrap().unwrap(),
             second.await.unwrap().unwrap(),
         );
-        assert_eq!(&first.body[..], b"line\n");
+        assert_eq!(body(&first).await, "line\n");
         assert_eq!(
-            &second.body[..],
-            b"line\n",
+            body(&second).await,
+            "line\n",
             "the second got the first's feed"
         );
         assert_eq!(computed.load(Ordering::SeqCst), 1);
         let again = cache
-            .get(AT, 1, async { Ok::<_, String>(b"recomputed\n".to_vec()) })
+            .get(AT, 1, Lane::Past, client(4), lines(&["recomputed"]))
             .await
             .unwrap();
-        assert_eq!(&again.body[..], b"line\n", "kept");
+        assert_eq!(body(&again).await, "line\n", "kept");
         let changed = cache
-            .get(AT, 2, async { Ok::<_, String>(b"new\n".to_vec()) })
+            .get(AT, 2, Lane::Past, client(4), lines(&["new"]))
             .await
             .unwrap();
-        assert_eq!(&changed.body[..], b"new\n", "a changed database recomputes");
+        assert_eq!(
+            body(&changed).await,
+            "new\n",
+            "a changed database recomputes"
+        );
     }
 
-    #[tokio::test]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_busy_past_lane_holds_up_neither_the_newest_feed_nor_its_own_waiters() {
+        let cache = cache(1 << 20, Duration::from_secs(30));
+        let (release, released) = oneshot::channel::<()>();
+        let past = tokio::spawn({
+            let cache = Arc::clone(&cache);
+            async move {
+                let compute = move |writer: FeedWriter| async move {
+                    released.await.ok();
+                    Ok::<_, io::Error>(writer)
+                };
+                cache.get(AT, 1, Lane::Past, client(1), compute).await
+            }
+        });
+        while cache.running.lock().unwrap()[Lane::Past as usize].is_none() {
+            tokio::task::yield_now().await;
+        }
+        let newest = FeedKey { block: 20, ..AT };
+        let feed = cache
+            .get(newest, 1, Lane::Newest, client(2), lines(&["newest"]))
+            .await
+            .unwrap();
+        assert_eq!(body(&feed).await, "newest\n");
+        release.send(()).unwrap();
+        assert!(past.await.unwrap().is_ok());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_client_starts_one_computation_per_period_and_may_still_read_kept_feeds() {
+        let cache = cache(1 << 20, Duration::from_secs(30));
+        cache
+            .get(AT, 1, Lane::Past, client(1), lines(&["a"]))
+            .await
+            .unwrap();
+        let other = FeedKey { block: 11, ..AT };
+        let refused = cache
+            .get(other, 1, Lane::Past, client(1), lines(&["b"]))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                refused,
+                FeedCacheError::ClientShare {
+                    period_secs: 30,
+                    ..
+                }
+            ),
+            "{refused:?}"
+        );
+        assert!(
+            refused
+                .to_string()
+                .starts_with("192.0.2.1 started a feed computation")
+        );
+        assert!(
+            refused
+                .retry_after_secs()
+                .is_some_and(|s| (1..=30).contains(&s))
+        );
+        let kept = cache
+            .get(AT, 1, Lane::Past, client(1), lines(&["c"]))
+            .await
+            .unwrap();
+        assert_eq!(body(&kept).await, "a\n", "a kept feed costs no share");
+        let elsewhere = cache
+            .get(other, 1, Lane::Past, client(2), lines(&["b"]))
+            .await
+            .unwrap();
+        assert_eq!(
+            body(&elsewhere).await,
+            "b\n",
+            "other clients have their own share"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_slow_computation_is_stopped_and_a_failure_is_hidden_then_the_next_one_runs() {
-        let cache = Arc::new(FeedCache::new(
-            1 << 20,
-            Duration::from_millis(50),
-            Counter::default(),
-        ));
+        let cache = cache(1 << 20, Duration::from_millis(50));
         let slow = cache
-            .get(AT, 1, async {
-                std::future::pending::<()>().await;
-                Ok::<_, String>(Vec::new())
-            })
+            .get(
+                AT,
+                1,
+                Lane::Past,
+                client(1),
+                |writer: FeedWriter| async move {
+                    std::future::pending::<()>().await;
+                    Ok::<_, io::Error>(writer)
+                },
+            )
             .await;
         assert!(
             matches!(slow, Err(FeedCacheError::TimedOut { block: 10, .. })),
             "{slow:?}"
         );
         let failed = cache
-            .get(AT, 1, async {
-                Err::<Vec<u8>, _>("no such table: agent_reputation")
+            .get(AT, 1, Lane::Past, client(2), |_: FeedWriter| async {
+                Err::<FeedWriter, _>("no such table: agent_reputation")
             })
             .await
             .unwrap_err();
@@ -339,23 +546,18 @@ mod tests {
             message.contains("error id") && !message.contains("agent_reputation"),
             "{message}"
         );
-        let ok = cache
-            .get(AT, 1, async { Ok::<_, String>(b"x\n".to_vec()) })
-            .await;
+        let ok = cache.get(AT, 1, Lane::Past, client(3), lines(&["x"])).await;
         assert!(ok.is_ok(), "nothing is left running: {ok:?}");
     }
 
-    #[tokio::test]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn kept_feeds_stay_within_their_bytes() {
-        let cache = Arc::new(FeedCache::new(
-            4096,
-            Duration::from_secs(30),
-            Counter::default(),
-        ));
+        let cache = cache(4096, Duration::from_secs(30));
+        const LINE: &str = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
         for block in 0..20 {
             let key = FeedKey { block, ..AT };
             cache
-                .get(key, 1, async { Ok::<_, String>(vec![b'x'; 1000]) })
+                .get(key, 1, Lane::Past, client(block as u8), lines(&[LINE; 10]))
                 .await
                 .unwrap();
             assert!(cache.bytes() <= 4096, "{}", cache.bytes());

@@ -4,22 +4,27 @@
 //! byte-identical feeds, so the SHA-256 of the body (in `Repr-Digest` and `X-Feed-Sha256`) is
 //! enough to compare them.
 //!
-//! Feeds are computed through [`crate::feed_cache`]: kept while the database is unchanged, one
-//! computation at a time, with a timeout. Any indexed block is served (not only stored epoch
-//! boundaries): the single computation and its timeout bound what a client asking for block
-//! after block can cost.
+//! Feeds are computed through [`crate::feed_cache`]: written to a temporary file as they are
+//! computed (never held in memory whole) and kept while the database is unchanged, one
+//! computation at a time for the indexed block and one for earlier blocks, one started per
+//! client per period, each with a timeout, off the request threads. Any indexed block is
+//! served: those bounds are what a client asking for block after block can cost.
 
+use crate::client::ClientKey;
 use crate::client_error;
-use crate::feed_cache::{BUSY_RETRY_AFTER_SECS, FeedCacheError, FeedKey};
+use crate::feed_cache::{FeedCacheError, FeedKey, Lane};
 use crate::state::ApiState;
 use agentindex_indexer::reputation::ReputationRules;
+use agentindex_indexer::store::Store;
 use agentindex_indexer::store::StoreRead;
-use agentindex_indexer::store::{AgentReputation, Store};
+use axum::body::Body;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use std::collections::BTreeMap;
+use std::io;
+use tokio_util::io::ReaderStream;
 
 /// Why a feed request was refused.
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +61,9 @@ pub enum FeedError {
         /// The encoder's reason.
         reason: String,
     },
+    /// The feed could not be written to, or read back from, its temporary file.
+    #[error("the feed's temporary file: {0}")]
+    Spool(#[from] io::Error),
     /// The store failed.
     #[error("reading the store: {0}")]
     Store(#[from] agentindex_indexer::store::StoreError),
@@ -70,7 +78,10 @@ pub enum FeedError {
 impl IntoResponse for FeedError {
     fn into_response(self) -> Response {
         let status = match &self {
-            FeedError::Store(_) | FeedError::Encode { .. } | FeedError::Version(_) => {
+            FeedError::Store(_)
+            | FeedError::Encode { .. }
+            | FeedError::Version(_)
+            | FeedError::Spool(_) => {
                 let hidden = client_error::hide("reading the reputation feed", &self);
                 return hidden.response(StatusCode::INTERNAL_SERVER_ERROR);
             }
@@ -80,16 +91,20 @@ impl IntoResponse for FeedError {
             FeedError::Cache(FeedCacheError::Busy { .. } | FeedCacheError::TimedOut { .. }) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
+            FeedError::Cache(FeedCacheError::ClientShare { .. }) => StatusCode::TOO_MANY_REQUESTS,
             FeedError::UnknownChain(_) => StatusCode::NOT_FOUND,
             _ => StatusCode::BAD_REQUEST,
         };
+        let retry_after = match &self {
+            FeedError::Cache(error) => error.retry_after_secs(),
+            _ => None,
+        };
         let body = serde_json::json!({ "error": self.to_string() });
         let mut response = (status, axum::Json(body)).into_response();
-        if status == StatusCode::SERVICE_UNAVAILABLE {
-            response.headers_mut().insert(
-                header::RETRY_AFTER,
-                HeaderValue::from(BUSY_RETRY_AFTER_SECS),
-            );
+        if let Some(seconds) = retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
     }
@@ -98,6 +113,7 @@ impl IntoResponse for FeedError {
 /// The feed handler.
 pub async fn reputation(
     State(state): State<ApiState>,
+    client: ClientKey,
     Query(params): Query<BTreeMap<String, String>>,
 ) -> Result<Response, FeedError> {
     let number = |name: &'static str| -> Result<Option<u64>, FeedError> {
@@ -137,20 +153,29 @@ pub async fn reputation(
             indexed,
         });
     }
+    let lane = if block == indexed {
+        Lane::Newest
+    } else {
+        Lane::Past
+    };
     let version = state.cache.version().await?;
     let (store, rules) = (state.store.clone(), rules.clone());
-    let feed = state
-        .feeds
-        .get(FeedKey { chain_id, block }, version, async move {
-            body(&store, chain_id, block, &rules).await
+    let compute = move |mut writer: crate::feed_spool::FeedWriter| async move {
+        write(&store, chain_id, block, &rules, |line| {
+            writer.write_line(line)
         })
         .await?;
+        Ok::<_, FeedError>(writer)
+    };
+    let key = FeedKey { chain_id, block };
+    let feed = state.feeds.get(key, version, lane, client, compute).await?;
     let digest = feed.digest;
     let mut headers = HeaderMap::new();
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/jsonl; charset=utf-8"),
     );
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(feed.len));
     let b64 = base64::engine::general_purpose::STANDARD.encode(digest);
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     for (name, value) in [
@@ -164,11 +189,15 @@ pub async fn reputation(
             HeaderValue::from_str(&value).expect("digits, hex and base64 are valid header text"),
         );
     }
-    Ok((headers, feed.body.clone()).into_response())
+    // Streamed from its file: the file stays readable for this response even if the cache
+    // drops the feed meanwhile.
+    let file = feed.open().await?;
+    Ok((headers, Body::from_stream(ReaderStream::new(file))).into_response())
 }
 
-/// The feed of `chain_id` at `block` under `rules`: one canonical JSON line per agent, in key
-/// order. Two stores holding the same facts give the same bytes.
+/// The feed of `chain_id` at `block` under `rules`, in memory: one canonical JSON line per
+/// agent, in key order. Two stores holding the same facts give the same bytes. (Served feeds
+/// are written to a file instead; see [`crate::feed_spool`].)
 pub async fn body(
     store: &Store,
     chain_id: u64,
@@ -176,29 +205,42 @@ pub async fn body(
     rules: &ReputationRules,
 ) -> Result<Vec<u8>, FeedError> {
     let mut body = Vec::new();
-    let mut unencodable = None;
+    write(store, chain_id, block, rules, |line| {
+        body.extend_from_slice(line);
+        body.push(b'\n');
+        Ok(())
+    })
+    .await?;
+    Ok(body)
+}
+
+/// Hands each line of the feed of `chain_id` at `block` to `line` (without its newline), in
+/// key order, a page of agents at a time; stops at the first line that cannot be encoded or
+/// taken.
+async fn write(
+    store: &Store,
+    chain_id: u64,
+    block: u64,
+    rules: &ReputationRules,
+    mut line: impl FnMut(&[u8]) -> io::Result<()> + Send,
+) -> Result<(), FeedError> {
+    let mut failed = None;
     store
         .reputation_as_of(chain_id, block, rules, |page| {
             for agent in page {
-                if let Err(e) = write_line(&mut body, &agent) {
-                    unencodable.get_or_insert(FeedError::Encode {
+                if failed.is_some() {
+                    return;
+                }
+                let written = match serde_jcs::to_vec(&agent) {
+                    Ok(encoded) => line(&encoded).map_err(FeedError::Spool),
+                    Err(e) => Err(FeedError::Encode {
                         agent: agent.agent.clone(),
                         reason: e.to_string(),
-                    });
-                }
+                    }),
+                };
+                failed = written.err();
             }
         })
         .await?;
-    match unencodable {
-        Some(error) => Err(error),
-        None => Ok(body),
-    }
-}
-
-/// Appends `agent` as one canonical JSON line.
-fn write_line(body: &mut Vec<u8>, agent: &AgentReputation) -> serde_json::Result<()> {
-    let line = serde_jcs::to_vec(agent)?;
-    body.extend_from_slice(&line);
-    body.push(b'\n');
-    Ok(())
+    failed.map_or(Ok(()), Err)
 }

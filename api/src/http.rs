@@ -5,10 +5,8 @@ use crate::cache_key::CacheKey;
 use crate::client_error;
 use crate::graphql::AgentSchema;
 use crate::metrics::CacheSizes;
-use crate::row_budget::RowBudget;
 use crate::state::ApiState;
 use agentindex_indexer::store::StoreRead;
-use async_graphql::ServerError;
 use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
 use axum::Json;
 use axum::extract::{RawQuery, State};
@@ -63,7 +61,9 @@ async fn answer(
     let response = match cached {
         Some(body) => json_body(body),
         None => {
-            let response = execute(schema, state, request).await;
+            // Its size was checked by the schema's budget (`crate::budget`) before anything
+            // expanded it; its rows and time are bounded by `graphql::operation_limits`.
+            let response = schema.execute(request).await;
             match (key, version, response.is_ok()) {
                 (Some(key), Some(version), true) => match serde_json::to_vec(&response) {
                     Ok(body) => {
@@ -111,28 +111,6 @@ fn json_body(body: Vec<u8>) -> Response {
         body,
     )
         .into_response()
-}
-
-/// Runs `request` with its own row budget (`[api.reads]`), stopped past the query time limit;
-/// its size was checked by the schema's budget (`crate::budget`) before anything expanded it.
-async fn execute(
-    schema: &AgentSchema,
-    state: &ApiState,
-    request: async_graphql::Request,
-) -> async_graphql::Response {
-    let reads = &state.api.reads;
-    let request = request.data(RowBudget::new(reads.max_rows_per_request));
-    let limit = reads.query_time_limit();
-    match tokio::time::timeout(limit, schema.execute(request)).await {
-        Ok(response) => response,
-        Err(_) => {
-            let error = ServerError::new(
-                format!("the query ran longer than {limit:?} and was stopped"),
-                None,
-            );
-            async_graphql::Response::from_errors(vec![error])
-        }
-    }
 }
 
 /// `GET /metrics`.

@@ -12,7 +12,8 @@
 //! [`subgraph`] answers the agent0 subgraph's GraphQL at `/subgraphs/name/agent0`;
 //! [`changes`] turns committed batches into subscription events; [`cache`] keeps query
 //! responses while the database is unchanged (keyed by `cache_key`, bounded by `lru`);
-//! `facet_cache` keeps skill and tag facets; [`feed_cache`] keeps computed feeds; [`client_error`]
+//! `facet_cache` keeps skill and tag facets; [`feed_cache`] keeps computed feeds (in files,
+//! `feed_spool`); [`client_error`]
 //! is what clients see of a failure inside the server; `row_budget` counts the rows one
 //! request reads; [`state`] holds what every handler reads from.
 
@@ -26,6 +27,7 @@ pub mod connections;
 pub mod explorer;
 mod facet_cache;
 pub mod feed_cache;
+mod feed_spool;
 pub mod feeds;
 pub mod graphql;
 pub mod http;

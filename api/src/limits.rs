@@ -1,11 +1,13 @@
 //! Protection of the HTTP API: a governor rate limit per client (429 with Retry-After when
-//! exceeded; health and readiness are never limited, `/metrics` is) and the configured CORS.
+//! exceeded; health and readiness are never limited, `/metrics` is, clients listed in
+//! `[api] unlimited_clients` are not) and the configured CORS.
 //! A client is what [`crate::client`] makes of the request: its address, or the address a
-//! trusted proxy forwarded it for, an IPv6 one by its /64.
+//! trusted proxy forwarded it for, an IPv6 one by its /64; the IPv6 clients of one /48 also
+//! share a network's rate of [`CLIENTS_PER_NETWORK`] clients.
 
-use crate::client::ClientKey;
+use crate::client::{CLIENTS_PER_NETWORK, ClientKey, NetworkKey};
 use crate::metrics::ApiMetrics;
-use agentindex_indexer::config::ApiConfig;
+use agentindex_indexer::config::{ApiConfig, IpNetwork};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
@@ -26,10 +28,13 @@ const UNLIMITED_FOLDERS: [&str; 2] = ["/explorer/", "/vendor/"];
 /// Forget idle clients every this many requests.
 const RETAIN_EVERY: u64 = 4_096;
 
-/// The per-client limiter.
+/// The per-client limiter, and the per-network one behind it.
 #[derive(Clone)]
 pub struct ClientLimiter {
+    /// `[api] unlimited_clients`.
+    unlimited: Arc<Vec<IpNetwork>>,
     limiter: Arc<DefaultKeyedRateLimiter<ClientKey>>,
+    networks: Arc<DefaultKeyedRateLimiter<NetworkKey>>,
     seen: Arc<AtomicU64>,
     metrics: Arc<ApiMetrics>,
 }
@@ -40,9 +45,15 @@ impl ClientLimiter {
         let per_minute =
             NonZeroU32::new(config.requests_per_minute_per_client).unwrap_or(NonZeroU32::MIN);
         let burst = NonZeroU32::new(config.client_burst).unwrap_or(NonZeroU32::MIN);
+        let share = NonZeroU32::new(CLIENTS_PER_NETWORK).unwrap_or(NonZeroU32::MIN);
+        let times = |n: NonZeroU32| n.saturating_mul(share);
         Self {
+            unlimited: Arc::new(config.unlimited_clients.clone()),
             limiter: Arc::new(RateLimiter::keyed(
                 Quota::per_minute(per_minute).allow_burst(burst),
+            )),
+            networks: Arc::new(RateLimiter::keyed(
+                Quota::per_minute(times(per_minute)).allow_burst(times(burst)),
             )),
             seen: Arc::new(AtomicU64::new(0)),
             metrics,
@@ -58,21 +69,36 @@ pub(crate) async fn rate_limit(
     next: Next,
 ) -> Response {
     let path = request.uri().path();
-    if UNLIMITED.contains(&path) || UNLIMITED_FOLDERS.iter().any(|f| path.starts_with(f)) {
+    if UNLIMITED.contains(&path)
+        || UNLIMITED_FOLDERS.iter().any(|f| path.starts_with(f))
+        || limiter
+            .unlimited
+            .iter()
+            .any(|n| n.contains(client.address()))
+    {
         return next.run(request).await;
     }
     if limiter.seen.fetch_add(1, Ordering::Relaxed) % RETAIN_EVERY == RETAIN_EVERY - 1 {
         limiter.limiter.retain_recent();
+        limiter.networks.retain_recent();
     }
-    match limiter.limiter.check_key(&client) {
-        Ok(()) => next.run(request).await,
-        Err(not_until) => {
+    // An IPv4 client is its own network, so only IPv6 clients are counted twice.
+    let network = client.network();
+    let refused = match limiter.limiter.check_key(&client) {
+        Err(not_until) => Some((not_until, client.to_string())),
+        Ok(()) if client.is_ipv6() => (limiter.networks.check_key(&network).err())
+            .map(|not_until| (not_until, format!("network {network}"))),
+        Ok(()) => None,
+    };
+    match refused {
+        None => next.run(request).await,
+        Some((not_until, who)) => {
             limiter.metrics.rate_limited();
             let wait = not_until.wait_time_from(DefaultClock::default().now());
             let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
             let mut response = (
                 StatusCode::TOO_MANY_REQUESTS,
-                format!("rate limit for {client} exceeded; retry in {seconds} s"),
+                format!("rate limit for {who} exceeded; retry in {seconds} s"),
             )
                 .into_response();
             response.headers_mut().insert(

@@ -339,6 +339,16 @@ pub(crate) async fn fill_paid(
             profiles(&mut tx, chunk).await?;
         }
     }
+    // Indexed, final and settled up to the last block, as an index that followed the chain
+    // would be: feeds, `/status` and subscription replays see the blocks above.
+    sqlx::query(
+        "INSERT INTO chain_cursor (chain_id, name, indexed_block, finalized_block, head_block,
+           settled_block) VALUES ($1, 'bench', $2, $2, $2, $2)",
+    )
+    .bind(CHAIN as i64)
+    .bind(last_block)
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(agents.into_iter().map(|a| a.key).collect())
 }

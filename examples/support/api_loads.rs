@@ -129,6 +129,14 @@ pub(crate) fn sdk_searches(count: usize, rng: &mut impl rand::Rng) -> Vec<String
 /// The configuration the benchmarks serve `database_url` with: any free loopback port, and
 /// rate limits no load reaches.
 pub(crate) fn serve_config(database_url: &str) -> String {
+    serve_config_with(
+        database_url,
+        "requests_per_minute_per_client = 100000000\nclient_burst = 1000000",
+    )
+}
+
+/// [`serve_config`] with `api` (lines of `[api]`) in place of its rate limits.
+pub(crate) fn serve_config_with(database_url: &str, api: &str) -> String {
     format!(
         r#"
 [database]
@@ -136,8 +144,7 @@ url = "{database_url}"
 
 [api]
 listen = "127.0.0.1:0"
-requests_per_minute_per_client = 100000000
-client_burst = 1000000
+{api}
 
 [[chains]]
 name = "bench"

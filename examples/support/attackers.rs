@@ -1,7 +1,12 @@
 //! The attack benchmark's attackers: one loop per class of hostile request issue #30 measured,
 //! each sending the worst request of its class over and over from a loopback address of its own
 //! (127.0.0.N, so per-client limits see one client per class, as they would see one attacker)
-//! until told to stop, counting what came back.
+//! until told to stop, counting what came back. Each sends at a fixed pace ([`pace`]: 50
+//! requests, messages or connections a second unless `ATTACK_RATE` says otherwise), above the
+//! per-client rate limit so its refusals are part of what is measured: what is measured is what
+//! the worst request of each class costs the server, not how much traffic two cores can take
+//! (a flood as fast as the server answers saturates any server's cores with any request, a
+//! health probe included; that is the network's to stop).
 
 #![allow(dead_code)]
 
@@ -30,7 +35,7 @@ pub(crate) enum Class {
     CostliestAllowed,
     /// Distinct queries as fast as possible, each a new cache key with big variables.
     CacheKeyFlood,
-    /// The reputation feed at ever-different blocks.
+    /// The reputation feed at ever-different indexed blocks.
     FeedAtAnyBlock,
     /// `/metrics` as fast as possible.
     MetricsFlood,
@@ -74,9 +79,32 @@ pub(crate) struct Attacker {
     task: tokio::task::JoinHandle<()>,
 }
 
-/// Starts one attacker per class against `base` until `stop` turns true.
-pub(crate) fn start_all(base: &str, stop: &Arc<AtomicBool>) -> Vec<Attacker> {
-    Class::ALL
+/// The classes named in `ATTACK_CLASSES` (a comma-separated list of the names the report
+/// prints, any case), or every class when it is unset: to find which class holds what.
+pub(crate) fn chosen() -> anyhow::Result<Vec<Class>> {
+    let Ok(names) = std::env::var("ATTACK_CLASSES") else {
+        return Ok(Class::ALL.to_vec());
+    };
+    names
+        .split(',')
+        .map(|name| {
+            Class::ALL
+                .iter()
+                .find(|class| format!("{class:?}").eq_ignore_ascii_case(name.trim()))
+                .copied()
+                .ok_or_else(|| anyhow::anyhow!("ATTACK_CLASSES: no class named {name:?}"))
+        })
+        .collect()
+}
+
+/// Starts one attacker per class in `classes` against `base` until `stop` turns true.
+pub(crate) fn start(
+    base: &str,
+    classes: &[Class],
+    rate: u32,
+    stop: &Arc<AtomicBool>,
+) -> Vec<Attacker> {
+    classes
         .iter()
         .enumerate()
         .map(|(n, class)| {
@@ -86,6 +114,7 @@ pub(crate) fn start_all(base: &str, stop: &Arc<AtomicBool>) -> Vec<Attacker> {
                 *class,
                 base.to_string(),
                 from,
+                rate,
                 stop.clone(),
                 tally.clone(),
             ));
@@ -116,21 +145,52 @@ pub(crate) fn fragment_bomb(root: &str, close: &str, on: &str, depth: usize) -> 
     text + &format!(" fragment F{depth} on {on} {{ id }}")
 }
 
-async fn run(class: Class, base: String, from: IpAddr, stop: Arc<AtomicBool>, tally: Arc<Tally>) {
+/// Requests (messages, connections) each attacker sends a second: `ATTACK_RATE`, else 50.
+pub(crate) fn rate() -> anyhow::Result<u32> {
+    match std::env::var("ATTACK_RATE") {
+        Ok(text) => text
+            .parse()
+            .ok()
+            .filter(|rate| *rate > 0)
+            .ok_or_else(|| anyhow::anyhow!("ATTACK_RATE={text:?} is not a positive number")),
+        Err(_) => Ok(50),
+    }
+}
+
+/// A ticker at `rate` a second; a tick missed while an answer was awaited is not made up.
+fn pace(rate: u32) -> tokio::time::Interval {
+    let mut ticks = tokio::time::interval(Duration::from_secs(1) / rate);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticks
+}
+
+async fn run(
+    class: Class,
+    base: String,
+    from: IpAddr,
+    rate: u32,
+    stop: Arc<AtomicBool>,
+    tally: Arc<Tally>,
+) {
     let client = reqwest::Client::builder()
         .local_address(from)
         .timeout(Duration::from_secs(30))
         .build()
         .expect("a client");
     let mut n: u64 = 0;
+    let mut ticks = pace(rate);
+    // The feed attacker asks for blocks below the indexed one (any block above is refused
+    // before anything is computed).
+    let indexed = indexed_block(&client, &base).await.unwrap_or(1).max(1);
     match class {
-        Class::SlowHeaders => return slow_headers(&base, from, &stop, &tally).await,
-        Class::Websockets => return websockets(&base, &stop, &tally).await,
+        Class::SlowHeaders => return slow_headers(&base, from, &mut ticks, &stop, &tally).await,
+        Class::Websockets => return websockets(&base, from, &mut ticks, &stop, &tally).await,
         _ => {}
     }
     while !stop.load(Ordering::Relaxed) {
+        ticks.tick().await;
         n += 1;
-        let (path, body) = request(class, n);
+        let (path, body) = request(class, n, indexed);
         tally.sent.fetch_add(1, Ordering::Relaxed);
         let outcome = match body {
             Some(body) => {
@@ -161,8 +221,22 @@ async fn run(class: Class, base: String, from: IpAddr, stop: Arc<AtomicBool>, ta
     }
 }
 
-/// The `n`th request of `class`: its path and JSON body (`None` for a GET).
-fn request(class: Class, n: u64) -> (String, Option<Value>) {
+/// The indexed block of the first chain `/status` lists.
+async fn indexed_block(client: &reqwest::Client, base: &str) -> Option<u64> {
+    let status: Value = client
+        .get(format!("{base}/status"))
+        .send()
+        .await
+        .ok()?
+        .json()
+        .await
+        .ok()?;
+    status[0]["indexed_block"].as_u64()
+}
+
+/// The `n`th request of `class`: its path and JSON body (`None` for a GET); `indexed` is the
+/// chain's indexed block.
+fn request(class: Class, n: u64, indexed: u64) -> (String, Option<Value>) {
     let graphql = |query: String| ("/graphql".to_string(), Some(json!({ "query": query })));
     match class {
         Class::FragmentBombGraphql => graphql(fragment_bomb(
@@ -197,19 +271,35 @@ fn request(class: Class, n: u64) -> (String, Option<Value>) {
                 "variables": { "skill": format!("{n}{}", "x".repeat(8 * 1024)) },
             })),
         ),
-        Class::FeedAtAnyBlock => (format!("/feeds/reputation.jsonl?block={}", n * 7919), None),
+        Class::FeedAtAnyBlock => (
+            format!("/feeds/reputation.jsonl?block={}", n * 7919 % indexed),
+            None,
+        ),
         Class::MetricsFlood => ("/metrics".into(), None),
         Class::SlowHeaders | Class::Websockets => unreachable!("not plain requests"),
     }
 }
 
-/// Holds up to 400 connections that send half a request line's headers, reopening each as the
-/// server closes it.
-async fn slow_headers(base: &str, from: IpAddr, stop: &AtomicBool, tally: &Tally) {
+/// A TCP connection to `base` from `from`.
+async fn connect(base: &str, from: IpAddr) -> std::io::Result<TcpStream> {
     let address: std::net::SocketAddr = base
         .trim_start_matches("http://")
         .parse()
         .expect("a socket address");
+    let socket = TcpSocket::new_v4()?;
+    socket.bind((from, 0).into())?;
+    socket.connect(address).await
+}
+
+/// Holds up to 400 connections that send half a request line's headers, reopening each (one a
+/// tick) as the server closes it.
+async fn slow_headers(
+    base: &str,
+    from: IpAddr,
+    ticks: &mut tokio::time::Interval,
+    stop: &AtomicBool,
+    tally: &Tally,
+) {
     let mut held: Vec<TcpStream> = Vec::new();
     while !stop.load(Ordering::Relaxed) {
         // Drop the connections the server has closed (a write to them fails).
@@ -223,12 +313,9 @@ async fn slow_headers(base: &str, from: IpAddr, stop: &AtomicBool, tally: &Tally
         }
         held = still;
         while held.len() < 400 && !stop.load(Ordering::Relaxed) {
-            let socket = TcpSocket::new_v4().expect("a socket");
-            if socket.bind((from, 0).into()).is_err() {
-                break;
-            }
+            ticks.tick().await;
             tally.sent.fetch_add(1, Ordering::Relaxed);
-            match socket.connect(address).await {
+            match connect(base, from).await {
                 Ok(mut stream) => {
                     let _ = stream
                         .write_all(b"GET /graphql HTTP/1.1\r\nHost: attacker\r\nX-Slow: ")
@@ -246,8 +333,14 @@ async fn slow_headers(base: &str, from: IpAddr, stop: &AtomicBool, tally: &Tally
 }
 
 /// Opens websockets that send 1 MiB messages and subscribe until refused, replaying from
-/// block 0.
-async fn websockets(base: &str, stop: &AtomicBool, tally: &Tally) {
+/// block 0, one connection or message a tick.
+async fn websockets(
+    base: &str,
+    from: IpAddr,
+    ticks: &mut tokio::time::Interval,
+    stop: &AtomicBool,
+    tally: &Tally,
+) {
     let url = format!("{}/graphql/ws", base.replacen("http", "ws", 1));
     while !stop.load(Ordering::Relaxed) {
         let mut request =
@@ -259,10 +352,14 @@ async fn websockets(base: &str, stop: &AtomicBool, tally: &Tally) {
             "sec-websocket-protocol",
             "graphql-transport-ws".parse().expect("a header value"),
         );
+        ticks.tick().await;
         tally.sent.fetch_add(1, Ordering::Relaxed);
-        let Ok((mut socket, _)) = tokio_tungstenite::connect_async(request).await else {
+        let opened = match connect(base, from).await {
+            Ok(stream) => tokio_tungstenite::client_async(request, stream).await.ok(),
+            Err(_) => None,
+        };
+        let Some((mut socket, _)) = opened else {
             tally.refused.fetch_add(1, Ordering::Relaxed);
-            tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
         let init = json!({ "type": "connection_init" }).to_string();
@@ -274,6 +371,7 @@ async fn websockets(base: &str, stop: &AtomicBool, tally: &Tally) {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
+            ticks.tick().await;
             let subscribe = json!({
                 "id": id.to_string(), "type": "subscribe",
                 "payload": { "query": "subscription { newPayments(sinceBlock: 0) { amount } }" }

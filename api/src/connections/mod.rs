@@ -130,7 +130,7 @@ async fn stop_requested(shutdown: &mut watch::Receiver<bool>) {
 fn refuse(stream: TcpStream, peer: SocketAddr, refused: &SlotRefused) {
     tracing::debug!(target: "agentindex::api", %peer, %refused, "connection refused");
     let status = match refused {
-        SlotRefused::PerClient { .. } => "429 Too Many Requests",
+        SlotRefused::PerClient { .. } | SlotRefused::PerNetwork { .. } => "429 Too Many Requests",
         SlotRefused::Total { .. } => "503 Service Unavailable",
     };
     let body = format!("connection refused: {refused}\n");

@@ -1,8 +1,9 @@
-//! Counted slots: how many of something (connections, websockets) each client holds and how
-//! many are held in all, each taken as a guard that gives its slot back when dropped, so a slot
-//! can never leak whatever way a connection ends.
+//! Counted slots: how many of something (connections, websockets) each client holds, each
+//! client's network holds (at most [`CLIENTS_PER_NETWORK`] clients' share; see
+//! [`crate::client`]) and how many are held in all, each taken as a guard that gives its slot
+//! back when dropped, so a slot can never leak whatever way a connection ends.
 
-use crate::client::ClientKey;
+use crate::client::{CLIENTS_PER_NETWORK, ClientKey, NetworkKey};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -17,6 +18,18 @@ pub enum SlotRefused {
         /// What is counted (`connections`, `websockets`).
         what: &'static str,
         /// How many it holds.
+        held: usize,
+        /// The cap.
+        limit: usize,
+    },
+    /// The client's network holds its share already.
+    #[error("{network} already holds {held} {what} (at most {limit} per network)")]
+    PerNetwork {
+        /// The network.
+        network: NetworkKey,
+        /// What is counted.
+        what: &'static str,
+        /// How many its clients hold.
         held: usize,
         /// The cap.
         limit: usize,
@@ -41,6 +54,7 @@ pub struct Slots {
 struct Inner {
     what: &'static str,
     per_client: usize,
+    per_network: usize,
     total: usize,
     held: Mutex<Held>,
 }
@@ -48,6 +62,7 @@ struct Inner {
 #[derive(Debug, Default)]
 struct Held {
     by_client: HashMap<ClientKey, usize>,
+    by_network: HashMap<NetworkKey, usize>,
     total: usize,
 }
 
@@ -65,6 +80,7 @@ impl Slots {
             inner: Arc::new(Inner {
                 what,
                 per_client,
+                per_network: per_client.saturating_mul(CLIENTS_PER_NETWORK as usize),
                 total,
                 held: Mutex::new(Held::default()),
             }),
@@ -97,16 +113,27 @@ impl Slots {
             });
         }
         if let Some(client) = client {
-            let count = held.by_client.entry(client).or_insert(0);
-            if *count >= inner.per_client {
+            let by_client = held.by_client.get(&client).copied().unwrap_or(0);
+            if by_client >= inner.per_client {
                 return Err(SlotRefused::PerClient {
                     client,
                     what: inner.what,
-                    held: *count,
+                    held: by_client,
                     limit: inner.per_client,
                 });
             }
-            *count += 1;
+            let network = client.network();
+            let by_network = held.by_network.get(&network).copied().unwrap_or(0);
+            if by_network >= inner.per_network {
+                return Err(SlotRefused::PerNetwork {
+                    network,
+                    what: inner.what,
+                    held: by_network,
+                    limit: inner.per_network,
+                });
+            }
+            *held.by_client.entry(client).or_insert(0) += 1;
+            *held.by_network.entry(network).or_insert(0) += 1;
         }
         held.total += 1;
         Ok(Slot {
@@ -120,14 +147,20 @@ impl Drop for Slot {
     fn drop(&mut self) {
         let mut held = self.inner.held.lock().expect("not poisoned");
         held.total -= 1;
-        if let Some(client) = self.client
-            && let Some(count) = held.by_client.get_mut(&client)
-        {
-            *count -= 1;
-            if *count == 0 {
-                // Forgotten at once, so a map of clients never outgrows the slots held.
-                held.by_client.remove(&client);
-            }
+        if let Some(client) = self.client {
+            // Forgotten at zero, so the maps never outgrow the slots held.
+            give_back(&mut held.by_client, client);
+            give_back(&mut held.by_network, client.network());
+        }
+    }
+}
+
+/// Counts one slot of `key` back, forgetting the key at zero.
+fn give_back<K: std::hash::Hash + Eq>(counts: &mut HashMap<K, usize>, key: K) {
+    if let Some(count) = counts.get_mut(&key) {
+        *count -= 1;
+        if *count == 0 {
+            counts.remove(&key);
         }
     }
 }
@@ -157,6 +190,30 @@ mod tests {
         );
         drop(first);
         assert!(slots.acquire(a).is_ok());
+    }
+
+    #[test]
+    fn the_64s_of_one_ipv6_48_share_four_clients_worth() {
+        let slots = Slots::new("connections", 2, 100);
+        // Two slots for each of four /64s of one /48 (spread over its /56s too).
+        let held: Vec<Slot> = (0..4)
+            .flat_map(|n| {
+                let c = client(&format!("2001:db8:7:{:x}00::1", n * 0x11));
+                [slots.acquire(c).unwrap(), slots.acquire(c).unwrap()]
+            })
+            .collect();
+        let refused = slots.acquire(client("2001:db8:7:ff00::1")).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "2001:db8:7::/48 already holds 8 connections (at most 8 per network)"
+        );
+        assert!(
+            slots.acquire(client("2001:db8:8::1")).is_ok(),
+            "another /48 is not affected"
+        );
+        drop(held);
+        let _again = slots.acquire(client("2001:db8:7:ff00::1")).unwrap();
+        assert_eq!(slots.held(), 1, "every dropped slot was given back");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The GraphQL API: the schema ([`schema`]), its query and subscription roots ([`query`],
 //! [`facets`], [`subscription`]), the `Agent` type ([`agent`]) and its payments, feedback and
 //! validations (`relations`), the `agents` arguments ([`filter`]), cursors ([`cursor`]),
-//! DataLoaders ([`loaders`]) and the hiding of store errors ([`hidden_errors`]). How big a
+//! DataLoaders ([`loaders`]), what one operation may spend (`operation_limits`) and the hiding
+//! of store errors ([`hidden_errors`]). How big a
 //! document may be is `crate::budget`'s, checked by its extension. `api/schema.graphql` is the
 //! schema as printed; a test keeps them equal.
 
@@ -11,6 +12,7 @@ pub mod facets;
 pub(crate) mod filter;
 pub(crate) mod hidden_errors;
 pub(crate) mod loaders;
+pub(crate) mod operation_limits;
 pub mod query;
 pub(crate) mod relations;
 pub(crate) mod reputation;
@@ -92,6 +94,10 @@ pub fn schema(state: ApiState) -> AgentSchema {
         .extension(Budget::new(QueryBudget::new(
             state.api.query_limits.clone(),
         )))
+        .extension(operation_limits::OperationLimits::new(
+            state.api.reads.max_rows_per_request,
+            state.api.reads.query_time_limit(),
+        ))
         .extension(hidden_errors::HideInternalErrors)
         .disable_suggestions()
         .finish()

@@ -1,8 +1,9 @@
-//! How many subscriptions one websocket has live: the socket's handler puts a
+//! How many operations one websocket has live: the socket's handler puts a
 //! [`LiveSubscriptions`] in the connection's data, each subscription takes a
 //! [`SubscriptionSlot`] from it when it starts and its stream drops the slot when it ends or is
-//! stopped; over `[api.websocket] max_subscriptions_per_connection` a new one gets a GraphQL
-//! error naming the cap.
+//! stopped, and a query sent over the socket holds one while it runs
+//! (`super::operation_limits`); over `[api.websocket] max_subscriptions_per_connection` a new
+//! one gets a GraphQL error naming the cap.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -29,6 +30,11 @@ impl LiveSubscriptions {
         }
     }
 
+    /// How many operations are live now.
+    pub(crate) fn live(&self) -> usize {
+        self.live.load(Ordering::Acquire)
+    }
+
     /// A place for one more subscription, or an error naming the cap.
     pub(crate) fn take(&self) -> async_graphql::Result<SubscriptionSlot> {
         let taken = self
@@ -41,8 +47,9 @@ impl LiveSubscriptions {
                 live: Arc::clone(&self.live),
             }),
             Err(live) => Err(async_graphql::Error::new(format!(
-                "this connection has {live} subscriptions live, the most one connection may \
-                 have (api.websocket.max_subscriptions_per_connection); stop one first"
+                "this connection has {live} operations live (subscriptions and running queries), \
+                 the most one connection may have \
+                 (api.websocket.max_subscriptions_per_connection); stop one first"
             ))),
         }
     }

@@ -1,6 +1,6 @@
-//! `[api.caches]`: how much memory the API's caches may hold and how long the work behind them
-//! may take. The defaults keep every cache together well under the 512 MiB a pod gets in
-//! `deploy/kubernetes`, whatever clients ask for.
+//! `[api.caches]`: how much memory (and, for feeds, disk) the API's caches may hold and how long
+//! the work behind them may take. The defaults keep every cache in memory together well under
+//! the 512 MiB a pod gets in `deploy/kubernetes`, whatever clients ask for.
 
 use super::{ConfigError, ConfigResult};
 use serde::Deserialize;
@@ -17,8 +17,8 @@ pub struct ApiCachesConfig {
     /// go first.
     #[serde(default = "defaults::facet_cache_entries")]
     pub facet_cache_entries: usize,
-    /// Bytes of reputation feeds (`/feeds/reputation.jsonl`) kept; a feed larger than this is
-    /// served but not kept.
+    /// Bytes of reputation feeds (`/feeds/reputation.jsonl`) kept, in temporary files (in
+    /// `TMPDIR`), not in memory; a feed larger than this is served but not kept.
     #[serde(default = "defaults::feed_cache_bytes")]
     pub feed_cache_bytes: usize,
     /// Seconds one feed computation may take before it is stopped and the client told so.
@@ -70,7 +70,8 @@ mod defaults {
         256
     }
     pub(super) const fn feed_cache_bytes() -> usize {
-        64 * 1024 * 1024
+        // Disk, not memory: a feed is about 1.3 KB per agent, 130 MB at 100,000 agents.
+        1024 * 1024 * 1024
     }
     pub(super) const fn feed_timeout_secs() -> u64 {
         60

@@ -150,7 +150,10 @@ impl std::fmt::Display for IpNetwork {
     }
 }
 
-fn networks<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<IpNetwork>, D::Error> {
+/// A list of networks as the config writes them (`["10.0.0.0/8", "fd00::1"]`).
+pub(super) fn networks<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<IpNetwork>, D::Error> {
     Vec::<String>::deserialize(deserializer)?
         .iter()
         .map(|text| text.parse().map_err(serde::de::Error::custom))

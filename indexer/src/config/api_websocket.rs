@@ -1,6 +1,7 @@
 //! `[api.websocket]`: what one client may hold over GraphQL subscriptions (`/graphql/ws`). A
 //! websocket outlives every per-request limit, so it gets its own: message size, sockets per
-//! client, live subscriptions per socket, and how far back a `sinceBlock` replay may reach.
+//! client, live operations per socket, how far back a `sinceBlock` replay may reach, and how
+//! long a socket may sit idle or unanswered.
 
 use super::{ConfigError, ConfigResult};
 use serde::Deserialize;
@@ -23,6 +24,11 @@ pub struct WebsocketConfig {
     /// back is refused (the replay reads every change since, in pages).
     #[serde(default = "WebsocketConfig::default_max_replay_blocks")]
     pub max_replay_blocks: u64,
+    /// Seconds a websocket may go with nothing live on it (no subscription, no running query)
+    /// before it is closed; also how long a client may leave the server's pings unanswered
+    /// (it is pinged every half of this), and how long it may leave a message unread.
+    #[serde(default = "WebsocketConfig::default_idle_timeout_secs")]
+    pub idle_timeout_secs: u64,
 }
 
 impl WebsocketConfig {
@@ -37,6 +43,14 @@ impl WebsocketConfig {
     }
     fn default_max_replay_blocks() -> u64 {
         100_000
+    }
+    fn default_idle_timeout_secs() -> u64 {
+        60
+    }
+
+    /// How long a socket may sit idle, unanswered or unread ([`Self::idle_timeout_secs`]).
+    pub fn idle_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.idle_timeout_secs)
     }
 
     pub(super) fn validate(&self) -> ConfigResult<()> {
@@ -53,6 +67,10 @@ impl WebsocketConfig {
             (
                 "api.websocket.max_replay_blocks",
                 usize::try_from(self.max_replay_blocks).unwrap_or(usize::MAX),
+            ),
+            (
+                "api.websocket.idle_timeout_secs",
+                usize::try_from(self.idle_timeout_secs).unwrap_or(usize::MAX),
             ),
         ] {
             if value == 0 {
@@ -73,6 +91,7 @@ impl Default for WebsocketConfig {
             max_websockets_per_client: Self::default_max_websockets_per_client(),
             max_subscriptions_per_connection: Self::default_max_subscriptions_per_connection(),
             max_replay_blocks: Self::default_max_replay_blocks(),
+            idle_timeout_secs: Self::default_idle_timeout_secs(),
         }
     }
 }

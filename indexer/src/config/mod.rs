@@ -116,6 +116,11 @@ pub struct ApiConfig {
     /// Requests a client may make at once before the per-minute rate applies.
     #[serde(default = "defaults::client_burst")]
     pub client_burst: u32,
+    /// Clients (addresses or CIDR networks) the rate limit never applies to: the operator's
+    /// own services that call on behalf of many users (a server-side renderer, an SDK backend).
+    /// Every other limit still holds for them. Empty by default.
+    #[serde(default, deserialize_with = "api_connections::networks")]
+    pub unlimited_clients: Vec<IpNetwork>,
     /// Origins browsers may call the API from; `["*"]` (the default) allows any.
     #[serde(default = "defaults::cors_origins")]
     pub cors_origins: Vec<String>,
@@ -191,6 +196,7 @@ impl Default for ApiConfig {
             listen: defaults::listen(),
             requests_per_minute_per_client: defaults::requests_per_minute_per_client(),
             client_burst: defaults::client_burst(),
+            unlimited_clients: Vec::new(),
             cors_origins: defaults::cors_origins(),
             caches: ApiCachesConfig::default(),
             connections: ConnectionsConfig::default(),

@@ -286,6 +286,7 @@ fn connection_and_websocket_limits_have_defaults_overrides_and_checks() {
     assert_eq!(config.api.websocket.max_message_bytes, 64 * 1024);
     assert_eq!(config.api.websocket.max_subscriptions_per_connection, 50);
     assert_eq!(config.api.websocket.max_replay_blocks, 100_000);
+    assert_eq!(config.api.websocket.idle_timeout_secs, 60);
     let config = load(
         SAMPLE,
         &[
@@ -317,6 +318,10 @@ fn connection_and_websocket_limits_have_defaults_overrides_and_checks() {
         (
             "AGENTINDEX_API__WEBSOCKET__MAX_REPLAY_BLOCKS",
             "api.websocket.max_replay_blocks",
+        ),
+        (
+            "AGENTINDEX_API__WEBSOCKET__IDLE_TIMEOUT_SECS",
+            "api.websocket.idle_timeout_secs",
         ),
     ] {
         let (named, message) = key_error(load(SAMPLE, &[(var, "0")]));

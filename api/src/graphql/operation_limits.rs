@@ -1,0 +1,78 @@
+//! What one query or mutation may spend once it runs, wherever it arrives: over HTTP or sent as
+//! a graphql-ws `subscribe` message on a websocket. Each operation gets its own row budget
+//! (`[api.reads] max_rows_per_request`, see [`crate::row_budget`]) and is stopped past
+//! `[api.reads] query_time_limit_secs`; one sent on a websocket also holds one of the socket's
+//! places while it runs (`[api.websocket] max_subscriptions_per_connection`, shared with its
+//! subscriptions; see [`super::subscription_places`]), so a client cannot pile up thousands
+//! of queries in flight on one socket.
+//!
+//! Subscriptions are not operations in this sense: their events are bounded by their page
+//! sizes and their places.
+
+use super::subscription_places::LiveSubscriptions;
+use crate::row_budget::RowBudget;
+use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextExecute};
+use async_graphql::{Data, Response, ServerError};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The extension, for `Schema::build(..).extension(OperationLimits::new(..))`.
+pub(crate) struct OperationLimits(Arc<Limits>);
+
+#[derive(Debug)]
+struct Limits {
+    max_rows: u64,
+    time_limit: Duration,
+}
+
+impl OperationLimits {
+    /// Operations of at most `max_rows` rows each, stopped after `time_limit`.
+    pub(crate) fn new(max_rows: u64, time_limit: Duration) -> Self {
+        Self(Arc::new(Limits {
+            max_rows,
+            time_limit,
+        }))
+    }
+}
+
+impl ExtensionFactory for OperationLimits {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(OperationCheck(Arc::clone(&self.0)))
+    }
+}
+
+struct OperationCheck(Arc<Limits>);
+
+#[async_trait::async_trait]
+impl Extension for OperationCheck {
+    async fn execute(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        operation_name: Option<&str>,
+        next: NextExecute<'_>,
+    ) -> Response {
+        // On a websocket the connection's data holds its places; over HTTP there are none.
+        let _place = match ctx
+            .data_opt::<LiveSubscriptions>()
+            .map(LiveSubscriptions::take)
+        {
+            Some(Err(full)) => {
+                let error = ServerError::new(full.message, None);
+                return Response::from_errors(vec![error]);
+            }
+            Some(Ok(place)) => Some(place),
+            None => None,
+        };
+        let mut data = Data::default();
+        data.insert(RowBudget::new(self.0.max_rows));
+        let limit = self.0.time_limit;
+        let running = next.run_with_data(ctx, operation_name, data);
+        match tokio::time::timeout(limit, running).await {
+            Ok(response) => response,
+            Err(_) => Response::from_errors(vec![ServerError::new(
+                format!("the query ran longer than {limit:?} and was stopped"),
+                None,
+            )]),
+        }
+    }
+}
