@@ -4,6 +4,7 @@
 use crate::support;
 use agentindex_indexer::store::StoreRead;
 
+use agentindex_contracts::tied::TiedCommand;
 use agentindex_contracts::workload::{self, Workload};
 use agentindex_contracts::{Devnet, DevnetOptions};
 use rand::rngs::StdRng;
@@ -24,18 +25,24 @@ fn write_config(
     (path, db)
 }
 
-fn index_command(config: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agentindex"));
-    command
-        .args(["index", "--config"])
-        .arg(config)
+/// `agentindex index`, tied to the test process so an assertion failing before the kill leaves
+/// no indexer running.
+fn index_command(config: &Path) -> TiedCommand {
+    let mut tied = support::binary::command(&["index", "--config"], config);
+    tied.command()
         .arg("--exit-when-synced")
         // The chain is under test here; its seeded URIs lead nowhere.
         .arg("--no-documents")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    command
+    tied
+}
+
+/// Runs `agentindex index --exit-when-synced` until it exits.
+fn run_to_the_end(config: &Path) -> std::process::ExitStatus {
+    let mut child = index_command(config).spawn().unwrap();
+    child.child().wait().unwrap()
 }
 
 /// A devnet with a workload big enough to interrupt a backfill of it.
@@ -58,7 +65,7 @@ async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
 
     let (clean_config, clean_db) = write_config(&devnet, dir.path(), "clean");
     let started = std::time::Instant::now();
-    assert!(index_command(&clean_config).status().unwrap().success());
+    assert!(run_to_the_end(&clean_config).success());
     let clean_run = started.elapsed();
     let clean = support::dump(&clean_db).await;
     let events = clean.lines().filter(|l| l.starts_with("chain_id=")).count();
@@ -84,23 +91,23 @@ async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
         // Let it commit at least one batch, then kill it at a random moment after.
         while cursor().await == before {
             assert!(
-                child.try_wait().unwrap().is_none(),
+                child.child().try_wait().unwrap().is_none(),
                 "run {kill} exited before committing anything"
             );
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
         tokio::time::sleep(Duration::from_millis(rng.random_range(0..25))).await;
         assert!(
-            child.try_wait().unwrap().is_none(),
+            child.child().try_wait().unwrap().is_none(),
             "the backfill (a clean run takes {clean_run:?}) finished after {kill} kills; make the workload bigger"
         );
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
+        child.child().kill().unwrap(); // SIGKILL
+        child.child().wait().unwrap();
     }
     assert!(cursor().await <= head, "the last kill landed mid-backfill");
     store.close().await;
 
-    assert!(index_command(&config).status().unwrap().success());
+    assert!(run_to_the_end(&config).success());
     support::assert_same_index(&support::dump(&db).await, &clean, "killed and restarted");
 }
 
@@ -146,7 +153,7 @@ async fn sigterm_mid_backfill_commits_the_batch_exits_zero_and_resumes() {
     let chain = devnet.chain_id();
     let dir = tempfile::tempdir().unwrap();
     let (clean_config, clean_db) = write_config(&devnet, dir.path(), "clean");
-    assert!(index_command(&clean_config).status().unwrap().success());
+    assert!(run_to_the_end(&clean_config).success());
     let clean = support::dump(&clean_db).await;
 
     let (config, db) = write_config(&devnet, dir.path(), "terminated");
@@ -155,7 +162,10 @@ async fn sigterm_mid_backfill_commits_the_batch_exits_zero_and_resumes() {
     let cursor = async || next_block(&db, chain).await;
     let mut child = index_command(&config).spawn().unwrap();
     while cursor().await < 5 {
-        assert!(child.try_wait().unwrap().is_none(), "exited before block 5");
+        assert!(
+            child.child().try_wait().unwrap().is_none(),
+            "exited before block 5"
+        );
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
     let signalled = Command::new("kill")
@@ -165,7 +175,7 @@ async fn sigterm_mid_backfill_commits_the_batch_exits_zero_and_resumes() {
     assert!(signalled.success());
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
+        if let Some(status) = child.child().try_wait().unwrap() {
             break status;
         }
         assert!(
@@ -192,7 +202,7 @@ async fn sigterm_mid_backfill_commits_the_batch_exits_zero_and_resumes() {
     assert_eq!(above, 0, "nothing past the committed cursor");
     assert_eq!(below, clean_below, "every event below the cursor");
 
-    assert!(index_command(&config).status().unwrap().success());
+    assert!(run_to_the_end(&config).success());
     support::assert_same_index(
         &support::dump(&db).await,
         &clean,
@@ -229,7 +239,7 @@ async fn sigterm_takes_effect_within_a_second_while_requests_are_retried() {
     // Deep in the retries: the backoff before a fourth attempt is already around a second.
     while attempts.load(std::sync::atomic::Ordering::SeqCst) < 4 {
         assert!(
-            child.try_wait().unwrap().is_none(),
+            child.child().try_wait().unwrap().is_none(),
             "gave up on the endpoint"
         );
         tokio::time::sleep(Duration::from_millis(5)).await;
@@ -241,7 +251,7 @@ async fn sigterm_takes_effect_within_a_second_while_requests_are_retried() {
         .unwrap();
     assert!(signalled.success());
     let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
+        if let Some(status) = child.child().try_wait().unwrap() {
             break status;
         }
         assert!(

@@ -29,6 +29,7 @@ mod index_smoke;
 mod layers;
 mod legacy_logs;
 mod networks;
+mod no_orphans;
 mod operations;
 mod payment_reputation;
 mod postgres_backend;

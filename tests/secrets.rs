@@ -6,7 +6,7 @@ use agentindex_indexer::config::Config;
 use agentindex_indexer::rpc::{ChainRpc, RetryPolicy};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const KEY: &str = "SECRETKEY0123";
@@ -67,15 +67,13 @@ fn the_followers_log_lines_hide_the_key() {
     let port = closed_port();
     let config = dir.path().join("agentindex.toml");
     std::fs::write(&config, keyed_config(dir.path(), port)).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentindex"))
-        .args(["index", "--config"])
-        .arg(&config)
+    let mut tied = crate::support::binary::command(&["index", "--config"], &config);
+    tied.command()
         .env("RUST_LOG", "debug")
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
+        .stderr(Stdio::piped());
+    let mut child = tied.spawn().unwrap();
+    let stderr = child.child().stderr.take().unwrap();
     // Read on a thread so the test ends at its safety bound even if no line comes.
     let (lines, received) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -100,8 +98,8 @@ fn the_followers_log_lines_hide_the_key() {
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    let _ = child.child().kill();
+    drop(child);
     let log = log.join("\n");
     assert!(
         log.contains("step failed") && log.contains(&format!("127.0.0.1:{port}")),

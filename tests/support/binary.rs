@@ -1,11 +1,26 @@
 //! Running the `agentindex` binary as a user would, for tests that drive the real process.
+//!
+//! Each process is tied to the test process ([`agentindex_contracts::tied`]): it is killed when
+//! dropped, and stopped even when the test process is killed before it can drop anything.
 
+use agentindex_contracts::tied::{TiedChild, TiedCommand};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
+use std::time::Duration;
+
+/// How long a process gets between SIGTERM and SIGKILL when the test process dies first.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// `agentindex ARGS CONFIG`, tied to the test process.
+pub(crate) fn command(args: &[&str], config: &Path) -> TiedCommand {
+    let mut tied = TiedCommand::new(env!("CARGO_BIN_EXE_agentindex"), GRACE);
+    tied.command().args(args).arg(config);
+    tied
+}
 
 /// A running `agentindex`; killed when dropped.
-pub(crate) struct Running(Child);
+pub(crate) struct Running(TiedChild);
 
 impl Running {
     /// The process id, to read its memory or signal it.
@@ -15,14 +30,16 @@ impl Running {
 
     /// Whether the process is still running.
     pub(crate) fn alive(&mut self) -> bool {
-        matches!(self.0.try_wait(), Ok(None))
+        matches!(self.0.child().try_wait(), Ok(None))
     }
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        // SIGKILL: these subcommands start no process of their own, so there is nothing a
+        // graceful stop would clean up, and the tests need not wait for the API to drain.
+        let _ = self.0.child().kill();
+        // The tie's own drop then reaps it.
     }
 }
 
@@ -34,14 +51,9 @@ pub(crate) fn start(args: &[&str], config: &Path) -> (Running, String) {
 
 /// Starts `agentindex ARGS CONFIG` (a subcommand that announces nothing, such as `index`).
 pub(crate) fn spawn(args: &[&str], config: &Path) -> Running {
-    let child = Command::new(env!("CARGO_BIN_EXE_agentindex"))
-        .args(args)
-        .arg(config)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    Running(child)
+    let mut tied = command(args, config);
+    tied.command().stdout(Stdio::null()).stderr(Stdio::null());
+    Running(tied.spawn().unwrap())
 }
 
 /// [`start`], with the process's log (its stderr) written to `log`, for tests that read what
@@ -52,15 +64,10 @@ pub(crate) fn start_logging_to(args: &[&str], config: &Path, log: &Path) -> (Run
 
 /// [`start`] with the process's stderr sent to `stderr`.
 fn start_with_stderr(args: &[&str], config: &Path, stderr: Stdio) -> (Running, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentindex"))
-        .args(args)
-        .arg(config)
-        .stdout(Stdio::piped())
-        .stderr(stderr)
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let running = Running(child);
+    let mut tied = command(args, config);
+    tied.command().stdout(Stdio::piped()).stderr(stderr);
+    let mut running = Running(tied.spawn().unwrap());
+    let stdout = running.0.child().stdout.take().unwrap();
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line).unwrap();
     let url = line

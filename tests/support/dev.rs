@@ -1,18 +1,26 @@
 //! `agentindex dev` as a user starts it: the addresses it prints, and stopping it.
+//!
+//! dev is stopped as a user stops it, with SIGTERM, so it stops its own chain; SIGKILL follows
+//! if it is still running after [`GRACE`]. It is tied to the test process
+//! ([`agentindex_contracts::tied`]), so that happens even when the test process is killed.
 
 use super::graphql::data;
+use agentindex_contracts::tied::{TiedChild, TiedCommand};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Lines};
-use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{ChildStdout, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 const BY_SKILL: &str = "query($skill: String!) { agents(filter: { skill: $skill }, first: 100) {
     totalCount edges { node { name source x402 skills { id } card { signature } } } } }";
 
-/// A running `agentindex dev` and what it printed; killed when dropped.
+/// How long dev gets from SIGTERM to stop its indexer, API and chain before SIGKILL.
+const GRACE: Duration = Duration::from_secs(30);
+
+/// A running `agentindex dev` and what it printed; stopped when dropped.
 pub(crate) struct Dev {
-    child: Child,
+    process: TiedChild,
     /// Its working directory (where `data/dev.db` is).
     _dir: tempfile::TempDir,
     /// The rest of its output, after the addresses.
@@ -34,15 +42,16 @@ impl Dev {
     /// the GraphiQL line. The explorer's line must come first.
     pub(crate) fn start() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agentindex"))
+        let mut tied = TiedCommand::new(env!("CARGO_BIN_EXE_agentindex"), GRACE);
+        tied.command()
             .args(["dev", "--listen", "127.0.0.1:0"])
             .current_dir(dir.path())
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+            .stderr(Stdio::null());
+        let mut process = tied.spawn().unwrap();
+        let stdout = process.child().stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
         let mut next = || {
             lines
                 .next()
@@ -69,7 +78,7 @@ impl Dev {
             }
         };
         Self {
-            child,
+            process,
             _dir: dir,
             lines,
             explorer,
@@ -107,28 +116,20 @@ impl Dev {
         }
     }
 
-    /// SIGTERM, then the exit status once it stopped (within 30 s).
-    pub(crate) fn terminate(mut self) -> ExitStatus {
-        let terminated = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(terminated.success());
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "still running after SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+    /// The process id of `agentindex dev`.
+    pub(crate) fn pid(&self) -> u32 {
+        self.process.id()
     }
-}
 
-impl Drop for Dev {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    /// SIGKILL, as an OOM killer or a CI timeout would stop it: no destructor runs.
+    pub(crate) fn kill(&mut self) {
+        self.process.child().kill().unwrap();
+        self.process.child().wait().unwrap();
+    }
+
+    /// SIGTERM, then the exit status once it stopped (SIGKILL after [`GRACE`]).
+    pub(crate) fn terminate(mut self) -> ExitStatus {
+        self.process.stop().unwrap()
     }
 }
 

@@ -15,6 +15,7 @@ pub(crate) mod graphql_ws;
 pub(crate) mod hostile;
 pub(crate) mod memory;
 pub(crate) mod postgres;
+pub(crate) mod processes;
 pub(crate) mod scenario;
 pub(crate) mod signing;
 pub(crate) mod tool;

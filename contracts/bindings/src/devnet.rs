@@ -2,9 +2,11 @@
 //!
 //! [`Devnet::start`] launches the pinned anvil on a free loopback port, deploys the contracts
 //! (see [`crate::deploy`]), funds the accounts with test USDC and hands back typed handles. The
-//! chain stops when the [`Devnet`] is dropped. Tests, benchmarks and `agentindex dev` all stand on
-//! it, so they exercise the same deployment.
+//! chain stops when the [`Devnet`] is dropped, or when this process dies however it dies (see
+//! [`crate::tied`]). Tests, benchmarks and `agentindex dev` all stand on it, so they exercise the
+//! same deployment.
 
+use crate::anvil::{self, AnvilError, AnvilProcess};
 use crate::deploy::{self, Deployment};
 use crate::gas_headroom::GasWithHeadroom;
 use crate::tools::Tool;
@@ -13,7 +15,6 @@ use crate::{
     Seeder, TestUSDC, ValidationRegistry,
 };
 use alloy::network::{Ethereum, EthereumWallet};
-use alloy::node_bindings::{Anvil, AnvilInstance, NodeError};
 use alloy::primitives::{Address, U256};
 use alloy::providers::{DynProvider, PendingTransactionBuilder, Provider, ProviderBuilder};
 use alloy::rpc::types::{BlockNumberOrTag, TransactionReceipt};
@@ -67,8 +68,8 @@ pub enum DevnetError {
     Anvil {
         /// The anvil binary tried.
         path: String,
-        /// What alloy reported.
-        source: Box<NodeError>,
+        /// What went wrong.
+        source: AnvilError,
     },
     /// A contract could not be deployed.
     #[error("deploying {contract}: {source}")]
@@ -122,7 +123,8 @@ pub enum DevnetError {
 
 /// A running anvil with the contracts deployed. Dropping it stops the chain.
 pub struct Devnet {
-    anvil: AnvilInstance,
+    anvil: AnvilProcess,
+    chain_id: u64,
     provider: DynProvider,
     signers: Vec<PrivateKeySigner>,
     deployment: Deployment,
@@ -137,39 +139,18 @@ impl Devnet {
     /// Starts anvil with `options` and deploys everything.
     pub async fn start_with(options: DevnetOptions) -> Result<Self, DevnetError> {
         let path = Tool::Anvil.path();
-        let mut anvil = Anvil::at(&path)
-            .host("127.0.0.1")
-            .chain_id(options.chain_id)
-            .arg("--accounts")
-            .arg(options.accounts.to_string());
-        if let Some(seconds) = options.block_time {
-            anvil = anvil.block_time(seconds);
-        }
-        if let Some(limit) = options.gas_limit {
-            anvil = anvil.arg("--gas-limit").arg(limit.to_string());
-        }
-        if let Some(states) = options.prune_history {
-            anvil = anvil.arg("--prune-history").arg(states.to_string());
-        }
-        if let Some(timestamp) = options.genesis_timestamp {
-            anvil = anvil.arg("--timestamp").arg(timestamp.to_string());
-        }
-        let anvil = anvil.try_spawn().map_err(|source| DevnetError::Anvil {
-            path: path.display().to_string(),
-            source: Box::new(source),
-        })?;
-
-        let signers: Vec<PrivateKeySigner> = anvil
-            .keys()
-            .iter()
-            .cloned()
-            .map(PrivateKeySigner::from)
-            .collect();
+        let anvil = anvil::start(&path, &options)
+            .await
+            .map_err(|source| DevnetError::Anvil {
+                path: path.display().to_string(),
+                source,
+            })?;
+        let signers = anvil.keys.clone();
         let mut wallet = EthereumWallet::from(signers[0].clone());
         for signer in &signers[1..] {
             wallet.register_signer(signer.clone());
         }
-        let endpoint = format!("http://127.0.0.1:{}", anvil.port());
+        let endpoint = format!("http://127.0.0.1:{}", anvil.port);
         // Nonces are read from the node each time: tests reorg the chain, which drops
         // transactions and would leave a cached nonce ahead of the account's real one.
         let url: alloy::transports::http::reqwest::Url =
@@ -197,6 +178,7 @@ impl Devnet {
         let deployment = deploy::deploy_all(&provider, &accounts, &options).await?;
         Ok(Self {
             anvil,
+            chain_id: options.chain_id,
             provider,
             signers,
             deployment,
@@ -205,12 +187,12 @@ impl Devnet {
 
     /// The HTTP JSON-RPC URL, on 127.0.0.1.
     pub fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.anvil.port())
+        format!("http://127.0.0.1:{}", self.anvil.port)
     }
 
     /// The chain id anvil reports.
     pub fn chain_id(&self) -> u64 {
-        self.anvil.chain_id()
+        self.chain_id
     }
 
     /// A provider that signs for every funded account; the deployer (account 0) by default,

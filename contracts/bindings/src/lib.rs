@@ -4,8 +4,9 @@
 //! committed under `contracts/artifacts/` (so building Rust never needs forge), [`artifacts`] keeps
 //! those files equal to a fresh `forge build`, [`tools`] finds the pinned anvil and forge binaries,
 //! and [`devnet`] starts anvil with every contract deployed for tests, benchmarks and
-//! `agentindex dev`.
+//! `agentindex dev`, tied to the process that starts it ([`tied`]) so it never outlives it.
 
+mod anvil;
 pub mod artifacts;
 pub mod bindings;
 pub mod demo;
@@ -14,9 +15,11 @@ pub mod devnet;
 mod gas_headroom;
 pub mod network_load;
 pub mod signing;
+pub mod tied;
 pub mod tools;
 pub mod workload;
 
+pub use anvil::AnvilError;
 pub use bindings::*;
 pub use deploy::Deployment;
 pub use devnet::{Devnet, DevnetError, DevnetOptions, confirm};
