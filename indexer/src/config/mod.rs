@@ -168,7 +168,9 @@ pub struct DocumentsConfig {
     pub retry_secs: u64,
     /// Hosts (`host` or `host:port`, e.g. a local IPFS gateway `127.0.0.1:8080`) fetched from
     /// even when they are, or resolve to, loopback or private addresses, without opening those
-    /// ranges to anything else. Link-local and metadata addresses stay refused.
+    /// ranges to anything else. An entry without a port opens only the scheme's default port
+    /// (80 for http, 443 for https); any other port must be written. Link-local and metadata
+    /// addresses stay refused.
     #[serde(default)]
     pub private_hosts_allowed: Vec<String>,
     /// Seconds one document may take in all: every URL tried for it, retries, redirects and the
