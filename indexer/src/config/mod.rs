@@ -13,6 +13,7 @@ mod api_websocket;
 mod chain;
 mod documents;
 mod env;
+mod nat64;
 pub mod networks;
 mod query_limits;
 mod reputation;
@@ -26,6 +27,7 @@ pub use chain::{
     WatchedContract, X402Config,
 };
 pub use documents::PrivateHost;
+pub use nat64::{NAT64_PREFIX_LENGTHS, Nat64Prefix};
 pub use query_limits::QueryLimitsConfig;
 pub use reputation::{FeedbackEvidenceConfig, ReputationConfig, TrustConfig, WeightsConfig};
 
@@ -177,6 +179,12 @@ pub struct DocumentsConfig {
     /// body included. A server that drips its answer is cut off here.
     #[serde(default = "defaults::fetch_deadline_secs")]
     pub fetch_deadline_secs: u64,
+    /// The NAT64 prefixes of the operator's own network, in CIDR form (`2001:db8:64::/96`; any
+    /// RFC 6052 length: /32, /40, /48, /56, /64, /96). An address under one is judged as the
+    /// IPv4 address it carries, so a NAT64 path to a private or metadata address is refused like
+    /// that address. The well-known `64:ff9b::/96` and `64:ff9b:1::/48` are always decoded.
+    #[serde(default)]
+    pub nat64_prefixes: Vec<Nat64Prefix>,
 }
 
 impl Default for DatabaseConfig {
@@ -216,6 +224,7 @@ impl Default for DocumentsConfig {
             retry_secs: defaults::retry_secs(),
             private_hosts_allowed: Vec::new(),
             fetch_deadline_secs: defaults::fetch_deadline_secs(),
+            nat64_prefixes: Vec::new(),
         }
     }
 }

@@ -31,6 +31,8 @@ pub use profile::{ChainAgent, LinkRole, LinkedDocument, Profile, build_profile};
 pub use registration::{RegistrationProjection, Service, parse_registration};
 
 #[cfg(test)]
+mod address_tests;
+#[cfg(test)]
 mod properties;
 #[cfg(test)]
 mod signature_tests;
