@@ -175,8 +175,9 @@ pub struct DocumentsConfig {
     /// addresses stay refused.
     #[serde(default)]
     pub private_hosts_allowed: Vec<String>,
-    /// Seconds one document may take in all: every URL tried for it, retries, redirects and the
-    /// body included. A server that drips its answer is cut off here.
+    /// Seconds one document may take in all: every URL tried for it, retries, redirects, the
+    /// body and a card's `jku` key sets included. A server that drips its answer is cut off
+    /// here.
     #[serde(default = "defaults::fetch_deadline_secs")]
     pub fetch_deadline_secs: u64,
     /// The NAT64 prefixes of the operator's own network, in CIDR form (`2001:db8:64::/96`; any

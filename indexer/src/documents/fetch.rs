@@ -31,8 +31,8 @@ pub struct FetchPolicy {
     pub connect_timeout: Duration,
     /// Time for one attempt at one URL, redirects and body included.
     pub total_timeout: Duration,
-    /// Time for everything done for one document: every attempt at every URL, backoff
-    /// included (`documents.fetch_deadline_secs`).
+    /// Time for everything done for one document: every attempt at every URL, backoff and a
+    /// card's key sets included (`documents.fetch_deadline_secs`).
     pub deadline: Duration,
     /// Hosts fetched from even on loopback or private addresses.
     pub private_hosts: Vec<PrivateHost>,
