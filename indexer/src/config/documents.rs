@@ -1,6 +1,10 @@
 //! Checks of the `[documents]` keys that bound fetching: the total deadline per document and the
 //! hosts allowed on private addresses (`host` or `host:port`), refused at load with the key
 //! named.
+//!
+//! An entry without a port opens only the scheme's default port (80 for http, 443 for https),
+//! never the host's other ports: a listed gateway host often runs other services (an admin
+//! API, a database) that a card's URL must not reach. Another port is opened by writing it.
 
 use super::{ConfigError, ConfigResult, DocumentsConfig};
 
@@ -10,7 +14,7 @@ use super::{ConfigError, ConfigResult, DocumentsConfig};
 pub struct PrivateHost {
     /// The host as a URL spells it: a lower-case name, an IPv4 address, or `[IPv6]`.
     pub host: String,
-    /// The port; `None` allows every port of the host.
+    /// The port; `None` allows only the scheme's default port (80 for http, 443 for https).
     pub port: Option<u16>,
 }
 
@@ -37,13 +41,18 @@ impl PrivateHost {
         })
     }
 
-    /// Whether `url` is on this host (and port).
+    /// Whether `url` is on this host and port: the port written, or without one the default
+    /// port of `url`'s scheme (so `gateway.lan` allows `http://gateway.lan/` and
+    /// `https://gateway.lan/`, not `http://gateway.lan:5001/`).
     pub fn matches(&self, url: &url::Url) -> bool {
+        let port = self.port.or(match url.scheme() {
+            "http" => Some(80),
+            "https" => Some(443),
+            _ => None,
+        });
         url.host_str()
             .is_some_and(|h| h.eq_ignore_ascii_case(&self.host))
-            && self
-                .port
-                .is_none_or(|port| url.port_or_known_default() == Some(port))
+            && port.is_some_and(|port| url.port_or_known_default() == Some(port))
     }
 }
 
@@ -82,11 +91,35 @@ mod tests {
     }
 
     #[test]
-    fn hosts_match_with_or_without_a_port() {
-        let any_port = PrivateHost::parse("Gateway.LAN").unwrap();
-        assert!(any_port.matches(&url("http://gateway.lan:8080/ipfs/x")));
-        assert!(any_port.matches(&url("https://gateway.lan/ipfs/x")));
-        assert!(!any_port.matches(&url("http://other.lan/ipfs/x")));
+    fn an_entry_without_a_port_allows_only_the_schemes_default_port() {
+        for entry in ["Gateway.LAN", "10.0.0.5", "[fd00::5]"] {
+            let listed = PrivateHost::parse(entry).unwrap();
+            assert_eq!(listed.port, None, "{entry}");
+            let host = listed.host.clone();
+            for allowed in [
+                format!("http://{host}/ipfs/x"),
+                format!("https://{host}/ipfs/x"),
+                format!("http://{host}:80/ipfs/x"),
+                format!("https://{host}:443/ipfs/x"),
+            ] {
+                assert!(listed.matches(&url(&allowed)), "{entry} allows {allowed}");
+            }
+            for refused in [
+                format!("http://{host}:8080/ipfs/x"),
+                format!("http://{host}:5001/api/v0/id"),
+                format!("http://{host}:443/ipfs/x"),
+                format!("https://{host}:80/ipfs/x"),
+                format!("https://{host}:8443/ipfs/x"),
+                format!("ftp://{host}/ipfs/x"),
+                "http://other.lan/ipfs/x".to_string(),
+            ] {
+                assert!(!listed.matches(&url(&refused)), "{entry} refuses {refused}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_entry_with_a_port_allows_that_port_only() {
         let one_port = PrivateHost::parse("127.0.0.1:8080").unwrap();
         assert!(one_port.matches(&url("http://127.0.0.1:8080/ipfs/x")));
         assert!(!one_port.matches(&url("http://127.0.0.1:8081/ipfs/x")));
@@ -95,7 +128,11 @@ mod tests {
         assert!(v6.matches(&url("http://[::1]:5001/ipfs/x")));
         let default_port = PrivateHost::parse("gateway.lan:80").unwrap();
         assert_eq!(default_port.port, Some(80));
+        assert!(default_port.matches(&url("http://gateway.lan/")));
         assert!(!default_port.matches(&url("http://gateway.lan:8080/")));
+        let https_port = PrivateHost::parse("gateway.lan:8443").unwrap();
+        assert!(https_port.matches(&url("https://gateway.lan:8443/ipfs/x")));
+        assert!(!https_port.matches(&url("https://gateway.lan/ipfs/x")));
     }
 
     fn load(text: &str, vars: &[(&str, &str)]) -> ConfigResult<super::super::Config> {

@@ -13,6 +13,7 @@ mod api_websocket;
 mod chain;
 mod documents;
 mod env;
+mod nat64;
 pub mod networks;
 mod query_limits;
 mod reputation;
@@ -26,6 +27,7 @@ pub use chain::{
     WatchedContract, X402Config,
 };
 pub use documents::PrivateHost;
+pub use nat64::{NAT64_PREFIX_LENGTHS, Nat64Prefix};
 pub use query_limits::QueryLimitsConfig;
 pub use reputation::{FeedbackEvidenceConfig, ReputationConfig, TrustConfig, WeightsConfig};
 
@@ -173,13 +175,22 @@ pub struct DocumentsConfig {
     pub retry_secs: u64,
     /// Hosts (`host` or `host:port`, e.g. a local IPFS gateway `127.0.0.1:8080`) fetched from
     /// even when they are, or resolve to, loopback or private addresses, without opening those
-    /// ranges to anything else. Link-local and metadata addresses stay refused.
+    /// ranges to anything else. An entry without a port opens only the scheme's default port
+    /// (80 for http, 443 for https); any other port must be written. Link-local and metadata
+    /// addresses stay refused.
     #[serde(default)]
     pub private_hosts_allowed: Vec<String>,
-    /// Seconds one document may take in all: every URL tried for it, retries, redirects and the
-    /// body included. A server that drips its answer is cut off here.
+    /// Seconds one document may take in all: every URL tried for it, retries, redirects, the
+    /// body and a card's `jku` key sets included. A server that drips its answer is cut off
+    /// here.
     #[serde(default = "defaults::fetch_deadline_secs")]
     pub fetch_deadline_secs: u64,
+    /// The NAT64 prefixes of the operator's own network, in CIDR form (`2001:db8:64::/96`; any
+    /// RFC 6052 length: /32, /40, /48, /56, /64, /96). An address under one is judged as the
+    /// IPv4 address it carries, so a NAT64 path to a private or metadata address is refused like
+    /// that address. The well-known `64:ff9b::/96` and `64:ff9b:1::/48` are always decoded.
+    #[serde(default)]
+    pub nat64_prefixes: Vec<Nat64Prefix>,
 }
 
 impl Default for DatabaseConfig {
@@ -220,6 +231,7 @@ impl Default for DocumentsConfig {
             retry_secs: defaults::retry_secs(),
             private_hosts_allowed: Vec::new(),
             fetch_deadline_secs: defaults::fetch_deadline_secs(),
+            nat64_prefixes: Vec::new(),
         }
     }
 }

@@ -1,22 +1,20 @@
 //! One document from URI to verdict: resolve, fetch, tell a registration file from an Agent Card,
 //! read it into its projection, and report. Every failure along the way becomes a lint, so the
 //! caller always gets a report; `agentindex card check` prints it and the documents worker
-//! stores it.
+//! stores it. A card's signatures are verified on top of this by [`super::Checker`].
 
 use super::cid::{Cid, Verdict};
 use super::feedback::{self, FeedbackFileProjection};
-use super::fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
+use super::fetch::{FetchError, Fetched, Fetcher, Validators};
 use super::json::parse;
-use super::jwks::JwksCache;
 use super::lint::Report;
-use super::signature::{SignatureStatus, verify_card};
+use super::signature::SignatureStatus;
 use super::uri::{ResolveOptions, Target, ipfs_content, resolve};
 use super::{CardProjection, RegistrationProjection, card, registration};
-use crate::config::DocumentsConfig;
 use alloy::primitives::{B256, keccak256};
-use jsonwebtoken::jwk::{Jwk, JwkSet};
 use serde::Serialize;
 use serde_json::Value;
+use tokio::time::Instant;
 
 /// What a document turned out to be.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -104,118 +102,38 @@ impl Expect {
     }
 }
 
-/// Everything checking a document needs: the fetcher, how URIs resolve, and the keys card
-/// signatures are trusted with.
-#[derive(Debug, Clone)]
-pub struct Checker {
-    /// Fetches under the configured policy.
-    pub fetcher: Fetcher,
-    /// Gateways and scheme rules.
-    pub resolve: ResolveOptions,
-    /// Keys card signatures verify with, besides a `jku` on the card's origin.
-    pub trusted_keys: Vec<Jwk>,
-    /// Key sets fetched for `jku`, kept for a while.
-    jwks: JwksCache,
-}
-
-impl Checker {
-    /// A checker under the `[documents]` settings.
-    pub fn from_config(config: &DocumentsConfig) -> Result<Self, FetchError> {
-        Ok(Self {
-            fetcher: Fetcher::new(FetchPolicy::from(config))?,
-            resolve: ResolveOptions::from(config),
-            trusted_keys: config.trusted_keys.clone(),
-            jwks: JwksCache::default(),
-        })
-    }
-
-    /// A checker from its parts.
-    pub fn new(fetcher: Fetcher, resolve: ResolveOptions, trusted_keys: Vec<Jwk>) -> Self {
-        Self {
-            fetcher,
-            resolve,
-            trusted_keys,
-            jwks: JwksCache::default(),
-        }
-    }
-
-    /// Resolves, fetches and reads `uri`, and verifies a card's signatures.
-    pub async fn check(
-        &self,
-        uri: &str,
-        expect: Expect,
-        validators: Option<&Validators>,
-    ) -> Checked {
-        let mut checked = check(uri, expect, &self.fetcher, &self.resolve, validators).await;
-        if let (Some(Projection::Card(card)), Some(bytes)) = (&checked.projection, &checked.bytes) {
-            let status = if card.signatures.is_empty() {
-                SignatureStatus::Unsigned
-            } else {
-                let value: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
-                let origin = checked
-                    .source
-                    .as_deref()
-                    .and_then(|s| url::Url::parse(s).ok());
-                let verified = verify_card(&value, origin.as_ref(), &self.trusted_keys, |url| {
-                    self.fetch_jwks(url)
-                })
-                .await;
-                for cap in verified.capped {
-                    checked.report.warning(
-                        "card.signature.capped",
-                        "$.signatures",
-                        cap.to_string(),
-                    );
-                }
-                verified.status
-            };
-            match &status {
-                SignatureStatus::Invalid { reason } => {
-                    checked
-                        .report
-                        .warning("card.signature.invalid", "$.signatures", reason.clone())
-                }
-                SignatureStatus::Unsupported { alg } => checked.report.warning(
-                    "card.signature.unsupported",
-                    "$.signatures",
-                    format!("algorithm {alg:?} is not accepted"),
-                ),
-                SignatureStatus::KeyUnavailable { reason } => checked.report.info(
-                    "card.signature.key_unavailable",
-                    "$.signatures",
-                    reason.clone(),
-                ),
-                _ => {}
-            }
-            checked.signature = Some(status);
-        }
-        checked
-    }
-
-    /// A JSON Web Key Set from `url`, under the fetch policy, or as fetched a moment ago.
-    async fn fetch_jwks(&self, url: url::Url) -> Result<JwkSet, String> {
-        if let Some(kept) = self.jwks.get(url.as_str()) {
-            return kept;
-        }
-        let fetched = match self.fetcher.fetch(&url, None).await {
-            Ok(Fetched::Body { bytes, .. }) => {
-                serde_json::from_slice(&bytes).map_err(|e| format!("not a JWK set: {e}"))
-            }
-            Ok(Fetched::NotModified) => Err("unexpected 304".into()),
-            Err(error) => Err(error.to_string()),
-        };
-        self.jwks.put(url.as_str(), fetched.clone());
-        fetched
-    }
-}
-
-/// Resolves, fetches and reads `uri` (without verifying signatures; see [`Checker::check`]).
+/// Resolves, fetches and reads `uri` (without verifying signatures; see [`Checker::check`]),
+/// within one fetch deadline from now.
+///
+/// [`Checker::check`]: super::Checker::check
 pub async fn check(
     uri: &str,
     expect: Expect,
     fetcher: &Fetcher,
     options: &ResolveOptions,
     validators: Option<&Validators>,
+) -> Checked {
+    check_until(
+        uri,
+        expect,
+        fetcher,
+        options,
+        validators,
+        fetcher.deadline(),
+    )
+    .await
+}
+
+/// As [`check`], giving up at `deadline`: every URL tried for the document, retries and
+/// redirects included, shares it (and so may the work done after, like fetching a card's key
+/// sets).
+pub async fn check_until(
+    uri: &str,
+    expect: Expect,
+    fetcher: &Fetcher,
+    options: &ResolveOptions,
+    validators: Option<&Validators>,
+    deadline: Instant,
 ) -> Checked {
     let mut checked = Checked::nothing(uri);
     if expect == Expect::Onchain {
@@ -239,7 +157,6 @@ pub async fn check(
     };
     let mut failure = None;
     let mut bytes = None;
-    let deadline = fetcher.deadline();
     for candidate in &candidates {
         match obtain(candidate, fetcher, options, validators, deadline).await {
             Ok(Obtained::Unchanged(source)) => {
@@ -326,7 +243,7 @@ async fn obtain(
     fetcher: &Fetcher,
     options: &ResolveOptions,
     validators: Option<&Validators>,
-    deadline: tokio::time::Instant,
+    deadline: Instant,
 ) -> Result<Obtained, (&'static str, String, bool)> {
     let urls = match resolve(uri, options) {
         Ok(Target::Inline { bytes, .. }) => {

@@ -1,8 +1,8 @@
 //! Name resolution for document fetches: every address a host name resolves to is judged by
-//! [`address::refusal`] before a connection is tried, so a name can never lead where a literal
-//! address could not.
+//! [`AddressRules::refusal`] before a connection is tried, so a name can never lead where a
+//! literal address could not.
 
-use super::address::{self, Class};
+use super::address::{self, AddressRules, Class};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::SocketAddr;
 
@@ -13,11 +13,14 @@ const REFUSED: &str = "resolves only to refused addresses";
 pub(super) struct CheckedResolver {
     /// Whether loopback and private addresses are allowed (never link-local or metadata).
     pub(super) allow_private: bool,
+    /// The rules addresses are judged by, the operator's NAT64 prefixes included.
+    pub(super) rules: AddressRules,
 }
 
 impl Resolve for CheckedResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let allow_private = self.allow_private;
+        let rules = self.rules.clone();
         Box::pin(async move {
             let host = name.as_str().to_string();
             if let Some(reason) = address::name_refusal(&host) {
@@ -28,12 +31,12 @@ impl Resolve for CheckedResolver {
             let allowed: Vec<SocketAddr> = found
                 .iter()
                 .copied()
-                .filter(|a| address::refusal(a.ip(), allow_private).is_none())
+                .filter(|a| rules.refusal(a.ip(), allow_private).is_none())
                 .collect();
             if allowed.is_empty() {
                 let reason = found
                     .first()
-                    .and_then(|a| address::refusal(a.ip(), allow_private))
+                    .and_then(|a| rules.refusal(a.ip(), allow_private))
                     .unwrap_or("no address");
                 return Err(format!("{host} {REFUSED} ({reason})").into());
             }

@@ -1,13 +1,13 @@
-//! Fetching documents from the open web, safely: only from addresses [`address::refusal`]
+//! Fetching documents from the open web, safely: only from addresses [`AddressRules::refusal`]
 //! allows (checked on every DNS answer and on every redirect hop; hosts listed in
 //! `private_hosts_allowed` may be private, nothing else), with a size cap, connect and per-attempt
 //! timeouts, a deadline over all attempts of one document, a redirect limit, a rate limit per
 //! host, a global concurrency limit, retries with backoff for transient failures, and
 //! conditional requests (ETag / Last-Modified).
 
-use super::address;
+use super::address::{self, AddressRules};
 use super::dns::{self, CheckedResolver};
-use crate::config::{DocumentsConfig, PrivateHost};
+use crate::config::{DocumentsConfig, Nat64Prefix, PrivateHost};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use std::net::IpAddr;
@@ -31,11 +31,14 @@ pub struct FetchPolicy {
     pub connect_timeout: Duration,
     /// Time for one attempt at one URL, redirects and body included.
     pub total_timeout: Duration,
-    /// Time for everything done for one document: every attempt at every URL, backoff
-    /// included (`documents.fetch_deadline_secs`).
+    /// Time for everything done for one document: every attempt at every URL, backoff and a
+    /// card's key sets included (`documents.fetch_deadline_secs`).
     pub deadline: Duration,
     /// Hosts fetched from even on loopback or private addresses.
     pub private_hosts: Vec<PrivateHost>,
+    /// The NAT64 prefixes of the operator's network (`documents.nat64_prefixes`): addresses
+    /// under them are judged as the IPv4 address they carry.
+    pub nat64_prefixes: Vec<Nat64Prefix>,
     /// Redirects followed at most.
     pub max_redirects: usize,
     /// Requests per second to one host.
@@ -55,6 +58,7 @@ impl From<&DocumentsConfig> for FetchPolicy {
             concurrency: config.concurrency,
             deadline: Duration::from_secs(config.fetch_deadline_secs.max(1)),
             private_hosts: config.private_hosts(),
+            nat64_prefixes: config.nat64_prefixes.clone(),
             ..Self::default()
         }
     }
@@ -70,6 +74,7 @@ impl Default for FetchPolicy {
             total_timeout: Duration::from_secs(15),
             deadline: Duration::from_secs(20),
             private_hosts: Vec::new(),
+            nat64_prefixes: Vec::new(),
             max_redirects: 5,
             per_host_per_second: 5,
             concurrency: 32,
@@ -198,6 +203,8 @@ pub struct Fetcher {
     /// host, when the policy does not open private ranges to everything already.
     private_client: Option<reqwest::Client>,
     policy: FetchPolicy,
+    /// The address rules both clients' DNS answers and literal addresses are judged by.
+    rules: AddressRules,
     per_host: Arc<DefaultKeyedRateLimiter<String>>,
     slots: Arc<Semaphore>,
 }
@@ -213,11 +220,12 @@ impl std::fmt::Debug for Fetcher {
 impl Fetcher {
     /// A fetcher under `policy`.
     pub fn new(policy: FetchPolicy) -> Result<Self, FetchError> {
-        let client = build_client(&policy, policy.allow_private)?;
+        let rules = AddressRules::new(&policy.nat64_prefixes);
+        let client = build_client(&policy, &rules, policy.allow_private)?;
         let private_client = if policy.allow_private || policy.private_hosts.is_empty() {
             None
         } else {
-            Some(build_client(&policy, true)?)
+            Some(build_client(&policy, &rules, true)?)
         };
         let rate = NonZeroU32::new(policy.per_host_per_second.max(1)).expect("at least one");
         Ok(Self {
@@ -225,6 +233,7 @@ impl Fetcher {
             private_client,
             per_host: Arc::new(RateLimiter::keyed(Quota::per_second(rate))),
             slots: Arc::new(Semaphore::new(policy.concurrency.max(1))),
+            rules,
             policy,
         })
     }
@@ -420,7 +429,7 @@ impl Fetcher {
             }
         };
         if let Some(ip) = literal
-            && let Some(reason) = address::refusal(ip, allow_private)
+            && let Some(reason) = self.rules.refusal(ip, allow_private)
         {
             return Err(FetchError::Blocked {
                 url: url.to_string(),
@@ -463,14 +472,22 @@ fn text(headers: &HeaderMap, name: header::HeaderName) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The HTTP client for `policy`, whose DNS answers are judged with private ranges open or not.
-fn build_client(policy: &FetchPolicy, allow_private: bool) -> Result<reqwest::Client, FetchError> {
+/// The HTTP client for `policy`, whose DNS answers are judged by `rules` with private ranges
+/// open or not.
+fn build_client(
+    policy: &FetchPolicy,
+    rules: &AddressRules,
+    allow_private: bool,
+) -> Result<reqwest::Client, FetchError> {
     reqwest::Client::builder()
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(policy.connect_timeout)
         .timeout(policy.total_timeout)
-        .dns_resolver(Arc::new(CheckedResolver { allow_private }))
+        .dns_resolver(Arc::new(CheckedResolver {
+            allow_private,
+            rules: rules.clone(),
+        }))
         .user_agent(concat!("agentindex/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| FetchError::Network {
