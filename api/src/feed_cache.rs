@@ -13,9 +13,10 @@
 //!   never holds up the newest feed;
 //! - one client may start one computation per `[api.caches] feed_timeout_secs`
 //!   ([`FeedCacheError::ClientShare`], 429), so a single client cannot keep a lane busy;
-//! - a computation runs on a thread of its own, off the threads that answer requests (its
-//!   encoding is CPU work), is not stopped when its client hangs up, and is stopped after
-//!   `[api.caches] feed_timeout_secs` ([`FeedCacheError::TimedOut`]).
+//! - a computation runs on a thread of its own at the lowest priority, off the threads that
+//!   answer requests (its encoding is CPU work they must not wait behind), is not stopped when
+//!   its client hangs up, and is stopped after `[api.caches] feed_timeout_secs`
+//!   ([`FeedCacheError::TimedOut`]).
 
 use crate::client::ClientKey;
 use crate::client_error::{self, Hidden};
@@ -269,31 +270,38 @@ impl FeedCache {
         let started = Instant::now();
         let limit = self.timeout;
         let runtime = tokio::runtime::Handle::current();
-        // Its own thread: the encoding between reads is CPU work the request threads must not
-        // wait behind. The timeout drops the computation at its next read.
-        let written = tokio::task::spawn_blocking(move || {
-            runtime.block_on(async move {
-                let writer = FeedWriter::create().map_err(|e| hidden(&e))?;
-                match tokio::time::timeout(limit, compute(writer)).await {
-                    Ok(Ok(writer)) => writer.finish().map_err(|e| hidden(&e)),
-                    Ok(Err(error)) => Err(hidden(&error)),
-                    Err(_) => Err(FeedCacheError::TimedOut {
-                        block: key.block,
-                        limit,
-                    }),
-                }
-            })
-        })
-        .await;
-        let result = match written {
-            Ok(Ok(feed)) => {
-                let feed = Arc::new(feed);
-                self.keep(key, version, Arc::clone(&feed));
-                Ok(feed)
-            }
-            Ok(Err(error)) => Err(error),
-            Err(panicked) => Err(hidden(&panicked)),
+        let (sent, written) = tokio::sync::oneshot::channel();
+        // A thread of its own, at the lowest priority: the encoding between reads is CPU work
+        // that requests must never wait behind, so it gets only the time they leave. The
+        // timeout drops the computation at its next read.
+        let spawned = std::thread::Builder::new()
+            .name("reputation-feed".into())
+            .spawn(move || {
+                lower_this_threads_priority();
+                let outcome = runtime.block_on(async move {
+                    let writer = FeedWriter::create().map_err(|e| hidden(&e))?;
+                    match tokio::time::timeout(limit, compute(writer)).await {
+                        Ok(Ok(writer)) => writer.finish().map_err(|e| hidden(&e)),
+                        Ok(Err(error)) => Err(hidden(&error)),
+                        Err(_) => Err(FeedCacheError::TimedOut {
+                            block: key.block,
+                            limit,
+                        }),
+                    }
+                });
+                let _ = sent.send(outcome);
+            });
+        let written = match spawned {
+            Ok(_) => written
+                .await
+                .unwrap_or_else(|_| Err(hidden(&"the feed's thread ended without an outcome"))),
+            Err(error) => Err(hidden(&error)),
         };
+        let result = written.map(|feed| {
+            let feed = Arc::new(feed);
+            self.keep(key, version, Arc::clone(&feed));
+            feed
+        });
         if let Err(FeedCacheError::TimedOut { .. }) = &result {
             tracing::warn!(target: "agentindex::api", chain_id = key.chain_id, block = key.block, ?limit, "a feed computation timed out");
         }
@@ -307,6 +315,16 @@ impl FeedCache {
             .saturating_add(ENTRY_OVERHEAD);
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         kept.insert(key, version, feed, weight);
+    }
+}
+
+/// Gives the calling thread the lowest scheduling priority (nice 19; Linux keeps it per thread).
+/// Where that fails, or elsewhere, the thread runs at the process's own priority.
+fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    if let Err(error) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19)
+    {
+        tracing::debug!(target: "agentindex::api", %error, "the feed's thread keeps its priority");
     }
 }
 
