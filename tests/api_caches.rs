@@ -259,7 +259,7 @@ async fn a_failing_store_gives_clients_an_error_id_and_the_log_the_details() {
 /// Renames the tables every endpoint reads, so each of them fails inside the store.
 async fn break_tables(db: &Path) {
     use sqlx::Connection;
-    sqlx::any::install_default_drivers();
+    agentindex_indexer::store::install_drivers();
     let mut conn = sqlx::AnyConnection::connect(&support::database_url(db))
         .await
         .unwrap();

@@ -2,8 +2,8 @@
 //! (`AGENTINDEX_TEST_BACKEND`): an agent sent thousands of spam feedback is paged one page at a
 //! time, a request over its row budget is refused instead of read, page sizes multiply into
 //! the query's complexity, list arguments past their cap are refused by name on `/graphql` and
-//! the subgraph, and on PostgreSQL a statement past the API's time limit is stopped by the
-//! database with the pool reading on at once.
+//! the subgraph, and a statement past the API's time limit is stopped by the database
+//! (PostgreSQL and SQLite alike) with the pool reading on at once.
 
 use crate::support;
 
@@ -259,6 +259,69 @@ async fn postgres_stops_a_statement_past_the_time_limit_and_the_pool_reads_on_at
         .await
         .unwrap();
     assert_eq!(setting, "0");
+    unlimited.close().await;
+    store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_stops_a_statement_its_caller_gave_up_on_at_the_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("index.db").display());
+    let limit = Duration::from_secs(1);
+    let store = Store::open_with(
+        &url,
+        OpenOptions {
+            read_statement_timeout: Some(limit),
+        },
+    )
+    .await
+    .unwrap();
+    // One connection of the API's pool: a statement runs on it until it ends or is stopped.
+    let mut conn = store.reader().acquire().await.unwrap();
+    let started = Instant::now();
+    // The caller gives up, as the API does past its query time limit.
+    let gave_up = tokio::time::timeout(
+        Duration::from_millis(300),
+        sqlx::query_scalar::<_, i64>(HEAVY).fetch_one(&mut *conn),
+    )
+    .await;
+    assert!(gave_up.is_err(), "the count outlasts its caller");
+    // The same connection answers once the count has reached the limit and stopped, not
+    // minutes later when it would have finished.
+    let one: i64 = tokio::time::timeout(
+        Duration::from_secs(5),
+        sqlx::query_scalar("SELECT 1").fetch_one(&mut *conn),
+    )
+    .await
+    .expect("the abandoned count was stopped")
+    .unwrap();
+    assert_eq!(one, 1);
+    assert!(started.elapsed() >= limit, "{:?}", started.elapsed());
+    // Awaited, the count ends with the database's error.
+    let started = Instant::now();
+    // A safety bound only: a statement that is not stopped would run for minutes.
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(60),
+        sqlx::query_scalar::<_, i64>(HEAVY).fetch_one(&mut *conn),
+    )
+    .await
+    .expect("the database stops the statement; it does not run on");
+    let error = outcome.expect_err("stopped, not finished");
+    assert!(
+        error.to_string().contains("interrupted"),
+        "interrupted by SQLite: {error}"
+    );
+    assert!(started.elapsed() >= limit);
+    drop(conn);
+    // The indexer's own store sets no limit: its read URL carries none.
+    let unlimited = Store::open(&url).await.unwrap();
+    let read_url = &unlimited.reader().connect_options().database_url;
+    assert!(!read_url.as_str().contains("statement_limit"), "{read_url}");
+    let limited_url = &store.reader().connect_options().database_url;
+    assert!(
+        limited_url.as_str().contains("statement_limit_ms=1000"),
+        "{limited_url}"
+    );
     unlimited.close().await;
     store.close().await;
 }

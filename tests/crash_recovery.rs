@@ -115,7 +115,7 @@ async fn sigkill_during_backfill_loses_and_duplicates_nothing() {
 /// its cursor), read on a connection opened and closed for this one question.
 async fn next_block(db: &Path, chain: u64) -> u64 {
     use sqlx::Connection;
-    sqlx::any::install_default_drivers();
+    agentindex_indexer::store::install_drivers();
     let Ok(mut conn) = sqlx::AnyConnection::connect(&support::database_url(db)).await else {
         return 0; // not created yet
     };

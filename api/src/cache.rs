@@ -91,7 +91,7 @@ mod tests {
     use super::*;
 
     async fn cache(max_bytes: usize) -> ResponseCache {
-        sqlx::any::install_default_drivers();
+        agentindex_indexer::store::install_drivers();
         let pool = sqlx::any::AnyPoolOptions::new()
             .connect_lazy("sqlite::memory:")
             .unwrap();

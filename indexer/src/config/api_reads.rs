@@ -17,8 +17,9 @@ pub struct ReadsConfig {
     /// Items a list argument may hold (`chainIds`, `tags`, the subgraph's `_in`, `_not_in`,
     /// `_contains` lists): each item widens the SQL and the plan.
     pub max_list_argument: usize,
-    /// Seconds a query may run; past it the request is answered with an error and the
-    /// database statement is cancelled (PostgreSQL: `statement_timeout` a second later).
+    /// Seconds a query may run; past it the request is answered with an error, and a second
+    /// later the database stops the statement (PostgreSQL: `statement_timeout`; SQLite: the
+    /// read connections' progress handler).
     pub query_time_limit_secs: u64,
 }
 

@@ -28,6 +28,7 @@ mod rows;
 mod sql;
 mod sql_writer;
 pub mod sqlite;
+mod sqlite_guard;
 mod statistics;
 mod writer;
 
@@ -170,15 +171,27 @@ pub struct PageWindow {
 /// How a store's read pool is set up.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OpenOptions {
-    /// PostgreSQL: the `statement_timeout` of every read connection, so a statement whose
-    /// caller gave up (an API query past its time limit) stops in the database too instead of
-    /// holding a connection and a core. `None`: no limit (indexing, `copy`, `dump`).
+    /// How long one statement of the read pool may run, so a statement whose caller gave up
+    /// (an API query past its time limit) stops in the database too instead of holding a
+    /// connection and a core. `None`: no limit (indexing, `copy`, `dump`).
     ///
-    /// SQLite has no such setting: a statement stops only through its connection's progress
-    /// handler or `sqlite3_interrupt`, which sqlx 0.8 reaches only on a `SqliteConnection`, not
-    /// through the `Any` pools the store reads with (and `unsafe` is not used here). There the
-    /// API's statements are bounded by what they read instead (pages in SQL, the row budget).
+    /// PostgreSQL: the `statement_timeout` of every read connection. SQLite: a deadline each
+    /// statement gets as it starts, kept by the connection's progress handler (see
+    /// `sqlite_guard`); a statement past it fails with `interrupted`.
     pub read_statement_timeout: Option<std::time::Duration>,
+}
+
+/// Installs the drivers of sqlx's `Any` pools and connections: PostgreSQL's, and for SQLite
+/// the store's own, whose connections can stop a statement past a time limit. Safe to call
+/// any number of times; everything in this process that opens an `Any` connection calls this
+/// and not `sqlx::any::install_default_drivers`, since the first to install wins and the other
+/// then panics.
+pub fn install_drivers() {
+    static DRIVERS: std::sync::Once = std::sync::Once::new();
+    DRIVERS.call_once(|| {
+        sqlx::any::install_drivers(&[sqlx::postgres::any::DRIVER, sqlite_guard::DRIVER])
+            .expect("sqlx's Any drivers were installed before the store's (install_drivers)");
+    });
 }
 
 /// An open, migrated database: a one-connection pool for the writer and a pool for readers, on
@@ -202,10 +215,10 @@ impl Store {
     /// Opens the database at `url` as [`Store::open`] does, its read pool set up by `options`
     /// (the API's: statements stopped by the database past a time limit).
     pub async fn open_with(url: &str, options: OpenOptions) -> StoreResult<Self> {
-        sqlx::any::install_default_drivers();
+        install_drivers();
         match Dialect::of_url(url) {
             Some(Dialect::Sqlite) => {
-                let opened = sqlite::open(url).await?;
+                let opened = sqlite::open(url, options.read_statement_timeout).await?;
                 Ok(Self {
                     write: opened.write,
                     read: opened.read,

@@ -3,6 +3,7 @@
 //! checkpoints, and online backups.
 
 use super::checkpoint::Checkpointer;
+use super::sqlite_guard;
 use super::{StoreError, StoreResult};
 use sqlx::any::AnyPoolOptions;
 use sqlx::sqlite::{
@@ -36,8 +37,9 @@ pub(super) struct Opened {
     pub(super) parts: SqliteParts,
 }
 
-/// Opens (creating if missing) and migrates the database at `url`.
-pub(super) async fn open(url: &str) -> StoreResult<Opened> {
+/// Opens (creating if missing) and migrates the database at `url`; each statement of the read
+/// pool is stopped `read_limit` after it starts (see `sqlite_guard`).
+pub(super) async fn open(url: &str, read_limit: Option<Duration>) -> StoreResult<Opened> {
     let options = connect_options(url)?;
     let path = options.get_filename().to_path_buf();
     if let Some(parent) = path.parent()
@@ -92,13 +94,13 @@ pub(super) async fn open(url: &str) -> StoreResult<Opened> {
     })?;
     let file_url = format!("sqlite://{}", path.display());
     // Checkpoints run on the native connection (see `checkpoint`), never on the writer's.
-    let write = any_pool(&file_url, "rw", 1, &["PRAGMA wal_autocheckpoint = 0"])
+    let write = any_pool(&file_url, "rw", None, 1, &["PRAGMA wal_autocheckpoint = 0"])
         .await
         .map_err(open_error)?;
     // Readers map the file: a page read is then a memory access, not a system call and a copy
     // into each connection's own cache.
     let mmap = format!("PRAGMA mmap_size = {READ_MMAP_BYTES}");
-    let read = any_pool(&file_url, "ro", 8, &[&mmap])
+    let read = any_pool(&file_url, "ro", read_limit, 8, &[&mmap])
         .await
         .map_err(open_error)?;
     let checkpointer = Checkpointer::spawn(native.clone());
@@ -114,10 +116,12 @@ pub(super) async fn open(url: &str) -> StoreResult<Opened> {
 }
 
 /// A pool of `connections` on the file at `url`, opened in `mode` (`rw` or `ro`), each
-/// connection set up as the store's are and then by `extra`.
+/// connection set up as the store's are and then by `extra`, and each of its statements
+/// stopped `limit` after it starts.
 async fn any_pool(
     url: &str,
     mode: &str,
+    limit: Option<Duration>,
     connections: u32,
     extra: &[&str],
 ) -> sqlx::Result<AnyPool> {
@@ -126,6 +130,10 @@ async fn any_pool(
         .map(|pragma| pragma.to_string())
         .chain(extra.iter().map(|pragma| pragma.to_string()))
         .collect();
+    let mut url = format!("{url}?mode={mode}");
+    if let Some(limit) = limit {
+        url = format!("{url}&{}", sqlite_guard::limit_parameter(limit));
+    }
     AnyPoolOptions::new()
         .max_connections(connections)
         .after_connect(move |conn, _| {
@@ -137,7 +145,7 @@ async fn any_pool(
                 Ok(())
             })
         })
-        .connect(&format!("{url}?mode={mode}"))
+        .connect(&url)
         .await
 }
 

@@ -1,0 +1,44 @@
+//! SQLite for sqlx's `Any` pools with a time limit on each statement, so a read the API gave
+//! up on stops in the database too, as PostgreSQL's `statement_timeout` stops it there.
+//!
+//! Why a driver of our own: the store reads through `AnyPool`s (one code path for both
+//! databases), and sqlx 0.8's `Any` driver gives no way to interrupt a SQLite statement. SQLite
+//! stops one only through its connection's progress handler or `sqlite3_interrupt`, which sqlx
+//! reaches only on a `SqliteConnection`. A request past its time limit dropped its future, but
+//! the statement ran on in sqlx's worker thread to its end, holding a connection and a core.
+//!
+//! [`DRIVER`] takes the place of sqlx's SQLite driver in the `Any` registry
+//! ([`super::install_drivers`]). Its connections hand every call to a `SqliteConnection`. One
+//! opened from a URL carrying `statement_limit_ms` ([`limit_parameter`]) also installs a progress
+//! handler and gives each statement a deadline as it starts; past it SQLite stops the statement
+//! with `(code: 9) interrupted` and the connection is free again. A statement whose caller
+//! gave up runs on to that deadline, and the connection's next statement waits for it. Without
+//! the parameter (the writer, the indexer's own store) it is SQLite's connection unchanged. The
+//! cost is a clock read every 10,000 virtual-machine steps and about a microsecond per
+//! statement.
+//!
+//! sqlx's registry wants a whole `Database` for a driver; [`database`] holds the parts `Any`
+//! never uses. This leans on sqlx-core items that are public but hidden from its documentation
+//! (`AnyConnectionBackend`, `AnyDriver`): its tests drive statements, bound values,
+//! transactions and the limit through the driver, and the store's tests run on nothing else.
+
+mod connection;
+mod database;
+mod options;
+
+use sqlx_core::any::driver::AnyDriver;
+use std::time::Duration;
+
+/// The `Any` driver for `sqlite:` URLs, in place of `sqlx::sqlite::any::DRIVER`. Creating or
+/// dropping a database through `Any` is not offered: the store creates its file on a native
+/// SQLite connection.
+pub(super) const DRIVER: AnyDriver = AnyDriver::without_migrate::<database::GuardedSqlite>();
+
+/// The query parameter (`key=value`) of a `sqlite:` URL that stops each statement of its
+/// connections `limit` after the statement starts.
+pub(super) fn limit_parameter(limit: Duration) -> String {
+    format!("{}={}", options::LIMIT_PARAM, limit.as_millis())
+}
+
+#[cfg(test)]
+mod tests;
