@@ -3,7 +3,8 @@
 //! answering; a client over its connection cap is answered 429 at accept and closed, and served
 //! again once it closed one; `X-Forwarded-For` names the client only when the peer is a trusted
 //! proxy (whose own connections are not capped per client), and a spoofed one from anyone else
-//! is ignored; `/metrics` is rate-limited like other paths, health checks never; an upload that
+//! is ignored; IPv6 clients of one /48 share four clients' rate; `unlimited_clients` are never
+//! rate limited; `/metrics` is rate-limited like other paths, health checks never; an upload that
 //! stalls is closed after the idle timeout.
 
 use crate::support;
@@ -211,8 +212,8 @@ async fn forwarded_for_names_the_client_only_behind_a_trusted_proxy() {
     let (_proxied, base) = serve(
         dir.path(),
         &format!(
-            "{limits}\n[api.connections]\ntrusted_proxies = [\"127.0.0.0/8\"]\n\
-             max_connections_per_client = 2\n"
+            "{limits}unlimited_clients = [\"198.51.100.9\"]\n\n[api.connections]\n\
+             trusted_proxies = [\"127.0.0.0/8\"]\nmax_connections_per_client = 2\n"
         ),
     );
     assert_eq!(
@@ -237,6 +238,29 @@ async fn forwarded_for_names_the_client_only_behind_a_trusted_proxy() {
         refusal(&base, "/status", "2001:db8:0:1::ffff")
             .await
             .starts_with("rate limit for 2001:db8:0:1::/64 exceeded")
+    );
+    // The /64s of one /48 share four clients' worth: three more /64s take the network's other
+    // six requests, and a fifth /64, fresh as a client, is refused for its network.
+    for subnet in 2..=4 {
+        assert_eq!(
+            statuses(&base, "/status", &format!("2001:db8:0:{subnet}::1"), 2).await,
+            [200, 200]
+        );
+    }
+    assert!(
+        refusal(&base, "/status", "2001:db8:0:5::1")
+            .await
+            .starts_with("rate limit for network 2001:db8::/48 exceeded")
+    );
+    assert_eq!(
+        statuses(&base, "/status", "2001:db8:1:5::1", 2).await,
+        [200, 200],
+        "another /48 has its own share"
+    );
+    // An unlimited client (an operator's own service) is never rate limited.
+    assert_eq!(
+        statuses(&base, "/status", "198.51.100.9", 6).await,
+        [200; 6]
     );
     let mut held = Vec::new();
     for _ in 0..4 {

@@ -11,8 +11,9 @@
 //!   being computed in its lane waits for it, a request for another uncached feed of a busy lane
 //!   is refused with 503 and `Retry-After` ([`FeedCacheError::Busy`]), so asking for past blocks
 //!   never holds up the newest feed;
-//! - one client may start one computation per `[api.caches] feed_timeout_secs`
-//!   ([`FeedCacheError::ClientShare`], 429), so a single client cannot keep a lane busy;
+//! - one client may start [`STARTS_PER_CLIENT`] computations at once and then one per
+//!   `[api.caches] feed_timeout_secs` ([`FeedCacheError::ClientShare`], 429), so a single client
+//!   cannot keep a lane busy;
 //! - a computation runs on a thread of its own at the lowest priority, off the threads that
 //!   answer requests (its encoding is CPU work they must not wait behind), is not stopped when
 //!   its client hangs up, and is stopped after `[api.caches] feed_timeout_secs`
@@ -22,16 +23,20 @@ use crate::client::ClientKey;
 use crate::client_error::{self, Hidden};
 use crate::feed_spool::{Feed, FeedWriter};
 use crate::lru::VersionedLru;
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use prometheus_client::metrics::counter::Counter;
-use std::collections::HashMap;
 use std::fmt::Display;
 use std::future::Future;
+use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 /// Seconds a client refused because a lane is busy is told to wait.
 pub(crate) const BUSY_RETRY_AFTER_SECS: u64 = 5;
+/// Computations one client may start in a row before it may start only one per period.
+pub const STARTS_PER_CLIENT: u32 = 5;
 /// Bytes a kept feed costs beyond its file (its entry, name and digest in memory).
 const ENTRY_OVERHEAD: usize = 256;
 
@@ -49,16 +54,15 @@ pub enum FeedCacheError {
         /// The block whose feed is being computed.
         computing: u64,
     },
-    /// The client started a computation less than its share's period ago.
+    /// The client started its share of computations.
     #[error(
-        "{client} started a feed computation {started_secs} s ago and may start one every \
-         {period_secs} s; ask again in {retry_after_secs} s, or for a feed already computed"
+        "{client} has started its share of feed computations ({STARTS_PER_CLIENT} in a row, \
+         then one every {period_secs} s); ask again in {retry_after_secs} s, or for a feed \
+         already computed"
     )]
     ClientShare {
         /// The client.
         client: ClientKey,
-        /// Seconds since its last start.
-        started_secs: u64,
         /// `[api.caches] feed_timeout_secs`.
         period_secs: u64,
         /// Seconds until it may start another.
@@ -134,8 +138,8 @@ pub(crate) struct FeedCache {
     kept: Mutex<VersionedLru<FeedKey, Arc<Feed>>>,
     /// The computation in flight per lane: [newest, past].
     running: Mutex<[Option<Running>; 2]>,
-    /// When each client last started a computation (only those within `timeout`).
-    starts: Mutex<HashMap<ClientKey, Instant>>,
+    /// Each client's share of computations to start.
+    starts: DefaultKeyedRateLimiter<ClientKey>,
     timeout: Duration,
     /// Counts computations started (`/metrics`).
     computations: Counter,
@@ -156,7 +160,11 @@ impl FeedCache {
         Self {
             kept: Mutex::new(VersionedLru::new(max_bytes)),
             running: Mutex::new([None, None]),
-            starts: Mutex::new(HashMap::new()),
+            starts: RateLimiter::keyed(
+                Quota::with_period(timeout.max(Duration::from_millis(1)))
+                    .expect("a period of at least a millisecond")
+                    .allow_burst(NonZeroU32::new(STARTS_PER_CLIENT).expect("not zero")),
+            ),
             timeout,
             computations,
         }
@@ -228,23 +236,18 @@ impl FeedCache {
         }
     }
 
-    /// Records that `client` starts a computation now, unless it started one within the
-    /// timeout (its share); forgets starts older than that.
+    /// Counts a computation `client` starts now against its share, or refuses it.
     fn start_within_share(&self, client: ClientKey) -> Result<(), FeedCacheError> {
-        let mut starts = self.starts.lock().unwrap_or_else(|e| e.into_inner());
-        let period = self.timeout;
-        starts.retain(|_, at| at.elapsed() < period);
-        if let Some(at) = starts.get(&client) {
-            let since = at.elapsed();
-            return Err(FeedCacheError::ClientShare {
+        // Clients whose share is whole again are forgotten, so the map holds recent ones only.
+        self.starts.retain_recent();
+        self.starts.check_key(&client).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            FeedCacheError::ClientShare {
                 client,
-                started_secs: since.as_secs(),
-                period_secs: period.as_secs(),
-                retry_after_secs: (period - since).as_secs().max(1),
-            });
-        }
-        starts.insert(client, Instant::now());
-        Ok(())
+                period_secs: self.timeout.as_secs(),
+                retry_after_secs: wait.as_secs().max(1),
+            }
+        })
     }
 
     fn kept(&self, key: FeedKey, version: i64) -> Option<Arc<Feed>> {
@@ -322,8 +325,7 @@ impl FeedCache {
 /// Where that fails, or elsewhere, the thread runs at the process's own priority.
 fn lower_this_threads_priority() {
     #[cfg(target_os = "linux")]
-    if let Err(error) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19)
-    {
+    if let Err(error) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19) {
         tracing::debug!(target: "agentindex::api", %error, "the feed's thread keeps its priority");
     }
 }
@@ -487,10 +489,20 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_client_starts_one_computation_per_period_and_may_still_read_kept_feeds() {
+    async fn a_client_starts_its_share_of_computations_and_may_still_read_kept_feeds() {
         let cache = cache(1 << 20, Duration::from_secs(30));
+        for block in 0..STARTS_PER_CLIENT {
+            let key = FeedKey {
+                block: 100 + u64::from(block),
+                ..AT
+            };
+            cache
+                .get(key, 1, Lane::Past, client(1), lines(&["x"]))
+                .await
+                .unwrap();
+        }
         cache
-            .get(AT, 1, Lane::Past, client(1), lines(&["a"]))
+            .get(AT, 1, Lane::Past, client(9), lines(&["a"]))
             .await
             .unwrap();
         let other = FeedKey { block: 11, ..AT };
