@@ -119,6 +119,7 @@ const API: &[(&str, &[&str])] = &[
     (
         "subgraph",
         &[
+            "read",
             "state",
             "http",
             "cache_key",
