@@ -120,6 +120,7 @@ const API: &[(&str, &[&str])] = &[
         "subgraph",
         &[
             "read",
+            "metrics",
             "state",
             "http",
             "cache_key",
