@@ -1,9 +1,10 @@
 //! What one request may make the database do, against a served API on the run's backend
 //! (`AGENTINDEX_TEST_BACKEND`): an agent sent thousands of spam feedback is paged one page at a
-//! time, a request over its row budget is refused instead of read, page sizes multiply into
-//! the query's complexity, list arguments past their cap are refused by name on `/graphql` and
-//! the subgraph, and a statement past the API's time limit is stopped by the database
-//! (PostgreSQL and SQLite alike) with the pool reading on at once.
+//! time, on `/graphql` and under each agent on the subgraph, a request over its row budget is
+//! refused instead of read, page sizes multiply into the query's complexity, list arguments
+//! past their cap are refused by name on `/graphql` and the subgraph, and a statement past the
+//! API's time limit is stopped by the database (PostgreSQL and SQLite alike) with the pool
+//! reading on at once.
 
 use crate::support;
 
@@ -206,6 +207,104 @@ async fn page_sizes_multiply_into_complexity_and_long_lists_are_refused_by_name(
         first_error(&body),
         "Filter `owner_in` of `Agent_filter` has 101 items; at most 100 are accepted"
     );
+    served.stop().await;
+}
+
+/// What PostgreSQL's statistics say was read of `feedback`: rows read by sequential scans,
+/// index entries read, and scans of either kind.
+async fn feedback_reads(stats: &sqlx::AnyPool) -> (i64, i64, i64) {
+    sqlx::query_as(
+        "SELECT CAST(t.seq_tup_read AS BIGINT),
+                CAST(coalesce((SELECT sum(i.idx_tup_read) FROM pg_stat_user_indexes i
+                                WHERE i.relid = t.relid), 0) AS BIGINT),
+                CAST(t.seq_scan + coalesce(t.idx_scan, 0) AS BIGINT)
+           FROM pg_stat_user_tables t WHERE t.relname = 'feedback'",
+    )
+    .fetch_one(stats)
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_subgraph_reads_a_page_of_a_spammed_agents_feedback_not_all_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, url) = spammed(&dir.path().join("subgraph.db")).await;
+    let served = support::api::serve(store, &config(&url, "")).await;
+    let endpoint = format!("{}/subgraphs/name/agent0", served.base);
+    let stats = sqlx::AnyPool::connect(&url).await.unwrap();
+    let postgres = support::postgres::selected();
+    let before = if postgres {
+        feedback_reads(&stats).await
+    } else {
+        (0, 0, 0)
+    };
+
+    // By id, the default: as text, so index 10 follows index 1.
+    let body = post(
+        &endpoint,
+        "{ agents { id feedback(first: 1, skip: 1) { id } } }",
+    )
+    .await;
+    assert_eq!(
+        body["data"]["agents"],
+        json!([{ "id": "1:7", "feedback": [{ "id": "1:7:0xspammer:10" }] }]),
+        "{body}"
+    );
+    // SQLite's plan is checked where the statement is built (`subgraph/derived_tests.rs`);
+    // PostgreSQL's statistics tell what the statement read, once the backend that ran it has
+    // reported them (within a second of going idle).
+    if postgres {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut after = feedback_reads(&stats).await;
+        while after.2 == before.2 {
+            assert!(
+                Instant::now() < deadline,
+                "PostgreSQL never counted the read"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            after = feedback_reads(&stats).await;
+        }
+        let (scanned, entries) = (after.0 - before.0, after.1 - before.1);
+        assert_eq!(scanned, 0, "no sequential scan of feedback");
+        assert!(
+            entries <= 10,
+            "a page of two index entries, not the agent's {SPAM} feedback: {entries} read"
+        );
+    }
+
+    // Every order reads the same pages as the root list filtered by the agent; createdAt is
+    // the same for all the spam, so its ties are broken by id.
+    for (arguments, filter, expected) in [
+        ("first: 3, skip: 2, orderDirection: desc,", "", 3),
+        ("first: 4, orderBy: createdAt, orderDirection: desc,", "", 4),
+        ("first: 4, skip: 1000, orderBy: createdAt,", "", 4),
+        (
+            "first: 2, orderBy: feedbackIndex, orderDirection: desc,",
+            "",
+            2,
+        ),
+        ("first: 2, orderBy: value,", "tag1: \"spam\"", 2),
+        ("first: 5, skip: 2998,", "", 2),
+    ] {
+        let nested = post(
+            &endpoint,
+            &format!(
+                "{{ agents {{ feedback({arguments} where: {{ {filter} }}) {{ id createdAt }} }} }}"
+            ),
+        )
+        .await;
+        let root = post(
+            &endpoint,
+            &format!(
+                "{{ feedbacks({arguments} where: {{ agent: \"1:7\" {filter} }}) {{ id createdAt }} }}"
+            ),
+        )
+        .await;
+        let page = &nested["data"]["agents"][0]["feedback"];
+        assert_eq!(page, &root["data"]["feedbacks"], "{arguments} {filter}");
+        assert_eq!(page.as_array().map(Vec::len), Some(expected), "{nested}");
+    }
+    stats.close().await;
     served.stop().await;
 }
 

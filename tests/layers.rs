@@ -119,6 +119,8 @@ const API: &[(&str, &[&str])] = &[
     (
         "subgraph",
         &[
+            "read",
+            "metrics",
             "state",
             "http",
             "cache_key",

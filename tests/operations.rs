@@ -130,6 +130,13 @@ async fn metrics_parse_as_prometheus_text_and_tell_what_happened() {
         .await
         .unwrap();
     assert_eq!(answer.status(), 200);
+    let answer = reqwest::Client::new()
+        .post(format!("{base}/subgraphs/name/agent0"))
+        .json(&serde_json::json!({ "query": "query Agents { agents(first: 1) { id } }" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
     let events: i64 = sqlx::query_scalar("SELECT count(*) FROM events")
         .fetch_one(store.reader())
         .await
@@ -232,6 +239,26 @@ async fn metrics_parse_as_prometheus_text_and_tell_what_happened() {
             "agentindex_api_request_seconds",
             &[("operation", "Count")]
         ) >= 1.0
+    );
+    // The subgraph's request, under its operation and the endpoint's prefix.
+    let subgraph = [("operation", "subgraph:Agents")];
+    assert_eq!(
+        total(&scrape, "agentindex_api_requests_total", &subgraph),
+        1.0,
+        "{text}"
+    );
+    assert_eq!(
+        total(&scrape, "agentindex_api_request_seconds", &subgraph),
+        1.0
+    );
+    assert_eq!(
+        total(
+            &scrape,
+            "agentindex_api_requests_total",
+            &[("operation", "other")]
+        ),
+        0.0,
+        "no request fell into `other`"
     );
     store.close().await;
     drop(running);

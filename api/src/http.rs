@@ -4,7 +4,7 @@
 use crate::cache_key::CacheKey;
 use crate::client_error;
 use crate::graphql::AgentSchema;
-use crate::metrics::CacheSizes;
+use crate::metrics::{CacheSizes, Endpoint};
 use crate::state::ApiState;
 use agentindex_indexer::store::StoreRead;
 use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
@@ -76,13 +76,15 @@ async fn answer(
             }
         }
     };
-    state.metrics.observe(&operation, started.elapsed());
+    state
+        .metrics
+        .observe(Endpoint::Graphql, &operation, started.elapsed());
     response
 }
 
 /// The operation a request is counted under: its `operationName`, else the name its document
 /// gives its first operation (`query Name …`), else `anonymous`.
-fn operation_label(request: &async_graphql::Request) -> String {
+pub(crate) fn operation_label(request: &async_graphql::Request) -> String {
     if let Some(name) = &request.operation_name {
         return name.clone();
     }

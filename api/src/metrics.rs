@@ -58,10 +58,31 @@ struct SourceLabels {
     source: String,
 }
 
-/// Labels of an API operation: the GraphQL operation name (or `anonymous`), or the route.
+/// Labels of an API operation: the GraphQL operation name (or `anonymous`), prefixed with
+/// `subgraph:` for the subgraph endpoint's.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OperationLabels {
     operation: String,
+}
+
+/// The endpoint a request was answered on: each counts its operations apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    /// `/graphql`: counted under the operation's name.
+    Graphql,
+    /// The agent0 subgraph (`/subgraphs/name/agent0`, with or without a chain): counted under
+    /// `subgraph:{operation}`. A GraphQL name holds no `:`, so no `/graphql` operation is
+    /// counted with them.
+    Subgraph,
+}
+
+impl Endpoint {
+    fn prefix(self) -> &'static str {
+        match self {
+            Endpoint::Graphql => "",
+            Endpoint::Subgraph => "subgraph:",
+        }
+    }
 }
 
 /// The API's metrics and the registry that renders them.
@@ -186,27 +207,30 @@ impl ApiMetrics {
         }
     }
 
-    /// Counts one request of `operation` that took `took`. Clients name operations, so the
-    /// names kept are bounded: valid GraphQL names of at most 64 characters, at most
-    /// [`MAX_OPERATIONS`] of them; the rest count as `other`.
-    pub fn observe(&self, operation: &str, took: Duration) {
+    /// Counts one request of `operation` on `endpoint` that took `took`. Clients name
+    /// operations, so the names kept are bounded: valid GraphQL names of at most 64 characters,
+    /// at most [`MAX_OPERATIONS`] of them over both endpoints; the rest count as `other` (with
+    /// the endpoint's prefix).
+    pub fn observe(&self, endpoint: Endpoint, operation: &str, took: Duration) {
         let valid = !operation.is_empty()
             && operation.len() <= 64
             && operation
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let prefix = endpoint.prefix();
+        let named = format!("{prefix}{operation}");
         let mut labels = OperationLabels {
-            operation: operation.to_string(),
+            operation: named.clone(),
         };
         if !valid {
-            labels.operation = "other".into();
+            labels.operation = format!("{prefix}other");
         } else {
             let mut seen = self.operations.lock().unwrap_or_else(|e| e.into_inner());
-            if !seen.contains(operation) {
+            if !seen.contains(&named) {
                 if seen.len() >= MAX_OPERATIONS {
-                    labels.operation = "other".into();
+                    labels.operation = format!("{prefix}other");
                 } else {
-                    seen.insert(operation.to_string());
+                    seen.insert(named);
                 }
             }
         }
@@ -294,10 +318,14 @@ mod tests {
     fn operation_labels_are_bounded_whatever_clients_send() {
         let metrics = ApiMetrics::new(Duration::from_secs(5));
         for n in 0..MAX_OPERATIONS + 50 {
-            metrics.observe(&format!("Op{n}"), Duration::from_millis(1));
+            metrics.observe(
+                Endpoint::Graphql,
+                &format!("Op{n}"),
+                Duration::from_millis(1),
+            );
         }
-        metrics.observe("not a name!", Duration::from_millis(1));
-        metrics.observe(&"x".repeat(65), Duration::from_millis(1));
+        metrics.observe(Endpoint::Graphql, "not a name!", Duration::from_millis(1));
+        metrics.observe(Endpoint::Graphql, &"x".repeat(65), Duration::from_millis(1));
         let mut text = String::new();
         encode(&mut text, &metrics.registry).unwrap();
         let labelled = text
@@ -306,5 +334,28 @@ mod tests {
             .count();
         assert_eq!(labelled, MAX_OPERATIONS + 1, "the kept names and `other`");
         assert!(text.contains("agentindex_api_requests_total{operation=\"other\"} 52"));
+    }
+
+    #[test]
+    fn subgraph_operations_are_counted_apart_from_graphql_ones() {
+        let metrics = ApiMetrics::new(Duration::from_secs(5));
+        metrics.observe(Endpoint::Subgraph, "Feedbacks", Duration::from_millis(1));
+        metrics.observe(Endpoint::Subgraph, "Feedbacks", Duration::from_millis(1));
+        metrics.observe(Endpoint::Subgraph, "anonymous", Duration::from_millis(1));
+        metrics.observe(Endpoint::Subgraph, "not a name!", Duration::from_millis(1));
+        metrics.observe(Endpoint::Graphql, "Feedbacks", Duration::from_millis(1));
+        let mut text = String::new();
+        encode(&mut text, &metrics.registry).unwrap();
+        let count = |operation: &str| {
+            let line = format!("agentindex_api_requests_total{{operation=\"{operation}\"}} ");
+            text.lines()
+                .find_map(|l| l.strip_prefix(&line))
+                .map(|n| n.to_string())
+        };
+        assert_eq!(count("subgraph:Feedbacks").as_deref(), Some("2"), "{text}");
+        assert_eq!(count("subgraph:anonymous").as_deref(), Some("1"));
+        assert_eq!(count("subgraph:other").as_deref(), Some("1"));
+        assert_eq!(count("Feedbacks").as_deref(), Some("1"));
+        assert_eq!(count("other"), None, "nothing fell into /graphql's `other`");
     }
 }

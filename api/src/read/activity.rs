@@ -3,6 +3,7 @@
 //! agent. Keys are parsed as [`AgentKey`]s; fact rows come back with the columns that name their
 //! agent, and are grouped under the key that asked for them.
 
+use super::pages::{PARENTS_PER_STATEMENT, union_of_pages};
 use agentindex_indexer::primitives::AgentKey;
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
@@ -94,10 +95,6 @@ pub(crate) struct ValidationRow {
     pub(crate) responses: agentindex_indexer::store::JsonColumn,
 }
 
-/// Agents per statement: each is one `UNION ALL` branch (SQLite allows 500) with a handful of
-/// bound values.
-pub(super) const AGENTS_PER_STATEMENT: usize = 100;
-
 /// Which page of each agent's list to read: its newest `rows` items strictly before `after`.
 /// Lists are newest first, by (block, log index); every branch of a statement reads one agent's
 /// page through the index in that order and stops after `rows`, so a page costs the same
@@ -161,7 +158,7 @@ pub(super) fn push_token(
 
 /// One statement reading `window` of each of `subjects` from `select` (`SELECT … FROM table
 /// alias WHERE`, the agent's condition appended by `condition`), as one `UNION ALL` branch per
-/// agent.
+/// agent ([`union_of_pages`]).
 fn paged<'a, S>(
     select: &str,
     alias: &str,
@@ -170,16 +167,12 @@ fn paged<'a, S>(
     condition: impl Fn(&mut QueryBuilder<'a, Any>, &str, S),
 ) -> QueryBuilder<'a, Any> {
     let mut query = QueryBuilder::<Any>::new("");
-    for (branch, subject) in subjects.into_iter().enumerate() {
-        if branch > 0 {
-            query.push(" UNION ALL ");
-        }
-        query.push(format!("SELECT * FROM ({select}"));
-        condition(&mut query, alias, subject);
-        window.push_after(&mut query, alias);
-        window.push_limit(&mut query, alias);
-        query.push(format!(") AS page{branch}"));
-    }
+    union_of_pages(&mut query, subjects, |query, _, subject| {
+        query.push(select);
+        condition(query, alias, subject);
+        window.push_after(query, alias);
+        window.push_limit(query, alias);
+    });
     query
 }
 
@@ -207,7 +200,7 @@ pub(crate) async fn feedback(
 ) -> sqlx::Result<HashMap<String, Vec<FeedbackRow>>> {
     let mut out: HashMap<String, Vec<FeedbackRow>> = HashMap::new();
     let dialect = Dialect::of_pool(pool);
-    for chunk in keys.chunks(AGENTS_PER_STATEMENT) {
+    for chunk in keys.chunks(PARENTS_PER_STATEMENT) {
         let subjects = Subjects::of(chunk)?;
         if subjects.tokens.is_empty() {
             continue;
@@ -255,7 +248,7 @@ pub(crate) async fn validations(
 ) -> sqlx::Result<HashMap<String, Vec<ValidationRow>>> {
     let mut out: HashMap<String, Vec<ValidationRow>> = HashMap::new();
     let dialect = Dialect::of_pool(pool);
-    for chunk in keys.chunks(AGENTS_PER_STATEMENT) {
+    for chunk in keys.chunks(PARENTS_PER_STATEMENT) {
         let subjects = Subjects::of(chunk)?;
         if subjects.tokens.is_empty() {
             continue;
@@ -317,7 +310,7 @@ pub(crate) async fn history(
 ) -> sqlx::Result<HashMap<String, Vec<HistoryRow>>> {
     let mut out: HashMap<String, Vec<HistoryRow>> = HashMap::new();
     let dialect = Dialect::of_pool(pool);
-    for chunk in keys.chunks(AGENTS_PER_STATEMENT) {
+    for chunk in keys.chunks(PARENTS_PER_STATEMENT) {
         let subjects = Subjects::of(chunk)?;
         let mut rows: Vec<HistoryRow> = Vec::new();
         if !subjects.tokens.is_empty() {

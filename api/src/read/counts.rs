@@ -2,7 +2,8 @@
 //! `dailyPayments` count through the indexes and never load the rows they count, so a list of
 //! a hundred thousand spam feedback costs a count, not a hundred thousand rows.
 
-use super::activity::{AGENTS_PER_STATEMENT, Subjects, push_token};
+use super::activity::{Subjects, push_token};
+use super::pages::PARENTS_PER_STATEMENT;
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
@@ -44,7 +45,7 @@ pub(crate) async fn of_agents(
     keys: &[String],
 ) -> sqlx::Result<HashMap<String, i64>> {
     let mut out: HashMap<String, i64> = HashMap::new();
-    for chunk in keys.chunks(AGENTS_PER_STATEMENT) {
+    for chunk in keys.chunks(PARENTS_PER_STATEMENT) {
         let subjects = Subjects::of(chunk)?;
         let mut branches = Branches::default();
         match relation {

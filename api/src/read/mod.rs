@@ -4,7 +4,8 @@
 //! ([`skills`], [`documents`]), what committed batches changed, for subscriptions ([`changes`]),
 //! dashboard aggregates ([`facets`]), ERC-8004 feedback and validations by agent
 //! ([`activity`]), stored reputation evaluations by agent ([`evaluations`]), and lists' lengths and per-day
-//! counts as aggregates ([`counts`]).
+//! counts as aggregates ([`counts`]). Lists of many agents are read a page per agent in one
+//! statement ([`pages`], which the subgraph's derived lists share).
 
 pub(crate) mod activity;
 mod agent_filters;
@@ -16,5 +17,6 @@ pub(crate) mod cursor;
 pub(crate) mod documents;
 pub(crate) mod evaluations;
 pub(crate) mod facets;
+pub(crate) mod pages;
 mod selection;
 pub(crate) mod skills;

@@ -1,12 +1,17 @@
 //! A plan run against the store: one SQL statement per list, then one per referenced or derived
-//! field for all the rows above it at once (derived lists paged per parent with a window), and
-//! the rows assembled into the response in the order the query asked for its fields. Ties in
-//! any ordering are broken by `id`, as graph-node breaks them, so pages never overlap.
+//! field for all the rows above it at once, and the rows assembled into the response in the
+//! order the query asked for its fields. A derived list is read a page per parent, each page
+//! its own `UNION ALL` branch that reads its parent's children in order and stops at the page
+//! (`crate::read::pages`): feedback is permissionless, and ranking every child of every parent
+//! to cut the pages let one spammed agent make every `agents { feedback(first: 1) }` sort all
+//! its feedback. Ties in any ordering are broken by `id`, as graph-node breaks them, so pages
+//! never overlap.
 
-use super::catalogue::{self, Entity, Field, Shape};
+use super::catalogue::{self, Entity, Field, Paging, Shape};
 use super::plan::{Item, ListQuery, What};
 use super::sql::{Bind, Sql};
 use super::values::{output, output_list};
+use crate::read::pages::{PARENTS_PER_STATEMENT, union_of_pages};
 use crate::row_budget::RowBudget;
 use agentindex_indexer::store::Dialect;
 use async_graphql::indexmap::IndexMap;
@@ -40,8 +45,8 @@ pub(crate) enum RunError {
     Refused(String),
 }
 
-/// One row read: the keys of the row it belongs to (derived lists), its own keys, then a value
-/// per column.
+/// One row read: the place of the parent it belongs to among those read (derived lists), its
+/// own keys, then a value per column.
 type Row = Vec<Json>;
 
 impl Source<'_> {
@@ -149,8 +154,9 @@ impl Source<'_> {
                         Some(self.referenced(field, sub, keys).await?)
                     }
                     What::Derived(field, query) => {
-                        let keys: Vec<&Json> = rows.iter().map(|row| &row[1]).collect();
-                        Some(self.derived(field, query, keys).await?)
+                        let slot = columns.slots[index];
+                        let parents: Vec<&Json> = rows.iter().map(|row| &row[slot]).collect();
+                        Some(self.derived(field, query, parents).await?)
                     }
                     _ => None,
                 };
@@ -183,7 +189,7 @@ impl Source<'_> {
                         What::Derived(..) => ConstValue::List(
                             nested[index]
                                 .as_ref()
-                                .and_then(|found| found.get(&row[1].to_string()))
+                                .and_then(|found| found.get(&row[slot].to_string()))
                                 .cloned()
                                 .unwrap_or_default(),
                         ),
@@ -229,67 +235,160 @@ impl Source<'_> {
         Ok(out)
     }
 
-    /// The derived list `field` of each parent with `keys`, paged per parent.
+    /// The derived list `field` of each parent, paged per parent: `parents` holds each parent's
+    /// values of the field's links (a JSON array, as its row gave them). The answer is keyed by
+    /// those values' text. At most [`MAX_NESTED_ROWS`] rows are read for all parents together;
+    /// past them the query is refused.
     async fn derived(
         &self,
         field: &Field,
         query: &ListQuery,
-        keys: Vec<&Json>,
+        parents: Vec<&Json>,
     ) -> Result<HashMap<String, Vec<ConstValue>>, RunError> {
-        let Shape::Derived { by, .. } = field.shape else {
+        let Shape::Derived { paging, .. } = field.shape else {
             unreachable!("only derived lists are derived")
         };
-        if keys.is_empty() || query.first == 0 {
+        // Parents with a NULL link have no children; a parent read twice is paged once.
+        let mut seen = std::collections::HashSet::new();
+        let parents: Vec<(String, Vec<Bind>)> = parents
+            .into_iter()
+            .filter(|parent| seen.insert(parent.to_string()))
+            .filter_map(|parent| {
+                let values = link_values(parent, paging.links.len())?;
+                Some((parent.to_string(), values))
+            })
+            .collect();
+        if parents.is_empty() || query.first == 0 {
             return Ok(HashMap::new());
         }
-        let target = query.entity;
-        let columns = Columns::of(&query.items);
-        let mut sql = Sql::new(format!(
-            "SELECT row FROM (SELECT json_array(json_array({by}), json_array({}){}) AS row, \
-             ROW_NUMBER() OVER (PARTITION BY {by}{}) AS rank {} AND ",
-            target.keys.join(", "),
-            columns.sql,
-            order_by(target, query.order, query.descending),
-            target.from,
-            by = by.join(", "),
-        ));
-        sql.append(among(self.dialect(), by, &keys));
-        sql.push(" AND ").append(query.filter.clone());
-        sql.push(") AS ranked WHERE rank > ")
-            .bind(Bind::Int(query.skip))
-            .push(" AND rank <= ")
-            .bind(Bind::Int(query.skip + query.first))
-            .push(" ORDER BY rank LIMIT ")
-            .bind(Bind::Int(MAX_NESTED_ROWS + 1));
-        let rows = sql.rows(self.pool).await?;
-        if rows.len() as i64 > MAX_NESTED_ROWS {
-            return Err(RunError::Refused(format!(
-                "`{}` would read more than {MAX_NESTED_ROWS} entities for this page; ask for fewer parents or a smaller `first`",
-                field.name
-            )));
+        let mut rows: Vec<Row> = Vec::new();
+        let mut owners: Vec<&str> = Vec::new();
+        for chunk in parents.chunks(PARENTS_PER_STATEMENT) {
+            let room = MAX_NESTED_ROWS + 1 - rows.len() as i64;
+            let read = pages(query, paging, chunk, room).rows(self.pool).await?;
+            if (rows.len() + read.len()) as i64 > MAX_NESTED_ROWS {
+                return Err(RunError::Refused(format!(
+                    "`{}` would read more than {MAX_NESTED_ROWS} entities for this page; ask for fewer parents or a smaller `first`",
+                    field.name
+                )));
+            }
+            self.charge(&read, field.name)?;
+            for row in read {
+                let owner = row[0]
+                    .as_u64()
+                    .and_then(|place| chunk.get(usize::try_from(place).ok()?))
+                    .map(|(key, _)| key.as_str())
+                    .ok_or_else(|| {
+                        RunError::Store(sqlx::Error::Decode(
+                            format!(
+                                "a page of `{}` names no parent read: {}",
+                                field.name, row[0]
+                            )
+                            .into(),
+                        ))
+                    })?;
+                owners.push(owner);
+                rows.push(row);
+            }
         }
-        self.charge(&rows, field.name)?;
-        let parents: Vec<String> = rows.iter().map(|row| row[0].to_string()).collect();
         let objects = self.objects(&query.items, rows).await?;
         let mut out: HashMap<String, Vec<ConstValue>> = HashMap::new();
-        for (parent, object) in parents.into_iter().zip(objects) {
-            out.entry(parent).or_default().push(object);
+        for (owner, object) in owners.into_iter().zip(objects) {
+            out.entry(owner.to_string()).or_default().push(object);
         }
         Ok(out)
     }
 }
 
+/// One statement reading the page `query` asks of each of `parents` (their values of the
+/// links of `paging`), at most `room` rows in all. Each parent's page is its own branch
+/// (`crate::read::pages`): the link columns bound to the parent's values, read through the
+/// index `paging` names for the page's order, then `LIMIT first OFFSET skip`. A parent whose
+/// rows that index holds in the page's order costs first + skip index entries however many
+/// rows it has, and any other a sort of its own rows only. Each row starts with its parent's
+/// place in `parents`. The branches carry their order keys out (`o0`, `o1`), and the union is
+/// ordered by them: a parent's rows come back in its page's order whatever order the database
+/// returns the branches in.
+fn pages(query: &ListQuery, paging: &Paging, parents: &[(String, Vec<Bind>)], room: i64) -> Sql {
+    let target = query.entity;
+    let rest = target
+        .from
+        .strip_prefix(&format!("FROM {} ", paging.table))
+        .unwrap_or_else(|| panic!("{} is read from {} first", target.name, paging.table));
+    let from = format!(
+        "FROM {} INDEXED BY {} {rest}",
+        paging.table,
+        paging.index_for(query.order)
+    );
+    let columns = Columns::of(&query.items);
+    let keys = target.keys.join(", ");
+    let terms = order_terms(target, query.order);
+    let direction = if query.descending { "DESC" } else { "ASC" };
+    let carried: String = terms
+        .iter()
+        .enumerate()
+        .map(|(n, term)| format!(", {term} AS o{n}"))
+        .collect();
+    let mut sql = Sql::new("SELECT row FROM (");
+    union_of_pages(&mut sql, parents, |sql, place, (_, values)| {
+        sql.push(&format!(
+            "SELECT json_array({place}, json_array({keys}){}) AS row{carried} {from}",
+            columns.sql
+        ));
+        for (link, value) in paging.links.iter().zip(values) {
+            sql.push(&format!(" AND {} = ", link.child))
+                .bind(value.clone());
+        }
+        sql.push(" AND ").append(query.filter.clone());
+        sql.push(&order_by(target, query.order, query.descending));
+        sql.push(" LIMIT ")
+            .bind(Bind::Int(query.first))
+            .push(" OFFSET ")
+            .bind(Bind::Int(query.skip));
+    });
+    let outer: Vec<String> = (0..terms.len())
+        .map(|n| format!("pages.o{n} {direction}"))
+        .collect();
+    sql.push(&format!(") AS pages ORDER BY {} LIMIT ", outer.join(", ")))
+        .bind(Bind::Int(room));
+    sql
+}
+
+/// A parent's values of its `count` links as binds, from the JSON array its row read; none for
+/// a parent with a NULL among them (no child's column equals NULL).
+fn link_values(parent: &Json, count: usize) -> Option<Vec<Bind>> {
+    let values = parent.as_array().filter(|values| values.len() == count)?;
+    values
+        .iter()
+        .map(|value| match value {
+            Json::String(text) => Some(Bind::Text(text.clone())),
+            Json::Number(number) => number
+                .as_i64()
+                .map(Bind::Int)
+                .or_else(|| number.as_f64().map(Bind::Real)),
+            Json::Bool(flag) => Some(Bind::Int(i64::from(*flag))),
+            Json::Null | Json::Array(_) | Json::Object(_) => None,
+        })
+        .collect()
+}
+
 /// `ORDER BY` the field, then `id` the same way.
 fn order_by(entity: &Entity, order: &Field, descending: bool) -> String {
     let direction = if descending { "DESC" } else { "ASC" };
+    let terms: Vec<String> = order_terms(entity, order)
+        .iter()
+        .map(|term| format!("{term} {direction}"))
+        .collect();
+    format!(" ORDER BY {}", terms.join(", "))
+}
+
+/// What an ordering by `order` compares: the field, then `id` unless the field is `id`.
+fn order_terms(entity: &Entity, order: &Field) -> Vec<&'static str> {
     let id = entity.id().compare_sql();
     if std::ptr::eq(order, entity.id()) {
-        format!(" ORDER BY {id} {direction}")
+        vec![id]
     } else {
-        format!(
-            " ORDER BY {} {direction}, {id} {direction}",
-            order.compare_sql()
-        )
+        vec![order.compare_sql(), id]
     }
 }
 
@@ -349,7 +448,15 @@ impl Columns {
                     sql.push_str(&format!(", {}, json_array({})", field.sql, keys.join(", ")));
                     next += 2;
                 }
-                What::Typename(_) | What::Derived(..) => {}
+                What::Derived(field, _) => {
+                    let Shape::Derived { paging, .. } = field.shape else {
+                        unreachable!("a derived item holds a derived field")
+                    };
+                    let parent: Vec<&str> = paging.links.iter().map(|link| link.parent).collect();
+                    sql.push_str(&format!(", json_array({})", parent.join(", ")));
+                    next += 1;
+                }
+                What::Typename(_) => {}
             }
         }
         Self { sql, slots }
@@ -359,3 +466,7 @@ impl Columns {
 #[cfg(test)]
 #[path = "execute_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "derived_tests.rs"]
+mod derived_tests;

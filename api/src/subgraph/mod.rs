@@ -17,6 +17,7 @@ pub(crate) mod values;
 use crate::budget::QueryBudget;
 use crate::cache_key::CacheKey;
 use crate::client_error;
+use crate::metrics::Endpoint;
 use crate::row_budget::RowBudget;
 use crate::state::ApiState;
 use agentindex_indexer::store::Flag;
@@ -102,13 +103,11 @@ fn request_in_url(raw: Option<String>) -> Result<async_graphql::Request, Refused
 }
 
 /// Runs one request: from the response cache while the database is unchanged, else planned and
-/// run under the same limits as `/graphql`; counted under `subgraph:{operation}` in `/metrics`.
+/// run under the same limits as `/graphql`; counted under `subgraph:{operation}` in `/metrics`
+/// (named as `/graphql` names it).
 async fn answer(state: &ApiState, chain: Option<u64>, request: async_graphql::Request) -> Response {
     let started = std::time::Instant::now();
-    let operation = format!(
-        "subgraph:{}",
-        request.operation_name.as_deref().unwrap_or("anonymous")
-    );
+    let operation = crate::http::operation_label(&request);
     let endpoint = match chain {
         Some(chain) => format!("subgraph/{chain}"),
         None => "subgraph".to_string(),
@@ -118,7 +117,9 @@ async fn answer(state: &ApiState, chain: Option<u64>, request: async_graphql::Re
     if let (Some(key), Some(version)) = (&key, version)
         && let Some(body) = state.cache.get(key, version)
     {
-        state.metrics.observe(&operation, started.elapsed());
+        state
+            .metrics
+            .observe(Endpoint::Subgraph, &operation, started.elapsed());
         return json_body(StatusCode::OK, body);
     }
     // `data` keeps the fields in the order the query asked for them.
@@ -144,7 +145,9 @@ async fn answer(state: &ApiState, chain: Option<u64>, request: async_graphql::Re
     if let (Some(key), Some(version), true) = (key, version, cacheable) {
         state.cache.put(key, version, &body);
     }
-    state.metrics.observe(&operation, started.elapsed());
+    state
+        .metrics
+        .observe(Endpoint::Subgraph, &operation, started.elapsed());
     json_body(status, body)
 }
 

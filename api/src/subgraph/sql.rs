@@ -19,6 +19,12 @@ pub(crate) struct Sql {
     pub(crate) binds: Vec<Bind>,
 }
 
+impl crate::read::pages::SqlText for Sql {
+    fn push_text(&mut self, text: &str) {
+        self.push(text);
+    }
+}
+
 impl Sql {
     /// Plain text.
     pub(crate) fn new(text: impl Into<String>) -> Self {

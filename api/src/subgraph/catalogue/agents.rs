@@ -2,8 +2,45 @@
 //! from `agent_registrations`) and its metadata (`AgentMetadata`, the latest value of each key).
 
 use super::{
-    AGENT_ID, AGENT_KEY, AGENT_PARTS, Entity, Field, LAST_ACTIVITY, Scalar, Shape,
-    UNREVOKED_FEEDBACK, compared, derived, int, list, parted, reference, scalar, text,
+    AGENT_ID, AGENT_KEY, AGENT_PARTS, Entity, Field, LAST_ACTIVITY, Ordered, Paging, Scalar, Shape,
+    UNREVOKED_FEEDBACK, compared, derived, int, link, list, parted, reference, scalar, text,
+};
+
+/// An agent's feedback, a page per agent: by id and by createdAt through the indexes of
+/// migration 0015, in any other order from the agent's own feedback.
+const FEEDBACK_PAGES: Paging = Paging {
+    table: "feedback f",
+    links: token_links!("f"),
+    index: "feedback_agent_position",
+    ordered: &[
+        Ordered {
+            field: "id",
+            index: "feedback_agent_id",
+        },
+        Ordered {
+            field: "createdAt",
+            index: "feedback_agent_time",
+        },
+    ],
+};
+
+/// An agent's validation requests, a page per agent (by id through its index).
+const VALIDATION_PAGES: Paging = Paging {
+    table: "validation_requests v",
+    links: token_links!("v"),
+    index: "validation_requests_agent",
+    ordered: &[Ordered {
+        field: "id",
+        index: "validation_requests_agent_id",
+    }],
+};
+
+/// An agent's metadata (which only its owner sets), a page per agent.
+const METADATA_PAGES: Paging = Paging {
+    table: "identity_metadata m",
+    links: token_links!("m"),
+    index: "identity_metadata_token",
+    ordered: &[],
 };
 
 /// `Agent`.
@@ -75,16 +112,19 @@ pub(super) const AGENT: Entity = Entity {
             "feedback",
             "Feedback",
             &["f.chain_id || ':' || f.registry || ':' || f.token_id"],
+            &FEEDBACK_PAGES,
         ),
         derived(
             "validations",
             "Validation",
             &["v.chain_id || ':' || v.registry || ':' || v.token_id"],
+            &VALIDATION_PAGES,
         ),
         derived(
             "metadata",
             "AgentMetadata",
             &["m.chain_id || ':' || m.registry || ':' || m.token_id"],
+            &METADATA_PAGES,
         ),
         scalar("totalFeedback", Scalar::BigInt, UNREVOKED_FEEDBACK),
         scalar("lastActivity", Scalar::BigInt, LAST_ACTIVITY),

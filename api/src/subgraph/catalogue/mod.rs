@@ -56,11 +56,69 @@ pub(crate) enum Shape {
         keys: &'static [&'static str],
     },
     /// The entities whose key columns `by` (expressions over the target's row) equal this
-    /// entity's [`Entity::keys`]: graph-node's `@derivedFrom`.
+    /// entity's [`Entity::keys`]: graph-node's `@derivedFrom`. Nested filters match on `by`;
+    /// a page per parent is read as `paging` says.
     Derived {
         entity: &'static str,
         by: &'static [&'static str],
+        paging: &'static Paging,
     },
+}
+
+/// How one parent's page of a derived list is read: the target's rows whose `links` columns
+/// hold the parent's values, found through an index led by those columns, in the page's order
+/// where an index holds it. The index is named (SQLite's `INDEXED BY`, which PostgreSQL's
+/// rendering drops): without statistics SQLite prefers the primary key's `chain_id` prefix to
+/// an index on three or five columns, and would read the whole chain's rows for every parent.
+#[derive(Debug)]
+pub(crate) struct Paging {
+    /// The table and alias the target's [`Entity::from`] reads first (`feedback f`), which the
+    /// index is named for.
+    pub(crate) table: &'static str,
+    /// The target's columns a parent's values are bound to.
+    pub(crate) links: &'static [Link],
+    /// The index for a page in any order: led by the link columns; the page is then sorted
+    /// from the parent's own rows.
+    pub(crate) index: &'static str,
+    /// Indexes that also hold a parent's rows in the order of a field (then `id`), for pages in
+    /// that order: read in order, they stop at the page.
+    pub(crate) ordered: &'static [Ordered],
+}
+
+/// An index holding a parent's rows in the order of `field`, ties broken by `id`.
+#[derive(Debug)]
+pub(crate) struct Ordered {
+    /// The field's name.
+    pub(crate) field: &'static str,
+    /// The index.
+    pub(crate) index: &'static str,
+}
+
+impl Paging {
+    /// The index a page ordered by `field` is read by.
+    pub(crate) fn index_for(&self, field: &Field) -> &'static str {
+        self.ordered
+            .iter()
+            .find(|ordered| ordered.field == field.name)
+            .map_or(self.index, |ordered| ordered.index)
+    }
+}
+
+/// A column of a derived list's entity equal to an expression over its parent's row. A
+/// parent's page binds the parent's values to the columns (`f.chain_id = ? AND f.registry = ?
+/// AND …`), which an index finds in order, where an expression over the child's row
+/// (`f.chain_id || ':' || …`) would be computed for every child and sorted.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Link {
+    /// The expression over the parent's row.
+    pub(crate) parent: &'static str,
+    /// The column of the child's row.
+    pub(crate) child: &'static str,
+}
+
+/// `child` (a column of a derived list's entity) equal to `parent` (over its parent's row).
+const fn link(parent: &'static str, child: &'static str) -> Link {
+    Link { parent, child }
 }
 
 /// A field of an entity.
@@ -229,8 +287,13 @@ const fn reference(
     field(name, Shape::Ref { entity, keys }, sql)
 }
 
-const fn derived(name: &'static str, entity: &'static str, by: &'static [&'static str]) -> Field {
-    field(name, Shape::Derived { entity, by }, "")
+const fn derived(
+    name: &'static str,
+    entity: &'static str,
+    by: &'static [&'static str],
+    paging: &'static Paging,
+) -> Field {
+    field(name, Shape::Derived { entity, by, paging }, "")
 }
 
 // --- shared SQL --------------------------------------------------------------------------------
@@ -340,6 +403,16 @@ macro_rules! regfile_id {
 const AGENT_ID: &str = "a.chain_id || ':' || a.token_id";
 const AGENT_KEY: &[&str] = &["a.agent_key"];
 const AGENT_PARTS: &[Part] = &[int("a.chain_id"), text("a.token_id")];
+/// An agent's ERC-8004 token as the columns of its facts (alias `$t`) hold it.
+macro_rules! token_links {
+    ($t:literal) => {
+        &[
+            link("a.chain_id", concat!($t, ".chain_id")),
+            link("a.registry", concat!($t, ".registry")),
+            link("a.token_id", concat!($t, ".token_id")),
+        ]
+    };
+}
 /// The feedback of agents row `a` not revoked: the subgraph's `totalFeedback`.
 const UNREVOKED_FEEDBACK: &str = concat!(
     "(SELECT count(*) FROM feedback f INDEXED BY feedback_agent WHERE ",

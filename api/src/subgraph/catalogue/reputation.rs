@@ -2,7 +2,31 @@
 //! `FeedbackResponse`s and `FeedbackFile`, and `Validation` (a request with its latest response).
 
 use super::{
-    Entity, REVOKED, Scalar, compared, derived, int, list, parted, reference, scalar, text,
+    Entity, Paging, REVOKED, Scalar, compared, derived, int, link, list, parted, reference, scalar,
+    text,
+};
+
+/// A feedback's id, `chainId:agentId:client:index`. Migration 0015 indexes each agent's feedback
+/// by this exact expression (`feedback_agent_id`, `feedback_agent_time`), so `feedback(first:
+/// N)` under an agent reads N index entries: spelled otherwise, the index is not used. The
+/// integers are cast because PostgreSQL indexes only immutable expressions (`||` on a number
+/// is not); the text is the same.
+const FEEDBACK_ID: &str = "CAST(f.chain_id AS TEXT) || ':' || f.token_id || ':' || f.client || ':' || CAST(f.feedback_index AS TEXT)";
+
+/// A feedback's responses, a page per feedback. Their ids and createdAt are read from `events`
+/// (the transaction's hash, the block's time), so no index holds them in either order: a page
+/// is sorted from the feedback's own responses.
+const RESPONSE_PAGES: Paging = Paging {
+    table: "feedback_responses p",
+    links: &[
+        link("f.chain_id", "p.chain_id"),
+        link("f.registry", "p.registry"),
+        link("f.token_id", "p.token_id"),
+        link("f.client", "p.client"),
+        link("f.feedback_index", "p.feedback_index"),
+    ],
+    index: "feedback_responses_feedback",
+    ordered: &[],
 };
 
 /// `Feedback`.
@@ -16,11 +40,7 @@ pub(super) const FEEDBACK: Entity = Entity {
     chain: "f.chain_id",
     fields: &[
         parted(
-            scalar(
-                "id",
-                Scalar::Id,
-                "f.chain_id || ':' || f.token_id || ':' || f.client || ':' || f.feedback_index",
-            ),
+            scalar("id", Scalar::Id, FEEDBACK_ID),
             &[
                 int("f.chain_id"),
                 text("f.token_id"),
@@ -74,6 +94,7 @@ pub(super) const FEEDBACK: Entity = Entity {
             "responses",
             "FeedbackResponse",
             &["p.chain_id", "p.registry", "p.token_id", "p.client", "p.feedback_index"],
+            &RESPONSE_PAGES,
         ),
     ],
 };

@@ -176,7 +176,9 @@ fn clause(
             }
             scalar_clause(field, Scalar::Id, operator, value).ok_or_else(no_field)?
         }
-        Shape::Derived { entity: target, by } => {
+        Shape::Derived {
+            entity: target, by, ..
+        } => {
             if operator != "_" {
                 return Err(no_field());
             }
