@@ -83,12 +83,25 @@ const API: &[(&str, &[&str])] = &[
     ("limits", &["metrics", "client"]),
     ("changes", &["read"]),
     ("facet_cache", &["cache", "read", "lru"]),
-    ("feed_cache", &["lru", "client_error"]),
+    ("feed_spool", &[]),
+    (
+        "feed_cache",
+        &["lru", "client_error", "client", "feed_spool"],
+    ),
     (
         "state",
         &["cache", "changes", "metrics", "facet_cache", "feed_cache"],
     ),
-    ("feeds", &["state", "client_error", "feed_cache"]),
+    (
+        "feeds",
+        &[
+            "state",
+            "client_error",
+            "feed_cache",
+            "feed_spool",
+            "client",
+        ],
+    ),
     (
         "graphql",
         &[
