@@ -12,14 +12,14 @@
 //!   is refused with 503 and `Retry-After` ([`FeedCacheError::Busy`]), so asking for past blocks
 //!   never holds up the newest feed;
 //! - one client may start [`STARTS_PER_CLIENT`] computations at once and then one per
-//!   `[api.caches] feed_timeout_secs` ([`FeedCacheError::ClientShare`], 429), so a single client
-//!   cannot keep a lane busy;
+//!   `[api.caches] feed_timeout_secs` ([`FeedCacheError::ClientShare`], 429), counted per
+//!   network (an IPv6 client's /48), so a single client cannot keep a lane busy;
 //! - a computation runs on a thread of its own at the lowest priority, off the threads that
 //!   answer requests (its encoding is CPU work they must not wait behind), is not stopped when
 //!   its client hangs up, and is stopped after `[api.caches] feed_timeout_secs`
 //!   ([`FeedCacheError::TimedOut`]).
 
-use crate::client::ClientKey;
+use crate::client::{ClientKey, NetworkKey};
 use crate::client_error::{self, Hidden};
 use crate::feed_spool::{Feed, FeedWriter};
 use crate::lru::VersionedLru;
@@ -114,6 +114,16 @@ pub enum Lane {
     Past,
 }
 
+impl Lane {
+    /// Its place in [`FeedCache`]'s `running`.
+    fn index(self) -> usize {
+        match self {
+            Lane::Newest => 0,
+            Lane::Past => 1,
+        }
+    }
+}
+
 impl std::fmt::Display for Lane {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -138,8 +148,9 @@ pub(crate) struct FeedCache {
     kept: Mutex<VersionedLru<FeedKey, Arc<Feed>>>,
     /// The computation in flight per lane: [newest, past].
     running: Mutex<[Option<Running>; 2]>,
-    /// Each client's share of computations to start.
-    starts: DefaultKeyedRateLimiter<ClientKey>,
+    /// Each client's network's share of computations to start (an IPv6 client's /48, so its
+    /// /64s share one; see [`crate::client`]).
+    starts: DefaultKeyedRateLimiter<NetworkKey>,
     timeout: Duration,
     /// Counts computations started (`/metrics`).
     computations: Counter,
@@ -197,7 +208,7 @@ impl FeedCache {
         }
         let mut outcome = {
             let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-            let slot = &mut running[lane as usize];
+            let slot = &mut running[lane.index()];
             match slot {
                 Some(other) if other.key == key && other.version == version => {
                     other.outcome.clone()
@@ -240,14 +251,16 @@ impl FeedCache {
     fn start_within_share(&self, client: ClientKey) -> Result<(), FeedCacheError> {
         // Clients whose share is whole again are forgotten, so the map holds recent ones only.
         self.starts.retain_recent();
-        self.starts.check_key(&client).map_err(|not_until| {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            FeedCacheError::ClientShare {
-                client,
-                period_secs: self.timeout.as_secs(),
-                retry_after_secs: wait.as_secs().max(1),
-            }
-        })
+        self.starts
+            .check_key(&client.network())
+            .map_err(|not_until| {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                FeedCacheError::ClientShare {
+                    client,
+                    period_secs: self.timeout.as_secs(),
+                    retry_after_secs: wait.as_secs().max(1),
+                }
+            })
     }
 
     fn kept(&self, key: FeedKey, version: i64) -> Option<Arc<Feed>> {
@@ -340,7 +353,7 @@ struct ClearRunning<'a>(&'a FeedCache, Lane);
 impl Drop for ClearRunning<'_> {
     fn drop(&mut self) {
         let mut running = self.0.running.lock().unwrap_or_else(|e| e.into_inner());
-        running[self.1 as usize] = None;
+        running[self.1.index()] = None;
     }
 }
 
@@ -408,7 +421,7 @@ mod tests {
             }
         });
         // The first computation is running once its lane holds it.
-        while cache.running.lock().unwrap()[Lane::Past as usize].is_none() {
+        while cache.running.lock().unwrap()[Lane::Past.index()].is_none() {
             tokio::task::yield_now().await;
         }
         let second = tokio::spawn({
@@ -475,7 +488,7 @@ mod tests {
                 cache.get(AT, 1, Lane::Past, client(1), compute).await
             }
         });
-        while cache.running.lock().unwrap()[Lane::Past as usize].is_none() {
+        while cache.running.lock().unwrap()[Lane::Past.index()].is_none() {
             tokio::task::yield_now().await;
         }
         let newest = FeedKey { block: 20, ..AT };
@@ -523,7 +536,8 @@ mod tests {
         assert!(
             refused
                 .to_string()
-                .starts_with("192.0.2.1 started a feed computation")
+                .starts_with("192.0.2.1 has started its share of feed computations (5 in a row"),
+            "{refused}"
         );
         assert!(
             refused

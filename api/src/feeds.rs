@@ -110,6 +110,9 @@ impl IntoResponse for FeedError {
     }
 }
 
+/// Bytes read from a feed's file at a time while it is sent.
+const STREAM_CHUNK_BYTES: usize = 256 * 1024;
+
 /// The feed handler.
 pub async fn reputation(
     State(state): State<ApiState>,
@@ -192,7 +195,8 @@ pub async fn reputation(
     // Streamed from its file: the file stays readable for this response even if the cache
     // drops the feed meanwhile.
     let file = feed.open().await?;
-    Ok((headers, Body::from_stream(ReaderStream::new(file))).into_response())
+    let chunks = ReaderStream::with_capacity(file, STREAM_CHUNK_BYTES);
+    Ok((headers, Body::from_stream(chunks)).into_response())
 }
 
 /// The feed of `chain_id` at `block` under `rules`, in memory: one canonical JSON line per

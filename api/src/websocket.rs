@@ -6,7 +6,8 @@
 //! socket, subscriptions and running queries together (over it, the new one gets a GraphQL
 //! error; see [`crate::graphql::subscription_places`]). A socket also ends when nothing has
 //! been live on it, the client has answered no ping, or has left a message unread for
-//! `idle_timeout_secs`, so a quiet or stalled client does not keep its place.
+//! `idle_timeout_secs`, so a quiet or stalled client does not keep its place; and a client
+//! sending more than 50 messages a second (bursts of 200) is closed with 4429.
 
 use crate::client::ClientKey;
 use crate::connections::HeldConnection;
@@ -25,6 +26,8 @@ use axum::response::{IntoResponse, Response};
 use futures_util::future::Either;
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
+use governor::{Quota, RateLimiter};
+use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -117,6 +120,21 @@ async fn serve(
         }
         Err(_) => {}
     });
+    // A client may send only so many messages a second: each one is parsed, and a start is
+    // validated, before any place is taken.
+    let flooded = Arc::new(AtomicBool::new(false));
+    let over = Arc::clone(&flooded);
+    let rate = RateLimiter::direct(
+        Quota::per_second(NonZeroU32::new(MESSAGES_PER_SECOND).expect("not zero"))
+            .allow_burst(NonZeroU32::new(MESSAGES_BURST).expect("not zero")),
+    );
+    let stream = stream.take_while(move |message| {
+        let within = matches!(message, Ok(Message::Pong(_))) || rate.check().is_ok();
+        if !within {
+            over.store(true, Ordering::Relaxed);
+        }
+        std::future::ready(within)
+    });
     let (queue, queued) = mpsc::channel::<Message>(OUTGOING_QUEUE);
     let queue = futures_util::sink::unfold(queue, |queue, message| async move {
         queue.send(message).await.map(|()| queue)
@@ -138,6 +156,14 @@ async fn serve(
             close_code::SIZE,
             format!("a message was larger than {max_bytes} bytes"),
         ))
+    } else if flooded.load(Ordering::Relaxed) {
+        tracing::debug!(target: "agentindex::api", "websocket client sent too many messages");
+        Some((
+            CLOSE_TOO_MANY_MESSAGES,
+            format!(
+                "more than {MESSAGES_PER_SECOND} messages a second (bursts of {MESSAGES_BURST})"
+            ),
+        ))
     } else {
         ending.close_frame(watch.idle)
     };
@@ -149,6 +175,14 @@ async fn serve(
         let _ = tokio::time::timeout(watch.idle, sink.send(frame)).await;
     }
 }
+
+/// Messages a client may send a second on one socket, and in a burst; past them the socket is
+/// closed with [`CLOSE_TOO_MANY_MESSAGES`] (pongs are not counted).
+const MESSAGES_PER_SECOND: u32 = 50;
+const MESSAGES_BURST: u32 = 200;
+/// The close code for a client that sent too many messages (4429: 4000 and up are the
+/// application's; graphql-ws uses 44xx for the client's mistakes).
+const CLOSE_TOO_MANY_MESSAGES: u16 = 4429;
 
 /// Messages async-graphql may queue for a socket before it waits for the socket to take them.
 const OUTGOING_QUEUE: usize = 16;
@@ -226,7 +260,12 @@ async fn write(
     loop {
         let message = tokio::select! {
             message = queued.recv() => match message {
-                Some(message) => message,
+                Some(message) => {
+                    // An answer went out: the socket is in use, whatever is live at the next
+                    // tick (a query answered between two ticks counts).
+                    busy_at = Instant::now();
+                    message
+                }
                 None => return (sink, Ending::Done),
             },
             _ = ticks.tick() => {

@@ -99,6 +99,11 @@ pub struct IpNetwork {
 }
 
 impl IpNetwork {
+    /// Whether the network is IPv6 and narrower than `prefix` bits.
+    pub fn is_ipv6_narrower_than(&self, prefix: u8) -> bool {
+        self.network.is_ipv6() && self.prefix > prefix
+    }
+
     /// Whether `address` is in the network (an IPv4-mapped IPv6 address counts as its IPv4).
     pub fn contains(&self, address: IpAddr) -> bool {
         match (self.network, address.to_canonical()) {

@@ -6,6 +6,9 @@
 use super::{ConfigError, ConfigResult};
 use serde::Deserialize;
 
+/// The longest `idle_timeout_secs` allowed: a day.
+const MAX_IDLE_TIMEOUT_SECS: u64 = 86_400;
+
 /// `[api.websocket]`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -79,6 +82,12 @@ impl WebsocketConfig {
                     message: "must be at least 1".into(),
                 });
             }
+        }
+        if self.idle_timeout_secs > MAX_IDLE_TIMEOUT_SECS {
+            return Err(ConfigError::Key {
+                key: "api.websocket.idle_timeout_secs".into(),
+                message: format!("must be at most {MAX_IDLE_TIMEOUT_SECS} (a day)"),
+            });
         }
         Ok(())
     }

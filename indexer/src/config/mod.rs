@@ -345,6 +345,19 @@ impl Config {
         self.api.websocket.validate()?;
         self.api.query_limits.validate()?;
         self.api.reads.validate()?;
+        // Clients are told apart by their /64 (see the API's `client`): an entry narrower than
+        // that would match no client, or every client of its /64.
+        if let Some((n, network)) = (self.api.unlimited_clients.iter().enumerate())
+            .find(|(_, network)| network.is_ipv6_narrower_than(64))
+        {
+            return Err(ConfigError::Key {
+                key: format!("api.unlimited_clients[{n}]"),
+                message: format!(
+                    "{network}: IPv6 clients are told apart by their /64, so an entry must be a \
+                     /64 or wider"
+                ),
+            });
+        }
         for (key, value) in [
             (
                 "api.requests_per_minute_per_client",

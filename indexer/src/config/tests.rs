@@ -287,6 +287,26 @@ fn connection_and_websocket_limits_have_defaults_overrides_and_checks() {
     assert_eq!(config.api.websocket.max_subscriptions_per_connection, 50);
     assert_eq!(config.api.websocket.max_replay_blocks, 100_000);
     assert_eq!(config.api.websocket.idle_timeout_secs, 60);
+    let (named, message) = key_error(load(
+        SAMPLE,
+        &[(
+            "AGENTINDEX_API__UNLIMITED_CLIENTS",
+            r#"["10.0.0.7", "2001:db8::5"]"#,
+        )],
+    ));
+    assert_eq!(named, "api.unlimited_clients[1]");
+    assert!(message.contains("a /64 or wider"), "{message}");
+    let (named, message) = key_error(load(
+        SAMPLE,
+        &[("AGENTINDEX_API__WEBSOCKET__IDLE_TIMEOUT_SECS", "100000")],
+    ));
+    assert_eq!(
+        (named.as_str(), message.as_str()),
+        (
+            "api.websocket.idle_timeout_secs",
+            "must be at most 86400 (a day)"
+        )
+    );
     let config = load(
         SAMPLE,
         &[
