@@ -6,13 +6,18 @@
 //! subscriptions; see [`super::subscription_places`]), so a client cannot pile up thousands
 //! of queries in flight on one socket.
 //!
-//! Subscriptions are not operations in this sense: their events are bounded by their page
-//! sizes and their places.
+//! Subscriptions are not operations in this sense (they hold their place from their own
+//! resolver, `super::subscription`): async-graphql runs the `execute` hook for each of their
+//! events too, so a request is marked as a query or mutation ([`OneShot`]) when it is prepared,
+//! and only those are held to these limits.
 
 use super::subscription_places::LiveSubscriptions;
 use crate::row_budget::RowBudget;
-use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextExecute};
-use async_graphql::{Data, Response, ServerError};
+use async_graphql::extensions::{
+    Extension, ExtensionContext, ExtensionFactory, NextExecute, NextPrepareRequest,
+};
+use async_graphql::parser::types::{DocumentOperations, ExecutableDocument, OperationType};
+use async_graphql::{Data, Request, Response, ServerError, ServerResult};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -43,14 +48,51 @@ impl ExtensionFactory for OperationLimits {
 
 struct OperationCheck(Arc<Limits>);
 
+/// Marks a request whose operation is a query or mutation (answered once), not a subscription.
+struct OneShot;
+
+/// Whether the operation `name` (or the only one) of `document` is a subscription.
+fn is_subscription(document: &ExecutableDocument, name: Option<&str>) -> bool {
+    let subscription = |ty: OperationType| ty == OperationType::Subscription;
+    match (&document.operations, name) {
+        (DocumentOperations::Single(operation), _) => subscription(operation.node.ty),
+        (DocumentOperations::Multiple(operations), Some(name)) => operations
+            .iter()
+            .any(|(n, operation)| n.as_str() == name && subscription(operation.node.ty)),
+        (DocumentOperations::Multiple(operations), None) => operations
+            .values()
+            .next()
+            .is_some_and(|operation| subscription(operation.node.ty)),
+    }
+}
+
 #[async_trait::async_trait]
 impl Extension for OperationCheck {
+    async fn prepare_request(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        mut request: Request,
+        next: NextPrepareRequest<'_>,
+    ) -> ServerResult<Request> {
+        let name = request.operation_name.clone();
+        let one_shot = !is_subscription(request.parsed_query()?, name.as_deref());
+        if one_shot {
+            request = request.data(OneShot);
+        }
+        next.run(ctx, request).await
+    }
+
     async fn execute(
         &self,
         ctx: &ExtensionContext<'_>,
         operation_name: Option<&str>,
         next: NextExecute<'_>,
     ) -> Response {
+        // A subscription's events pass through here too: they are left as they are, bounded
+        // by their page sizes, their subscription holding its place.
+        if ctx.data_opt::<OneShot>().is_none() {
+            return next.run(ctx, operation_name).await;
+        }
         // On a websocket the connection's data holds its places; over HTTP there are none.
         let _place = match ctx
             .data_opt::<LiveSubscriptions>()
