@@ -281,7 +281,7 @@ impl FeedCache {
         E: Display + Send + 'static,
     {
         // Clears the lane however this task ends, so one failure never blocks it.
-        let _clear = ClearRunning(&self, lane);
+        let clear = ClearRunning(&self, lane);
         self.computations.inc();
         let started = Instant::now();
         let limit = self.timeout;
@@ -322,6 +322,9 @@ impl FeedCache {
             tracing::warn!(target: "agentindex::api", chain_id = key.chain_id, block = key.block, ?limit, "a feed computation timed out");
         }
         tracing::info!(target: "agentindex::api", chain_id = key.chain_id, block = key.block, %lane, took = ?started.elapsed(), ok = result.is_ok(), "computed a reputation feed");
+        // The lane is free (and the feed kept) before anyone waiting hears of the outcome, so a
+        // waiter's next request never finds the lane still taken by a finished computation.
+        drop(clear);
         done.send_replace(Some(result));
     }
 
