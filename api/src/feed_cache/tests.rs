@@ -1,0 +1,251 @@
+//! Tests of the feed cache: single flight per lane, the lanes apart, the client's share, the
+//! timeout and hidden failures, the byte bound.
+
+use super::*;
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tokio::io::AsyncReadExt;
+use tokio::sync::oneshot;
+
+const AT: FeedKey = FeedKey {
+    chain_id: 1,
+    block: 10,
+};
+
+fn client(n: u8) -> ClientKey {
+    ClientKey::of(std::net::IpAddr::from([192, 0, 2, n]))
+}
+
+fn cache(max_bytes: usize, timeout: Duration) -> Arc<FeedCache> {
+    Arc::new(FeedCache::new(max_bytes, timeout, Counter::default()))
+}
+
+/// A computation writing `lines`.
+fn lines(
+    lines: &'static [&'static str],
+) -> impl FnOnce(FeedWriter) -> std::future::Ready<io::Result<FeedWriter>> + Send + 'static {
+    move |mut writer| {
+        let written = lines
+            .iter()
+            .try_for_each(|l| writer.write_line(l.as_bytes()));
+        std::future::ready(written.map(|()| writer))
+    }
+}
+
+async fn body(feed: &Feed) -> String {
+    let mut text = String::new();
+    feed.open()
+        .await
+        .unwrap()
+        .read_to_string(&mut text)
+        .await
+        .unwrap();
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_requests_for_one_feed_compute_it_once_and_another_waits_its_turn() {
+    let cache = cache(1 << 20, Duration::from_secs(30));
+    let computed = Arc::new(AtomicUsize::new(0));
+    let (release, released) = oneshot::channel::<()>();
+    let count = Arc::clone(&computed);
+    let first = tokio::spawn({
+        let cache = Arc::clone(&cache);
+        async move {
+            let compute = move |mut writer: FeedWriter| async move {
+                count.fetch_add(1, Ordering::SeqCst);
+                released.await.ok();
+                writer.write_line(b"line")?;
+                Ok::<_, io::Error>(writer)
+            };
+            cache.get(AT, 1, Lane::Past, client(1), compute).await
+        }
+    });
+    // The first computation is running once its lane holds it.
+    while cache.running.lock().unwrap()[Lane::Past.index()].is_none() {
+        tokio::task::yield_now().await;
+    }
+    let second = tokio::spawn({
+        let cache = Arc::clone(&cache);
+        async move {
+            cache
+                .get(AT, 1, Lane::Past, client(2), lines(&["other"]))
+                .await
+        }
+    });
+    let other_block = FeedKey { block: 9, ..AT };
+    let busy = cache
+        .get(other_block, 1, Lane::Past, client(3), lines(&[]))
+        .await;
+    assert!(
+        matches!(
+            busy,
+            Err(FeedCacheError::Busy {
+                computing: 10,
+                lane: Lane::Past
+            })
+        ),
+        "{busy:?}"
+    );
+    release.send(()).unwrap();
+    let (first, second) = (
+        first.await.unwrap().unwrap(),
+        second.await.unwrap().unwrap(),
+    );
+    assert_eq!(body(&first).await, "line\n");
+    assert_eq!(
+        body(&second).await,
+        "line\n",
+        "the second got the first's feed"
+    );
+    assert_eq!(computed.load(Ordering::SeqCst), 1);
+    let again = cache
+        .get(AT, 1, Lane::Past, client(4), lines(&["recomputed"]))
+        .await
+        .unwrap();
+    assert_eq!(body(&again).await, "line\n", "kept");
+    let changed = cache
+        .get(AT, 2, Lane::Past, client(4), lines(&["new"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        body(&changed).await,
+        "new\n",
+        "a changed database recomputes"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_past_lane_holds_up_neither_the_newest_feed_nor_its_own_waiters() {
+    let cache = cache(1 << 20, Duration::from_secs(30));
+    let (release, released) = oneshot::channel::<()>();
+    let past = tokio::spawn({
+        let cache = Arc::clone(&cache);
+        async move {
+            let compute = move |writer: FeedWriter| async move {
+                released.await.ok();
+                Ok::<_, io::Error>(writer)
+            };
+            cache.get(AT, 1, Lane::Past, client(1), compute).await
+        }
+    });
+    while cache.running.lock().unwrap()[Lane::Past.index()].is_none() {
+        tokio::task::yield_now().await;
+    }
+    let newest = FeedKey { block: 20, ..AT };
+    let feed = cache
+        .get(newest, 1, Lane::Newest, client(2), lines(&["newest"]))
+        .await
+        .unwrap();
+    assert_eq!(body(&feed).await, "newest\n");
+    release.send(()).unwrap();
+    assert!(past.await.unwrap().is_ok());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_starts_its_share_of_computations_and_may_still_read_kept_feeds() {
+    let cache = cache(1 << 20, Duration::from_secs(30));
+    for block in 0..STARTS_PER_CLIENT {
+        let key = FeedKey {
+            block: 100 + u64::from(block),
+            ..AT
+        };
+        cache
+            .get(key, 1, Lane::Past, client(1), lines(&["x"]))
+            .await
+            .unwrap();
+    }
+    cache
+        .get(AT, 1, Lane::Past, client(9), lines(&["a"]))
+        .await
+        .unwrap();
+    let other = FeedKey { block: 11, ..AT };
+    let refused = cache
+        .get(other, 1, Lane::Past, client(1), lines(&["b"]))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            FeedCacheError::ClientShare {
+                period_secs: 30,
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    assert!(
+        refused
+            .to_string()
+            .starts_with("192.0.2.1 has started its share of feed computations (5 in a row"),
+        "{refused}"
+    );
+    assert!(
+        refused
+            .retry_after_secs()
+            .is_some_and(|s| (1..=30).contains(&s))
+    );
+    let kept = cache
+        .get(AT, 1, Lane::Past, client(1), lines(&["c"]))
+        .await
+        .unwrap();
+    assert_eq!(body(&kept).await, "a\n", "a kept feed costs no share");
+    let elsewhere = cache
+        .get(other, 1, Lane::Past, client(2), lines(&["b"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        body(&elsewhere).await,
+        "b\n",
+        "other clients have their own share"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_computation_is_stopped_and_a_failure_is_hidden_then_the_next_one_runs() {
+    let cache = cache(1 << 20, Duration::from_millis(50));
+    let slow = cache
+        .get(
+            AT,
+            1,
+            Lane::Past,
+            client(1),
+            |writer: FeedWriter| async move {
+                std::future::pending::<()>().await;
+                Ok::<_, io::Error>(writer)
+            },
+        )
+        .await;
+    assert!(
+        matches!(slow, Err(FeedCacheError::TimedOut { block: 10, .. })),
+        "{slow:?}"
+    );
+    let failed = cache
+        .get(AT, 1, Lane::Past, client(2), |_: FeedWriter| async {
+            Err::<FeedWriter, _>("no such table: agent_reputation")
+        })
+        .await
+        .unwrap_err();
+    let message = failed.to_string();
+    assert!(
+        message.contains("error id") && !message.contains("agent_reputation"),
+        "{message}"
+    );
+    let ok = cache.get(AT, 1, Lane::Past, client(3), lines(&["x"])).await;
+    assert!(ok.is_ok(), "nothing is left running: {ok:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kept_feeds_stay_within_their_bytes() {
+    let cache = cache(4096, Duration::from_secs(30));
+    const LINE: &str = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+    for block in 0..20 {
+        let key = FeedKey { block, ..AT };
+        cache
+            .get(key, 1, Lane::Past, client(block as u8), lines(&[LINE; 10]))
+            .await
+            .unwrap();
+        assert!(cache.bytes() <= 4096, "{}", cache.bytes());
+    }
+    assert!(cache.bytes() > 0);
+}
