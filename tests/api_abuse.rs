@@ -2,7 +2,8 @@
 //! nested 50 deep, one with 1,000 aliases, a 1 MB body and a flood of 10,000 requests are each
 //! refused cleanly, the follower keeps indexing blocks mined during the flood, and `/metrics`
 //! counts what happened. Over its rate a client gets 429 with Retry-After, and CORS follows the
-//! config.
+//! config. A client over its share of the server's time is refused too, over HTTP (429) and
+//! for queries sent on a websocket (a GraphQL error), while other clients are served.
 
 use crate::support;
 
@@ -236,6 +237,97 @@ rpc = ["http://127.0.0.1:9"]
             .get("access-control-allow-origin")
             .is_none()
     );
+
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_over_its_share_of_the_servers_time_is_refused_and_others_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    // A millisecond a second, a millisecond at once: a few requests use it up.
+    let toml = format!(
+        r#"
+[database]
+url = "{db}"
+
+[api]
+requests_per_minute_per_client = 1000000
+client_burst = 100000
+server_ms_per_second_per_client = 1
+server_ms_burst_per_client = 1
+
+[[chains]]
+name = "idle"
+chain_id = 31337
+rpc = ["http://127.0.0.1:9"]
+"#,
+        db = support::database_url(&dir.path().join("index.db"))
+    );
+    let config =
+        Config::from_toml_and_env(&toml, std::path::Path::new("api.toml"), Vec::new()).unwrap();
+    let store = agentindex_indexer::store::Store::open(&config.database.url)
+        .await
+        .unwrap();
+    let served = support::api::serve(store, &config).await;
+    let base = served.base.clone();
+    let from = |address: [u8; 4]| {
+        reqwest::Client::builder()
+            .local_address(std::net::IpAddr::from(address))
+            .build()
+            .unwrap()
+    };
+    let query = json!({ "query": "{ agents(first: 20) { edges { node { id name } } } }" });
+    let ask = |client: reqwest::Client| {
+        let url = format!("{base}/graphql");
+        let query = query.clone();
+        async move { client.post(url).json(&query).send().await.unwrap() }
+    };
+
+    let greedy = from([127, 0, 0, 1]);
+    let mut served_before = 0;
+    let refused = loop {
+        let response = ask(greedy.clone()).await;
+        if response.status() == 429 {
+            break response;
+        }
+        assert_eq!(response.status(), 200);
+        served_before += 1;
+        assert!(served_before < 1_000, "never refused");
+    };
+    assert!(served_before >= 1, "a client that owes nothing is served");
+    let retry_after = refused.headers()["retry-after"].to_str().unwrap().to_owned();
+    assert!(retry_after.parse::<u64>().unwrap() >= 1, "{retry_after}");
+    let message = refused.text().await.unwrap();
+    assert!(
+        message.contains("127.0.0.1 used its share of the server's time"),
+        "{message}"
+    );
+
+    let other = ask(from([127, 0, 0, 2])).await;
+    assert_eq!(other.status(), 200, "another client keeps its own share");
+    let health = greedy.get(format!("{base}/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), 200, "health checks are never limited");
+
+    // Queries sent on a websocket are charged to its client as they run.
+    let mut socket = support::graphql_ws::websocket(&base).await;
+    let mut refusal = None;
+    // Well under the 200 messages a socket may send at once.
+    for n in 0..150 {
+        let id = format!("q{n}");
+        let answer = support::graphql_ws::subscribe(
+            &mut socket,
+            &id,
+            "query { agents(first: 20) { edges { node { id name } } } }",
+        )
+        .await;
+        if let Some(message) = support::graphql_ws::refusal(&answer) {
+            refusal = Some(message);
+            break;
+        }
+        assert!(answer["payload"]["data"]["agents"].is_object(), "{answer}");
+    }
+    let refusal = refusal.expect("a websocket's queries are charged too");
+    assert!(refusal.contains("used its share of the server's time"), "{refusal}");
 
     served.stop().await;
 }

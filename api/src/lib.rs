@@ -39,6 +39,7 @@ mod row_budget;
 pub mod server;
 pub mod state;
 pub mod subgraph;
+pub mod time_share;
 mod websocket;
 
 pub use server::{ServeError, router, serve};

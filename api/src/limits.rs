@@ -1,13 +1,15 @@
-//! Protection of the HTTP API: a governor rate limit per client (429 with Retry-After when
-//! exceeded; health and readiness are never limited, `/metrics` is, clients listed in
-//! `[api] unlimited_clients` are not) and the configured CORS.
+//! Protection of the HTTP API: a governor rate limit per client and a share of the server's
+//! time per client ([`crate::time_share`]), both answered 429 with Retry-After when exceeded
+//! (health and readiness are never limited, `/metrics` is, clients listed in
+//! `[api] unlimited_clients` are not), and the configured CORS.
 //! A client is what [`crate::client`] makes of the request: its address, or the address a
 //! trusted proxy forwarded it for, an IPv6 one by its /64; the IPv6 clients of one /48 also
 //! share a network's rate of [`CLIENTS_PER_NETWORK`] clients.
 
 use crate::client::{CLIENTS_PER_NETWORK, ClientKey, NetworkKey};
 use crate::metrics::ApiMetrics;
-use agentindex_indexer::config::{ApiConfig, IpNetwork};
+use crate::time_share::TimeShare;
+use agentindex_indexer::config::ApiConfig;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
@@ -17,6 +19,7 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 /// Paths that are never rate limited: probes must answer however busy the server is.
@@ -25,43 +28,48 @@ const UNLIMITED: [&str; 2] = ["/healthz", "/readyz"];
 /// Folders of embedded files (served from memory, as cheap as `/healthz`), never rate limited:
 /// a page's scripts must not eat the budget its queries need.
 const UNLIMITED_FOLDERS: [&str; 2] = ["/explorer/", "/vendor/"];
+/// Paths whose time is not charged here: a feed has its own share of computations and is
+/// mostly streaming; a websocket's upgrade is instant and its operations are charged as they
+/// run (`crate::graphql::operation_limits`).
+const UNCHARGED: [&str; 2] = ["/feeds/reputation.jsonl", "/graphql/ws"];
 /// Forget idle clients every this many requests.
 const RETAIN_EVERY: u64 = 4_096;
 
 /// The per-client limiter, and the per-network one behind it.
 #[derive(Clone)]
 pub struct ClientLimiter {
-    /// `[api] unlimited_clients`.
-    unlimited: Arc<Vec<IpNetwork>>,
     limiter: Arc<DefaultKeyedRateLimiter<ClientKey>>,
     networks: Arc<DefaultKeyedRateLimiter<NetworkKey>>,
+    time: Arc<TimeShare>,
     seen: Arc<AtomicU64>,
     metrics: Arc<ApiMetrics>,
 }
 
 impl ClientLimiter {
-    /// A limiter as `[api]` configures it (zero values were refused when the config loaded).
-    pub fn new(config: &ApiConfig, metrics: Arc<ApiMetrics>) -> Self {
+    /// A limiter as `[api]` configures it (zero values were refused when the config loaded),
+    /// sharing out the server's time with `time`.
+    pub fn new(config: &ApiConfig, time: Arc<TimeShare>, metrics: Arc<ApiMetrics>) -> Self {
         let per_minute =
             NonZeroU32::new(config.requests_per_minute_per_client).unwrap_or(NonZeroU32::MIN);
         let burst = NonZeroU32::new(config.client_burst).unwrap_or(NonZeroU32::MIN);
         let share = NonZeroU32::new(CLIENTS_PER_NETWORK).unwrap_or(NonZeroU32::MIN);
         let times = |n: NonZeroU32| n.saturating_mul(share);
         Self {
-            unlimited: Arc::new(config.unlimited_clients.clone()),
             limiter: Arc::new(RateLimiter::keyed(
                 Quota::per_minute(per_minute).allow_burst(burst),
             )),
             networks: Arc::new(RateLimiter::keyed(
                 Quota::per_minute(times(per_minute)).allow_burst(times(burst)),
             )),
+            time,
             seen: Arc::new(AtomicU64::new(0)),
             metrics,
         }
     }
 }
 
-/// The middleware: refuses a client over its rate with 429 and how long to wait.
+/// The middleware: refuses a client over its rate or its share of the server's time with 429
+/// and how long to wait, and charges the time of what it lets through.
 pub(crate) async fn rate_limit(
     State(limiter): State<ClientLimiter>,
     client: ClientKey,
@@ -71,10 +79,7 @@ pub(crate) async fn rate_limit(
     let path = request.uri().path();
     if UNLIMITED.contains(&path)
         || UNLIMITED_FOLDERS.iter().any(|f| path.starts_with(f))
-        || limiter
-            .unlimited
-            .iter()
-            .any(|n| n.contains(client.address()))
+        || limiter.time.is_unlimited(client)
     {
         return next.run(request).await;
     }
@@ -90,24 +95,33 @@ pub(crate) async fn rate_limit(
             .map(|not_until| (not_until, format!("network {network}"))),
         Ok(()) => None,
     };
-    match refused {
-        None => next.run(request).await,
-        Some((not_until, who)) => {
-            limiter.metrics.rate_limited();
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-            let mut response = (
-                StatusCode::TOO_MANY_REQUESTS,
-                format!("rate limit for {who} exceeded; retry in {seconds} s"),
-            )
-                .into_response();
-            response.headers_mut().insert(
-                header::RETRY_AFTER,
-                HeaderValue::from_str(&seconds.max(1).to_string()).expect("digits"),
-            );
-            response
-        }
+    if let Some((not_until, who)) = refused {
+        let wait = not_until.wait_time_from(DefaultClock::default().now());
+        let seconds = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+        limiter.metrics.rate_limited();
+        return too_many(seconds, format!("rate limit for {who} exceeded; retry in {seconds} s"));
     }
+    if UNCHARGED.contains(&path) {
+        return next.run(request).await;
+    }
+    if let Some(over) = limiter.time.refusal(client) {
+        limiter.metrics.rate_limited();
+        return too_many(over.retry_after_secs(), over.message());
+    }
+    let started = Instant::now();
+    let response = next.run(request).await;
+    limiter.time.charge(client, started.elapsed());
+    response
+}
+
+/// 429 with `Retry-After: seconds`.
+fn too_many(seconds: u64, message: String) -> Response {
+    let mut response = (StatusCode::TOO_MANY_REQUESTS, message).into_response();
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        HeaderValue::from_str(&seconds.to_string()).expect("digits"),
+    );
+    response
 }
 
 /// CORS for `origins` (`*` allows any origin); read-only methods only.

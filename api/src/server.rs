@@ -3,11 +3,13 @@
 use crate::connections::{self, ConnectionPolicy};
 use crate::graphql;
 use crate::state::ApiState;
+use crate::time_share::TimeShare;
 use crate::{explorer, feeds, http, limits, subgraph, websocket};
 use axum::Router;
 use axum::middleware;
 use axum::routing::get;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tower_http::limit::RequestBodyLimitLayer;
@@ -31,6 +33,7 @@ const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Every route of the API.
 pub fn router(state: ApiState) -> Router {
     let schema = graphql::schema(state.clone());
+    let time = Arc::new(TimeShare::new(&state.api));
     let api = Router::new()
         .route("/graphql", get(http::graphql_get).post(http::graphql))
         .route(
@@ -38,13 +41,14 @@ pub fn router(state: ApiState) -> Router {
             get(websocket::subscribe).with_state(websocket::Websockets::new(
                 schema.clone(),
                 &state.api.websocket,
+                Arc::clone(&time),
             )),
         )
         .route("/status", get(http::status))
         .route("/readyz", get(http::readyz))
         .route("/metrics", get(http::metrics))
         .with_state((schema, state.clone()));
-    let limiter = limits::ClientLimiter::new(&state.api, state.metrics.clone());
+    let limiter = limits::ClientLimiter::new(&state.api, time, state.metrics.clone());
     let cors = limits::cors(&state.api.cors_origins);
     Router::new()
         .route("/feeds/reputation.jsonl", get(feeds::reputation))

@@ -14,6 +14,7 @@ use crate::connections::HeldConnection;
 use crate::connections::slots::Slots;
 use crate::graphql::AgentSchema;
 use crate::graphql::subscription_places::LiveSubscriptions;
+use crate::time_share::{ChargeTo, TimeShare};
 use agentindex_indexer::config::WebsocketConfig;
 use async_graphql::Data;
 use async_graphql::http::ALL_WEBSOCKET_PROTOCOLS;
@@ -41,11 +42,13 @@ pub(crate) struct Websockets {
     max_message_bytes: usize,
     max_subscriptions: usize,
     idle: Duration,
+    time: Arc<TimeShare>,
 }
 
 impl Websockets {
-    /// Websockets over `schema` as `config` limits them.
-    pub(crate) fn new(schema: AgentSchema, config: &WebsocketConfig) -> Self {
+    /// Websockets over `schema` as `config` limits them, the queries sent over them charged to
+    /// their client's share of the server's `time`.
+    pub(crate) fn new(schema: AgentSchema, config: &WebsocketConfig, time: Arc<TimeShare>) -> Self {
         Self {
             schema,
             // The total is the connection cap's business; websockets are capped per client.
@@ -53,6 +56,7 @@ impl Websockets {
             max_message_bytes: config.max_message_bytes,
             max_subscriptions: config.max_subscriptions_per_connection,
             idle: config.idle_timeout(),
+            time,
         }
     }
 }
@@ -79,6 +83,10 @@ pub(crate) async fn subscribe(
     let live = LiveSubscriptions::new(websockets.max_subscriptions);
     let mut data = Data::default();
     data.insert(live.clone());
+    data.insert(ChargeTo {
+        time: Arc::clone(&websockets.time),
+        client,
+    });
     let max_bytes = websockets.max_message_bytes;
     let watch = Watch {
         heard: Heard::new(),

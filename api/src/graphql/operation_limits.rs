@@ -4,7 +4,9 @@
 //! `[api.reads] query_time_limit_secs`; one sent on a websocket also holds one of the socket's
 //! places while it runs (`[api.websocket] max_subscriptions_per_connection`, shared with its
 //! subscriptions; see [`super::subscription_places`]), so a client cannot pile up thousands
-//! of queries in flight on one socket.
+//! of queries in flight on one socket, and its time is charged to the socket's client's share
+//! of the server's time (over HTTP the middleware does that: `crate::limits`), a client over
+//! its share getting a GraphQL error instead.
 //!
 //! Subscriptions are not operations in this sense (they hold their place from their own
 //! resolver, `super::subscription`): async-graphql runs the `execute` hook for each of their
@@ -13,13 +15,14 @@
 
 use super::subscription_places::LiveSubscriptions;
 use crate::row_budget::RowBudget;
+use crate::time_share::ChargeTo;
 use async_graphql::extensions::{
     Extension, ExtensionContext, ExtensionFactory, NextExecute, NextPrepareRequest,
 };
 use async_graphql::parser::types::{DocumentOperations, ExecutableDocument, OperationType};
 use async_graphql::{Data, Request, Response, ServerError, ServerResult};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The extension, for `Schema::build(..).extension(OperationLimits::new(..))`.
 pub(crate) struct OperationLimits(Arc<Limits>);
@@ -105,16 +108,25 @@ impl Extension for OperationCheck {
             Some(Ok(place)) => Some(place),
             None => None,
         };
+        let charge = ctx.data_opt::<ChargeTo>();
+        if let Some(over) = charge.and_then(|c| c.time.refusal(c.client)) {
+            return Response::from_errors(vec![ServerError::new(over.message(), None)]);
+        }
+        let started = Instant::now();
         let mut data = Data::default();
         data.insert(RowBudget::new(self.0.max_rows));
         let limit = self.0.time_limit;
         let running = next.run_with_data(ctx, operation_name, data);
-        match tokio::time::timeout(limit, running).await {
+        let response = match tokio::time::timeout(limit, running).await {
             Ok(response) => response,
             Err(_) => Response::from_errors(vec![ServerError::new(
                 format!("the query ran longer than {limit:?} and was stopped"),
                 None,
             )]),
+        };
+        if let Some(charge) = charge {
+            charge.time.charge(charge.client, started.elapsed());
         }
+        response
     }
 }

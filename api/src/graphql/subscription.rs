@@ -7,8 +7,10 @@
 //! What a subscription may cost is bounded: each holds one of its websocket's
 //! `max_subscriptions_per_connection` places for as long as it lives; a replay starts at most
 //! `max_replay_blocks` behind the newest final block and is read [`REPLAY_PAGE_ROWS`] rows at a
-//! time, so its memory stays flat however long it is; and a live change is read once per
-//! distinct subscription, not once per subscriber ([`super::shared_reads`]).
+//! time, only the kind of change the subscription reports, so its memory stays flat however
+//! long it is, each page charged to the socket's client's share of the server's time (a client
+//! over it waits: see `crate::time_share`); and a live change is read once per distinct
+//! subscription, not once per subscriber ([`super::shared_reads`]).
 
 use super::agent::Agent;
 use super::filter::AgentFilter;
@@ -17,7 +19,8 @@ use super::subscription_places::LiveSubscriptions;
 use crate::changes::Published;
 use crate::read::agents::Selection;
 use crate::read::agents::{self, AgentRow};
-use crate::read::changes::{Change, Pages, PaymentRow};
+use crate::read::changes::{Change, Kind, Pages, PaymentRow};
+use crate::time_share::ChargeTo;
 use crate::state::ApiState;
 use async_graphql::{Context, Error, ID, Result, SimpleObject, Subscription};
 use futures_util::Stream;
@@ -37,6 +40,17 @@ enum Wanted {
     Agents(Box<Selection>),
     Reputation(String),
     Payments(Option<String>),
+}
+
+impl Wanted {
+    /// The only kind of stored change a replay for this reads.
+    fn replayed(&self) -> Kind {
+        match self {
+            Wanted::Agents(_) => Kind::Agents,
+            Wanted::Reputation(_) => Kind::Reputation,
+            Wanted::Payments(_) => Kind::Payments,
+        }
+    }
 }
 
 #[Subscription]
@@ -183,6 +197,7 @@ async fn raw(
         .map(LiveSubscriptions::take)
         .transpose()?;
     let state = ctx.data_unchecked::<ApiState>().clone();
+    let charge = ctx.data_opt::<ChargeTo>().cloned();
     let (mut receiver, published) = state.changes.subscribe().await;
     if let Some(since) = since_block {
         check_replay_reach(since, &published, state.api.websocket.max_replay_blocks)?;
@@ -196,9 +211,21 @@ async fn raw(
         let _place = place;
         if let Some(since) = since_block {
             for (chain_id, up_to) in published {
-                let mut pages = Pages::new(chain_id, since, up_to);
+                let mut pages = Pages::new(chain_id, since, up_to).only(wanted.replayed());
                 loop {
-                    match pages.next(state.store.reader(), REPLAY_PAGE_ROWS).await {
+                    // A replay reads at its client's share of the server's time: each page
+                    // is charged, and one over its share waits until it is back under.
+                    if let Some(charge) = &charge {
+                        while let Some(over) = charge.time.refusal(charge.client) {
+                            tokio::time::sleep(over.wait).await;
+                        }
+                    }
+                    let started = std::time::Instant::now();
+                    let page = pages.next(state.store.reader(), REPLAY_PAGE_ROWS).await;
+                    if let Some(charge) = &charge {
+                        charge.time.charge(charge.client, started.elapsed());
+                    }
+                    match page {
                         Ok(Some(page)) => {
                             for change in page {
                                 if wants(&wanted, &change) {

@@ -117,7 +117,7 @@ const BETWEEN_PAGE_ROWS: i64 = 2_000;
 /// The kinds of change, in the order a run of blocks is read: agents, then reputation, then
 /// payments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Agents,
     Reputation,
     Payments,
@@ -140,6 +140,8 @@ pub(crate) struct Pages {
     after: i64,
     up_to: i64,
     kind: Option<Kind>,
+    /// Kinds not read at all (a subscription to payments never reads agents).
+    skipped: Vec<Kind>,
     last: Option<LastRow>,
 }
 
@@ -150,7 +152,26 @@ impl Pages {
             after,
             up_to,
             kind: Some(Kind::Agents),
+            skipped: Vec::new(),
             last: None,
+        }
+    }
+
+    /// The same run of blocks, reading changes of `kind` only.
+    pub(crate) fn only(mut self, kind: Kind) -> Self {
+        self.skipped = [Kind::Agents, Kind::Reputation, Kind::Payments]
+            .into_iter()
+            .filter(|k| *k != kind)
+            .collect();
+        self
+    }
+
+    /// The kind read after `kind`.
+    fn after(kind: Kind) -> Option<Kind> {
+        match kind {
+            Kind::Agents => Some(Kind::Reputation),
+            Kind::Reputation => Some(Kind::Payments),
+            Kind::Payments => None,
         }
     }
 
@@ -161,17 +182,17 @@ impl Pages {
         rows: i64,
     ) -> sqlx::Result<Option<Vec<Change>>> {
         while let Some(kind) = self.kind {
+            if self.skipped.contains(&kind) {
+                self.kind = Self::after(kind);
+                continue;
+            }
             let page = match kind {
                 Kind::Agents => self.agents(pool, rows).await?,
                 Kind::Reputation => self.reputation(pool, rows).await?,
                 Kind::Payments => self.payments(pool, rows).await?,
             };
             if (page.len() as i64) < rows {
-                self.kind = match kind {
-                    Kind::Agents => Some(Kind::Reputation),
-                    Kind::Reputation => Some(Kind::Payments),
-                    Kind::Payments => None,
-                };
+                self.kind = Self::after(kind);
                 self.last = None;
             }
             if !page.is_empty() {
@@ -397,5 +418,31 @@ mod tests {
                 .iter()
                 .all(|c| c.chain_and_block().is_some_and(|(_, b)| b > 5 && b <= 60))
         );
+    }
+
+    #[tokio::test]
+    async fn a_run_read_for_one_kind_is_that_kind_of_the_whole_run() {
+        let (_dir, pool) = store_with_changes().await;
+        let whole = between(&pool, 1, 5, 60).await.unwrap();
+        for (kind, count) in [
+            (Kind::Agents, 385),
+            (Kind::Reputation, 275),
+            (Kind::Payments, 330),
+        ] {
+            let of_kind = |c: &Change| match c {
+                Change::Agent { .. } => kind == Kind::Agents,
+                Change::Reputation { .. } => kind == Kind::Reputation,
+                Change::Payment { .. } => kind == Kind::Payments,
+                Change::Documents { .. } => false,
+            };
+            let mut pages = Pages::new(1, 5, 60).only(kind);
+            let mut paged = Vec::new();
+            while let Some(page) = pages.next(&pool, 40).await.unwrap() {
+                paged.extend(page);
+            }
+            let expected: Vec<Change> = whole.iter().filter(|c| of_kind(c)).cloned().collect();
+            assert_eq!(expected.len(), count, "{kind:?}");
+            assert_eq!(paged, expected, "{kind:?}");
+        }
     }
 }

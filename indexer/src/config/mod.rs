@@ -118,6 +118,13 @@ pub struct ApiConfig {
     /// Requests a client may make at once before the per-minute rate applies.
     #[serde(default = "defaults::client_burst")]
     pub client_burst: u32,
+    /// Milliseconds of the server's time (each request's, from its handler's start until its
+    /// answer is ready) a client is forgiven per second: what it may hold of the cores.
+    #[serde(default = "defaults::server_ms_per_second_per_client")]
+    pub server_ms_per_second_per_client: u32,
+    /// Milliseconds of the server's time a client may owe before its requests are refused.
+    #[serde(default = "defaults::server_ms_burst_per_client")]
+    pub server_ms_burst_per_client: u32,
     /// Clients (addresses or CIDR networks) the rate limit never applies to: the operator's
     /// own services that call on behalf of many users (a server-side renderer, an SDK backend).
     /// Every other limit still holds for them. Empty by default.
@@ -207,6 +214,8 @@ impl Default for ApiConfig {
             listen: defaults::listen(),
             requests_per_minute_per_client: defaults::requests_per_minute_per_client(),
             client_burst: defaults::client_burst(),
+            server_ms_per_second_per_client: defaults::server_ms_per_second_per_client(),
+            server_ms_burst_per_client: defaults::server_ms_burst_per_client(),
             unlimited_clients: Vec::new(),
             cors_origins: defaults::cors_origins(),
             caches: ApiCachesConfig::default(),
@@ -251,6 +260,13 @@ pub(crate) mod defaults {
     }
     pub(crate) fn client_burst() -> u32 {
         100
+    }
+    pub(crate) fn server_ms_per_second_per_client() -> u32 {
+        // A fifth of one core: a client asking only expensive questions holds no more.
+        200
+    }
+    pub(crate) fn server_ms_burst_per_client() -> u32 {
+        1_000
     }
     pub(crate) fn cors_origins() -> Vec<String> {
         vec!["*".into()]
@@ -364,6 +380,14 @@ impl Config {
                 self.api.requests_per_minute_per_client,
             ),
             ("api.client_burst", self.api.client_burst),
+            (
+                "api.server_ms_per_second_per_client",
+                self.api.server_ms_per_second_per_client,
+            ),
+            (
+                "api.server_ms_burst_per_client",
+                self.api.server_ms_burst_per_client,
+            ),
         ] {
             if value == 0 {
                 return Err(ConfigError::Key {

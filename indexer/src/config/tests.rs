@@ -270,6 +270,12 @@ fn api_limits_and_cors_origins_are_checked() {
         &[("AGENTINDEX_API__REQUESTS_PER_MINUTE_PER_CLIENT", "0")],
     ));
     assert_eq!(key, "api.requests_per_minute_per_client");
+    let (key, _) = key_error(load(
+        SAMPLE,
+        &[("AGENTINDEX_API__SERVER_MS_PER_SECOND_PER_CLIENT", "0")],
+    ));
+    assert_eq!(key, "api.server_ms_per_second_per_client");
+    assert_eq!(config.api.server_ms_burst_per_client, 1_000);
     let with_origins =
         format!("{SAMPLE}\n[api]\ncors_origins = [\"https://ok.example\", \"ftp://no\"]\n");
     let (key, message) = key_error(load(&with_origins, &[]));
