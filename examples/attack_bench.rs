@@ -145,8 +145,9 @@ async fn main() -> anyhow::Result<()> {
     let memory = sample_memory(pid, sampling.clone());
     let stop = Arc::new(AtomicBool::new(false));
     let running = attackers::start(&server.base, &classes, rate, &stop);
-    // The attackers get a second to reach full strength before the measured pass.
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    // The attackers get a while (ATTACK_WARMUP_SECS, 5) to reach full strength and to spend
+    // their bursts (of requests and of the server's time) before the measured pass.
+    tokio::time::sleep(Duration::from_secs(attackers::warmup()?)).await;
     let attacked = measure_all(&oha, &server.base, dir.path(), &loads, seconds)?;
     stop.store(true, Ordering::Relaxed);
     let mut tallies = Vec::new();

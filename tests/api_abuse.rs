@@ -295,7 +295,10 @@ rpc = ["http://127.0.0.1:9"]
         assert!(served_before < 1_000, "never refused");
     };
     assert!(served_before >= 1, "a client that owes nothing is served");
-    let retry_after = refused.headers()["retry-after"].to_str().unwrap().to_owned();
+    let retry_after = refused.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .to_owned();
     assert!(retry_after.parse::<u64>().unwrap() >= 1, "{retry_after}");
     let message = refused.text().await.unwrap();
     assert!(
@@ -327,7 +330,10 @@ rpc = ["http://127.0.0.1:9"]
         assert!(answer["payload"]["data"]["agents"].is_object(), "{answer}");
     }
     let refusal = refusal.expect("a websocket's queries are charged too");
-    assert!(refusal.contains("used its share of the server's time"), "{refusal}");
+    assert!(
+        refusal.contains("used its share of the server's time"),
+        "{refusal}"
+    );
 
     served.stop().await;
 }

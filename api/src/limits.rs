@@ -99,7 +99,10 @@ pub(crate) async fn rate_limit(
         let wait = not_until.wait_time_from(DefaultClock::default().now());
         let seconds = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
         limiter.metrics.rate_limited();
-        return too_many(seconds, format!("rate limit for {who} exceeded; retry in {seconds} s"));
+        return too_many(
+            seconds,
+            format!("rate limit for {who} exceeded; retry in {seconds} s"),
+        );
     }
     if UNCHARGED.contains(&path) {
         return next.run(request).await;

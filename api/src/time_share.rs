@@ -16,8 +16,8 @@ use crate::client::{CLIENTS_PER_NETWORK, ClientKey, NetworkKey};
 use agentindex_indexer::config::{ApiConfig, IpNetwork};
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Forget clients that owe nothing every this many charges.
@@ -168,7 +168,10 @@ impl TimeShare {
         }
         // An IPv4 client is its own network, so only IPv6 clients are counted twice.
         let network = client.network();
-        let wait = self.networks.wait(network, now).filter(|_| client.is_ipv6())?;
+        let wait = self
+            .networks
+            .wait(network, now)
+            .filter(|_| client.is_ipv6())?;
         Some(OverShare {
             who: format!("network {network}"),
             wait,
@@ -230,7 +233,11 @@ mod tests {
         // 400 ms owed over the burst drain at 200 ms a second: two seconds.
         assert_eq!(refused.wait, Duration::from_secs(2));
         assert_eq!(refused.retry_after_secs(), 2);
-        assert!(refused.message().contains("192.0.2.7"), "{}", refused.message());
+        assert!(
+            refused.message().contains("192.0.2.7"),
+            "{}",
+            refused.message()
+        );
         let later = now + Duration::from_millis(1_900);
         assert!(share.refusal_at(alice, later).is_some(), "not drained yet");
         assert_eq!(share.refusal_at(alice, now + Duration::from_secs(2)), None);
@@ -279,9 +286,16 @@ mod tests {
             share.charge_at(ClientKey::of(address), Duration::from_millis(10), now);
         }
         share.charge_at(client("192.0.2.1"), Duration::from_secs(5), now);
-        assert_eq!(share.clients.len(), usize::try_from(FORGET_EVERY - 1).expect("small"));
+        assert_eq!(
+            share.clients.len(),
+            usize::try_from(FORGET_EVERY - 1).expect("small")
+        );
         // The round's last charge comes a second later: 10 ms owed are drained, 5 s are not.
-        share.charge_at(client("192.0.2.2"), Duration::ZERO, now + Duration::from_secs(1));
+        share.charge_at(
+            client("192.0.2.2"),
+            Duration::ZERO,
+            now + Duration::from_secs(1),
+        );
         assert_eq!(share.clients.len(), 1);
         assert!(share.refusal_at(client("192.0.2.1"), now).is_some());
     }

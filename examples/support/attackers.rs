@@ -81,6 +81,16 @@ pub(crate) struct Attacker {
     task: tokio::task::JoinHandle<()>,
 }
 
+/// Seconds the attackers run before the measured pass (`ATTACK_WARMUP_SECS`, 5).
+pub(crate) fn warmup() -> anyhow::Result<u64> {
+    match std::env::var("ATTACK_WARMUP_SECS") {
+        Err(_) => Ok(5),
+        Ok(text) => text
+            .parse()
+            .map_err(|e| anyhow::anyhow!("ATTACK_WARMUP_SECS={text}: {e}")),
+    }
+}
+
 /// The classes named in `ATTACK_CLASSES` (a comma-separated list of the names the report
 /// prints, any case), or every class when it is unset: to find which class holds what.
 pub(crate) fn chosen() -> anyhow::Result<Vec<Class>> {
