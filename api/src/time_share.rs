@@ -210,11 +210,12 @@ mod tests {
 
     /// 200 ms of server time a second, 1 s at once.
     fn share(unlimited: &[&str]) -> TimeShare {
-        let mut config = ApiConfig::default();
-        config.server_ms_per_second_per_client = 200;
-        config.server_ms_burst_per_client = 1_000;
-        config.unlimited_clients = unlimited.iter().map(|n| n.parse().expect("cidr")).collect();
-        TimeShare::new(&config)
+        TimeShare::new(&ApiConfig {
+            server_ms_per_second_per_client: 200,
+            server_ms_burst_per_client: 1_000,
+            unlimited_clients: unlimited.iter().map(|n| n.parse().expect("cidr")).collect(),
+            ..ApiConfig::default()
+        })
     }
 
     fn client(address: &str) -> ClientKey {
