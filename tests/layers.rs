@@ -79,8 +79,9 @@ const API: &[(&str, &[&str])] = &[
     ("row_budget", &[]),
     ("explorer", &[]),
     ("client", &[]),
+    ("time_share", &["client"]),
     ("connections", &["client"]),
-    ("limits", &["metrics", "client"]),
+    ("limits", &["metrics", "client", "time_share"]),
     ("changes", &["read"]),
     ("facet_cache", &["cache", "read", "lru"]),
     ("feed_spool", &[]),
@@ -114,6 +115,7 @@ const API: &[(&str, &[&str])] = &[
             "client_error",
             "budget",
             "row_budget",
+            "time_share",
         ],
     ),
     (
@@ -143,7 +145,10 @@ const API: &[(&str, &[&str])] = &[
             "row_budget",
         ],
     ),
-    ("websocket", &["client", "connections", "graphql"]),
+    (
+        "websocket",
+        &["client", "connections", "graphql", "time_share"],
+    ),
     (
         "server",
         &[
@@ -157,6 +162,7 @@ const API: &[(&str, &[&str])] = &[
             "explorer",
             "connections",
             "websocket",
+            "time_share",
         ],
     ),
 ];
