@@ -2,13 +2,20 @@
 //! served: a feed holds one line per agent (about 1.3 KB each, so 130 MB at 100,000 agents), far
 //! more than a server should hold in memory once, let alone once per request. Its SHA-256 and
 //! length are taken as the lines are written, so the headers that carry them are ready before
-//! the first byte of the body is sent. The file is deleted when the last holder of its [`Feed`]
-//! drops it (a response still streaming it keeps its own open descriptor).
+//! the first byte of the body is sent.
+//!
+//! The file never has a name (`O_TMPFILE` on Linux; elsewhere it is unlinked as it is created):
+//! the system frees it when the last descriptor closes, so a server that is killed leaves
+//! nothing behind in `TMPDIR`. Responses read it at their own offsets from one shared
+//! descriptor, so one still streaming keeps the bytes after the cache has dropped the feed.
 
+use axum::body::Bytes;
+use futures_util::Stream;
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use tempfile::TempPath;
+use std::path::Path;
+use std::sync::Arc;
 
 /// Bytes buffered before a write to the file.
 const WRITE_BUFFER: usize = 256 * 1024;
@@ -16,7 +23,6 @@ const WRITE_BUFFER: usize = 256 * 1024;
 /// A feed being written.
 pub(crate) struct FeedWriter {
     file: BufWriter<File>,
-    path: TempPath,
     hasher: Sha256,
     len: u64,
 }
@@ -24,14 +30,13 @@ pub(crate) struct FeedWriter {
 impl FeedWriter {
     /// A new, empty feed in the system's temporary folder (`TMPDIR`).
     pub(crate) fn create() -> io::Result<Self> {
-        let (file, path) = tempfile::Builder::new()
-            .prefix("agentindex-feed-")
-            .suffix(".jsonl")
-            .tempfile()?
-            .into_parts();
+        Self::create_in(&std::env::temp_dir())
+    }
+
+    /// A new, empty feed in `folder`, under no name.
+    fn create_in(folder: &Path) -> io::Result<Self> {
         Ok(Self {
-            file: BufWriter::with_capacity(WRITE_BUFFER, file),
-            path,
+            file: BufWriter::with_capacity(WRITE_BUFFER, tempfile::tempfile_in(folder)?),
             hasher: Sha256::new(),
             len: 0,
         })
@@ -48,10 +53,10 @@ impl FeedWriter {
     }
 
     /// The written feed, flushed to its file.
-    pub(crate) fn finish(mut self) -> io::Result<Feed> {
-        self.file.flush()?;
+    pub(crate) fn finish(self) -> io::Result<Feed> {
+        let file = self.file.into_inner().map_err(|e| e.into_error())?;
         Ok(Feed {
-            path: self.path,
+            file: Arc::new(file),
             len: self.len,
             digest: self.hasher.finalize().into(),
         })
@@ -61,7 +66,7 @@ impl FeedWriter {
 /// A computed feed, in its file.
 #[derive(Debug)]
 pub(crate) struct Feed {
-    path: TempPath,
+    file: Arc<File>,
     /// Its length in bytes.
     pub(crate) len: u64,
     /// SHA-256 of its bytes.
@@ -69,39 +74,87 @@ pub(crate) struct Feed {
 }
 
 impl Feed {
-    /// The feed's bytes, to be read from the start.
-    pub(crate) async fn open(&self) -> io::Result<tokio::fs::File> {
-        tokio::fs::File::open(&self.path).await
+    /// The feed's bytes from the start, `chunk` bytes at a time (each read off the async
+    /// threads). The stream holds the file open however long it is read.
+    pub(crate) fn chunks(&self, chunk: usize) -> impl Stream<Item = io::Result<Bytes>> + use<> {
+        let (file, len) = (Arc::clone(&self.file), self.len);
+        let chunk = chunk.max(1) as u64;
+        futures_util::stream::try_unfold(0u64, move |offset| {
+            let file = Arc::clone(&file);
+            async move {
+                if offset >= len {
+                    return Ok(None);
+                }
+                let size = chunk.min(len - offset);
+                let read = tokio::task::spawn_blocking(move || {
+                    let mut bytes = vec![0; usize::try_from(size).unwrap_or(usize::MAX)];
+                    read_exact_at(&file, &mut bytes, offset).map(|()| bytes)
+                });
+                let bytes = read.await.map_err(io::Error::other)??;
+                Ok(Some((Bytes::from(bytes), offset + size)))
+            }
+        })
     }
+}
+
+/// Fills `bytes` from `file` at `offset`, leaving any shared cursor alone where the system
+/// allows it.
+#[cfg(unix)]
+fn read_exact_at(file: &File, bytes: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, bytes, offset)
+}
+
+/// Fills `bytes` from `file` at `offset` (Windows positions each read itself).
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut bytes: &mut [u8], mut offset: u64) -> io::Result<()> {
+    while !bytes.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, bytes, offset)? {
+            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                bytes = &mut bytes[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::AsyncReadExt;
+    use futures_util::TryStreamExt;
+
+    async fn read_all(feed: &Feed, chunk: usize) -> Vec<u8> {
+        let chunks: Vec<Bytes> = feed.chunks(chunk).try_collect().await.unwrap();
+        assert!(
+            chunks.iter().all(|c| c.len() <= chunk),
+            "no chunk over {chunk}"
+        );
+        chunks.concat()
+    }
 
     #[tokio::test]
-    async fn a_feed_reads_back_what_was_written_with_its_digest_and_is_deleted_when_dropped() {
-        let mut writer = FeedWriter::create().unwrap();
+    async fn a_feed_reads_back_what_was_written_with_its_digest_and_leaves_no_file() {
+        let folder = tempfile::tempdir().unwrap();
+        let mut writer = FeedWriter::create_in(folder.path()).unwrap();
         writer.write_line(b"{\"a\":1}").unwrap();
         writer.write_line(b"{\"b\":2}").unwrap();
         let feed = writer.finish().unwrap();
         let expected = b"{\"a\":1}\n{\"b\":2}\n";
         assert_eq!(feed.len, expected.len() as u64);
         assert_eq!(feed.digest, <[u8; 32]>::from(Sha256::digest(expected)));
-        let mut read = Vec::new();
-        let mut file = feed.open().await.unwrap();
-        file.read_to_end(&mut read).await.unwrap();
-        assert_eq!(read, expected);
+        // Whole, and three bytes at a time, twice at once: each reader has its own offset.
+        let (whole, small) = tokio::join!(read_all(&feed, 1 << 20), read_all(&feed, 3));
+        assert_eq!(whole, expected);
+        assert_eq!(small, expected);
+        // Nothing has a name in the folder, so a killed server leaves nothing there.
+        let named = std::fs::read_dir(folder.path()).unwrap().count();
+        assert_eq!(named, 0, "the feed's file has no name");
 
-        // A reader that opened the file keeps it readable after the feed is dropped; the
-        // name is gone at once.
-        let path = feed.path.to_path_buf();
-        let mut still_open = feed.open().await.unwrap();
+        // A stream started before the feed is dropped still reads all of it.
+        let streaming = feed.chunks(4);
         drop(feed);
-        assert!(!path.exists(), "the file is deleted with its feed");
-        let mut again = Vec::new();
-        still_open.read_to_end(&mut again).await.unwrap();
-        assert_eq!(again, expected);
+        let read: Vec<Bytes> = streaming.try_collect().await.unwrap();
+        assert_eq!(read.concat(), expected);
     }
 }

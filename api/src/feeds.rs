@@ -24,7 +24,6 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use std::collections::BTreeMap;
 use std::io;
-use tokio_util::io::ReaderStream;
 
 /// Why a feed request was refused.
 #[derive(Debug, thiserror::Error)]
@@ -194,8 +193,7 @@ pub async fn reputation(
     }
     // Streamed from its file: the file stays readable for this response even if the cache
     // drops the feed meanwhile.
-    let file = feed.open().await?;
-    let chunks = ReaderStream::with_capacity(file, STREAM_CHUNK_BYTES);
+    let chunks = feed.chunks(STREAM_CHUNK_BYTES);
     Ok((headers, Body::from_stream(chunks)).into_response())
 }
 

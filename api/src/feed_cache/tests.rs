@@ -2,9 +2,9 @@
 //! timeout and hidden failures, the byte bound.
 
 use super::*;
+use futures_util::TryStreamExt;
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tokio::io::AsyncReadExt;
 use tokio::sync::oneshot;
 
 const AT: FeedKey = FeedKey {
@@ -33,14 +33,8 @@ fn lines(
 }
 
 async fn body(feed: &Feed) -> String {
-    let mut text = String::new();
-    feed.open()
-        .await
-        .unwrap()
-        .read_to_string(&mut text)
-        .await
-        .unwrap();
-    text
+    let chunks: Vec<axum::body::Bytes> = feed.chunks(1 << 16).try_collect().await.unwrap();
+    String::from_utf8(chunks.concat()).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
