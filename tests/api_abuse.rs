@@ -164,29 +164,9 @@ async fn hostile_queries_and_a_flood_are_refused_while_indexing_goes_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clients_over_their_rate_get_429_and_cors_follows_the_config() {
     let dir = tempfile::tempdir().unwrap();
-    let toml = format!(
-        r#"
-[database]
-url = "{db}"
-
-[api]
-requests_per_minute_per_client = 1
-client_burst = 2
-cors_origins = ["https://explorer.example"]
-
-[[chains]]
-name = "idle"
-chain_id = 31337
-rpc = ["http://127.0.0.1:9"]
-"#,
-        db = support::database_url(&dir.path().join("index.db"))
-    );
-    let config =
-        Config::from_toml_and_env(&toml, std::path::Path::new("api.toml"), Vec::new()).unwrap();
-    let store = agentindex_indexer::store::Store::open(&config.database.url)
-        .await
-        .unwrap();
-    let served = support::api::serve(store, &config).await;
+    let api = "requests_per_minute_per_client = 1\nclient_burst = 2\n\
+               cors_origins = [\"https://explorer.example\"]";
+    let served = serve_idle_chain(&dir, api).await;
     let base = served.base.clone();
     let client = reqwest::Client::new();
     let query = json!({ "query": "{ indexerStatus { chainId } }" });
@@ -245,30 +225,9 @@ rpc = ["http://127.0.0.1:9"]
 async fn a_client_over_its_share_of_the_servers_time_is_refused_and_others_are_not() {
     let dir = tempfile::tempdir().unwrap();
     // A millisecond a second, a millisecond at once: a few requests use it up.
-    let toml = format!(
-        r#"
-[database]
-url = "{db}"
-
-[api]
-requests_per_minute_per_client = 1000000
-client_burst = 100000
-server_ms_per_second_per_client = 1
-server_ms_burst_per_client = 1
-
-[[chains]]
-name = "idle"
-chain_id = 31337
-rpc = ["http://127.0.0.1:9"]
-"#,
-        db = support::database_url(&dir.path().join("index.db"))
-    );
-    let config =
-        Config::from_toml_and_env(&toml, std::path::Path::new("api.toml"), Vec::new()).unwrap();
-    let store = agentindex_indexer::store::Store::open(&config.database.url)
-        .await
-        .unwrap();
-    let served = support::api::serve(store, &config).await;
+    let api = "requests_per_minute_per_client = 1000000\nclient_burst = 100000\n\
+               server_ms_per_second_per_client = 1\nserver_ms_burst_per_client = 1";
+    let served = serve_idle_chain(&dir, api).await;
     let base = served.base.clone();
     let from = |address: [u8; 4]| {
         reqwest::Client::builder()
@@ -336,4 +295,20 @@ rpc = ["http://127.0.0.1:9"]
     );
 
     served.stop().await;
+}
+
+/// `serve` over a new store in `dir` with `api` as its `[api]` section and one chain that is
+/// never indexed.
+async fn serve_idle_chain(dir: &tempfile::TempDir, api: &str) -> support::api::Served {
+    let db = support::database_url(&dir.path().join("index.db"));
+    let toml = format!(
+        "[database]\nurl = \"{db}\"\n\n[api]\n{api}\n\n\
+         [[chains]]\nname = \"idle\"\nchain_id = 31337\nrpc = [\"http://127.0.0.1:9\"]\n"
+    );
+    let config =
+        Config::from_toml_and_env(&toml, std::path::Path::new("api.toml"), Vec::new()).unwrap();
+    let store = agentindex_indexer::store::Store::open(&config.database.url)
+        .await
+        .unwrap();
+    support::api::serve(store, &config).await
 }

@@ -8,7 +8,7 @@
 
 use crate::client::{CLIENTS_PER_NETWORK, ClientKey, NetworkKey};
 use crate::metrics::ApiMetrics;
-use crate::time_share::TimeShare;
+use crate::time_share::{TimeShare, retry_after_secs};
 use agentindex_indexer::config::ApiConfig;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
@@ -97,7 +97,7 @@ pub(crate) async fn rate_limit(
     };
     if let Some((not_until, who)) = refused {
         let wait = not_until.wait_time_from(DefaultClock::default().now());
-        let seconds = (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1);
+        let seconds = retry_after_secs(wait);
         limiter.metrics.rate_limited();
         return too_many(
             seconds,

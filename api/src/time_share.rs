@@ -33,9 +33,9 @@ pub struct OverShare {
 }
 
 impl OverShare {
-    /// Whole seconds to wait, rounded up, at least one (for `Retry-After`).
+    /// Whole seconds to wait (for `Retry-After`).
     pub fn retry_after_secs(&self) -> u64 {
-        (self.wait.as_secs() + u64::from(self.wait.subsec_nanos() > 0)).max(1)
+        retry_after_secs(self.wait)
     }
 
     /// The refusal's wording.
@@ -46,6 +46,11 @@ impl OverShare {
             self.retry_after_secs()
         )
     }
+}
+
+/// `wait` in whole seconds, rounded up, at least one: what `Retry-After` says.
+pub fn retry_after_secs(wait: Duration) -> u64 {
+    (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
 }
 
 /// What one client (or network) owes, as of `at`.

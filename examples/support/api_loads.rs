@@ -127,11 +127,12 @@ pub(crate) fn sdk_searches(count: usize, rng: &mut impl rand::Rng) -> Vec<String
 }
 
 /// The configuration the benchmarks serve `database_url` with: any free loopback port, and
-/// rate limits no load reaches.
+/// rate limits (of requests and of the server's time) no load reaches.
 pub(crate) fn serve_config(database_url: &str) -> String {
     serve_config_with(
         database_url,
-        "requests_per_minute_per_client = 100000000\nclient_burst = 1000000",
+        "requests_per_minute_per_client = 100000000\nclient_burst = 1000000\n\
+         server_ms_per_second_per_client = 1000000\nserver_ms_burst_per_client = 1000000000",
     )
 }
 

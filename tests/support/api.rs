@@ -2,7 +2,7 @@
 //! for tests that query while the chain moves.
 
 use agentindex_api::{ApiState, ServeError};
-use agentindex_indexer::config::Config;
+use agentindex_indexer::config::{ApiConfig, Config};
 use agentindex_indexer::engine::{self, EngineError, IndexOptions};
 use agentindex_indexer::store::Store;
 use tokio::sync::watch;
@@ -24,8 +24,14 @@ impl Served {
     }
 }
 
-/// Serves `store` under `config` on a free loopback port.
+/// Serves `store` under `config` on a free loopback port (with [`super::TEST_SERVER_MS_BURST`]
+/// unless the config sets its own burst of server time).
 pub(crate) async fn serve(store: Store, config: &Config) -> Served {
+    let mut config = config.clone();
+    if config.api.server_ms_burst_per_client == ApiConfig::default().server_ms_burst_per_client {
+        config.api.server_ms_burst_per_client = super::TEST_SERVER_MS_BURST;
+    }
+    let config = &config;
     let (stop, shutdown) = watch::channel(false);
     let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
     let task = tokio::spawn(agentindex_api::serve(

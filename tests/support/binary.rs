@@ -15,7 +15,8 @@ const GRACE: Duration = Duration::from_secs(10);
 /// `agentindex ARGS CONFIG`, tied to the test process.
 pub(crate) fn command(args: &[&str], config: &Path) -> TiedCommand {
     let mut tied = TiedCommand::new(env!("CARGO_BIN_EXE_agentindex"), GRACE);
-    tied.command().args(args).arg(config);
+    let (key, value) = super::TEST_SERVER_MS_BURST_ENV;
+    tied.command().args(args).arg(config).env(key, value);
     tied
 }
 

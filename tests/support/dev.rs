@@ -47,6 +47,10 @@ impl Dev {
             .args(["dev", "--listen", "127.0.0.1:0"])
             .current_dir(dir.path())
             .env("RUST_LOG", "warn")
+            .env(
+                super::TEST_SERVER_MS_BURST_ENV.0,
+                super::TEST_SERVER_MS_BURST_ENV.1,
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         let mut process = tied.spawn().unwrap();

@@ -29,6 +29,15 @@ use agentindex_indexer::store::StoreRead;
 use std::path::Path;
 use std::time::Duration;
 
+/// The burst of server time (`[api] server_ms_burst_per_client`) every server a test starts is
+/// given unless the test sets one: a debug build answers ten times slower than a release one,
+/// so a test polling the API would otherwise meet the shipped share (a second) by chance.
+/// Tests of the share set their own.
+pub(crate) const TEST_SERVER_MS_BURST: u32 = 1_000_000_000;
+/// [`TEST_SERVER_MS_BURST`] as the environment gives it to a process (over its config file).
+pub(crate) const TEST_SERVER_MS_BURST_ENV: (&str, &str) =
+    ("AGENTINDEX_API__SERVER_MS_BURST_PER_CLIENT", "1000000000");
+
 /// Counts events stored with a decoding error.
 pub(crate) const DECODE_FAILURES: &str =
     "SELECT count(*) FROM events WHERE decode_error IS NOT NULL";
