@@ -144,7 +144,8 @@ async fn main() -> anyhow::Result<()> {
     let sampling = Arc::new(AtomicBool::new(false));
     let memory = sample_memory(pid, sampling.clone());
     let stop = Arc::new(AtomicBool::new(false));
-    let running = attackers::start(&server.base, &classes, rate, &stop);
+    let attacking = attackers::runtime()?;
+    let running = attackers::start(attacking.handle(), &server.base, &classes, rate, &stop);
     // The attackers get a while (ATTACK_WARMUP_SECS, 5) to reach full strength and to spend
     // their bursts (of requests and of the server's time) before the measured pass.
     tokio::time::sleep(Duration::from_secs(attackers::warmup()?)).await;
@@ -156,6 +157,7 @@ async fn main() -> anyhow::Result<()> {
     }
     sampling.store(true, Ordering::Relaxed);
     let peaks_attacked = memory.await?;
+    attacking.shutdown_background();
 
     println!(
         "\n{:<28} {:>10} {:>10} {:>12} {:>12} {:>9}",

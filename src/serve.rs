@@ -57,12 +57,18 @@ pub(crate) async fn index_and_serve(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Connections (SQLite) of the read pool whose worker threads run at the lowest priority, for
+/// the reads of reputation feeds and of clients over much of their share of the server's time.
+const LOW_PRIORITY_READERS: u32 = 2;
+
 /// The store the API reads, its statements stopped by the database a little after the query
-/// time limit (`[api.reads]`), so a query the API gave up on does not run on. Indexing opens
-/// its own store, without a limit.
+/// time limit (`[api.reads]`), so a query the API gave up on does not run on, with a
+/// low-priority read pool beside the ordinary one. Indexing opens its own store, without a
+/// limit.
 async fn open_for_serving(config: &Config) -> anyhow::Result<Store> {
     let options = OpenOptions {
         read_statement_timeout: Some(config.api.reads.statement_timeout()),
+        low_priority_readers: LOW_PRIORITY_READERS,
     };
     Ok(Store::open_with(&config.database.url, options).await?)
 }

@@ -297,6 +297,70 @@ async fn a_client_over_its_share_of_the_servers_time_is_refused_and_others_are_n
     served.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_owing_server_time_is_served_at_low_priority_and_others_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    // Any time owed moves a client aside; nobody is refused. 127.0.0.3 reads /metrics and is
+    // never charged, so its scrapes never count.
+    let api = "requests_per_minute_per_client = 1000000\nclient_burst = 100000\n\
+               server_ms_per_second_per_client = 1\nserver_ms_burst_per_client = 1000000\n\
+               low_priority_after_ms_per_client = 0\nunlimited_clients = [\"127.0.0.3\"]\n\
+               [api.caches]\nmetrics_cache_secs = 1";
+    let served = serve_idle_chain(&dir, api).await;
+    let base = served.base.clone();
+    let from = |address: [u8; 4]| {
+        reqwest::Client::builder()
+            .local_address(std::net::IpAddr::from(address))
+            .build()
+            .unwrap()
+    };
+    let query = json!({ "query": "query Lane { agents(first: 5) { edges { node { id } } } }" });
+    let ask = |client: &reqwest::Client| {
+        let request = client.post(format!("{base}/graphql")).json(&query).send();
+        async move {
+            let response = request.await.unwrap();
+            assert_eq!(response.status(), 200);
+            response.json::<Value>().await.unwrap()
+        }
+    };
+    let (busy, light, scraper) = (
+        from([127, 0, 0, 1]),
+        from([127, 0, 0, 2]),
+        from([127, 0, 0, 3]),
+    );
+    // The first request owes nothing before it: served as anyone's. The second comes from a
+    // client that owes the first one's time: served on the low-priority lane, and the same.
+    let first = ask(&busy).await;
+    let second = ask(&busy).await;
+    assert_eq!(second, first, "the lane answers as the ordinary path does");
+    assert!(first["data"]["agents"]["edges"].is_array(), "{first}");
+    let other = ask(&light).await;
+    assert_eq!(other, first);
+
+    // Once `/metrics` counts the three requests, it counts one of them at low priority.
+    let counted = "agentindex_api_requests_total{operation=\"Lane\"} 3";
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let text = loop {
+        let response = scraper.get(format!("{base}/metrics")).send().await.unwrap();
+        let text = response.text().await.unwrap();
+        if text.lines().any(|line| line == counted) {
+            break text;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never counted:\n{text}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let lane = text
+        .lines()
+        .find_map(|line| line.strip_prefix("agentindex_api_low_priority_requests_total "))
+        .unwrap_or_else(|| panic!("no low-priority counter in:\n{text}"));
+    assert_eq!(lane, "1", "only the client that owed time was moved aside");
+
+    served.stop().await;
+}
+
 /// `serve` over a new store in `dir` with `api` as its `[api]` section and one chain that is
 /// never indexed.
 async fn serve_idle_chain(dir: &tempfile::TempDir, api: &str) -> support::api::Served {

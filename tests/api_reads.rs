@@ -320,6 +320,7 @@ async fn postgres_stops_a_statement_past_the_time_limit_and_the_pool_reads_on_at
         &url,
         OpenOptions {
             read_statement_timeout: Some(limit),
+            ..OpenOptions::default()
         },
     )
     .await
@@ -371,6 +372,7 @@ async fn sqlite_stops_a_statement_its_caller_gave_up_on_at_the_time_limit() {
         &url,
         OpenOptions {
             read_statement_timeout: Some(limit),
+            ..OpenOptions::default()
         },
     )
     .await

@@ -27,18 +27,14 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
         devnet.deployment().identity,
         s.erc8004_id
     );
-    let agent = data(
-        &endpoint,
-        "query($id: ID!) { agent(id: $id) {
+    let relations = "query($id: ID!) { agent(id: $id) {
             payments { totalCount nodes { payer amount x402 counts excludedBecause } }
             feedback { nodes { client index value valueDecimals revoked responses } }
             validations { nodes { validator responses } }
             reputation { paymentCount excludedPayments feedbackCount }
             history(first: 100) { totalCount nodes { blockNumber logIndex kind detail } }
-        } }",
-        json!({ "id": key }),
-    )["agent"]
-        .clone();
+        } }";
+    let agent = data(&endpoint, relations, json!({ "id": key }))["agent"].clone();
     let hex = |a: alloy::primitives::Address| format!("{a:#x}");
     assert_eq!(agent["payments"]["totalCount"], 3);
     assert_eq!(
@@ -137,6 +133,31 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
             .contains("not a cursor of this list"),
         "{}",
         wrong[0]
+    );
+    served.stop().await;
+
+    // A client served at low priority (it owes any time at all, and time hardly drains) gets
+    // the same answer, read through loaders of its own on the low-priority connections.
+    let mut low = config.clone();
+    low.api.low_priority_after_ms_per_client = 0;
+    low.api.server_ms_per_second_per_client = 1;
+    let options = agentindex_indexer::store::OpenOptions {
+        low_priority_readers: 1,
+        ..Default::default()
+    };
+    let store = agentindex_indexer::store::Store::open_with(&support::database_url(&db), options)
+        .await
+        .unwrap();
+    let served = support::api::serve(store, &low).await;
+    let endpoint = format!("{}/graphql", served.base);
+    assert_eq!(
+        data(&endpoint, "{ __typename }", json!({}))["__typename"],
+        "Query"
+    );
+    let again = data(&endpoint, relations, json!({ "id": key }))["agent"].clone();
+    assert_eq!(
+        again, agent,
+        "the low-priority lane answers as the ordinary path"
     );
     served.stop().await;
 }

@@ -16,6 +16,7 @@ const INDEXER: &[(&str, &[&str])] = &[
     ("primitives", &[]),
     ("metrics", &[]),
     ("redact", &[]),
+    ("priority", &[]),
     ("config", &["primitives", "redact"]),
     ("sources", &["primitives"]),
     ("rpc", &["primitives", "metrics", "redact", "config"]),
@@ -33,6 +34,7 @@ const INDEXER: &[(&str, &[&str])] = &[
             "documents",
             "reputation",
             "agents",
+            "priority",
         ],
     ),
     (
@@ -81,7 +83,11 @@ const API: &[(&str, &[&str])] = &[
     ("client", &[]),
     ("time_share", &["client"]),
     ("connections", &["client"]),
-    ("limits", &["metrics", "client", "time_share"]),
+    ("low_priority_lane", &[]),
+    (
+        "limits",
+        &["metrics", "client", "time_share", "low_priority_lane"],
+    ),
     ("changes", &["read"]),
     ("facet_cache", &["cache", "read", "lru"]),
     ("feed_spool", &[]),
@@ -163,6 +169,7 @@ const API: &[(&str, &[&str])] = &[
             "connections",
             "websocket",
             "time_share",
+            "low_priority_lane",
         ],
     ),
 ];

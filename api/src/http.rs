@@ -63,6 +63,7 @@ async fn answer(
         None => {
             // Its size was checked by the schema's budget (`crate::budget`) before anything
             // expanded it; its rows and time are bounded by `graphql::operation_limits`.
+            let request = crate::graphql::loader_set::for_request(request, state);
             let response = schema.execute(request).await;
             match (key, version, response.is_ok()) {
                 (Some(key), Some(version), true) => match serde_json::to_vec(&response) {

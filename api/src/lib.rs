@@ -4,7 +4,8 @@
 //! document may be before anything expands it, on every endpoint; [`explorer`] serves the explorer at `/`
 //! and GraphiQL's files, embedded; [`graphql`] is the GraphQL schema and its
 //! resolvers, over the read queries in `read`; [`http`] has the GraphQL, health, readiness and
-//! status endpoints; [`limits`] the per-client rate limit and CORS; [`client`] who a request
+//! status endpoints; [`limits`] the per-client rate limit and CORS, [`time_share`] each client's
+//! share of the server's time, [`low_priority_lane`] where a client that used much of it runs; [`client`] who a request
 //! comes from (behind trusted proxies too); [`connections`] the accept loop and its timeouts
 //! and connection caps; `websocket` `/graphql/ws` and its caps; [`metrics`] `/metrics`;
 //! [`feeds`] answers the
@@ -32,6 +33,7 @@ pub mod feeds;
 pub mod graphql;
 pub mod http;
 pub mod limits;
+pub mod low_priority_lane;
 mod lru;
 pub mod metrics;
 mod read;

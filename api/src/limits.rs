@@ -1,5 +1,6 @@
 //! Protection of the HTTP API: a governor rate limit per client and a share of the server's
-//! time per client ([`crate::time_share`]), both answered 429 with Retry-After when exceeded
+//! time per client ([`crate::time_share`]), both answered 429 with Retry-After when exceeded,
+//! a client that used much of its share served at low priority ([`crate::low_priority_lane`])
 //! (health and readiness are never limited, `/metrics` is, clients listed in
 //! `[api] unlimited_clients` are not), and the configured CORS.
 //! A client is what [`crate::client`] makes of the request: its address, or the address a
@@ -7,6 +8,7 @@
 //! share a network's rate of [`CLIENTS_PER_NETWORK`] clients.
 
 use crate::client::{CLIENTS_PER_NETWORK, ClientKey, NetworkKey};
+use crate::low_priority_lane::LowPriorityLane;
 use crate::metrics::ApiMetrics;
 use crate::time_share::{TimeShare, retry_after_secs};
 use agentindex_indexer::config::ApiConfig;
@@ -41,14 +43,20 @@ pub struct ClientLimiter {
     limiter: Arc<DefaultKeyedRateLimiter<ClientKey>>,
     networks: Arc<DefaultKeyedRateLimiter<NetworkKey>>,
     time: Arc<TimeShare>,
+    lane: Arc<LowPriorityLane>,
     seen: Arc<AtomicU64>,
     metrics: Arc<ApiMetrics>,
 }
 
 impl ClientLimiter {
     /// A limiter as `[api]` configures it (zero values were refused when the config loaded),
-    /// sharing out the server's time with `time`.
-    pub fn new(config: &ApiConfig, time: Arc<TimeShare>, metrics: Arc<ApiMetrics>) -> Self {
+    /// sharing out the server's time with `time`, running heavy clients' requests on `lane`.
+    pub fn new(
+        config: &ApiConfig,
+        time: Arc<TimeShare>,
+        lane: Arc<LowPriorityLane>,
+        metrics: Arc<ApiMetrics>,
+    ) -> Self {
         let per_minute =
             NonZeroU32::new(config.requests_per_minute_per_client).unwrap_or(NonZeroU32::MIN);
         let burst = NonZeroU32::new(config.client_burst).unwrap_or(NonZeroU32::MIN);
@@ -62,6 +70,7 @@ impl ClientLimiter {
                 Quota::per_minute(times(per_minute)).allow_burst(times(burst)),
             )),
             time,
+            lane,
             seen: Arc::new(AtomicU64::new(0)),
             metrics,
         }
@@ -69,7 +78,8 @@ impl ClientLimiter {
 }
 
 /// The middleware: refuses a client over its rate or its share of the server's time with 429
-/// and how long to wait, and charges the time of what it lets through.
+/// and how long to wait, runs a heavy client's requests on the low-priority lane, and charges
+/// the time of what it lets through.
 pub(crate) async fn rate_limit(
     State(limiter): State<ClientLimiter>,
     client: ClientKey,
@@ -112,7 +122,15 @@ pub(crate) async fn rate_limit(
         return too_many(over.retry_after_secs(), over.message());
     }
     let started = Instant::now();
-    let response = next.run(request).await;
+    let response = if limiter.time.is_heavy(client) {
+        limiter.metrics.low_priority();
+        match limiter.lane.run(next.run(request)).await {
+            Ok(response) => response,
+            Err(closed) => (StatusCode::SERVICE_UNAVAILABLE, closed.to_string()).into_response(),
+        }
+    } else {
+        next.run(request).await
+    };
     limiter.time.charge(client, started.elapsed());
     response
 }

@@ -97,6 +97,7 @@ pub struct ApiMetrics {
     requests: Family<OperationLabels, Counter>,
     latency: Family<OperationLabels, Histogram>,
     rate_limited: Counter,
+    low_priority: Counter,
     response_cache_bytes: Gauge,
     feed_cache_bytes: Gauge,
     facet_cache_entries: Gauge,
@@ -126,6 +127,7 @@ impl ApiMetrics {
             Histogram::new(exponential_buckets(0.0005, 2.0, 16))
         });
         let rate_limited = Counter::default();
+        let low_priority = Counter::default();
         registry.register("chain_head_block", "Newest head block seen", head.clone());
         registry.register(
             "chain_finalized_block",
@@ -161,6 +163,11 @@ impl ApiMetrics {
             "api_rate_limited_requests",
             "Requests refused with 429 by the per-client rate limit",
             rate_limited.clone(),
+        );
+        registry.register(
+            "api_low_priority_requests",
+            "Requests of clients that had used much of their share of the server's time, run at low priority",
+            low_priority.clone(),
         );
         let response_cache_bytes = Gauge::default();
         let feed_cache_bytes = Gauge::default();
@@ -203,6 +210,7 @@ impl ApiMetrics {
             requests,
             latency,
             rate_limited,
+            low_priority,
             operations: Default::default(),
         }
     }
@@ -248,6 +256,11 @@ impl ApiMetrics {
     /// Counts a request refused by the rate limit.
     pub fn rate_limited(&self) {
         self.rate_limited.inc();
+    }
+
+    /// Counts a request run on the low-priority lane.
+    pub fn low_priority(&self) {
+        self.low_priority.inc();
     }
 
     /// The text of a scrape: reused while younger than the reuse window, else the chain and

@@ -2,6 +2,7 @@
 
 use crate::connections::{self, ConnectionPolicy};
 use crate::graphql;
+use crate::low_priority_lane::LowPriorityLane;
 use crate::state::ApiState;
 use crate::time_share::TimeShare;
 use crate::{explorer, feeds, http, limits, subgraph, websocket};
@@ -48,7 +49,8 @@ pub fn router(state: ApiState) -> Router {
         .route("/readyz", get(http::readyz))
         .route("/metrics", get(http::metrics))
         .with_state((schema, state.clone()));
-    let limiter = limits::ClientLimiter::new(&state.api, time, state.metrics.clone());
+    let lane = Arc::new(LowPriorityLane::start());
+    let limiter = limits::ClientLimiter::new(&state.api, time, lane, state.metrics.clone());
     let cors = limits::cors(&state.api.cors_origins);
     Router::new()
         .route("/feeds/reputation.jsonl", get(feeds::reputation))

@@ -6,7 +6,9 @@
 //! `[api] server_ms_per_second_per_client`, and a client owing more than
 //! `[api] server_ms_burst_per_client` is refused (429 over HTTP, a GraphQL error on a
 //! websocket) until it has drained below. Cheap questions never come near it; a client asking
-//! expensive ones gets fewer of them, and can hold at most its share of the cores.
+//! expensive ones gets fewer of them, and can hold at most its share of the cores. One owing
+//! more than `[api] low_priority_after_ms_per_client` is heavy ([`TimeShare::is_heavy`]): its requests run at low
+//! priority, where they get only the time others leave (`crate::low_priority_lane`).
 //!
 //! Time is wall time from the handler's start until the answer is ready (a streamed feed is
 //! not charged here: it has its own share, see `crate::feed_cache`). The clients listed in
@@ -66,14 +68,17 @@ struct Ledger<K> {
     /// Seconds of server time forgiven per second.
     rate: f64,
     burst: Duration,
+    /// What a key may owe before it is heavy.
+    heavy: Duration,
     accounts: Mutex<HashMap<K, Account>>,
 }
 
 impl<K: Hash + Eq + Copy> Ledger<K> {
-    fn new(rate: f64, burst: Duration) -> Self {
+    fn new(rate: f64, burst: Duration, heavy: Duration) -> Self {
         Self {
             rate,
             burst,
+            heavy,
             accounts: Mutex::new(HashMap::new()),
         }
     }
@@ -84,6 +89,14 @@ impl<K: Hash + Eq + Copy> Ledger<K> {
         account
             .owed
             .saturating_sub(Duration::from_secs_f64(forgiven))
+    }
+
+    /// Whether `key` owes more than `heavy` at `now`.
+    fn is_heavy(&self, key: K, now: Instant) -> bool {
+        let accounts = self.accounts.lock().unwrap_or_else(|e| e.into_inner());
+        accounts
+            .get(&key)
+            .is_some_and(|account| self.drained(*account, now) > self.heavy)
     }
 
     /// How long `key` must wait at `now` before it owes no more than the burst, if at all.
@@ -135,11 +148,16 @@ impl TimeShare {
     pub fn new(config: &ApiConfig) -> Self {
         let rate = f64::from(config.server_ms_per_second_per_client.max(1)) / 1000.0;
         let burst = Duration::from_millis(u64::from(config.server_ms_burst_per_client.max(1)));
+        let heavy = Duration::from_millis(u64::from(config.low_priority_after_ms_per_client));
         let share = CLIENTS_PER_NETWORK.max(1);
         Self {
             unlimited: config.unlimited_clients.clone(),
-            clients: Ledger::new(rate, burst),
-            networks: Ledger::new(rate * f64::from(share), burst.saturating_mul(share)),
+            clients: Ledger::new(rate, burst, heavy),
+            networks: Ledger::new(
+                rate * f64::from(share),
+                burst.saturating_mul(share),
+                heavy.saturating_mul(share),
+            ),
             charges: AtomicU64::new(0),
         }
     }
@@ -154,6 +172,20 @@ impl TimeShare {
     /// Why `client` may not start a request now, if it may not.
     pub fn refusal(&self, client: ClientKey) -> Option<OverShare> {
         self.refusal_at(client, Instant::now())
+    }
+
+    /// Whether `client` (or its network) owes more than `[api]
+    /// low_priority_after_ms_per_client` (four times that for a network): it has lately used
+    /// much of its share, and its requests go to the low-priority lane
+    /// ([`crate::low_priority_lane`]). Never for an unlimited client.
+    pub fn is_heavy(&self, client: ClientKey) -> bool {
+        self.is_heavy_at(client, Instant::now())
+    }
+
+    fn is_heavy_at(&self, client: ClientKey, now: Instant) -> bool {
+        !self.is_unlimited(client)
+            && (self.clients.is_heavy(client, now)
+                || (client.is_ipv6() && self.networks.is_heavy(client.network(), now)))
     }
 
     /// Charges `client` (and its network) for `spent`.
@@ -218,6 +250,7 @@ mod tests {
         TimeShare::new(&ApiConfig {
             server_ms_per_second_per_client: 200,
             server_ms_burst_per_client: 1_000,
+            low_priority_after_ms_per_client: 250,
             unlimited_clients: unlimited.iter().map(|n| n.parse().expect("cidr")).collect(),
             ..ApiConfig::default()
         })
@@ -271,6 +304,38 @@ mod tests {
         // 500 ms over drain at 4 x 200 ms a second.
         assert_eq!(refused.wait, Duration::from_millis(625));
         assert_eq!(share.refusal_at(client("2001:db8:8::1"), now), None);
+    }
+
+    #[test]
+    fn a_client_owing_over_its_low_priority_threshold_is_heavy_until_it_drains_below() {
+        let renderer = share(&["10.1.0.0/16"]);
+        let share = share(&[]);
+        let now = Instant::now();
+        let alice = client("192.0.2.7");
+        assert!(!share.is_heavy_at(alice, now), "a stranger owes nothing");
+        share.charge_at(alice, Duration::from_millis(250), now);
+        assert!(
+            !share.is_heavy_at(alice, now),
+            "exactly the threshold is not over it"
+        );
+        share.charge_at(alice, Duration::from_millis(50), now);
+        assert!(share.is_heavy_at(alice, now));
+        // 300 ms owed drain to 250 in a quarter of a second at 200 ms a second.
+        assert!(share.is_heavy_at(alice, now + Duration::from_millis(200)));
+        assert!(!share.is_heavy_at(alice, now + Duration::from_millis(250)));
+        assert!(!share.is_heavy_at(client("192.0.2.8"), now));
+        // A fresh /64 of a /48 owing 1.04 s (over its 4 x 250 ms) is heavy through it.
+        for n in 1..=4 {
+            share.charge_at(
+                client(&format!("2001:db8:7:{n}::1")),
+                Duration::from_millis(260),
+                now,
+            );
+        }
+        assert!(share.is_heavy_at(client("2001:db8:7:99::1"), now));
+        assert!(!share.is_heavy_at(client("2001:db8:8::1"), now));
+        renderer.charge_at(client("10.1.2.3"), Duration::from_secs(60), now);
+        assert!(!renderer.is_heavy_at(client("10.1.2.3"), now));
     }
 
     #[test]

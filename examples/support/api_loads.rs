@@ -132,7 +132,8 @@ pub(crate) fn serve_config(database_url: &str) -> String {
     serve_config_with(
         database_url,
         "requests_per_minute_per_client = 100000000\nclient_burst = 1000000\n\
-         server_ms_per_second_per_client = 1000000\nserver_ms_burst_per_client = 1000000000",
+         server_ms_per_second_per_client = 1000000\nserver_ms_burst_per_client = 1000000000\n\
+         low_priority_after_ms_per_client = 1000000000",
     )
 }
 

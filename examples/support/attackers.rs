@@ -109,8 +109,29 @@ pub(crate) fn chosen() -> anyhow::Result<Vec<Class>> {
         .collect()
 }
 
-/// Starts one attacker per class in `classes` against `base` until `stop` turns true.
+/// The runtime the attackers run on: two threads, at the lowest priority unless
+/// `ATTACKERS_AT_NORMAL_PRIORITY` is set. The attackers stand for machines of their own; on this
+/// one their client work (reading the answers they provoke, the feeds they download) would
+/// otherwise take cores from the server and from the legitimate load's own client, which no
+/// remote attacker can. What the server spends on them is untouched: that is what is measured.
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    let lowered = std::env::var_os("ATTACKERS_AT_NORMAL_PRIORITY").is_none();
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("attacker")
+        .on_thread_start(move || {
+            if lowered {
+                agentindex_indexer::priority::lower_this_thread("an attacker's thread");
+            }
+        })
+        .enable_all()
+        .build()?)
+}
+
+/// Starts one attacker per class in `classes`, on the runtime `on`, against `base` until
+/// `stop` turns true.
 pub(crate) fn start(
+    on: &tokio::runtime::Handle,
     base: &str,
     classes: &[Class],
     rate: u32,
@@ -122,7 +143,7 @@ pub(crate) fn start(
         .map(|(n, class)| {
             let tally = Arc::new(Tally::default());
             let from = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 10 + n as u8));
-            let task = tokio::spawn(run(
+            let task = on.spawn(run(
                 *class,
                 base.to_string(),
                 from,

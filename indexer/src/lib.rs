@@ -16,6 +16,7 @@ pub mod engine;
 pub mod follower;
 pub mod metrics;
 pub mod primitives;
+pub mod priority;
 pub mod redact;
 pub mod reputation;
 pub mod rpc;

@@ -25,11 +25,16 @@ impl Served {
 }
 
 /// Serves `store` under `config` on a free loopback port (with [`super::TEST_SERVER_MS_BURST`]
-/// unless the config sets its own burst of server time).
+/// as the burst of server time, and as what a client may owe before it is served at low
+/// priority, unless the config sets its own).
 pub(crate) async fn serve(store: Store, config: &Config) -> Served {
     let mut config = config.clone();
-    if config.api.server_ms_burst_per_client == ApiConfig::default().server_ms_burst_per_client {
+    let shipped = ApiConfig::default();
+    if config.api.server_ms_burst_per_client == shipped.server_ms_burst_per_client {
         config.api.server_ms_burst_per_client = super::TEST_SERVER_MS_BURST;
+    }
+    if config.api.low_priority_after_ms_per_client == shipped.low_priority_after_ms_per_client {
+        config.api.low_priority_after_ms_per_client = super::TEST_SERVER_MS_BURST;
     }
     let config = &config;
     let (stop, shutdown) = watch::channel(false);

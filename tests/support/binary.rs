@@ -15,8 +15,10 @@ const GRACE: Duration = Duration::from_secs(10);
 /// `agentindex ARGS CONFIG`, tied to the test process.
 pub(crate) fn command(args: &[&str], config: &Path) -> TiedCommand {
     let mut tied = TiedCommand::new(env!("CARGO_BIN_EXE_agentindex"), GRACE);
-    let (key, value) = super::TEST_SERVER_MS_BURST_ENV;
-    tied.command().args(args).arg(config).env(key, value);
+    tied.command()
+        .args(args)
+        .arg(config)
+        .envs(super::TEST_SERVER_SHARE_ENV);
     tied
 }
 

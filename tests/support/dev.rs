@@ -47,10 +47,7 @@ impl Dev {
             .args(["dev", "--listen", "127.0.0.1:0"])
             .current_dir(dir.path())
             .env("RUST_LOG", "warn")
-            .env(
-                super::TEST_SERVER_MS_BURST_ENV.0,
-                super::TEST_SERVER_MS_BURST_ENV.1,
-            )
+            .envs(super::TEST_SERVER_SHARE_ENV)
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         let mut process = tied.spawn().unwrap();

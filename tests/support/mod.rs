@@ -34,9 +34,16 @@ use std::time::Duration;
 /// so a test polling the API would otherwise meet the shipped share (a second) by chance.
 /// Tests of the share set their own.
 pub(crate) const TEST_SERVER_MS_BURST: u32 = 1_000_000_000;
-/// [`TEST_SERVER_MS_BURST`] as the environment gives it to a process (over its config file).
-pub(crate) const TEST_SERVER_MS_BURST_ENV: (&str, &str) =
-    ("AGENTINDEX_API__SERVER_MS_BURST_PER_CLIENT", "1000000000");
+/// [`TEST_SERVER_MS_BURST`] as the environment gives it to a process (over its config file),
+/// and as what a client may owe before it is served at low priority (which a test polling a
+/// debug build would otherwise reach by chance too).
+pub(crate) const TEST_SERVER_SHARE_ENV: [(&str, &str); 2] = [
+    ("AGENTINDEX_API__SERVER_MS_BURST_PER_CLIENT", "1000000000"),
+    (
+        "AGENTINDEX_API__LOW_PRIORITY_AFTER_MS_PER_CLIENT",
+        "1000000000",
+    ),
+];
 
 /// Counts events stored with a decoding error.
 pub(crate) const DECODE_FAILURES: &str =

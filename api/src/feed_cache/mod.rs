@@ -23,6 +23,7 @@ use crate::client::{ClientKey, NetworkKey};
 use crate::client_error::{self, Hidden};
 use crate::feed_spool::{Feed, FeedWriter};
 use crate::lru::VersionedLru;
+use agentindex_indexer::store::low_priority;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use prometheus_client::metrics::counter::Counter;
@@ -293,8 +294,9 @@ impl FeedCache {
         let spawned = std::thread::Builder::new()
             .name("reputation-feed".into())
             .spawn(move || {
-                lower_this_threads_priority();
-                let outcome = runtime.block_on(async move {
+                agentindex_indexer::priority::lower_this_thread("the reputation feed's thread");
+                // Its reads run on the store's low-priority connections too.
+                let outcome = runtime.block_on(low_priority::scope(async move {
                     let writer = FeedWriter::create().map_err(|e| hidden(&e))?;
                     match tokio::time::timeout(limit, compute(writer)).await {
                         Ok(Ok(writer)) => writer.finish().map_err(|e| hidden(&e)),
@@ -304,7 +306,7 @@ impl FeedCache {
                             limit,
                         }),
                     }
-                });
+                }));
                 let _ = sent.send(outcome);
             });
         let written = match spawned {
@@ -334,15 +336,6 @@ impl FeedCache {
             .saturating_add(ENTRY_OVERHEAD);
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         kept.insert(key, version, feed, weight);
-    }
-}
-
-/// Gives the calling thread the lowest scheduling priority (nice 19; Linux keeps it per thread).
-/// Where that fails, or elsewhere, the thread runs at the process's own priority.
-fn lower_this_threads_priority() {
-    #[cfg(target_os = "linux")]
-    if let Err(error) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19) {
-        tracing::debug!(target: "agentindex::api", %error, "the feed's thread keeps its priority");
     }
 }
 

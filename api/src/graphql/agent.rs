@@ -4,9 +4,7 @@
 use super::days::{DAY_SECS, utc_date};
 use super::facets::{DailyPoint, MAX_ENTRIES};
 use super::filter::AgentSource;
-use super::loaders::{
-    DocumentLoader, FeedbackLoader, HistoryLoader, PaymentLoader, SkillLoader, ValidationLoader,
-};
+use super::loader_set::Loaders;
 use super::page_cost;
 use super::relations::{AgentPayment, Feedback, HistoryEvent, ListPage, Validation, charge, paged};
 use super::reputation::Reputation;
@@ -17,7 +15,6 @@ use crate::read::documents::{DocumentRow, LintRow};
 use crate::read::skills::SkillRow;
 use crate::state::ApiState;
 use agentindex_indexer::reputation::{Exclusion, Payment};
-use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, ID, Json, Object, Result, SimpleObject};
 
 /// An agent known on-chain, with what its documents and its reputation say.
@@ -136,7 +133,7 @@ impl Agent {
 
     /// Skills from its card (or registration file).
     async fn skills(&self, ctx: &Context<'_>) -> Result<Vec<Skill>> {
-        let loader = ctx.data_unchecked::<DataLoader<SkillLoader>>();
+        let loader = &ctx.data_unchecked::<Loaders>().skills;
         let skills = loader.load_one(self.0.agent_key.clone()).await?;
         Ok(skills.unwrap_or_default().into_iter().map(Skill).collect())
     }
@@ -183,7 +180,7 @@ impl Agent {
     /// Every document the chain points at for it (registration file, card, on-chain card,
     /// domain proof), with its projection, signature status and lint report.
     async fn documents(&self, ctx: &Context<'_>) -> Result<Vec<Document>> {
-        let loader = ctx.data_unchecked::<DataLoader<DocumentLoader>>();
+        let loader = &ctx.data_unchecked::<Loaders>().documents;
         let documents = loader.load_one(self.0.agent_key.clone()).await?;
         Ok(documents
             .unwrap_or_default()
@@ -201,7 +198,7 @@ impl Agent {
         #[graphql(default = 20)] first: i32,
         after: Option<String>,
     ) -> Result<ListPage<AgentPayment>> {
-        let loader = ctx.data_unchecked::<DataLoader<PaymentLoader>>();
+        let loader = &ctx.data_unchecked::<Loaders>().payments;
         paged(
             ctx,
             loader,
@@ -248,7 +245,7 @@ impl Agent {
         #[graphql(default = 20)] first: i32,
         after: Option<String>,
     ) -> Result<ListPage<Feedback>> {
-        let loader = ctx.data_unchecked::<DataLoader<FeedbackLoader>>();
+        let loader = &ctx.data_unchecked::<Loaders>().feedback;
         paged(
             ctx,
             loader,
@@ -269,7 +266,7 @@ impl Agent {
         #[graphql(default = 20)] first: i32,
         after: Option<String>,
     ) -> Result<ListPage<Validation>> {
-        let loader = ctx.data_unchecked::<DataLoader<ValidationLoader>>();
+        let loader = &ctx.data_unchecked::<Loaders>().validations;
         paged(
             ctx,
             loader,
@@ -290,7 +287,7 @@ impl Agent {
         #[graphql(default = 20)] first: i32,
         after: Option<String>,
     ) -> Result<ListPage<HistoryEvent>> {
-        let loader = ctx.data_unchecked::<DataLoader<HistoryLoader>>();
+        let loader = &ctx.data_unchecked::<Loaders>().history;
         paged(
             ctx,
             loader,

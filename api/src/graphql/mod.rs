@@ -1,7 +1,7 @@
 //! The GraphQL API: the schema ([`schema`]), its query and subscription roots ([`query`],
 //! [`facets`], [`subscription`]), the `Agent` type ([`agent`]) and its payments, feedback and
 //! validations (`relations`), the `agents` arguments ([`filter`]), cursors ([`cursor`]),
-//! DataLoaders ([`loaders`]), what one operation may spend (`operation_limits`) and the hiding
+//! DataLoaders ([`loaders`], gathered in [`loader_set`]), what one operation may spend (`operation_limits`) and the hiding
 //! of store errors ([`hidden_errors`]). How big a
 //! document may be is `crate::budget`'s, checked by its extension. `api/schema.graphql` is the
 //! schema as printed; a test keeps them equal.
@@ -11,6 +11,7 @@ pub(crate) mod days;
 pub mod facets;
 pub(crate) mod filter;
 pub(crate) mod hidden_errors;
+pub(crate) mod loader_set;
 pub(crate) mod loaders;
 pub(crate) mod operation_limits;
 pub mod query;
@@ -22,12 +23,7 @@ pub(crate) mod subscription_places;
 
 use crate::budget::{QueryBudget, extension::Budget};
 use crate::state::ApiState;
-use async_graphql::dataloader::DataLoader;
 use async_graphql::{EmptyMutation, MergedObject, Schema};
-use loaders::{
-    CountLoader, DocumentLoader, EvaluationLoader, FeedbackLoader, HistoryLoader, PaymentLoader,
-    SkillLoader, ValidationLoader,
-};
 use subscription::Subscription;
 
 /// Deepest nesting a query may have.
@@ -58,36 +54,10 @@ pub type AgentSchema = Schema<Query, EmptyMutation, Subscription>;
 /// expands a document; field suggestions off, so error messages do not map the schema for a
 /// prober) and DataLoaders.
 pub fn schema(state: ApiState) -> AgentSchema {
-    let skills = DataLoader::new(SkillLoader(state.store.reader().clone()), tokio::spawn);
     Schema::build(Query::default(), EmptyMutation, Subscription)
         .data(state.clone())
-        .data(skills)
+        .data(loader_set::Loaders::new(&state))
         .data(std::sync::Arc::new(shared_reads::SharedReads::default()))
-        .data(DataLoader::new(
-            DocumentLoader(state.store.reader().clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            FeedbackLoader(state.store.reader().clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            ValidationLoader(state.store.reader().clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(PaymentLoader(state.clone()), tokio::spawn))
-        .data(DataLoader::new(
-            EvaluationLoader(state.store.reader().clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            HistoryLoader(state.store.reader().clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            CountLoader(state.store.reader().clone()),
-            tokio::spawn,
-        ))
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
         .limit_recursive_depth(state.api.query_limits.max_nesting)

@@ -2,7 +2,8 @@
 //! count, ERC-8004 feedback with revocations and responses, validations with every response,
 //! and the agent's on-chain history.
 
-use super::loaders::{CountLoader, PageKey};
+use super::loader_set::Loaders;
+use super::loaders::PageKey;
 use crate::read::activity::{FeedbackRow, HistoryRow, ValidationRow, Window};
 use crate::read::counts::Relation;
 use crate::read::cursor::Cursor;
@@ -26,7 +27,7 @@ pub(crate) struct ListTotal {
 impl ListTotal {
     /// Items in the whole list.
     async fn total_count(&self, ctx: &Context<'_>) -> Result<usize> {
-        let loader = ctx.data_unchecked::<DataLoader<CountLoader>>();
+        let loader = &ctx.data_unchecked::<Loaders>().counts;
         let count = loader
             .load_one((self.relation, self.agent.clone()))
             .await?

@@ -4,12 +4,11 @@
 //! The numbers are columns of the agent's row; the rest is read from the stored evaluation (the
 //! same one the reputation feed publishes) only when a query asks for it.
 
-use super::loaders::EvaluationLoader;
+use super::loader_set::Loaders;
 use crate::read::agents::AgentRow;
 use agentindex_indexer::reputation::{
     Evaluation, Evidence, WeightedFeedback, Weights, trust::TrustContribution,
 };
-use async_graphql::dataloader::DataLoader;
 use async_graphql::{Context, Object, Result, SimpleObject};
 use std::sync::Arc;
 
@@ -307,7 +306,7 @@ impl Reputation {
 
     /// The agent's stored evaluation, read once per request for every agent that asks.
     async fn evaluation(&self, ctx: &Context<'_>) -> Result<Option<Arc<Evaluation>>> {
-        let loader = ctx.data_unchecked::<DataLoader<EvaluationLoader>>();
+        let loader = &ctx.data_unchecked::<Loaders>().evaluations;
         Ok(loader.load_one(self.agent_key.clone()).await?)
     }
 }

@@ -125,6 +125,12 @@ pub struct ApiConfig {
     /// Milliseconds of the server's time a client may owe before its requests are refused.
     #[serde(default = "defaults::server_ms_burst_per_client")]
     pub server_ms_burst_per_client: u32,
+    /// Milliseconds of the server's time a client may owe before its requests are served at low
+    /// priority: on a thread and database connections that get only the time other requests
+    /// leave. Well under the burst, so a client asking costly questions is moved aside long
+    /// before it is refused.
+    #[serde(default = "defaults::low_priority_after_ms_per_client")]
+    pub low_priority_after_ms_per_client: u32,
     /// Clients (addresses or CIDR networks) the rate limit never applies to: the operator's
     /// own services that call on behalf of many users (a server-side renderer, an SDK backend).
     /// Every other limit still holds for them. Empty by default.
@@ -216,6 +222,7 @@ impl Default for ApiConfig {
             client_burst: defaults::client_burst(),
             server_ms_per_second_per_client: defaults::server_ms_per_second_per_client(),
             server_ms_burst_per_client: defaults::server_ms_burst_per_client(),
+            low_priority_after_ms_per_client: defaults::low_priority_after_ms_per_client(),
             unlimited_clients: Vec::new(),
             cors_origins: defaults::cors_origins(),
             caches: ApiCachesConfig::default(),
@@ -267,6 +274,10 @@ pub(crate) mod defaults {
     }
     pub(crate) fn server_ms_burst_per_client() -> u32 {
         1_000
+    }
+    pub(crate) fn low_priority_after_ms_per_client() -> u32 {
+        // A quarter of the burst: a few hundred lookups by id within a second or two.
+        250
     }
     pub(crate) fn cors_origins() -> Vec<String> {
         vec!["*".into()]

@@ -18,6 +18,7 @@ pub mod dump;
 mod facts;
 mod feedback;
 mod interface;
+pub mod low_priority;
 #[cfg(test)]
 mod migration_tests;
 mod payments;
@@ -179,6 +180,11 @@ pub struct OpenOptions {
     /// statement gets as it starts, kept by the connection's progress handler (see
     /// `sqlite_guard`); a statement past it fails with `interrupted`.
     pub read_statement_timeout: Option<std::time::Duration>,
+    /// Connections of a second read pool, for reads nobody waits on (see [`low_priority`]):
+    /// their SQLite worker threads run at the lowest priority, so requests others wait on get
+    /// a core first. 0: no such pool. PostgreSQL runs its reads in its own processes and has
+    /// no such pool.
+    pub low_priority_readers: u32,
 }
 
 /// Installs the drivers of sqlx's `Any` pools and connections: PostgreSQL's, and for SQLite
@@ -200,6 +206,8 @@ pub fn install_drivers() {
 pub struct Store {
     write: AnyPool,
     read: AnyPool,
+    /// The read pool of [`low_priority`] scopes, if the store has one.
+    read_low: Option<AnyPool>,
     dialect: Dialect,
     /// What only SQLite has: its checkpoints, backups and file lock.
     sqlite: Option<sqlite::SqliteParts>,
@@ -218,10 +226,11 @@ impl Store {
         install_drivers();
         match Dialect::of_url(url) {
             Some(Dialect::Sqlite) => {
-                let opened = sqlite::open(url, options.read_statement_timeout).await?;
+                let opened = sqlite::open(url, &options).await?;
                 Ok(Self {
                     write: opened.write,
                     read: opened.read,
+                    read_low: opened.read_low,
                     dialect: Dialect::Sqlite,
                     sqlite: Some(opened.parts),
                 })
@@ -231,6 +240,7 @@ impl Store {
                 Ok(Self {
                     write: opened.write,
                     read: opened.read,
+                    read_low: None,
                     dialect: Dialect::Postgres,
                     sqlite: None,
                 })
@@ -244,9 +254,13 @@ impl Store {
         }
     }
 
-    /// The read pool, for queries that never write.
+    /// The read pool, for queries that never write: inside a [`low_priority::scope`], the
+    /// low-priority one if the store has one.
     pub fn reader(&self) -> &AnyPool {
-        &self.read
+        match &self.read_low {
+            Some(low) if low_priority::in_scope() => low,
+            _ => &self.read,
+        }
     }
 
     /// Which database this is.
@@ -280,6 +294,9 @@ impl Store {
     /// Closes every pool (on SQLite, flushing the WAL).
     pub async fn close(&self) {
         self.read.close().await;
+        if let Some(low) = &self.read_low {
+            low.close().await;
+        }
         if let Some(parts) = &self.sqlite {
             parts.native.close().await;
         }
@@ -290,22 +307,22 @@ impl Store {
 impl StoreRead for Store {
     /// Where `chain_id`'s index stands, if it was ever started.
     async fn progress(&self, chain_id: u64) -> StoreResult<Option<ChainProgress>> {
-        cursor::progress(&self.read, chain_id).await
+        cursor::progress(self.reader(), chain_id).await
     }
 
     /// Documents never fetched or due at `now` (unix seconds), at most `limit`.
     async fn due_documents(&self, now: i64, limit: i64) -> StoreResult<Vec<DueDocument>> {
-        documents::due(&self.read, now, limit).await
+        documents::due(self.reader(), now, limit).await
     }
 
     /// Documents fetched, invalid, failed and not tried yet.
     async fn document_counts(&self) -> StoreResult<documents::DocumentCounts> {
-        documents::counts(&self.read).await
+        documents::counts(self.reader()).await
     }
 
     /// Whether every document an agent points at was fetched or failed at least once.
     async fn documents_attempted(&self) -> StoreResult<bool> {
-        documents::all_attempted(&self.read).await
+        documents::all_attempted(self.reader()).await
     }
 
     /// The payments credited to `agent_key` up to `up_to_block`, in chain order.
@@ -314,7 +331,7 @@ impl StoreRead for Store {
         agent_key: &str,
         up_to_block: u64,
     ) -> StoreResult<Vec<crate::reputation::Payment>> {
-        payments::of_agent(&self.read, agent_key, up_to_block).await
+        payments::of_agent(self.reader(), agent_key, up_to_block).await
     }
 
     /// Every ERC-8004 feedback of an agent, in chain order, revocations applied.
@@ -324,7 +341,7 @@ impl StoreRead for Store {
         registry: &alloy::primitives::Address,
         token_id: &alloy::primitives::U256,
     ) -> StoreResult<Vec<crate::reputation::FeedbackEntry>> {
-        feedback::of_agent(&self.read, chain_id, registry, token_id).await
+        feedback::of_agent(self.reader(), chain_id, registry, token_id).await
     }
 
     /// The window `page` of the payments credited to each of `keys` (agents of `chain_id`),
@@ -337,7 +354,7 @@ impl StoreRead for Store {
         rules: &ReputationRules,
     ) -> StoreResult<ClassifiedPayments> {
         let mut conn = self
-            .read
+            .reader()
             .acquire()
             .await
             .context("acquiring a read connection")?;
@@ -346,7 +363,7 @@ impl StoreRead for Store {
 
     /// The stored reputation of `agent_key`: as of the newest block among its own facts.
     async fn reputation(&self, agent_key: &str) -> StoreResult<Option<AgentReputation>> {
-        reputation::stored(&self.read, agent_key).await
+        reputation::stored(self.reader(), agent_key).await
     }
 
     /// Every agent of `chain_id` registered by `block` with its reputation as of `block`, in
@@ -359,7 +376,7 @@ impl StoreRead for Store {
         page: impl FnMut(Vec<AgentReputation>),
     ) -> StoreResult<()> {
         let mut tx = self
-            .read
+            .reader()
             .begin()
             .await
             .context("starting a reputation snapshot")?;
@@ -375,7 +392,7 @@ impl StoreRead for Store {
         rules: &ReputationRules,
     ) -> StoreResult<(TrustRank, u64)> {
         let mut conn = self
-            .read
+            .reader()
             .acquire()
             .await
             .context("acquiring a read connection")?;
@@ -384,21 +401,21 @@ impl StoreRead for Store {
 
     /// The remembered unfinalized blocks of `chain_id`, oldest first.
     async fn window(&self, chain_id: u64) -> StoreResult<Vec<BlockRef>> {
-        cursor::window(&self.read, chain_id).await
+        cursor::window(self.reader(), chain_id).await
     }
 
     /// Agent contracts and payment addresses discovered on `chain_id`.
     async fn watched(&self, chain_id: u64) -> StoreResult<WatchedSets> {
-        cursor::watched(&self.read, chain_id).await
+        cursor::watched(self.reader(), chain_id).await
     }
 
     /// Head, finalized and indexed block of every chain, for `/status`.
     async fn statuses(&self) -> StoreResult<Vec<ChainStatus>> {
-        cursor::statuses(&self.read).await
+        cursor::statuses(self.reader()).await
     }
 
     /// The canonical dump of everything derived from the chains (see [`dump`]).
     async fn canonical_dump(&self) -> StoreResult<String> {
-        dump::canonical(&self.read).await
+        dump::canonical(self.reader()).await
     }
 }

@@ -4,7 +4,7 @@
 
 use super::checkpoint::Checkpointer;
 use super::sqlite_guard;
-use super::{StoreError, StoreResult};
+use super::{OpenOptions, StoreError, StoreResult};
 use sqlx::any::AnyPoolOptions;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
@@ -34,12 +34,15 @@ pub(super) struct SqliteParts {
 pub(super) struct Opened {
     pub(super) write: AnyPool,
     pub(super) read: AnyPool,
+    pub(super) read_low: Option<AnyPool>,
     pub(super) parts: SqliteParts,
 }
 
 /// Opens (creating if missing) and migrates the database at `url`; each statement of the read
-/// pool is stopped `read_limit` after it starts (see `sqlite_guard`).
-pub(super) async fn open(url: &str, read_limit: Option<Duration>) -> StoreResult<Opened> {
+/// pools is stopped `read_statement_timeout` after it starts (see `sqlite_guard`), and a
+/// low-priority read pool is opened if `low_priority_readers` asks for one.
+pub(super) async fn open(url: &str, open: &OpenOptions) -> StoreResult<Opened> {
+    let read_limit = open.read_statement_timeout;
     let options = connect_options(url)?;
     let path = options.get_filename().to_path_buf();
     if let Some(parent) = path.parent()
@@ -94,19 +97,34 @@ pub(super) async fn open(url: &str, read_limit: Option<Duration>) -> StoreResult
     })?;
     let file_url = format!("sqlite://{}", path.display());
     // Checkpoints run on the native connection (see `checkpoint`), never on the writer's.
-    let write = any_pool(&file_url, "rw", None, 1, &["PRAGMA wal_autocheckpoint = 0"])
-        .await
-        .map_err(open_error)?;
+    let write = any_pool(
+        &file_url,
+        "rw",
+        Reads::Unlimited,
+        1,
+        &["PRAGMA wal_autocheckpoint = 0"],
+    )
+    .await
+    .map_err(open_error)?;
     // Readers map the file: a page read is then a memory access, not a system call and a copy
     // into each connection's own cache.
     let mmap = format!("PRAGMA mmap_size = {READ_MMAP_BYTES}");
-    let read = any_pool(&file_url, "ro", read_limit, 8, &[&mmap])
+    let read = any_pool(&file_url, "ro", Reads::limited(read_limit), 8, &[&mmap])
         .await
         .map_err(open_error)?;
+    let read_low = match open.low_priority_readers {
+        0 => None,
+        connections => {
+            let low = Reads::LowPriority(read_limit);
+            let pool = any_pool(&file_url, "ro", low, connections, &[&mmap]).await;
+            Some(pool.map_err(open_error)?)
+        }
+    };
     let checkpointer = Checkpointer::spawn(native.clone());
     Ok(Opened {
         write,
         read,
+        read_low,
         parts: SqliteParts {
             native,
             checkpointer,
@@ -115,13 +133,30 @@ pub(super) async fn open(url: &str, read_limit: Option<Duration>) -> StoreResult
     })
 }
 
+/// How a pool's statements run.
+#[derive(Debug, Clone, Copy)]
+enum Reads {
+    /// To their end, at the process's priority.
+    Unlimited,
+    /// Stopped this long after they start.
+    Limited(Duration),
+    /// On worker threads at the lowest priority, stopped after the time given, if any.
+    LowPriority(Option<Duration>),
+}
+
+impl Reads {
+    fn limited(limit: Option<Duration>) -> Self {
+        limit.map_or(Self::Unlimited, Self::Limited)
+    }
+}
+
 /// A pool of `connections` on the file at `url`, opened in `mode` (`rw` or `ro`), each
 /// connection set up as the store's are and then by `extra`, and each of its statements
-/// stopped `limit` after it starts.
+/// run as `reads` says.
 async fn any_pool(
     url: &str,
     mode: &str,
-    limit: Option<Duration>,
+    reads: Reads,
     connections: u32,
     extra: &[&str],
 ) -> sqlx::Result<AnyPool> {
@@ -131,8 +166,16 @@ async fn any_pool(
         .chain(extra.iter().map(|pragma| pragma.to_string()))
         .collect();
     let mut url = format!("{url}?mode={mode}");
+    let (limit, low_priority) = match reads {
+        Reads::Unlimited => (None, false),
+        Reads::Limited(limit) => (Some(limit), false),
+        Reads::LowPriority(limit) => (limit, true),
+    };
     if let Some(limit) = limit {
         url = format!("{url}&{}", sqlite_guard::limit_parameter(limit));
+    }
+    if low_priority {
+        url = format!("{url}&{}", sqlite_guard::low_priority_parameter());
     }
     AnyPoolOptions::new()
         .max_connections(connections)

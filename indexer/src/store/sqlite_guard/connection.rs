@@ -116,18 +116,36 @@ impl StatementLimit {
 }
 
 impl GuardedConnection {
-    /// Connects to SQLite with `options`, its statements stopped `limit` after they start.
+    /// Connects to SQLite with `options`, its statements stopped `limit` after they start, its
+    /// worker thread at the lowest priority if `low_priority`.
     pub(super) async fn establish(
         options: &sqlx::sqlite::SqliteConnectOptions,
         limit: Option<Duration>,
+        low_priority: bool,
     ) -> Result<Self, Error> {
         let mut sqlite = options.connect().await?;
+        if low_priority {
+            lower_worker(&mut sqlite).await?;
+        }
         let limit = match limit {
             Some(limit) => Some(StatementLimit::install(&mut sqlite, limit).await?),
             None => None,
         };
         Ok(Self { sqlite, limit })
     }
+}
+
+/// Lowers the priority of `sqlite`'s worker thread (each connection has one of its own, for
+/// its whole life). Code runs on that thread only as SQLite calls back into it: the progress
+/// handler, called here at every step of one trivial statement, then removed.
+async fn lower_worker(sqlite: &mut SqliteConnection) -> Result<(), Error> {
+    sqlite.lock_handle().await?.set_progress_handler(1, || {
+        crate::priority::lower_this_thread("a low-priority SQLite connection's worker");
+        true
+    });
+    sqlx::Executor::execute(&mut *sqlite, "SELECT 1").await?;
+    sqlite.lock_handle().await?.remove_progress_handler();
+    Ok(())
 }
 
 impl AnyConnectionBackend for GuardedConnection {

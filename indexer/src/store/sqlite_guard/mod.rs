@@ -15,7 +15,8 @@
 //! gave up runs on to that deadline, and the connection's next statement waits for it. Without
 //! the parameter (the writer, the indexer's own store) it is SQLite's connection unchanged. The
 //! cost is a clock read every 10,000 virtual-machine steps and about a microsecond per
-//! statement.
+//! statement. One opened with `low_priority=true` ([`low_priority_parameter`]) lowers the
+//! priority of its worker thread as it connects, for reads nobody waits on.
 //!
 //! sqlx's registry wants a whole `Database` for a driver; [`database`] holds the parts `Any`
 //! never uses. This leans on sqlx-core items that are public but hidden from its documentation
@@ -38,6 +39,12 @@ pub(super) const DRIVER: AnyDriver = AnyDriver::without_migrate::<database::Guar
 /// connections `limit` after the statement starts.
 pub(super) fn limit_parameter(limit: Duration) -> String {
     format!("{}={}", options::LIMIT_PARAM, limit.as_millis())
+}
+
+/// The query parameter (`key=value`) of a `sqlite:` URL whose connections' worker threads run
+/// at the lowest priority (see [`crate::priority`]), named `sqlite-low-N`.
+pub(super) fn low_priority_parameter() -> String {
+    format!("{}=true", options::LOW_PRIORITY_PARAM)
 }
 
 #[cfg(test)]

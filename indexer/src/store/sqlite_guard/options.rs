@@ -1,5 +1,6 @@
-//! The connect options of [`super::DRIVER`]: SQLite's own, and the time limit a `sqlite:` URL
-//! asks for with [`LIMIT_PARAM`].
+//! The connect options of [`super::DRIVER`]: SQLite's own, the time limit a `sqlite:` URL
+//! asks for with [`LIMIT_PARAM`], and the lowered priority it asks for with
+//! [`LOW_PRIORITY_PARAM`].
 
 use super::connection::GuardedConnection;
 use futures::future::BoxFuture;
@@ -14,32 +15,53 @@ use url::Url;
 /// The query parameter of a `sqlite:` URL that limits each statement, in milliseconds. Taken
 /// out of the URL before SQLite's own options read it (they refuse parameters they do not know).
 pub(crate) const LIMIT_PARAM: &str = "statement_limit_ms";
+/// The query parameter of a `sqlite:` URL (`low_priority=true`) whose connections' worker
+/// threads run at the lowest priority ([`crate::priority`]). Taken out as [`LIMIT_PARAM`] is.
+pub(crate) const LOW_PRIORITY_PARAM: &str = "low_priority";
 
-/// SQLite's options and the time limit of every statement (`None`: statements run to their end).
+/// Names of the worker threads of low-priority connections (sqlx numbers them; Linux keeps
+/// the first 15 bytes of a thread's name).
+pub(crate) const LOW_PRIORITY_THREAD: &str = "sqlite-low-";
+
+/// SQLite's options, the time limit of every statement (`None`: statements run to their end)
+/// and whether the connection's worker thread runs at the lowest priority.
 #[derive(Debug, Clone)]
 pub(crate) struct GuardedOptions {
     pub(super) sqlite: SqliteConnectOptions,
     pub(super) limit: Option<Duration>,
+    pub(super) low_priority: bool,
 }
 
-/// Splits [`LIMIT_PARAM`] off `url`: the limit it sets, and the URL without it.
-fn split_limit(url: &Url) -> Result<(Option<Duration>, Url), Error> {
-    let mut limit = None;
+/// What `url` asks of the driver beyond SQLite's own options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct OwnParams {
+    limit: Option<Duration>,
+    low_priority: bool,
+}
+
+/// Splits [`LIMIT_PARAM`] and [`LOW_PRIORITY_PARAM`] off `url`: what they set, and the URL
+/// without them.
+fn split_own(url: &Url) -> Result<(OwnParams, Url), Error> {
+    let mut own = OwnParams {
+        limit: None,
+        low_priority: false,
+    };
     let mut rest = url.clone();
     rest.set_query(None);
+    let refused = |key: &str, value: &str, e: &dyn std::fmt::Display| -> Error {
+        Error::Configuration(format!("sqlite URL parameter {key}={value}: {e}").into())
+    };
     for (key, value) in url.query_pairs() {
         if key == LIMIT_PARAM {
-            let millis: u64 = value.parse().map_err(|e| {
-                Error::Configuration(
-                    format!("sqlite URL parameter {LIMIT_PARAM}={value}: {e}").into(),
-                )
-            })?;
-            limit = Some(Duration::from_millis(millis));
+            let millis: u64 = value.parse().map_err(|e| refused(&key, &value, &e))?;
+            own.limit = Some(Duration::from_millis(millis));
+        } else if key == LOW_PRIORITY_PARAM {
+            own.low_priority = value.parse().map_err(|e| refused(&key, &value, &e))?;
         } else {
             rest.query_pairs_mut().append_pair(&key, &value);
         }
     }
-    Ok((limit, rest))
+    Ok((own, rest))
 }
 
 impl FromStr for GuardedOptions {
@@ -66,10 +88,15 @@ impl ConnectOptions for GuardedOptions {
     type Connection = GuardedConnection;
 
     fn from_url(url: &Url) -> Result<Self, Error> {
-        let (limit, sqlite_url) = split_limit(url)?;
+        let (own, sqlite_url) = split_own(url)?;
+        let mut sqlite = SqliteConnectOptions::from_url(&sqlite_url)?;
+        if own.low_priority {
+            sqlite = sqlite.thread_name(|id| format!("{LOW_PRIORITY_THREAD}{id}"));
+        }
         Ok(Self {
-            sqlite: SqliteConnectOptions::from_url(&sqlite_url)?,
-            limit,
+            sqlite,
+            limit: own.limit,
+            low_priority: own.low_priority,
         })
     }
 
@@ -78,7 +105,11 @@ impl ConnectOptions for GuardedOptions {
     }
 
     fn connect(&self) -> BoxFuture<'_, Result<GuardedConnection, Error>> {
-        Box::pin(GuardedConnection::establish(&self.sqlite, self.limit))
+        Box::pin(GuardedConnection::establish(
+            &self.sqlite,
+            self.limit,
+            self.low_priority,
+        ))
     }
 
     fn log_statements(mut self, level: log::LevelFilter) -> Self {
@@ -99,8 +130,9 @@ mod tests {
     #[test]
     fn the_limit_is_taken_out_of_the_url_and_sqlite_keeps_the_rest() {
         let url = Url::parse("sqlite:///data/index.db?mode=ro&statement_limit_ms=11000").unwrap();
-        let (limit, rest) = split_limit(&url).unwrap();
-        assert_eq!(limit, Some(Duration::from_secs(11)));
+        let (own, rest) = split_own(&url).unwrap();
+        assert_eq!(own.limit, Some(Duration::from_secs(11)));
+        assert!(!own.low_priority);
         assert_eq!(rest.as_str(), "sqlite:///data/index.db?mode=ro");
         let options = GuardedOptions::from_url(&url).unwrap();
         assert_eq!(options.limit, Some(Duration::from_secs(11)));
@@ -110,10 +142,16 @@ mod tests {
         );
 
         let plain = Url::parse("sqlite:///data/index.db?mode=rw").unwrap();
-        assert_eq!(split_limit(&plain).unwrap(), (None, plain.clone()));
+        let (own, rest) = split_own(&plain).unwrap();
+        assert_eq!((own.limit, own.low_priority, rest), (None, false, plain));
         let alone = Url::parse("sqlite:///data/index.db?statement_limit_ms=5").unwrap();
-        let (_, rest) = split_limit(&alone).unwrap();
+        let (_, rest) = split_own(&alone).unwrap();
         assert_eq!(rest.as_str(), "sqlite:///data/index.db");
+        let low = Url::parse("sqlite:///i.db?mode=ro&low_priority=true&statement_limit_ms=5");
+        let (own, rest) = split_own(&low.unwrap()).unwrap();
+        assert!(own.low_priority);
+        assert_eq!(own.limit, Some(Duration::from_millis(5)));
+        assert_eq!(rest.as_str(), "sqlite:///i.db?mode=ro");
     }
 
     #[test]
@@ -121,5 +159,8 @@ mod tests {
         let url = Url::parse("sqlite:///data/index.db?statement_limit_ms=10s").unwrap();
         let error = GuardedOptions::from_url(&url).unwrap_err().to_string();
         assert!(error.contains("statement_limit_ms=10s"), "{error}");
+        let url = Url::parse("sqlite:///data/index.db?low_priority=yes").unwrap();
+        let error = GuardedOptions::from_url(&url).unwrap_err().to_string();
+        assert!(error.contains("low_priority=yes"), "{error}");
     }
 }

@@ -163,3 +163,39 @@ async fn transactions_run_as_on_sqlite_with_and_without_a_limit() {
         assert_eq!(left, 1, "limit {limit:?}");
     }
 }
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_low_priority_pools_workers_run_at_the_lowest_priority_and_no_others_do() {
+    use crate::priority::{is_lowered, threads_named};
+    use options::LOW_PRIORITY_THREAD;
+    let dir = tempfile::tempdir().unwrap();
+    let ordinary = pool(&dir, None).await;
+    let low_url = format!(
+        "sqlite://{}?mode=ro&{}",
+        dir.path().join("guard.db").display(),
+        low_priority_parameter()
+    );
+    let low = AnyPoolOptions::new()
+        .max_connections(2)
+        .min_connections(2)
+        .connect(&low_url)
+        .await
+        .unwrap();
+    let one: i64 = sqlx::query_scalar("SELECT 1")
+        .fetch_one(&low)
+        .await
+        .unwrap();
+    assert_eq!(one, 1);
+    sqlx::query("SELECT 1").execute(&ordinary).await.unwrap();
+    let lowered = threads_named(LOW_PRIORITY_THREAD);
+    assert!(lowered.len() >= 2, "the low pool's workers: {lowered:?}");
+    for tid in &lowered {
+        assert_eq!(is_lowered(*tid), Some(true), "worker {tid}");
+    }
+    let others = threads_named("sqlx-sqlite-wor");
+    assert!(!others.is_empty(), "the ordinary pool's worker is there");
+    for tid in others {
+        assert_eq!(is_lowered(tid), Some(false), "worker {tid}");
+    }
+}
