@@ -21,7 +21,7 @@ const INDEXER: &[(&str, &[&str])] = &[
     ("sources", &["primitives"]),
     ("rpc", &["primitives", "metrics", "redact", "config"]),
     ("documents", &["primitives", "metrics", "redact", "config"]),
-    ("reputation", &["primitives", "config"]),
+    ("reputation", &["primitives", "config", "priority"]),
     ("agents", &["primitives", "sources"]),
     (
         "store",

@@ -241,6 +241,8 @@ pub fn trust_rank(
     let mut iterations = 0;
     while iterations < MAX_ITERATIONS {
         iterations += 1;
+        // A past epoch's rank is computed for a feed, on a lowered thread.
+        crate::priority::offer_core();
         let mut next: Vec<f64> = seed.iter().map(|s| (1.0 - d) * s).collect();
         // Trust held by nodes that pay nobody goes back to the seeds.
         let mut dangling = 0.0;

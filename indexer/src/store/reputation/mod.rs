@@ -465,6 +465,7 @@ pub(super) async fn as_of_block(
     };
     let mut after = String::new();
     loop {
+        crate::priority::offer_core();
         let subjects: Vec<Subject> =
             load::subjects_at(conn, chain_id, block, &after, AGENTS_PER_ROUND).await?;
         let Some(last) = subjects.last() else {

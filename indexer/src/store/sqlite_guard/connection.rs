@@ -3,6 +3,7 @@
 
 use super::database::GuardedSqlite;
 use super::options::GuardedOptions;
+use crate::priority::offer_core;
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use sqlx::Either;
@@ -80,14 +81,18 @@ fn nanos(duration: Duration) -> u64 {
 }
 
 impl StatementLimit {
-    /// Installs the progress handler that stops `sqlite`'s statements past their deadline.
+    /// Installs the progress handler that stops `sqlite`'s statements past their deadline (and,
+    /// on a low-priority connection, offers the worker's core to others, see [`offer_core`]).
     async fn install(sqlite: &mut SqliteConnection, limit: Duration) -> Result<Self, Error> {
         let deadline = Deadline::unset();
         let handler = deadline.clone();
         sqlite
             .lock_handle()
             .await?
-            .set_progress_handler(PROGRESS_STEPS, move || !handler.passed());
+            .set_progress_handler(PROGRESS_STEPS, move || {
+                offer_core();
+                !handler.passed()
+            });
         Ok(Self {
             limit,
             deadline,
@@ -129,6 +134,14 @@ impl GuardedConnection {
         }
         let limit = match limit {
             Some(limit) => Some(StatementLimit::install(&mut sqlite, limit).await?),
+            None if low_priority => {
+                let mut handle = sqlite.lock_handle().await?;
+                handle.set_progress_handler(PROGRESS_STEPS, || {
+                    offer_core();
+                    true
+                });
+                None
+            }
             None => None,
         };
         Ok(Self { sqlite, limit })
