@@ -5,7 +5,8 @@
 //! answered, from a loopback address of its own (`support/attackers.rs`). The server runs with
 //! the shipped limits, the per-client rate included, except that the legitimate load's address
 //! is in `unlimited_clients`: it stands for many clients at once. `ATTACK_CLASSES` picks some
-//! classes only (to find which one costs what).
+//! classes only (to find which one costs what). The attackers' client side runs at nice 19, as
+//! remote machines' would cost this one nothing (`ATTACKERS_AT_NORMAL_PRIORITY` undoes that).
 //!
 //! Prints each load's p50 and p99 alone and under attack with their ratio (target: p99 within
 //! 2x), what each attacker sent and got back, and the server's peak memory of its own (target:
