@@ -21,6 +21,7 @@ mod memory;
 mod ponder;
 
 use agentindex_contracts::network_load::{fund_payers, seed_wallet_agents, send_block_traffic};
+use agentindex_contracts::tied::{TiedChild, TiedCommand};
 use agentindex_contracts::{Devnet, DevnetOptions, TestUSDC};
 use agentindex_emulator::{Emulator, Limits, Provider as Wording};
 use agentindex_indexer::store::Store;
@@ -31,7 +32,7 @@ use alloy::rpc::types::Filter;
 use alloy::sol_types::SolEvent;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// Background transfers per block: Base's USDC moves a couple of million a day, about 25 a block.
@@ -114,8 +115,15 @@ fn config(devnet: &Devnet, rpc: &str, db: &Path, rps: u32, ranges_in_flight: usi
     format!("[database]\nurl = \"sqlite://{}\"\n{chain}", db.display())
 }
 
-fn start_agentindex(binary: &str, config: &Path, exit_when_synced: bool) -> anyhow::Result<Child> {
-    let mut command = Command::new(binary);
+/// `agentindex index` on `config`, tied to this process (a benchmark stopped midway leaves no
+/// indexer running).
+fn start_agentindex(
+    binary: &str,
+    config: &Path,
+    exit_when_synced: bool,
+) -> anyhow::Result<TiedChild> {
+    let mut tied = TiedCommand::new(binary, Duration::from_secs(5));
+    let command = tied.command();
     command
         .args(["index", "--no-documents", "--config"])
         .arg(config)
@@ -128,7 +136,7 @@ fn start_agentindex(binary: &str, config: &Path, exit_when_synced: bool) -> anyh
     if exit_when_synced {
         command.arg("--exit-when-synced");
     }
-    Ok(command.spawn()?)
+    Ok(tied.spawn()?)
 }
 
 /// The last block agentindex holds.
@@ -215,7 +223,8 @@ async fn tip(settings: &Settings, agents: u64, dir: &Path) -> anyhow::Result<Tip
     )?;
     // Created and migrated here first: two processes migrating one new file at once collide.
     let store = Store::open(&format!("sqlite://{}", db.display())).await?;
-    let mut child = start_agentindex(&settings.binary, &config_path, false)?;
+    let mut tied = start_agentindex(&settings.binary, &config_path, false)?;
+    let child = tied.child();
     let chain = devnet.chain_id();
     let started = Instant::now();
     while indexed(&store, chain).await + 1 < devnet.block_number().await? {
@@ -243,8 +252,7 @@ async fn tip(settings: &Settings, agents: u64, dir: &Path) -> anyhow::Result<Tip
     }
     let (head1, served1) = (devnet.block_number().await?, served(&emulator));
     sender.abort();
-    let _ = child.kill();
-    let _ = child.wait();
+    tied.stop()?;
     store.close().await;
     Ok(TipRun {
         agents,
@@ -294,7 +302,8 @@ async fn backfill(
         config(devnet, emulator.url(), &db, settings.rps, ranges_in_flight),
     )?;
     let started = Instant::now();
-    let mut child = start_agentindex(&settings.binary, &config_path, true)?;
+    let mut tied = start_agentindex(&settings.binary, &config_path, true)?;
+    let child = tied.child();
     let mut peak_kib = 0;
     let status = loop {
         if let Some(status) = child.try_wait()? {

@@ -6,10 +6,11 @@
 #![allow(dead_code)]
 
 use super::agents;
+use agentindex_contracts::tied::{TiedChild, TiedCommand};
 use rand::seq::SliceRandom;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 
 /// One load to measure.
 pub(crate) struct Load {
@@ -243,8 +244,10 @@ pub(crate) fn start_oha(
     paths: &[String],
     seconds: usize,
     connections: usize,
-) -> anyhow::Result<Child> {
-    let mut command = Command::new(oha);
+) -> anyhow::Result<TiedChild> {
+    // Tied to this process: a benchmark stopped midway leaves no load running.
+    let mut tied = TiedCommand::new(oha, std::time::Duration::from_secs(1));
+    let command = tied.command();
     command.args([
         "--no-tui",
         "--output-format",
@@ -269,16 +272,13 @@ pub(crate) fn start_oha(
         std::fs::write(list, text)?;
         command.arg("--urls-from-file").arg(list);
     }
-    let child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| anyhow::anyhow!("cannot run oha ({oha}): {e}"))?;
-    Ok(child)
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    tied.spawn()
+        .map_err(|e| anyhow::anyhow!("cannot run oha ({oha}): {e}"))
 }
 
 /// Waits for an `oha` started by [`start_oha`] and reads its report; every answer must be 200.
-pub(crate) fn finish_oha(name: &str, child: Child) -> anyhow::Result<Measured> {
+pub(crate) fn finish_oha(name: &str, child: TiedChild) -> anyhow::Result<Measured> {
     let output = child.wait_with_output()?;
     anyhow::ensure!(
         output.status.success(),

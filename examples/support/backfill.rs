@@ -3,11 +3,11 @@
 
 #![allow(dead_code)]
 
+use agentindex_contracts::tied::TiedCommand;
 use agentindex_contracts::{Devnet, DevnetOptions};
 use alloy::providers::Provider;
 use alloy::rpc::types::Filter;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Blocks per `eth_getLogs` range, for the bare fetch and agentindex alike.
@@ -75,15 +75,18 @@ pub(crate) async fn index_pass_into(
     let url = postgres.map_or_else(|| format!("sqlite://{}", db.display()), str::to_string);
 
     let started = Instant::now();
-    let mut child = Command::new(binary)
+    // Tied to this process: a benchmark stopped midway leaves no indexer running.
+    let mut tied = TiedCommand::new(binary, Duration::from_secs(5));
+    tied.command()
         .args(["index", "--exit-when-synced", "--no-documents", "--config"])
         .arg(&config_path)
         .env("AGENTINDEX_DATABASE__URL", &url)
         .env(
             "RUST_LOG",
             std::env::var("BENCH_LOG").unwrap_or_else(|_| "warn".into()),
-        )
-        .spawn()?;
+        );
+    let mut tied_child = tied.spawn()?;
+    let child = tied_child.child();
     // VmHWM is the process's peak resident set so far; the last reading before exit is its peak.
     let mut peak_kib = 0u64;
     let status = loop {

@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 use agentindex_contracts::Devnet;
+use agentindex_contracts::tied::TiedCommand;
 use alloy::primitives::{Address, B256};
 use alloy::providers::Provider;
 use alloy::rpc::types::Filter;
@@ -122,11 +123,13 @@ pub(crate) async fn run_through(
         .port();
     let d = devnet.deployment();
     let started = Instant::now();
-    let mut command = Command::new(&ponder);
+    // Tied to this process: a benchmark stopped midway leaves no Ponder running.
+    let mut tied = TiedCommand::new(&ponder, Duration::from_secs(5));
+    let command = tied.command();
     if let Some(url) = database_url {
         command.env("DATABASE_URL", url);
     }
-    let mut child = command
+    command
         .args(["start", "--schema", "public", "--port", &port.to_string()])
         .current_dir(&project)
         .env("PONDER_TELEMETRY_DISABLED", "true")
@@ -140,14 +143,14 @@ pub(crate) async fn run_through(
         .env("BENCH_FACTORY", format!("{:#x}", d.factory))
         .env("BENCH_USDC", format!("{:#x}", d.usdc))
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
+        .stderr(Stdio::piped());
+    let mut child = tied.spawn()?;
     let client = reqwest::Client::new();
     let base = format!("http://127.0.0.1:{port}");
     let mut peak_kib = 0u64;
     let mut last = 0;
     let outcome = loop {
-        if let Some(status) = child.try_wait()? {
+        if let Some(status) = child.child().try_wait()? {
             break Err(anyhow::anyhow!("ponder exited early: {status}"));
         }
         if started.elapsed() > LIMIT {
@@ -164,7 +167,8 @@ pub(crate) async fn run_through(
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    let _ = child.kill();
+    // Its output is read to the end once it is stopped (SIGTERM, then SIGKILL).
+    let _ = child.child().kill();
     let output = child.wait_with_output()?;
     let elapsed = outcome.map_err(|e| {
         let log = String::from_utf8_lossy(&output.stdout).to_string()

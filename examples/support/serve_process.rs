@@ -1,24 +1,23 @@
 //! The real `agentindex serve` binary run by a benchmark: started on a config, its announced
-//! address read from its first line, killed when dropped.
+//! address read from its first line, stopped when dropped, and tied to the benchmark's process
+//! so it stops however that ends (`agentindex_contracts::tied`).
 
 #![allow(dead_code)]
 
+use agentindex_contracts::tied::{TiedChild, TiedCommand};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
+use std::time::Duration;
 
-/// A running `agentindex serve`, killed when dropped.
+/// How long a benchmark's process gets between SIGTERM and SIGKILL when it is stopped.
+pub(crate) const GRACE: Duration = Duration::from_secs(5);
+
+/// A running `agentindex serve`, stopped when dropped.
 pub(crate) struct ServeProcess {
-    pub(crate) child: Child,
+    pub(crate) child: TiedChild,
     /// `http://127.0.0.1:PORT`, as it announced.
     pub(crate) base: String,
-}
-
-impl Drop for ServeProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Starts `binary serve --config config` logging at `log_level` to `stderr`; `spawned` gets the
@@ -30,15 +29,18 @@ pub(crate) fn start(
     stderr: Stdio,
     spawned: impl FnOnce(u32) -> anyhow::Result<()>,
 ) -> anyhow::Result<ServeProcess> {
-    let mut child = Command::new(binary)
+    let mut command = TiedCommand::new(binary, GRACE);
+    command
+        .command()
         .args(["serve", "--config"])
         .arg(config)
         .env("RUST_LOG", log_level)
         .stdout(Stdio::piped())
-        .stderr(stderr)
+        .stderr(stderr);
+    let mut child = command
         .spawn()
         .map_err(|e| anyhow::anyhow!("cannot run {binary}: {e}"))?;
-    let stdout = child.stdout.take().expect("stdout is piped");
+    let stdout = child.child().stdout.take().expect("stdout is piped");
     let mut process = ServeProcess {
         child,
         base: String::new(),

@@ -16,7 +16,7 @@
 
 use std::ffi::OsStr;
 use std::io;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// `sh -c` script: `$1` is the grace period in whole seconds, the rest is the program and its
@@ -129,6 +129,37 @@ impl TiedChild {
     }
 }
 
+impl TiedChild {
+    /// Waits for the program to end by itself and returns how it exited with all it wrote to
+    /// its stdout and stderr (those that were piped), as `std`'s `wait_with_output` does. If
+    /// this process dies first, the tie still stops the program.
+    pub fn wait_with_output(mut self) -> io::Result<Output> {
+        let stderr = self.child.stderr.take().map(|mut pipe| {
+            // Read beside stdout, so neither pipe fills while the other is read.
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                io::Read::read_to_end(&mut pipe, &mut bytes).map(|_| bytes)
+            })
+        });
+        let mut stdout = Vec::new();
+        if let Some(mut pipe) = self.child.stdout.take() {
+            io::Read::read_to_end(&mut pipe, &mut stdout)?;
+        }
+        let stderr = match stderr {
+            Some(reader) => reader
+                .join()
+                .map_err(|_| io::Error::other("the stderr reader panicked"))??,
+            None => Vec::new(),
+        };
+        let status = self.child.wait()?;
+        Ok(Output {
+            status,
+            stdout,
+            stderr,
+        })
+    }
+}
+
 impl Drop for TiedChild {
     fn drop(&mut self) {
         let _ = self.stop();
@@ -158,6 +189,21 @@ mod tests {
         let mut stdout = child.child().stdout.take().unwrap();
         io::Read::read_to_string(&mut stdout, &mut printed).unwrap();
         assert_eq!(printed.trim(), child.id().to_string());
+    }
+
+    #[test]
+    fn waiting_for_output_reads_both_pipes_to_the_end() {
+        let mut command = TiedCommand::new("sh", Duration::from_secs(1));
+        // More than a pipe holds on stderr, so reading stdout alone first would hang.
+        command
+            .command()
+            .args(["-c", "head -c 200000 /dev/zero >&2; echo out; exit 3"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let output = command.spawn().unwrap().wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(3));
+        assert_eq!(output.stdout, b"out\n");
+        assert_eq!(output.stderr.len(), 200_000);
     }
 
     #[test]
