@@ -150,9 +150,22 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
         .unwrap();
     let served = support::api::serve(store, &low).await;
     let endpoint = format!("{}/graphql", served.base);
-    assert_eq!(
-        data(&endpoint, "{ __typename }", json!({}))["__typename"],
-        "Query"
+    // A first question of some milliseconds, sent at once: owed at 1 ms a second, it is not
+    // paid off for seconds, well after the next question starts.
+    let first: Value = reqwest::Client::new()
+        .post(&endpoint)
+        .json(&json!({ "query": "query($id: ID!) { agent(id: $id) {
+            history(first: 100) { nodes { blockNumber kind detail } } } }",
+            "variables": { "id": key } }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        first["data"]["agent"]["history"]["nodes"].is_array(),
+        "{first}"
     );
     let again = data(&endpoint, relations, json!({ "id": key }))["agent"].clone();
     assert_eq!(

@@ -11,7 +11,7 @@
 
 use crate::cache_key::CacheKey;
 use crate::lru::VersionedLru;
-use agentindex_indexer::store::Dialect;
+use agentindex_indexer::store::{Dialect, low_priority};
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool};
 use std::sync::Arc;
@@ -27,6 +27,10 @@ const ENTRY_OVERHEAD: usize = 128;
 #[derive(Debug)]
 pub struct ResponseCache {
     pool: AnyPool,
+    /// The runtime the cache was made on (the server's own), where a probe asked for from the
+    /// low-priority lane is run: the probe's lock is one every request takes, and a lowered
+    /// thread must never hold it.
+    main: Option<tokio::runtime::Handle>,
     /// One connection reserved for reading `data_version` (the number is per connection).
     probe: Mutex<Option<PoolConnection<Any>>>,
     /// Bodies by key, at the database version they were computed at.
@@ -38,13 +42,27 @@ impl ResponseCache {
     pub fn new(pool: AnyPool, max_bytes: usize) -> Self {
         Self {
             pool,
+            main: tokio::runtime::Handle::try_current().ok(),
             probe: Mutex::new(None),
             entries: std::sync::Mutex::new(VersionedLru::new(max_bytes)),
         }
     }
 
-    /// The database's current version, as this cache's probe connection sees it.
-    pub async fn version(&self) -> sqlx::Result<i64> {
+    /// The database's current version, as this cache's probe connection sees it. Asked for
+    /// inside a low-priority scope, the probe runs on the server's own runtime.
+    pub async fn version(self: &Arc<Self>) -> sqlx::Result<i64> {
+        match &self.main {
+            Some(main) if low_priority::in_scope() => {
+                let cache = Arc::clone(self);
+                main.spawn(async move { cache.probe().await })
+                    .await
+                    .map_err(|e| sqlx::Error::Io(std::io::Error::other(e)))?
+            }
+            _ => self.probe().await,
+        }
+    }
+
+    async fn probe(&self) -> sqlx::Result<i64> {
         let mut probe = self.probe.lock().await;
         if probe.is_none() {
             *probe = Some(self.pool.acquire().await?);
@@ -96,6 +114,21 @@ mod tests {
             .connect_lazy("sqlite::memory:")
             .unwrap();
         ResponseCache::new(pool, max_bytes)
+    }
+
+    #[tokio::test]
+    async fn a_probe_asked_for_at_low_priority_runs_on_the_servers_runtime() {
+        let cache = Arc::new(cache(1 << 20).await);
+        let here = cache.version().await.unwrap();
+        let lane = crate::low_priority_lane::LowPriorityLane::start();
+        let probe = Arc::clone(&cache);
+        // On the lane the probe is handed to this runtime, and answers the same.
+        let there = lane
+            .run(async move { probe.version().await })
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(there, here);
     }
 
     fn key(n: usize) -> CacheKey {

@@ -34,6 +34,10 @@ const UNLIMITED_FOLDERS: [&str; 2] = ["/explorer/", "/vendor/"];
 /// mostly streaming; a websocket's upgrade is instant and its operations are charged as they
 /// run (`crate::graphql::operation_limits`).
 const UNCHARGED: [&str; 2] = ["/feeds/reputation.jsonl", "/graphql/ws"];
+/// Paths never moved to the low-priority lane, however much their client owes: `/metrics`
+/// renders under a lock every scrape shares (the operator's own scraper too), so it must not
+/// be held by a lowered thread.
+const NEVER_LOWERED: [&str; 1] = ["/metrics"];
 /// Forget idle clients every this many requests.
 const RETAIN_EVERY: u64 = 4_096;
 
@@ -121,8 +125,13 @@ pub(crate) async fn rate_limit(
         limiter.metrics.rate_limited();
         return too_many(over.retry_after_secs(), over.message());
     }
-    let started = Instant::now();
-    let response = if limiter.time.is_heavy(client) {
+    // Charged however the request ends: a client that hangs up midway pays for what it used.
+    let _charge = ChargeOnDrop {
+        time: &limiter.time,
+        client,
+        started: Instant::now(),
+    };
+    if limiter.time.is_heavy(client) && !NEVER_LOWERED.contains(&path) {
         limiter.metrics.low_priority();
         match limiter.lane.run(next.run(request)).await {
             Ok(response) => response,
@@ -130,9 +139,20 @@ pub(crate) async fn rate_limit(
         }
     } else {
         next.run(request).await
-    };
-    limiter.time.charge(client, started.elapsed());
-    response
+    }
+}
+
+/// Charges a request's time to its client when dropped.
+struct ChargeOnDrop<'a> {
+    time: &'a TimeShare,
+    client: ClientKey,
+    started: Instant,
+}
+
+impl Drop for ChargeOnDrop<'_> {
+    fn drop(&mut self) {
+        self.time.charge(self.client, self.started.elapsed());
+    }
 }
 
 /// 429 with `Retry-After: seconds`.

@@ -65,7 +65,7 @@ impl LowPriorityLane {
         let Some(handle) = &self.handle else {
             return Ok(low_priority::scope(future).await);
         };
-        let task = handle.spawn(low_priority::scope(future));
+        let task = handle.spawn(low_priority::scope(OfferingCore(Box::pin(future))));
         let _stop_if_dropped = AbortOnDrop(task.abort_handle());
         match task.await {
             Ok(output) => Ok(output),
@@ -82,6 +82,23 @@ impl Drop for LowPriorityLane {
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
         }
+    }
+}
+
+/// A future that offers the lane's core to other threads each time it is polled
+/// ([`agentindex_indexer::priority::offer_core`]): between polls the lane's thread does the
+/// request's own CPU work (GraphQL execution, encoding), which the kernel may not preempt.
+struct OfferingCore<F>(std::pin::Pin<Box<F>>);
+
+impl<F: Future> Future for OfferingCore<F> {
+    type Output = F::Output;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        agentindex_indexer::priority::offer_core();
+        self.0.as_mut().poll(cx)
     }
 }
 
