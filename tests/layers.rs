@@ -75,7 +75,8 @@ const API: &[(&str, &[&str])] = &[
     ("budget", &[]),
     ("cache_key", &[]),
     ("client_error", &[]),
-    ("cache", &["cache_key", "lru"]),
+    ("low_priority_lane", &[]),
+    ("cache", &["cache_key", "lru", "low_priority_lane"]),
     ("metrics", &[]),
     ("read", &[]),
     ("row_budget", &[]),
@@ -83,7 +84,6 @@ const API: &[(&str, &[&str])] = &[
     ("client", &[]),
     ("time_share", &["client"]),
     ("connections", &["client"]),
-    ("low_priority_lane", &[]),
     (
         "limits",
         &["metrics", "client", "time_share", "low_priority_lane"],
