@@ -229,12 +229,6 @@ async fn a_client_over_its_share_of_the_servers_time_is_refused_and_others_are_n
                server_ms_per_second_per_client = 1\nserver_ms_burst_per_client = 1";
     let served = serve_idle_chain(&dir, api).await;
     let base = served.base.clone();
-    let from = |address: [u8; 4]| {
-        reqwest::Client::builder()
-            .local_address(std::net::IpAddr::from(address))
-            .build()
-            .unwrap()
-    };
     let query = json!({ "query": "{ agents(first: 20) { edges { node { id name } } } }" });
     let ask = |client: reqwest::Client| {
         let url = format!("{base}/graphql");
@@ -242,7 +236,7 @@ async fn a_client_over_its_share_of_the_servers_time_is_refused_and_others_are_n
         async move { client.post(url).json(&query).send().await.unwrap() }
     };
 
-    let greedy = from([127, 0, 0, 1]);
+    let greedy = client_from([127, 0, 0, 1]);
     let mut served_before = 0;
     let refused = loop {
         let response = ask(greedy.clone()).await;
@@ -265,7 +259,7 @@ async fn a_client_over_its_share_of_the_servers_time_is_refused_and_others_are_n
         "{message}"
     );
 
-    let other = ask(from([127, 0, 0, 2])).await;
+    let other = ask(client_from([127, 0, 0, 2])).await;
     assert_eq!(other.status(), 200, "another client keeps its own share");
     let health = greedy.get(format!("{base}/healthz")).send().await.unwrap();
     assert_eq!(health.status(), 200, "health checks are never limited");
@@ -308,12 +302,6 @@ async fn a_client_owing_server_time_is_served_at_low_priority_and_others_are_not
                [api.caches]\nmetrics_cache_secs = 1";
     let served = serve_idle_chain(&dir, api).await;
     let base = served.base.clone();
-    let from = |address: [u8; 4]| {
-        reqwest::Client::builder()
-            .local_address(std::net::IpAddr::from(address))
-            .build()
-            .unwrap()
-    };
     // Each request a page size of its own, so none is answered from the response cache.
     let ask = |client: &reqwest::Client, first: u32| {
         let query =
@@ -329,9 +317,9 @@ async fn a_client_owing_server_time_is_served_at_low_priority_and_others_are_not
         }
     };
     let (busy, light, scraper) = (
-        from([127, 0, 0, 1]),
-        from([127, 0, 0, 2]),
-        from([127, 0, 0, 3]),
+        client_from([127, 0, 0, 1]),
+        client_from([127, 0, 0, 2]),
+        client_from([127, 0, 0, 3]),
     );
     // The first request owes nothing before it: served as anyone's. The second comes from a
     // client that owes the first one's time: served on the low-priority lane, and the same.
@@ -364,6 +352,15 @@ async fn a_client_owing_server_time_is_served_at_low_priority_and_others_are_not
     assert_eq!(lane, "1", "only the client that owed time was moved aside");
 
     served.stop().await;
+}
+
+/// An HTTP client whose requests come from `address` (a loopback one), so each is a client
+/// of its own to the per-client limits.
+fn client_from(address: [u8; 4]) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from(address))
+        .build()
+        .unwrap()
 }
 
 /// `serve` over a new store in `dir` with `api` as its `[api]` section and one chain that is
