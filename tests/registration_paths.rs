@@ -121,6 +121,17 @@ async fn devnet_funds_accounts_and_stops_its_chain_when_dropped() {
         devnet.chain_id()
     );
 
+    // Past the states anvil keeps in memory it writes each block's to disk: into the devnet's
+    // folder, which goes with it.
+    let states = devnet.past_states_folder().to_path_buf();
+    let _: () = devnet
+        .provider()
+        .raw_request("anvil_mine".into(), ("0x400",))
+        .await
+        .unwrap();
+    let written = std::fs::read_dir(&states).unwrap().count();
+    assert!(written > 0, "anvil wrote no past states in {states:?}");
+
     let endpoint = devnet.endpoint();
     assert!(endpoint.starts_with("http://127.0.0.1:"));
     let provider = devnet.provider().clone();
@@ -128,5 +139,9 @@ async fn devnet_funds_accounts_and_stops_its_chain_when_dropped() {
     assert!(
         provider.get_block_number().await.is_err(),
         "anvil at {endpoint} still answers after the devnet was dropped"
+    );
+    assert!(
+        !states.exists(),
+        "anvil's past states outlived the devnet in {states:?}"
     );
 }

@@ -18,8 +18,9 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 /// tests at once is slower than a laptop, and anvil's own start takes a fraction of a second.
 const STARTUP: Duration = Duration::from_secs(30);
 
-/// How long anvil gets between SIGTERM and SIGKILL when it is stopped; it keeps nothing on disk,
-/// so there is nothing to wait for beyond its own exit.
+/// How long anvil gets between SIGTERM and SIGKILL when it is stopped. What it keeps on disk
+/// is in a folder of ours ([`AnvilProcess::past_states`]), so there is nothing to wait for
+/// beyond its own exit.
 const GRACE: Duration = Duration::from_secs(5);
 
 /// Why anvil did not start.
@@ -28,6 +29,9 @@ pub enum AnvilError {
     /// The keeper shell could not be started.
     #[error("spawning: {0}")]
     Spawn(#[source] std::io::Error),
+    /// The folder for anvil's past states could not be made.
+    #[error("making a folder for its past states: {0}")]
+    StatesFolder(#[source] std::io::Error),
     /// Reading anvil's output failed.
     #[error("reading its output: {0}")]
     Read(#[source] std::io::Error),
@@ -55,10 +59,22 @@ pub enum AnvilError {
 pub(crate) struct AnvilProcess {
     /// Declared first, so anvil stops before the rest is dropped.
     _process: TiedChild,
+    /// Where anvil writes the states of past blocks once more than it keeps in memory have
+    /// piled up: a JSON file of the whole state per block, a gigabyte for a long test chain.
+    /// Left to itself anvil puts them under `~/.foundry/anvil/tmp` and never removes them
+    /// (not on SIGTERM either), which filled a CI machine's disk; this folder goes with it.
+    past_states: tempfile::TempDir,
     /// The HTTP port on 127.0.0.1.
     pub(crate) port: u16,
     /// The funded accounts' keys, in anvil's order.
     pub(crate) keys: Vec<PrivateKeySigner>,
+}
+
+impl AnvilProcess {
+    /// Where anvil writes the states of past blocks.
+    pub(crate) fn past_states_folder(&self) -> &Path {
+        self.past_states.path()
+    }
 }
 
 /// Starts the anvil at `path` as `options` say, on a free loopback port.
@@ -66,10 +82,16 @@ pub(crate) async fn start(
     path: &Path,
     options: &DevnetOptions,
 ) -> Result<AnvilProcess, AnvilError> {
+    let states = tempfile::Builder::new()
+        .prefix("agentindex-anvil-states-")
+        .tempdir()
+        .map_err(AnvilError::StatesFolder)?;
     let mut tied = TiedCommand::new(path, GRACE);
     let command = tied.command();
     command
         .args(["--host", "127.0.0.1", "--port", "0"])
+        .arg("--cache-path")
+        .arg(states.path())
         .args(["--chain-id", &options.chain_id.to_string()])
         .args(["--accounts", &options.accounts.to_string()])
         .env("FOUNDRY_DISABLE_NIGHTLY_WARNING", "")
@@ -114,6 +136,7 @@ pub(crate) async fn start(
     // Its later output is not read; dropping the pipe's read end is what alloy's builder does.
     Ok(AnvilProcess {
         _process: process,
+        past_states: states,
         port,
         keys: banner.keys,
     })

@@ -190,6 +190,12 @@ impl Devnet {
         format!("http://127.0.0.1:{}", self.anvil.port)
     }
 
+    /// The folder where anvil writes the states of past blocks it no longer keeps in memory;
+    /// removed with the devnet.
+    pub fn past_states_folder(&self) -> &std::path::Path {
+        self.anvil.past_states_folder()
+    }
+
     /// The chain id anvil reports.
     pub fn chain_id(&self) -> u64 {
         self.chain_id
