@@ -158,7 +158,7 @@ async fn main() -> anyhow::Result<()> {
     }
     sampling.store(true, Ordering::Relaxed);
     let peaks_attacked = memory.await?;
-    attacking.shutdown_background();
+    drop(attacking);
 
     println!(
         "\n{:<28} {:>10} {:>10} {:>12} {:>12} {:>9}",

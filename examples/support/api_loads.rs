@@ -293,6 +293,14 @@ pub(crate) fn finish_oha(name: &str, child: TiedChild) -> anyhow::Result<Measure
             .is_some_and(|s| !s.is_empty() && s.keys().all(|k| k == "200")),
         "{name}: answers other than 200: {statuses}"
     );
+    // Requests that got no answer at all (refused, reset, timed out) are not status codes;
+    // those still in flight when the run's time is up are cut off by oha, not failed.
+    let errors = &report["errorDistribution"];
+    let unanswered = errors.as_object().is_some_and(|e| {
+        e.keys()
+            .any(|error| !error.contains("aborted due to deadline"))
+    });
+    anyhow::ensure!(!unanswered, "{name}: requests without an answer: {errors}");
     let ms = |p: &str| report["latencyPercentiles"][p].as_f64().unwrap_or(f64::NAN) * 1e3;
     Ok(Measured {
         requests_per_second: report["summary"]["requestsPerSec"].as_f64().unwrap_or(0.0),

@@ -114,9 +114,9 @@ pub(crate) fn chosen() -> anyhow::Result<Vec<Class>> {
 /// one their client work (reading the answers they provoke, the feeds they download) would
 /// otherwise take cores from the server and from the legitimate load's own client, which no
 /// remote attacker can. What the server spends on them is untouched: that is what is measured.
-pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> anyhow::Result<AttackerRuntime> {
     let lowered = std::env::var_os("ATTACKERS_AT_NORMAL_PRIORITY").is_none();
-    Ok(tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("attacker")
         .on_thread_start(move || {
@@ -125,7 +125,27 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
             }
         })
         .enable_all()
-        .build()?)
+        .build()?;
+    Ok(AttackerRuntime(Some(runtime)))
+}
+
+/// The attackers' runtime, shut down without waiting when dropped: the benchmark drops it from
+/// its own async code (on every way out, an error's too), where a runtime may not block.
+pub(crate) struct AttackerRuntime(Option<tokio::runtime::Runtime>);
+
+impl AttackerRuntime {
+    /// Where to spawn the attackers.
+    pub(crate) fn handle(&self) -> &tokio::runtime::Handle {
+        self.0.as_ref().expect("present until dropped").handle()
+    }
+}
+
+impl Drop for AttackerRuntime {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.0.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 /// Starts one attacker per class in `classes`, on the runtime `on`, against `base` until
