@@ -18,6 +18,7 @@
 use crate::cache::ResponseCache;
 use crate::lru::Lru;
 use crate::read::facets::{self, Counted};
+use agentindex_indexer::store::{Store, low_priority};
 use sqlx::AnyPool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -113,7 +114,7 @@ impl FacetCache {
     /// configured count nothing), the database being at `version`.
     pub(crate) async fn get(
         self: &Arc<Self>,
-        pool: &AnyPool,
+        store: &Store,
         version: i64,
         facet: Facet,
         chain_ids: &[i64],
@@ -125,23 +126,32 @@ impl FacetCache {
         match self.plan(&key, version) {
             Plan::Serve(counted) => Ok(counted),
             Plan::ServeAndRefresh(counted) => {
-                let (cache, pool) = (Arc::clone(self), pool.clone());
-                tokio::spawn(async move {
-                    if let Err(error) = cache.count(&pool, version, key.clone()).await {
+                // Nobody waits for a recount: it reads at low priority.
+                let cache = Arc::clone(self);
+                let store = store.clone();
+                tokio::spawn(low_priority::scope(async move {
+                    let pool = store.reader();
+                    if let Err(error) = cache.count(pool, version, key.clone()).await {
                         tracing::warn!(target: "agentindex::api", %error, ?key, "recounting a facet");
                         cache.finished_refreshing(&key);
                     }
-                });
+                }));
                 Ok(counted)
             }
-            Plan::Count => self.count(pool, version, key).await,
+            Plan::Count => self.count(store.reader(), version, key).await,
         }
     }
 
     /// Counts the unfiltered facets in the background, so the first dashboard does not wait.
-    pub(crate) fn warm(self: &Arc<Self>, pool: &AnyPool, versions: Arc<ResponseCache>) {
-        let (cache, pool) = (Arc::clone(self), pool.clone());
-        tokio::spawn(async move {
+    /// Nobody waits for it either: it reads the store's low-priority pool.
+    pub(crate) fn warm(
+        self: &Arc<Self>,
+        store: &Store,
+        versions: Arc<ResponseCache>,
+    ) -> tokio::task::JoinHandle<()> {
+        let (cache, store) = (Arc::clone(self), store.clone());
+        tokio::spawn(low_priority::scope(async move {
+            let pool = store.reader();
             let counted = async {
                 let version: i64 = versions.version().await?;
                 for facet in [Facet::Skills, Facet::Tags] {
@@ -149,14 +159,14 @@ impl FacetCache {
                         facet,
                         chain_ids: Vec::new(),
                     };
-                    cache.count(&pool, version, key).await?;
+                    cache.count(pool, version, key).await?;
                 }
                 Ok::<(), sqlx::Error>(())
             };
             if let Err(error) = counted.await {
                 tracing::warn!(target: "agentindex::api", %error, "counting facets at start");
             }
-        });
+        }))
     }
 
     fn plan(&self, key: &Key, version: i64) -> Plan {
@@ -221,6 +231,31 @@ impl FacetCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn the_counts_at_start_read_the_low_priority_pool() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("facets.db").display());
+        let options = agentindex_indexer::store::OpenOptions {
+            read_statement_timeout: None,
+            low_priority_readers: 1,
+        };
+        let store = Store::open_with(&url, options).await.unwrap();
+        let versions = Arc::new(ResponseCache::new(store.reader().clone(), 1 << 20));
+        let cache = Arc::new(FacetCache::new(8, [1]));
+        cache.warm(&store, Arc::clone(&versions)).await.unwrap();
+        assert_eq!(cache.len(), 2, "skills and tags are counted");
+
+        // With the low-priority pool closed and the ordinary one open, nothing is counted.
+        low_priority::scope(async { store.reader().close().await }).await;
+        let cache = Arc::new(FacetCache::new(8, [1]));
+        cache.warm(&store, versions).await.unwrap();
+        assert_eq!(
+            cache.len(),
+            0,
+            "the counts read the closed low-priority pool"
+        );
+    }
 
     fn cache_with(version: i64, age: Duration, cost: Duration) -> (FacetCache, Key) {
         let key = Key {

@@ -74,7 +74,8 @@ impl ApiState {
             caches.facet_cache_entries,
             config.chains.iter().map(|chain| chain.chain_id),
         ));
-        facets.warm(store.reader(), Arc::clone(&cache));
+        // Its handle is not kept: a failed count is logged, and the first dashboard counts.
+        drop(facets.warm(&store, Arc::clone(&cache)));
         let metrics = Arc::new(ApiMetrics::new(std::time::Duration::from_secs(
             caches.metrics_cache_secs,
         )));

@@ -109,12 +109,7 @@ async fn facet_counts(
     let version = state.cache.version().await?;
     let counted = state
         .facets
-        .get(
-            state.store.reader(),
-            version,
-            facet,
-            &chain_ids.unwrap_or_default(),
-        )
+        .get(&state.store, version, facet, &chain_ids.unwrap_or_default())
         .await?;
     Ok(counted
         .iter()
