@@ -22,6 +22,7 @@ use crate::read::agents::{self, AgentRow};
 use crate::read::changes::{Change, Kind, Pages, PaymentRow};
 use crate::state::ApiState;
 use crate::time_share::ChargeTo;
+use agentindex_indexer::store::low_priority;
 use async_graphql::{Context, Error, ID, Result, SimpleObject, Subscription};
 use futures_util::Stream;
 use std::collections::BTreeMap;
@@ -221,7 +222,17 @@ async fn raw(
                         }
                     }
                     let started = std::time::Instant::now();
-                    let page = pages.next(state.store.reader(), REPLAY_PAGE_ROWS).await;
+                    // A replay is bulk reading nobody else waits on: it reads the low-priority
+                    // pool, so a client replaying far back never holds the connections that
+                    // lookups and searches are handed (one page took seconds at 100,000
+                    // payments, and several subscriptions replaying at once had the ordinary
+                    // pool to themselves).
+                    let store = &state.store;
+                    let page = low_priority::scope(async {
+                        // Inside the scope, the store hands out its low-priority pool.
+                        pages.next(store.reader(), REPLAY_PAGE_ROWS).await
+                    })
+                    .await;
                     if let Some(charge) = &charge {
                         charge.time.charge(charge.client, started.elapsed());
                     }
