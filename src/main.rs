@@ -16,6 +16,13 @@ mod shutdown;
 use clap::Parser;
 use std::process::ExitCode;
 
+/// The allocator. glibc's gives each busy thread an arena of its own and keeps much of what is
+/// freed there: a served API's own memory grew with the length of the attack benchmark (440 MiB
+/// with 10 s loads, 230 MiB with glibc held to two arenas). mimalloc hands freed pages back:
+/// 250 to 330 MiB in the same runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     logging::init();

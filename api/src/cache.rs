@@ -15,6 +15,7 @@ use agentindex_indexer::store::{Dialect, low_priority};
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::Mutex;
 
 /// Largest response body kept: larger answers are rare and would crowd out many small ones.
@@ -31,8 +32,11 @@ pub struct ResponseCache {
     /// low-priority lane is run: the probe's lock is one every request takes, and a lowered
     /// thread must never hold it.
     main: Option<tokio::runtime::Handle>,
-    /// One connection reserved for reading `data_version` (the number is per connection).
-    probe: Mutex<Option<PoolConnection<Any>>>,
+    /// One connection reserved for reading `data_version` (the number is per connection), and
+    /// the newest version it read.
+    probe: Mutex<Probe>,
+    /// Probes started so far: the number of the next one, less one.
+    started: AtomicU64,
     /// Bodies by key, at the database version they were computed at.
     entries: std::sync::Mutex<VersionedLru<CacheKey, Arc<[u8]>>>,
 }
@@ -43,7 +47,8 @@ impl ResponseCache {
         Self {
             pool,
             main: tokio::runtime::Handle::try_current().ok(),
-            probe: Mutex::new(None),
+            probe: Mutex::new(Probe::default()),
+            started: AtomicU64::new(0),
             entries: std::sync::Mutex::new(VersionedLru::new(max_bytes)),
         }
     }
@@ -62,20 +67,33 @@ impl ResponseCache {
         }
     }
 
+    /// Reads the version, or hands back one read by a probe that started after this call did:
+    /// that read sees every commit this one would. Every request asks, and one at a time on the
+    /// one connection each would queue behind all those before it; this way requests that
+    /// arrive while a probe runs share the next one, so none waits for more than two.
     async fn probe(&self) -> sqlx::Result<i64> {
+        let arrived_after = self.started.load(Ordering::SeqCst);
         let mut probe = self.probe.lock().await;
-        if probe.is_none() {
-            *probe = Some(self.pool.acquire().await?);
+        if let Some((number, version)) = probe.newest
+            && number > arrived_after
+        {
+            return Ok(version);
         }
-        let conn: &mut AnyConnection = probe.as_mut().expect("just set");
-        let probe = match Dialect::of(conn) {
+        let number = self.started.fetch_add(1, Ordering::SeqCst) + 1;
+        if probe.connection.is_none() {
+            probe.connection = Some(self.pool.acquire().await?);
+        }
+        let conn: &mut AnyConnection = probe.connection.as_mut().expect("just set");
+        let sql = match Dialect::of(conn) {
             Dialect::Sqlite => "PRAGMA data_version",
             Dialect::Postgres => {
                 "SELECT CAST((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()
                                    ELSE pg_current_wal_lsn() END) - '0/0' AS BIGINT)"
             }
         };
-        sqlx::query_scalar(probe).fetch_one(conn).await
+        let version = sqlx::query_scalar(sql).fetch_one(conn).await?;
+        probe.newest = Some((number, version));
+        Ok(version)
     }
 
     /// The response cached for `key` at `version`.
@@ -104,6 +122,14 @@ impl ResponseCache {
     }
 }
 
+/// The probe's connection and the newest version it read, with the number of the probe that
+/// read it.
+#[derive(Debug, Default)]
+struct Probe {
+    connection: Option<PoolConnection<Any>>,
+    newest: Option<(u64, i64)>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +155,60 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(there, here);
+    }
+
+    /// Callers waiting while a probe runs share the next one; a caller arriving after a
+    /// commit never gets a version read before it.
+    #[tokio::test]
+    async fn callers_that_queue_behind_a_probe_share_the_next_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("v.db").display());
+        agentindex_indexer::store::install_drivers();
+        let pool = AnyPool::connect(&url).await.unwrap();
+        let writer = AnyPool::connect(&url).await.unwrap();
+        sqlx::query("CREATE TABLE t (x INTEGER)")
+            .execute(&writer)
+            .await
+            .unwrap();
+        let cache = Arc::new(ResponseCache::new(pool, 1 << 20));
+        let first = cache.version().await.unwrap();
+        assert_eq!(cache.started.load(Ordering::SeqCst), 1);
+
+        // Twenty callers arrive while the probe is busy (its lock held here); this runtime has
+        // one thread, so each runs up to the lock before this test goes on.
+        let busy = cache.probe.lock().await;
+        let callers: Vec<_> = (0..20)
+            .map(|_| {
+                let cache = Arc::clone(&cache);
+                tokio::spawn(async move { cache.version().await.unwrap() })
+            })
+            .collect();
+        tokio::task::yield_now().await;
+        sqlx::query("INSERT INTO t VALUES (1)")
+            .execute(&writer)
+            .await
+            .unwrap();
+        drop(busy);
+        let mut versions = Vec::new();
+        for caller in callers {
+            versions.push(caller.await.unwrap());
+        }
+        assert_eq!(
+            cache.started.load(Ordering::SeqCst),
+            2,
+            "one probe for the twenty"
+        );
+        assert!(versions.iter().all(|v| *v == versions[0]), "{versions:?}");
+        assert_ne!(versions[0], first, "the probe came after the commit");
+
+        // A caller after another commit gets a fresh probe, never the shared answer.
+        sqlx::query("INSERT INTO t VALUES (2)")
+            .execute(&writer)
+            .await
+            .unwrap();
+        let after = cache.version().await.unwrap();
+        assert_ne!(after, versions[0]);
+        assert_eq!(cache.started.load(Ordering::SeqCst), 3);
     }
 
     fn key(n: usize) -> CacheKey {

@@ -34,6 +34,7 @@ const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Every route of the API.
 pub fn router(state: ApiState) -> Router {
     let schema = graphql::schema(state.clone());
+    agentindex_indexer::priority::ration_lowered_threads(state.api.low_priority_cores);
     let time = Arc::new(TimeShare::new(&state.api));
     let api = Router::new()
         .route("/graphql", get(http::graphql_get).post(http::graphql))

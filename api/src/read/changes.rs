@@ -202,23 +202,49 @@ impl Pages {
         Ok(None)
     }
 
-    /// `(block, agent_key)` after the last row read, as SQL over `block_column`; binds from $4.
-    fn after_last(&self, block_column: &str) -> String {
-        match self.last {
-            None => format!("{block_column} > $2"),
-            Some(_) => format!(
-                "{block_column} > $2 AND ({block_column} > $4 OR ({block_column} = $4 AND agent_key > $5))"
+    /// The SQL of a page of `kind`: `$1` chain, `$2` after, `$3` up to and, when `keyed` (a
+    /// page after another), `$4` the last row's block, `$5` its key and, for payments, `$6` its
+    /// log index. Each is one range scan of an index in the order it pages in
+    /// (migrations/sqlite/0016_replay_order.sql), never a sort of what is left.
+    fn sql(kind: Kind, keyed: bool, rows: i64) -> String {
+        let (columns, table, block, order) = match kind {
+            Kind::Agents => (
+                "agent_key, registered_block, last_event_block",
+                "agents",
+                "last_event_block",
+                "last_event_block, agent_key",
             ),
-        }
+            Kind::Reputation => (
+                "agent_key, as_of_block",
+                "agent_reputation",
+                "as_of_block",
+                "as_of_block, agent_key",
+            ),
+            Kind::Payments => (
+                "agent_key, block_number, log_index, tx_hash, token, payer, payee, amount,
+                 scheme IS NOT NULL AS x402, timestamp",
+                "payments",
+                "block_number",
+                "block_number, log_index, agent_key",
+            ),
+        };
+        let after_last = match (keyed, kind) {
+            (false, _) => String::new(),
+            (true, Kind::Payments) => format!(
+                " AND ({block} > $4 OR ({block} = $4 AND (log_index > $6
+                     OR (log_index = $6 AND agent_key > $5))))"
+            ),
+            (true, _) => format!(" AND ({block} > $4 OR ({block} = $4 AND agent_key > $5))"),
+        };
+        format!(
+            "SELECT {columns} FROM {table}
+             WHERE chain_id = $1 AND {block} > $2{after_last} AND {block} <= $3
+             ORDER BY {order} LIMIT {rows}"
+        )
     }
 
     async fn agents(&mut self, pool: &AnyPool, rows: i64) -> sqlx::Result<Vec<Change>> {
-        let sql = format!(
-            "SELECT agent_key, registered_block, last_event_block FROM agents
-             WHERE chain_id = $1 AND {} AND last_event_block <= $3
-             ORDER BY last_event_block, agent_key LIMIT {rows}",
-            self.after_last("last_event_block")
-        );
+        let sql = Self::sql(Kind::Agents, self.last.is_some(), rows);
         let found: Vec<(String, i64, i64)> =
             self.bind(sqlx::query_as(&sql)).fetch_all(pool).await?;
         if let Some((key, _, block)) = found.last() {
@@ -241,12 +267,7 @@ impl Pages {
     }
 
     async fn reputation(&mut self, pool: &AnyPool, rows: i64) -> sqlx::Result<Vec<Change>> {
-        let sql = format!(
-            "SELECT agent_key, as_of_block FROM agent_reputation
-             WHERE chain_id = $1 AND {} AND as_of_block <= $3
-             ORDER BY as_of_block, agent_key LIMIT {rows}",
-            self.after_last("as_of_block")
-        );
+        let sql = Self::sql(Kind::Reputation, self.last.is_some(), rows);
         let found: Vec<(String, i64)> = self.bind(sqlx::query_as(&sql)).fetch_all(pool).await?;
         if let Some((key, block)) = found.last() {
             self.last = Some(LastRow {
@@ -267,20 +288,7 @@ impl Pages {
     }
 
     async fn payments(&mut self, pool: &AnyPool, rows: i64) -> sqlx::Result<Vec<Change>> {
-        let after_last = match self.last {
-            None => "block_number > $2".to_string(),
-            Some(_) => {
-                "block_number > $2 AND (block_number > $4 OR (block_number = $4 AND (log_index > $6
-                         OR (log_index = $6 AND agent_key > $5))))"
-                    .to_string()
-            }
-        };
-        let sql = format!(
-            "SELECT agent_key, block_number, log_index, tx_hash, token, payer, payee, amount,
-                    scheme IS NOT NULL AS x402, timestamp
-             FROM payments WHERE chain_id = $1 AND {after_last} AND block_number <= $3
-             ORDER BY block_number, log_index, agent_key LIMIT {rows}"
-        );
+        let sql = Self::sql(Kind::Payments, self.last.is_some(), rows);
         let mut query = self.bind(sqlx::query_as::<_, PaymentRow>(&sql));
         if let Some(last) = &self.last {
             query = query.bind(last.log_index);
@@ -443,6 +451,38 @@ mod tests {
             let expected: Vec<Change> = whole.iter().filter(|c| of_kind(c)).cloned().collect();
             assert_eq!(expected.len(), count, "{kind:?}");
             assert_eq!(paged, expected, "{kind:?}");
+        }
+    }
+
+    /// A replay from far back reads hundreds of pages: each must be one range scan of an index
+    /// in its order, so a page costs the same at the end of a replay as at its start.
+    #[tokio::test]
+    async fn every_page_is_a_range_scan_of_an_index_in_its_order() {
+        let (_dir, pool) = store_with_changes().await;
+        for kind in [Kind::Agents, Kind::Reputation, Kind::Payments] {
+            for keyed in [false, true] {
+                let sql = format!("EXPLAIN QUERY PLAN {}", Pages::sql(kind, keyed, 40));
+                let mut query = sqlx::query_as::<_, (i64, i64, i64, String)>(&sql)
+                    .bind(1_i64)
+                    .bind(5_i64)
+                    .bind(60_i64);
+                if keyed {
+                    query = query.bind(20_i64).bind("1:00100");
+                    if kind == Kind::Payments {
+                        query = query.bind(1_i64);
+                    }
+                }
+                let plan = query.fetch_all(&pool).await.unwrap();
+                let details: Vec<&str> = plan.iter().map(|row| row.3.as_str()).collect();
+                assert!(
+                    details.iter().all(|d| d.starts_with("SEARCH ")),
+                    "{kind:?} (keyed: {keyed}) must search an index: {details:?}"
+                );
+                assert!(
+                    !details.iter().any(|d| d.contains("TEMP B-TREE")),
+                    "{kind:?} (keyed: {keyed}) must not sort: {details:?}"
+                );
+            }
         }
     }
 }

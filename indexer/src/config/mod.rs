@@ -131,6 +131,12 @@ pub struct ApiConfig {
     /// before it is refused.
     #[serde(default = "defaults::low_priority_after_ms_per_client")]
     pub low_priority_after_ms_per_client: u32,
+    /// How many cores low-priority work (those clients' requests, reputation feeds, replays,
+    /// background counts) may use together, on average: past it, its threads rest. Priority
+    /// decides who runs first, not what runs beside, and an answer computed beside such work
+    /// on the next core is still slower.
+    #[serde(default = "defaults::low_priority_cores")]
+    pub low_priority_cores: f64,
     /// Clients (addresses or CIDR networks) the rate limit never applies to: the operator's
     /// own services that call on behalf of many users (a server-side renderer, an SDK backend).
     /// Every other limit still holds for them. Empty by default.
@@ -223,6 +229,7 @@ impl Default for ApiConfig {
             server_ms_per_second_per_client: defaults::server_ms_per_second_per_client(),
             server_ms_burst_per_client: defaults::server_ms_burst_per_client(),
             low_priority_after_ms_per_client: defaults::low_priority_after_ms_per_client(),
+            low_priority_cores: defaults::low_priority_cores(),
             unlimited_clients: Vec::new(),
             cors_origins: defaults::cors_origins(),
             caches: ApiCachesConfig::default(),
@@ -278,6 +285,11 @@ pub(crate) mod defaults {
     pub(crate) fn low_priority_after_ms_per_client() -> u32 {
         // A quarter of the burst: a few hundred lookups by id within a second or two.
         250
+    }
+    pub(crate) fn low_priority_cores() -> f64 {
+        // Half of one core: on two, a past block's feed at 100,000 agents in about twice its
+        // unrationed time, and half as many slow answers beside it (BENCHMARKS.md).
+        0.5
     }
     pub(crate) fn cors_origins() -> Vec<String> {
         vec!["*".into()]
@@ -406,6 +418,13 @@ impl Config {
                     message: "must be at least 1".into(),
                 });
             }
+        }
+        let cores = self.api.low_priority_cores;
+        if !(cores.is_finite() && (0.01..=4096.0).contains(&cores)) {
+            return Err(ConfigError::Key {
+                key: "api.low_priority_cores".into(),
+                message: format!("{cores}: must be a number of cores from 0.01 to 4096"),
+            });
         }
         for (i, origin) in self.api.cors_origins.iter().enumerate() {
             let valid = origin == "*"
