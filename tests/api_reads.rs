@@ -59,15 +59,7 @@ fn config(url: &str, reads: &str) -> Config {
 }
 
 async fn post(endpoint: &str, query: &str) -> Value {
-    reqwest::Client::new()
-        .post(endpoint)
-        .json(&json!({ "query": query }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    support::api::post_json(endpoint, &json!({ "query": query })).await
 }
 
 fn first_error(body: &Value) -> String {

@@ -152,17 +152,13 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
     let endpoint = format!("{}/graphql", served.base);
     // A first question of some milliseconds, sent at once: owed at 1 ms a second, it is not
     // paid off for seconds, well after the next question starts.
-    let first: Value = reqwest::Client::new()
-        .post(&endpoint)
-        .json(&json!({ "query": "query($id: ID!) { agent(id: $id) {
+    let first = support::api::post_json(
+        &endpoint,
+        &json!({ "query": "query($id: ID!) { agent(id: $id) {
             history(first: 100) { nodes { blockNumber kind detail } } } }",
-            "variables": { "id": key } }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+            "variables": { "id": key } }),
+    )
+    .await;
     assert!(
         first["data"]["agent"]["history"]["nodes"].is_array(),
         "{first}"

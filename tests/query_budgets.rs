@@ -154,24 +154,16 @@ async fn documents_that_expand_or_nest_without_bound_are_refused_and_the_server_
     }
 
     // What the SDK and the explorer ask still works.
-    let body: Value = client
-        .post(&graphql)
-        .json(&json!({ "query": "{ indexerStatus { chainId } agents(first: 2) { totalCount } }" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = support::api::post_json(
+        &graphql,
+        &json!({ "query": "{ indexerStatus { chainId } agents(first: 2) { totalCount } }" }),
+    )
+    .await;
     assert_eq!(body["data"]["agents"]["totalCount"], 0, "{body}");
-    let body: Value = client
-        .post(&subgraph)
-        .json(&json!({ "query": "{ agents(first: 2) { id owner } }" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = support::api::post_json(
+        &subgraph,
+        &json!({ "query": "{ agents(first: 2) { id owner } }" }),
+    )
+    .await;
     assert_eq!(body["data"]["agents"], json!([]), "{body}");
 }

@@ -115,3 +115,18 @@ pub(crate) async fn feed(base: &str, query: &str) -> Feed {
     assert_eq!(digest, hex, "the digest header is the SHA-256 of the body");
     Feed { body, digest }
 }
+
+/// POSTs `body` as JSON to `url` and reads the answer as JSON, whatever its status; a transport
+/// or decoding error fails the test, naming `url`.
+pub(crate) async fn post_json(url: &str, body: &serde_json::Value) -> serde_json::Value {
+    let response = reqwest::Client::new()
+        .post(url)
+        .json(body)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("POST {url}: {e}"));
+    response
+        .json()
+        .await
+        .unwrap_or_else(|e| panic!("POST {url}: the answer is not JSON: {e}"))
+}
