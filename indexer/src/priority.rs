@@ -51,7 +51,8 @@ pub fn offer_core() {
 pub const LOWERED_CORES: f64 = 0.5;
 
 /// The lowered threads' ration in cores, as the bits of an `f64`.
-static RATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static RATION: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(LOWERED_CORES.to_bits());
 
 /// Sets how many cores the lowered threads of this process may use together, on average
 /// (`[api] low_priority_cores`). Priorities decide who runs first, not what runs beside: a
@@ -65,10 +66,7 @@ pub fn ration_lowered_threads(cores: f64) {
 
 /// The lowered threads' ration in cores.
 fn ration() -> f64 {
-    match RATION.load(std::sync::atomic::Ordering::Relaxed) {
-        0 => LOWERED_CORES,
-        bits => f64::from_bits(bits),
-    }
+    f64::from_bits(RATION.load(std::sync::atomic::Ordering::Relaxed))
 }
 
 /// The processor time lowered threads used beyond their ration, drained at the ration's rate.

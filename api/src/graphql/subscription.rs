@@ -224,9 +224,9 @@ async fn raw(
                     let started = std::time::Instant::now();
                     // A replay is bulk reading nobody else waits on: it reads the low-priority
                     // pool, so a client replaying far back never holds the connections that
-                    // lookups and searches are handed (one page took seconds at 100,000
-                    // payments, and several subscriptions replaying at once had the ordinary
-                    // pool to themselves).
+                    // lookups and searches are handed (under the attack benchmark, several
+                    // subscriptions replaying at once held most of the ordinary pool for
+                    // seconds, and lookups waited for a connection).
                     let store = &state.store;
                     let page = low_priority::scope(async {
                         // Inside the scope, the store hands out its low-priority pool.
