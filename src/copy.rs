@@ -2,8 +2,8 @@
 //! PostgreSQL, or back) without indexing again, then checks the copy: the canonical dumps of
 //! both are equal, and so are the reputation feeds of every chain at its indexed block.
 
-use agentindex_api::feeds;
 use agentindex_indexer::config::Config;
+use agentindex_indexer::feed;
 use agentindex_indexer::reputation::ReputationRules;
 use agentindex_indexer::store::{Store, StoreRead, copy};
 use sha2::{Digest, Sha256};
@@ -71,8 +71,8 @@ async fn verify(
                 .map(|b| format!("{b:02x}"))
                 .collect()
         };
-        let from = digest(feeds::body(source, status.chain_id, block, &rules).await?);
-        let to = digest(feeds::body(target, status.chain_id, block, &rules).await?);
+        let from = digest(feed::body(source, status.chain_id, block, &rules).await?);
+        let to = digest(feed::body(target, status.chain_id, block, &rules).await?);
         if from != to {
             return Ok(Verified::Differs(format!(
                 "the feed of chain {} at block {block}: {from} against {to}",

@@ -154,7 +154,7 @@ async fn concurrent_requests_for_one_uncached_feed_compute_it_once_and_serve_the
         &loaded.chains[0],
         &loaded.reputation,
     );
-    let direct = agentindex_api::feeds::body(&store, devnet.chain_id(), block, &rules)
+    let direct = agentindex_indexer::feed::body(&store, devnet.chain_id(), block, &rules)
         .await
         .unwrap();
     assert_eq!(

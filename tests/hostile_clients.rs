@@ -33,17 +33,23 @@ const CONNECTIONS_PER_CLIENT: usize = 64;
 const RESPONSE_CACHE_BYTES: u64 = 64 * 1024;
 
 /// A served index and the process serving it.
+/// Blocks whose reputation feed the target's indexer stored.
+const STORED_FEEDS: [u64; 2] = [5, 10];
+
 struct Target {
     server: support::binary::Running,
     base: String,
+    /// The indexed block (whose feed is computed on request).
+    indexed: u64,
     http: reqwest::Client,
     _devnet: Devnet,
     _dir: tempfile::TempDir,
 }
 
 impl Target {
-    /// Indexes the devnet scenario, then starts `agentindex serve` over it with `api` (TOML
-    /// keys of `[api]`) on top of the suite's own settings.
+    /// Indexes the devnet scenario, stores the reputation feeds of [`STORED_FEEDS`], then
+    /// starts `agentindex serve` over it with `api` (TOML keys of `[api]`) on top of the suite's
+    /// own settings.
     async fn start(api: &str) -> Self {
         let devnet = Devnet::start().await.unwrap();
         support::scenario::run(&devnet).await;
@@ -51,6 +57,10 @@ impl Target {
         let db = dir.path().join("index.db");
         let config = support::config(&devnet, &db, 0);
         support::index_until_synced(&config).await;
+        support::store_feeds(&config, &STORED_FEEDS).await;
+        let store = support::open(&db).await;
+        let indexed = support::indexed_block(&store, devnet.chain_id()).await;
+        store.close().await;
         let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db, 0, "")
             + &format!("\n[api]\nlisten = \"127.0.0.1:0\"\n{api}\n");
         let path = dir.path().join("serve.toml");
@@ -59,6 +69,7 @@ impl Target {
         Self {
             server,
             base,
+            indexed,
             http: reqwest::Client::new(),
             _devnet: devnet,
             _dir: dir,
@@ -329,9 +340,9 @@ async fn hostile_requests_are_refused_or_bounded_while_the_server_stays_healthy(
     );
 }
 
-/// Twenty feed requests at different blocks at once: every one is answered 200 with a body,
-/// or 503 (its lane busy) or 429 (the client's share of computations spent) with
-/// `Retry-After`, within the feed's timeout.
+/// Twenty feed requests at different blocks at once: a stored block's is answered 200 with a
+/// body, or 503 (its lane busy) or 429 (the client's share spent) with `Retry-After`; every
+/// other block is refused at once with 404 naming the stored ones (nothing is computed for it).
 async fn feeds_at_many_blocks_are_bounded(target: &Target) {
     let asked = (1..=20).map(|block| {
         let url = format!("{}/feeds/reputation.jsonl?block={block}", target.base);
@@ -347,15 +358,24 @@ async fn feeds_at_many_blocks_are_bounded(target: &Target) {
     });
     let answers = futures::future::join_all(asked).await;
     for (block, status, retry, body, took) in &answers {
-        assert!(
-            *status == 200 || ((*status == 503 || *status == 429) && *retry),
-            "feed at block {block}: {status} {body}"
-        );
-        assert!(*took < Duration::from_secs(30), "feed at {block}: {took:?}");
+        if STORED_FEEDS.contains(block) || *block == target.indexed {
+            assert!(
+                *status == 200 || ((*status == 503 || *status == 429) && *retry),
+                "feed at block {block}: {status} {body}"
+            );
+            assert!(*took < Duration::from_secs(30), "feed at {block}: {took:?}");
+        } else {
+            assert_eq!(*status, 404, "feed at block {block}: {body}");
+            assert!(
+                body.contains("stored (10, 5)"),
+                "the refusal names the stored blocks: {body}"
+            );
+            assert!(*took < REFUSAL_BUDGET, "refusal at {block} took {took:?}");
+        }
     }
     assert!(
         answers.iter().any(|(_, status, ..)| *status == 200),
-        "some feed was served"
+        "a stored feed was served"
     );
 }
 

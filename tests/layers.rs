@@ -52,6 +52,10 @@ const INDEXER: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "feed",
+        &["primitives", "config", "reputation", "store", "priority"],
+    ),
+    (
         "engine",
         &[
             "primitives",
@@ -65,6 +69,7 @@ const INDEXER: &[(&str, &[&str])] = &[
             "agents",
             "store",
             "follower",
+            "feed",
         ],
     ),
 ];

@@ -42,8 +42,20 @@ async fn the_same_chain_indexes_alike_into_sqlite_and_postgres() {
         "PostgreSQL against SQLite",
     );
 
+    // A past block's feed, stored by the feed keeper on each backend and read back from it.
+    let past = support::indexed_block(&sqlite, devnet.chain_id()).await - 1;
+    support::store_feeds(&on_sqlite, &[past]).await;
+    support::store_feeds(&on_postgres, &[past]).await;
     let served_sqlite = support::api::serve(sqlite.clone(), &on_sqlite).await;
     let served_pg = support::api::serve(pg.clone(), &on_postgres).await;
+    let at_past = format!("?block={past}");
+    let (sqlite_past, pg_past) = (
+        feed(&served_sqlite.base, &at_past).await,
+        feed(&served_pg.base, &at_past).await,
+    );
+    assert!(!sqlite_past.body.is_empty(), "the stored feed has lines");
+    assert_eq!(pg_past.body, sqlite_past.body, "one stored feed on both");
+    assert_eq!(pg_past.digest, sqlite_past.digest);
     let (sqlite_feed, pg_feed) = (
         feed(&served_sqlite.base, "").await,
         feed(&served_pg.base, "").await,

@@ -1,12 +1,14 @@
 //! The reputation feed as operators compare it: two independent instances (one in-process server,
 //! one `agentindex run` process, each with its own database) index the same anvil chain and
-//! serve byte-identical feeds whose digest header is the SHA-256 of the body; after a reorg both
-//! move to the same new digest, and the feed of a block below the reorg stays as it was.
+//! serve byte-identical feeds whose digest header is the SHA-256 of the body, at the indexed
+//! block and at the final epoch boundary each indexer stored by itself; after a reorg both move
+//! to the same new digest, and the stored feed below the reorg stays as it was.
 
 use crate::support;
 
 use agentindex_contracts::{Devnet, confirm, demo};
 use agentindex_indexer::primitives::AgentKey;
+use agentindex_indexer::store::StoreRead;
 use alloy::primitives::{B256, U256};
 use std::time::Duration;
 use support::api::feed;
@@ -59,6 +61,7 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     // the head and at blocks of earlier epochs.
     config_one.reputation.trust.interval_blocks = 2;
     config_one.reputation.trust.seeds = vec![a[5]];
+    config_one.reputation.feeds_kept = 10;
     let store_one = support::open(&db_one).await;
     let indexing = support::api::index_in_background(&config_one);
     let served = support::api::serve(store_one.clone(), &config_one).await;
@@ -69,7 +72,7 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db_two, DEPTH, "")
         + "\n[api]\nlisten = \"127.0.0.1:0\"\n"
         + &format!(
-            "\n[reputation.trust]\ninterval_blocks = 2\nseeds = [\"{:#x}\"]\n",
+            "\n[reputation]\nfeeds_kept = 10\n\n[reputation.trust]\ninterval_blocks = 2\nseeds = [\"{:#x}\"]\n",
             a[5]
         );
     let config_two = dir.path().join("two.toml");
@@ -120,8 +123,34 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
         first_one.digest,
         "without ?block the feed is as of the indexed block"
     );
-    let below = head - 3;
-    let before_reorg = feed(&one, &format!("?block={below}")).await;
+    // The final epoch boundary's feed, which each indexer stores by itself: the same on both,
+    // and what the feed computes at that block.
+    let finalized = store_one
+        .progress(devnet.chain_id())
+        .await
+        .unwrap()
+        .unwrap()
+        .finalized_block;
+    let boundary = finalized - finalized % 2;
+    let stored_one = support::api::stored_feed(&one, boundary, limit).await;
+    let stored_two = support::api::stored_feed(&two, boundary, limit).await;
+    assert_eq!(stored_one.body, stored_two.body, "one stored feed on both");
+    let rules = agentindex_indexer::reputation::ReputationRules::of_chain(
+        &config_one.chains[0],
+        &config_one.reputation,
+    );
+    let computed = agentindex_indexer::feed::body(&store_one, devnet.chain_id(), boundary, &rules)
+        .await
+        .unwrap();
+    assert_eq!(stored_one.body.as_bytes(), computed, "stored as computed");
+    assert!(
+        stored_one
+            .body
+            .lines()
+            .all(|l| l.contains(&format!("\"as_of_block\":{boundary},"))),
+        "every line is as of the boundary: {}",
+        stored_one.body
+    );
 
     // A reorg replaces the newest three blocks with a branch where a new payer pays the agent.
     chain::reorg(
@@ -148,11 +177,13 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
         .find(|l| l["agent"] == AgentKey::contract(devnet.chain_id(), agent).to_string())
         .unwrap();
     assert_eq!(line["evaluation"]["payments"]["unique_payers"], 3);
-    assert_eq!(
-        feed(&two, &format!("?block={below}")).await.digest,
-        before_reorg.digest,
-        "a block below the reorg keeps its feed"
-    );
+    for base in [&one, &two] {
+        assert_eq!(
+            feed(base, &format!("?block={boundary}")).await.digest,
+            stored_one.digest,
+            "the stored feed below the reorg stays as it was"
+        );
+    }
 
     indexing.stop().await;
     served.stop().await;
@@ -167,8 +198,12 @@ async fn bad_feed_requests_get_a_clear_error() {
     support::index_until_synced(&config).await;
     let store = support::open(&db).await;
     let indexed = support::indexed_block(&store, devnet.chain_id()).await;
+    let stored = indexed - 1;
+    support::store_feeds(&config, &[stored]).await;
     let served = support::api::serve(store, &config).await;
     let base = format!("{}/feeds/reputation.jsonl", served.base);
+    let unstored = format!("?block={}", indexed - 2);
+    let not_stored = format!("the epoch boundaries stored ({stored})");
     for (query, status, names) in [
         ("?block=abc", 400, "block=\"abc\""),
         ("?block=-1", 400, "block=\"-1\""),
@@ -178,6 +213,7 @@ async fn bad_feed_requests_get_a_clear_error() {
             "not indexed yet",
         ),
         ("?chain=999", 404, "chain 999"),
+        (&unstored as &str, 404, &not_stored as &str),
     ] {
         let response = reqwest::get(format!("{base}{query}")).await.unwrap();
         assert_eq!(response.status(), status, "{query}");
@@ -185,5 +221,14 @@ async fn bad_feed_requests_get_a_clear_error() {
         let error = body["error"].as_str().unwrap();
         assert!(error.contains(names), "{query}: {error}");
     }
+    // A block without a feed is told which blocks have one, in fields too.
+    let response = reqwest::get(format!("{base}{unstored}")).await.unwrap();
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["stored_blocks"], serde_json::json!([stored]), "{body}");
+    assert_eq!(body["indexed_block"], indexed, "{body}");
+    let response = reqwest::get(format!("{base}?block={stored}"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "the stored block is served");
     served.stop().await;
 }

@@ -1,67 +1,18 @@
-//! A reputation feed written to a temporary file as it is computed, and read back from it when
-//! served: a feed holds one line per agent (about 1.3 KB each, so 130 MB at 100,000 agents), far
-//! more than a server should hold in memory once, let alone once per request. Its SHA-256 and
-//! length are taken as the lines are written, so the headers that carry them are ready before
-//! the first byte of the body is sent.
-//!
-//! The file never has a name (`O_TMPFILE` on Linux; elsewhere it is unlinked as it is created):
-//! the system frees it when the last descriptor closes, so a server that is killed leaves
-//! nothing behind in `TMPDIR`. Responses read it at their own offsets from one shared
-//! descriptor, so one still streaming keeps the bytes after the cache has dropped the feed.
+//! A reputation feed served from the temporary file it was written to
+//! ([`agentindex_indexer::feed::spool`], which takes its SHA-256 and length as the lines are
+//! written, so the headers that carry them are ready before the first byte of the body is
+//! sent). Responses read it at their own offsets from one shared descriptor, so one still
+//! streaming keeps the bytes after the cache has dropped the feed.
 
+use agentindex_indexer::feed::spool::Spooled;
 use axum::body::Bytes;
 use futures_util::Stream;
-use sha2::{Digest, Sha256};
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::io;
 use std::sync::Arc;
 
-/// Bytes buffered before a write to the file.
-const WRITE_BUFFER: usize = 256 * 1024;
-
-/// A feed being written.
-pub(crate) struct FeedWriter {
-    file: BufWriter<File>,
-    hasher: Sha256,
-    len: u64,
-}
-
-impl FeedWriter {
-    /// A new, empty feed in the system's temporary folder (`TMPDIR`).
-    pub(crate) fn create() -> io::Result<Self> {
-        Self::create_in(&std::env::temp_dir())
-    }
-
-    /// A new, empty feed in `folder`, under no name.
-    fn create_in(folder: &Path) -> io::Result<Self> {
-        Ok(Self {
-            file: BufWriter::with_capacity(WRITE_BUFFER, tempfile::tempfile_in(folder)?),
-            hasher: Sha256::new(),
-            len: 0,
-        })
-    }
-
-    /// Appends `line` and a newline.
-    pub(crate) fn write_line(&mut self, line: &[u8]) -> io::Result<()> {
-        for part in [line, b"\n"] {
-            self.file.write_all(part)?;
-            self.hasher.update(part);
-            self.len += part.len() as u64;
-        }
-        Ok(())
-    }
-
-    /// The written feed, flushed to its file.
-    pub(crate) fn finish(self) -> io::Result<Feed> {
-        let file = self.file.into_inner().map_err(|e| e.into_error())?;
-        Ok(Feed {
-            file: Arc::new(file),
-            len: self.len,
-            digest: self.hasher.finalize().into(),
-        })
-    }
-}
+/// A feed being written (the indexer's, which the feed keeper writes stored feeds with too).
+pub(crate) use agentindex_indexer::feed::spool::SpoolWriter as FeedWriter;
 
 /// A computed feed, in its file.
 #[derive(Debug)]
@@ -71,6 +22,16 @@ pub(crate) struct Feed {
     pub(crate) len: u64,
     /// SHA-256 of its bytes.
     pub(crate) digest: [u8; 32],
+}
+
+impl From<Spooled> for Feed {
+    fn from(spooled: Spooled) -> Self {
+        Self {
+            file: Arc::new(spooled.file),
+            len: spooled.len,
+            digest: spooled.digest,
+        }
+    }
 }
 
 impl Feed {
@@ -123,6 +84,7 @@ fn read_exact_at(file: &File, mut bytes: &mut [u8], mut offset: u64) -> io::Resu
 mod tests {
     use super::*;
     use futures_util::TryStreamExt;
+    use sha2::{Digest, Sha256};
 
     async fn read_all(feed: &Feed, chunk: usize) -> Vec<u8> {
         let chunks: Vec<Bytes> = feed.chunks(chunk).try_collect().await.unwrap();
@@ -139,7 +101,7 @@ mod tests {
         let mut writer = FeedWriter::create_in(folder.path()).unwrap();
         writer.write_line(b"{\"a\":1}").unwrap();
         writer.write_line(b"{\"b\":2}").unwrap();
-        let feed = writer.finish().unwrap();
+        let feed = Feed::from(writer.finish().unwrap());
         let expected = b"{\"a\":1}\n{\"b\":2}\n";
         assert_eq!(feed.len, expected.len() as u64);
         assert_eq!(feed.digest, <[u8; 32]>::from(Sha256::digest(expected)));

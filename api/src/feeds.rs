@@ -1,22 +1,25 @@
 //! `GET /feeds/reputation.jsonl?block=N[&chain=ID]`: every agent of a chain registered by block
 //! `N`, with its scores and their components as of `N`, one JSON object per line, in agent-key
-//! order, each line in RFC 8785 canonical form. Two instances that indexed the same chain serve
-//! byte-identical feeds, so the SHA-256 of the body (in `Repr-Digest` and `X-Feed-Sha256`) is
-//! enough to compare them.
+//! order, each line in RFC 8785 canonical form ([`agentindex_indexer::feed`]). Two instances
+//! that indexed the same chain serve byte-identical feeds, so the SHA-256 of the body (in
+//! `Repr-Digest` and `X-Feed-Sha256`) is enough to compare them.
 //!
-//! Feeds are computed through [`crate::feed_cache`]: written to a temporary file as they are
-//! computed (never held in memory whole) and kept while the database is unchanged, one
-//! computation at a time for the indexed block and one for earlier blocks, one started per
-//! client per period, each with a timeout, off the request threads. Any indexed block is
-//! served: those bounds are what a client asking for block after block can cost.
+//! Two blocks have a feed: the chain's indexed block (the default), computed on request, and
+//! the final epoch boundaries the indexer stored ([`agentindex_indexer::feed::keeper`]), read
+//! back. Any other block is refused with 404 naming those that have one: computing a past
+//! block's feed scores every agent again, which no anonymous client may ask for at will.
+//!
+//! Either way the feed goes through [`crate::feed_cache`]: written to a temporary file (never
+//! held in memory whole), kept while valid, one computation or read at a time per lane, one
+//! started per client per period, each with a timeout, off the request threads.
 
 use crate::client::ClientKey;
 use crate::client_error;
 use crate::feed_cache::{FeedCacheError, FeedKey, Lane};
+use crate::feed_spool::FeedWriter;
 use crate::state::ApiState;
-use agentindex_indexer::reputation::ReputationRules;
-use agentindex_indexer::store::Store;
-use agentindex_indexer::store::StoreRead;
+use agentindex_indexer::feed::{FeedLinesError, write_lines};
+use agentindex_indexer::store::{StoreRead, StoredFeed};
 use axum::body::Body;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -24,10 +27,6 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use std::collections::BTreeMap;
 use std::io;
-
-/// Lines a feed computation writes between two offers of its core to any other thread waiting
-/// (a few hundred microseconds of encoding).
-const YIELD_EVERY_LINES: u32 = 32;
 
 /// Why a feed request was refused.
 #[derive(Debug, thiserror::Error)]
@@ -56,14 +55,31 @@ pub enum FeedError {
         /// The newest indexed block.
         indexed: u64,
     },
-    /// An agent's reputation has no canonical JSON form (a non-finite number).
-    #[error("agent {agent}: its reputation cannot be written canonically: {reason}")]
-    Encode {
-        /// The agent.
-        agent: String,
-        /// The encoder's reason.
-        reason: String,
+    /// The block is neither the indexed block nor a stored epoch boundary.
+    #[error(
+        "block {block} of chain {chain_id} has no feed: feeds are served for the indexed block \
+         ({indexed}) and for the epoch boundaries stored ({})",
+        list(stored)
+    )]
+    NotStored {
+        /// The chain.
+        chain_id: u64,
+        /// The block asked for.
+        block: u64,
+        /// The newest indexed block.
+        indexed: u64,
+        /// The blocks with a stored feed, newest first.
+        stored: Vec<u64>,
     },
+    /// A stored feed was dropped or replaced while it was read.
+    #[error("the stored feed of block {block} changed while it was read; ask again")]
+    StoredChanged {
+        /// The block.
+        block: u64,
+    },
+    /// The indexed block's feed could not be computed.
+    #[error(transparent)]
+    Lines(#[from] FeedLinesError),
     /// The feed could not be written to, or read back from, its temporary file.
     #[error("the feed's temporary file: {0}")]
     Spool(#[from] io::Error),
@@ -82,7 +98,7 @@ impl IntoResponse for FeedError {
     fn into_response(self) -> Response {
         let status = match &self {
             FeedError::Store(_)
-            | FeedError::Encode { .. }
+            | FeedError::Lines(_)
             | FeedError::Version(_)
             | FeedError::Spool(_) => {
                 let hidden = client_error::hide("reading the reputation feed", &self);
@@ -95,14 +111,22 @@ impl IntoResponse for FeedError {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             FeedError::Cache(FeedCacheError::ClientShare { .. }) => StatusCode::TOO_MANY_REQUESTS,
-            FeedError::UnknownChain(_) => StatusCode::NOT_FOUND,
+            FeedError::StoredChanged { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            FeedError::UnknownChain(_) | FeedError::NotStored { .. } => StatusCode::NOT_FOUND,
             _ => StatusCode::BAD_REQUEST,
         };
         let retry_after = match &self {
             FeedError::Cache(error) => error.retry_after_secs(),
             _ => None,
         };
-        let body = serde_json::json!({ "error": self.to_string() });
+        let mut body = serde_json::json!({ "error": self.to_string() });
+        if let FeedError::NotStored {
+            indexed, stored, ..
+        } = &self
+        {
+            body["indexed_block"] = (*indexed).into();
+            body["stored_blocks"] = stored.clone().into();
+        }
         let mut response = (status, axum::Json(body)).into_response();
         if let Some(seconds) = retry_after {
             response
@@ -159,28 +183,38 @@ pub async fn reputation(
             indexed,
         });
     }
-    let lane = if block == indexed {
-        Lane::Newest
-    } else {
-        Lane::Past
-    };
-    let version = state.cache.version().await?;
     let (store, rules) = (state.store.clone(), rules.clone());
-    let compute = move |mut writer: crate::feed_spool::FeedWriter| async move {
-        let mut lines: u32 = 0;
-        write(&store, chain_id, block, &rules, |line| {
-            // The computation's thread is lowered; this is its preemption point.
-            lines = lines.wrapping_add(1);
-            if lines.is_multiple_of(YIELD_EVERY_LINES) {
-                agentindex_indexer::priority::offer_core();
-            }
-            writer.write_line(line)
-        })
-        .await?;
-        Ok::<_, FeedError>(writer)
-    };
     let key = FeedKey { chain_id, block };
-    let feed = state.feeds.get(key, version, lane, client, compute).await?;
+    let feed = if let Some(stored) = state.store.stored_feed(chain_id, block).await? {
+        // A stored feed never changes: it is kept for as long as its digest is the stored one.
+        let version = version_of(&stored);
+        let copy = move |writer| copy_stored(store, chain_id, stored, writer);
+        state
+            .feeds
+            .get(key, version, Lane::Stored, client, copy)
+            .await?
+    } else if block == indexed {
+        let version = state.cache.version().await?;
+        let compute = move |mut writer: FeedWriter| async move {
+            write_lines(&store, chain_id, block, &rules, |line| {
+                writer.write_line(line)
+            })
+            .await?;
+            Ok::<_, FeedError>(writer)
+        };
+        state
+            .feeds
+            .get(key, version, Lane::Newest, client, compute)
+            .await?
+    } else {
+        let stored = state.store.stored_feeds(chain_id).await?;
+        return Err(FeedError::NotStored {
+            chain_id,
+            block,
+            indexed,
+            stored: stored.iter().map(|feed| feed.block).collect(),
+        });
+    };
     let digest = feed.digest;
     let mut headers = HeaderMap::new();
     headers.insert(
@@ -207,52 +241,40 @@ pub async fn reputation(
     Ok((headers, Body::from_stream(chunks)).into_response())
 }
 
-/// The feed of `chain_id` at `block` under `rules`, in memory: one canonical JSON line per
-/// agent, in key order. Two stores holding the same facts give the same bytes. (Served feeds
-/// are written to a file instead; see [`crate::feed_spool`].)
-pub async fn body(
-    store: &Store,
+/// Copies the stored feed `stored` of `chain_id` into `writer`, page by page, and checks that
+/// what was read is what was stored (a feed dropped meanwhile comes up short).
+async fn copy_stored(
+    store: agentindex_indexer::store::Store,
     chain_id: u64,
-    block: u64,
-    rules: &ReputationRules,
-) -> Result<Vec<u8>, FeedError> {
-    let mut body = Vec::new();
-    write(store, chain_id, block, rules, |line| {
-        body.extend_from_slice(line);
-        body.push(b'\n');
-        Ok(())
-    })
-    .await?;
-    Ok(body)
+    stored: StoredFeed,
+    mut writer: FeedWriter,
+) -> Result<FeedWriter, FeedError> {
+    let mut page = 0;
+    while let Some(lines) = store.stored_feed_page(chain_id, stored.block, page).await? {
+        writer.write_lines(lines.as_bytes())?;
+        page += 1;
+        // The copy runs on a lowered thread; this is its preemption point.
+        agentindex_indexer::priority::offer_core();
+    }
+    if writer.len() != stored.bytes || writer.sha256_hex() != stored.sha256 {
+        return Err(FeedError::StoredChanged {
+            block: stored.block,
+        });
+    }
+    Ok(writer)
 }
 
-/// Hands each line of the feed of `chain_id` at `block` to `line` (without its newline), in
-/// key order, a page of agents at a time; stops at the first line that cannot be encoded or
-/// taken.
-async fn write(
-    store: &Store,
-    chain_id: u64,
-    block: u64,
-    rules: &ReputationRules,
-    mut line: impl FnMut(&[u8]) -> io::Result<()> + Send,
-) -> Result<(), FeedError> {
-    let mut failed = None;
-    store
-        .reputation_as_of(chain_id, block, rules, |page| {
-            for agent in page {
-                if failed.is_some() {
-                    return;
-                }
-                let written = match serde_jcs::to_vec(&agent) {
-                    Ok(encoded) => line(&encoded).map_err(FeedError::Spool),
-                    Err(e) => Err(FeedError::Encode {
-                        agent: agent.agent.clone(),
-                        reason: e.to_string(),
-                    }),
-                };
-                failed = written.err();
-            }
-        })
-        .await?;
-    failed.map_or(Ok(()), Err)
+/// The feed cache's version for a stored feed: from its digest, so it stays valid for as long
+/// as the stored feed is the same.
+fn version_of(stored: &StoredFeed) -> i64 {
+    i64::from_str_radix(stored.sha256.get(..15).unwrap_or("0"), 16).unwrap_or(0)
+}
+
+/// Blocks as a list for a message, or "none".
+fn list(blocks: &[u64]) -> String {
+    if blocks.is_empty() {
+        return "none".into();
+    }
+    let shown: Vec<String> = blocks.iter().map(u64::to_string).collect();
+    shown.join(", ")
 }

@@ -13,6 +13,7 @@ pub mod agents;
 pub mod config;
 pub mod documents;
 pub mod engine;
+pub mod feed;
 pub mod follower;
 pub mod metrics;
 pub mod primitives;

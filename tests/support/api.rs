@@ -116,6 +116,24 @@ pub(crate) async fn feed(base: &str, query: &str) -> Feed {
     Feed { body, digest }
 }
 
+/// The feed of `block` from `base` once the indexer behind it has stored it: asked every 50 ms
+/// while the answer is 404 (not stored yet), for at most `limit`.
+pub(crate) async fn stored_feed(base: &str, block: u64, limit: std::time::Duration) -> Feed {
+    let url = format!("{base}/feeds/reputation.jsonl?block={block}");
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let status = reqwest::get(&url).await.unwrap().status();
+        if status != 404 {
+            return feed(base, &format!("?block={block}")).await;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{base} stored no feed at block {block} within {limit:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// POSTs `body` as JSON to `url` and reads the answer as JSON, whatever its status; a transport
 /// or decoding error fails the test, naming `url`.
 pub(crate) async fn post_json(url: &str, body: &serde_json::Value) -> serde_json::Value {

@@ -164,6 +164,25 @@ pub(crate) async fn index_with_documents(config: &Config) {
     .expect("indexing succeeds");
 }
 
+/// Stores the reputation feed of every chain of `config` at each of `blocks` with the indexer's
+/// feed keeper (which does so by itself at final epoch boundaries while it follows the chains).
+pub(crate) async fn store_feeds(config: &Config, blocks: &[u64]) {
+    use agentindex_indexer::feed::keeper::FeedKeeper;
+    let store = Store::open(&config.database.url).await.unwrap();
+    let writer = store.writer(2);
+    let contexts = std::sync::Arc::new(engine::chain_contexts(config));
+    let kept = u32::try_from(blocks.len()).unwrap();
+    let keeper = FeedKeeper::new(store.clone(), writer.clone(), contexts.clone(), kept);
+    let (_running, stop) = tokio::sync::watch::channel(false);
+    for chain in contexts.values() {
+        for &block in blocks {
+            keeper.store_at(chain, block, &stop).await.unwrap();
+        }
+    }
+    drop((keeper, writer));
+    store.close().await;
+}
+
 /// The canonical dump of the database at `db`.
 pub(crate) async fn dump(db: &Path) -> String {
     let store = Store::open(&database_url(db)).await.unwrap();

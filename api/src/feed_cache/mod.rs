@@ -1,28 +1,28 @@
-//! Reputation feeds computed once and served many times. Computing a feed reads every agent of a
-//! chain as of a block (seconds at 100,000 agents), so an anonymous client asking for block after
-//! block could keep the database and a core busy; here:
+//! Reputation feeds made once and served many times. Computing the indexed block's feed reads
+//! and scores every agent of a chain (seconds at 100,000 agents); reading a stored one copies
+//! a file's worth of pages. So that no anonymous client can keep the database and a core busy:
 //!
-//! - a computed feed is kept while the database is unchanged (keyed by chain and block, valid at
-//!   the database version it was computed at, like the response cache), in temporary files
-//!   ([`crate::feed_spool`]) of at most `[api.caches] feed_cache_bytes` together, the least
-//!   recently used dropped first; memory holds only their names and digests;
-//! - feeds are computed in two lanes, each one computation at a time: the indexed block's feed
-//!   ([`Lane::Newest`]), and every earlier block's ([`Lane::Past`]); a request for the feed
-//!   being computed in its lane waits for it, a request for another uncached feed of a busy lane
-//!   is refused with 503 and `Retry-After` ([`FeedCacheError::Busy`]), so asking for past blocks
-//!   never holds up the newest feed;
-//! - one client may start [`STARTS_PER_CLIENT`] computations at once and then one per
+//! - a feed is kept while it is valid: the indexed block's while the database is unchanged
+//!   (its version, like the response cache), a stored one while its digest is the stored one;
+//!   in temporary files ([`crate::feed_spool`]) of at most `[api.caches] feed_cache_bytes`
+//!   together, the least recently used dropped first; memory holds only their names and digests;
+//! - feeds are made in two lanes, each one at a time: the indexed block's ([`Lane::Newest`]),
+//!   and the stored ones ([`Lane::Stored`]); a request for the feed being made in its lane waits
+//!   for it, a request for another feed not kept in a busy lane is refused with 503 and
+//!   `Retry-After` ([`FeedCacheError::Busy`]), so reading stored feeds never holds up the
+//!   newest;
+//! - one client may start [`STARTS_PER_CLIENT`] of them at once and then one per
 //!   `[api.caches] feed_timeout_secs` ([`FeedCacheError::ClientShare`], 429), counted per
 //!   network (an IPv6 client's /48), so a single client cannot keep a lane busy;
-//! - a computation runs on a thread of its own at the lowest priority, off the threads that
-//!   answer requests (its encoding is CPU work they must not wait behind), is not stopped when
-//!   its client hangs up, and is stopped after `[api.caches] feed_timeout_secs`
+//! - each runs on a thread of its own at the lowest priority, off the threads that answer
+//!   requests (its encoding is CPU work they must not wait behind), is not stopped when its
+//!   client hangs up, and is stopped after `[api.caches] feed_timeout_secs`
 //!   ([`FeedCacheError::TimedOut`]).
 
 use crate::client::{ClientKey, NetworkKey};
 use crate::client_error::{self, Hidden};
 use crate::feed_spool::{Feed, FeedWriter};
-use crate::lru::VersionedLru;
+use crate::lru::Lru;
 use agentindex_indexer::store::low_priority;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
@@ -106,13 +106,13 @@ pub(crate) struct FeedKey {
     pub(crate) block: u64,
 }
 
-/// The two lanes feeds are computed in, one computation at a time each.
+/// The two lanes feeds are made in, one at a time each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lane {
     /// The feed of a chain's indexed block (what a request without `block` asks for).
     Newest,
-    /// The feed of an earlier block.
-    Past,
+    /// A feed the indexer stored, read back.
+    Stored,
 }
 
 impl Lane {
@@ -120,7 +120,7 @@ impl Lane {
     fn index(self) -> usize {
         match self {
             Lane::Newest => 0,
-            Lane::Past => 1,
+            Lane::Stored => 1,
         }
     }
 }
@@ -129,7 +129,7 @@ impl std::fmt::Display for Lane {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Lane::Newest => "newest-block",
-            Lane::Past => "past-block",
+            Lane::Stored => "stored",
         })
     }
 }
@@ -145,9 +145,9 @@ struct Running {
 
 /// The cache.
 pub(crate) struct FeedCache {
-    /// Feeds at the database version they were computed at.
-    kept: Mutex<VersionedLru<FeedKey, Arc<Feed>>>,
-    /// The computation in flight per lane: [newest, past].
+    /// Feeds with the version they are valid at (see [`FeedCache::get`]).
+    kept: Mutex<Lru<FeedKey, (i64, Arc<Feed>)>>,
+    /// The computation in flight per lane: [newest, stored].
     running: Mutex<[Option<Running>; 2]>,
     /// Each client's network's share of computations to start (an IPv6 client's /48, so its
     /// /64s share one; see [`crate::client`]).
@@ -170,7 +170,7 @@ impl FeedCache {
     /// counting its computations in `computations`.
     pub(crate) fn new(max_bytes: usize, timeout: Duration, computations: Counter) -> Self {
         Self {
-            kept: Mutex::new(VersionedLru::new(max_bytes)),
+            kept: Mutex::new(Lru::new(max_bytes)),
             running: Mutex::new([None, None]),
             starts: RateLimiter::keyed(
                 Quota::with_period(timeout.max(Duration::from_millis(1)))
@@ -187,10 +187,11 @@ impl FeedCache {
         self.kept.lock().unwrap_or_else(|e| e.into_inner()).weight()
     }
 
-    /// The feed `key` at database `version`, asked for by `client` in `lane`: kept, or being
-    /// computed (waited for), or computed now by `compute` when the lane is free and the client
-    /// within its share. `compute` writes every line of the feed into the writer it is given
-    /// and hands the writer back.
+    /// The feed `key` at `version`, asked for by `client` in `lane`: kept, or being computed
+    /// (waited for), or computed now by `compute` when the lane is free and the client within
+    /// its share. `compute` writes every line of the feed into the writer it is given and hands
+    /// the writer back. A feed kept at another version is never served (the newest lane passes
+    /// the database's version; a stored feed one of its digest).
     pub(crate) async fn get<F, W, E>(
         self: &Arc<Self>,
         key: FeedKey,
@@ -266,7 +267,10 @@ impl FeedCache {
 
     fn kept(&self, key: FeedKey, version: i64) -> Option<Arc<Feed>> {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        kept.get(&key, version).cloned()
+        match kept.get(&key) {
+            Some((at, feed)) if *at == version => Some(Arc::clone(feed)),
+            _ => None,
+        }
     }
 
     async fn compute<F, W, E>(
@@ -299,7 +303,7 @@ impl FeedCache {
                 let outcome = runtime.block_on(low_priority::scope(async move {
                     let writer = FeedWriter::create().map_err(|e| hidden(&e))?;
                     match tokio::time::timeout(limit, compute(writer)).await {
-                        Ok(Ok(writer)) => writer.finish().map_err(|e| hidden(&e)),
+                        Ok(Ok(writer)) => writer.finish().map(Feed::from).map_err(|e| hidden(&e)),
                         Ok(Err(error)) => Err(hidden(&error)),
                         Err(_) => Err(FeedCacheError::TimedOut {
                             block: key.block,
@@ -335,7 +339,7 @@ impl FeedCache {
             .unwrap_or(usize::MAX)
             .saturating_add(ENTRY_OVERHEAD);
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        kept.insert(key, version, feed, weight);
+        kept.insert(key, (version, feed), weight);
     }
 }
 

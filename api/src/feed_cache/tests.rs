@@ -52,31 +52,31 @@ async fn two_requests_for_one_feed_compute_it_once_and_another_waits_its_turn() 
                 writer.write_line(b"line")?;
                 Ok::<_, io::Error>(writer)
             };
-            cache.get(AT, 1, Lane::Past, client(1), compute).await
+            cache.get(AT, 1, Lane::Stored, client(1), compute).await
         }
     });
     // The first computation is running once its lane holds it.
-    while cache.running.lock().unwrap()[Lane::Past.index()].is_none() {
+    while cache.running.lock().unwrap()[Lane::Stored.index()].is_none() {
         tokio::task::yield_now().await;
     }
     let second = tokio::spawn({
         let cache = Arc::clone(&cache);
         async move {
             cache
-                .get(AT, 1, Lane::Past, client(2), lines(&["other"]))
+                .get(AT, 1, Lane::Stored, client(2), lines(&["other"]))
                 .await
         }
     });
     let other_block = FeedKey { block: 9, ..AT };
     let busy = cache
-        .get(other_block, 1, Lane::Past, client(3), lines(&[]))
+        .get(other_block, 1, Lane::Stored, client(3), lines(&[]))
         .await;
     assert!(
         matches!(
             busy,
             Err(FeedCacheError::Busy {
                 computing: 10,
-                lane: Lane::Past
+                lane: Lane::Stored
             })
         ),
         "{busy:?}"
@@ -94,12 +94,12 @@ async fn two_requests_for_one_feed_compute_it_once_and_another_waits_its_turn() 
     );
     assert_eq!(computed.load(Ordering::SeqCst), 1);
     let again = cache
-        .get(AT, 1, Lane::Past, client(4), lines(&["recomputed"]))
+        .get(AT, 1, Lane::Stored, client(4), lines(&["recomputed"]))
         .await
         .unwrap();
     assert_eq!(body(&again).await, "line\n", "kept");
     let changed = cache
-        .get(AT, 2, Lane::Past, client(4), lines(&["new"]))
+        .get(AT, 2, Lane::Stored, client(4), lines(&["new"]))
         .await
         .unwrap();
     assert_eq!(
@@ -110,7 +110,7 @@ async fn two_requests_for_one_feed_compute_it_once_and_another_waits_its_turn() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_busy_past_lane_holds_up_neither_the_newest_feed_nor_its_own_waiters() {
+async fn a_busy_stored_lane_holds_up_neither_the_newest_feed_nor_its_own_waiters() {
     let cache = cache(1 << 20, Duration::from_secs(30));
     let (release, released) = oneshot::channel::<()>();
     let past = tokio::spawn({
@@ -120,10 +120,10 @@ async fn a_busy_past_lane_holds_up_neither_the_newest_feed_nor_its_own_waiters()
                 released.await.ok();
                 Ok::<_, io::Error>(writer)
             };
-            cache.get(AT, 1, Lane::Past, client(1), compute).await
+            cache.get(AT, 1, Lane::Stored, client(1), compute).await
         }
     });
-    while cache.running.lock().unwrap()[Lane::Past.index()].is_none() {
+    while cache.running.lock().unwrap()[Lane::Stored.index()].is_none() {
         tokio::task::yield_now().await;
     }
     let newest = FeedKey { block: 20, ..AT };
@@ -145,17 +145,17 @@ async fn a_client_starts_its_share_of_computations_and_may_still_read_kept_feeds
             ..AT
         };
         cache
-            .get(key, 1, Lane::Past, client(1), lines(&["x"]))
+            .get(key, 1, Lane::Stored, client(1), lines(&["x"]))
             .await
             .unwrap();
     }
     cache
-        .get(AT, 1, Lane::Past, client(9), lines(&["a"]))
+        .get(AT, 1, Lane::Stored, client(9), lines(&["a"]))
         .await
         .unwrap();
     let other = FeedKey { block: 11, ..AT };
     let refused = cache
-        .get(other, 1, Lane::Past, client(1), lines(&["b"]))
+        .get(other, 1, Lane::Stored, client(1), lines(&["b"]))
         .await
         .unwrap_err();
     assert!(
@@ -180,12 +180,12 @@ async fn a_client_starts_its_share_of_computations_and_may_still_read_kept_feeds
             .is_some_and(|s| (1..=30).contains(&s))
     );
     let kept = cache
-        .get(AT, 1, Lane::Past, client(1), lines(&["c"]))
+        .get(AT, 1, Lane::Stored, client(1), lines(&["c"]))
         .await
         .unwrap();
     assert_eq!(body(&kept).await, "a\n", "a kept feed costs no share");
     let elsewhere = cache
-        .get(other, 1, Lane::Past, client(2), lines(&["b"]))
+        .get(other, 1, Lane::Stored, client(2), lines(&["b"]))
         .await
         .unwrap();
     assert_eq!(
@@ -202,7 +202,7 @@ async fn a_slow_computation_is_stopped_and_a_failure_is_hidden_then_the_next_one
         .get(
             AT,
             1,
-            Lane::Past,
+            Lane::Stored,
             client(1),
             |writer: FeedWriter| async move {
                 std::future::pending::<()>().await;
@@ -215,7 +215,7 @@ async fn a_slow_computation_is_stopped_and_a_failure_is_hidden_then_the_next_one
         "{slow:?}"
     );
     let failed = cache
-        .get(AT, 1, Lane::Past, client(2), |_: FeedWriter| async {
+        .get(AT, 1, Lane::Stored, client(2), |_: FeedWriter| async {
             Err::<FeedWriter, _>("no such table: agent_reputation")
         })
         .await
@@ -225,7 +225,9 @@ async fn a_slow_computation_is_stopped_and_a_failure_is_hidden_then_the_next_one
         message.contains("error id") && !message.contains("agent_reputation"),
         "{message}"
     );
-    let ok = cache.get(AT, 1, Lane::Past, client(3), lines(&["x"])).await;
+    let ok = cache
+        .get(AT, 1, Lane::Stored, client(3), lines(&["x"]))
+        .await;
     assert!(ok.is_ok(), "nothing is left running: {ok:?}");
 }
 
@@ -236,7 +238,13 @@ async fn kept_feeds_stay_within_their_bytes() {
     for block in 0..20 {
         let key = FeedKey { block, ..AT };
         cache
-            .get(key, 1, Lane::Past, client(block as u8), lines(&[LINE; 10]))
+            .get(
+                key,
+                1,
+                Lane::Stored,
+                client(block as u8),
+                lines(&[LINE; 10]),
+            )
             .await
             .unwrap();
         assert!(cache.bytes() <= 4096, "{}", cache.bytes());

@@ -6,6 +6,9 @@ use super::{ConfigError, ConfigResult};
 use alloy::primitives::Address;
 use serde::Deserialize;
 
+/// The most feeds `[reputation] feeds_kept` may keep per chain.
+pub(super) const MAX_FEEDS_KEPT: u32 = 1_000;
+
 /// `[reputation]`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -24,6 +27,9 @@ pub struct ReputationConfig {
     pub feedback: FeedbackEvidenceConfig,
     /// The trust rank over the payment graph.
     pub trust: TrustConfig,
+    /// Reputation feeds stored per chain, at the newest final epoch boundaries (0: none; past
+    /// blocks' feeds are then not served). Not a scoring rule: changing it rescores nothing.
+    pub feeds_kept: u32,
 }
 
 /// `[reputation.feedback]`: how much one client's feedback weighs, by the evidence behind it.
@@ -94,6 +100,7 @@ impl Default for ReputationConfig {
             weights: WeightsConfig::default(),
             feedback: FeedbackEvidenceConfig::default(),
             trust: TrustConfig::default(),
+            feeds_kept: 3,
         }
     }
 }
@@ -208,6 +215,12 @@ impl ReputationConfig {
         }
         if !positive(t.scale) {
             return Err(bad("trust.scale", "must be more than 0"));
+        }
+        if self.feeds_kept > MAX_FEEDS_KEPT {
+            return Err(bad(
+                "feeds_kept",
+                &format!("must be at most {MAX_FEEDS_KEPT} (each feed is about 1.3 KB per agent)"),
+            ));
         }
         Ok(())
     }

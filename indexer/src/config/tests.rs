@@ -229,6 +229,14 @@ fn reputation_parameters_and_dust_are_checked() {
         &[("AGENTINDEX_REPUTATION__TRUST__INTERVAL_BLOCKS", "0")],
     ));
     assert_eq!(key, "reputation.trust.interval_blocks");
+    let (key, message) = key_error(load(
+        SAMPLE,
+        &[("AGENTINDEX_REPUTATION__FEEDS_KEPT", "1001")],
+    ));
+    assert_eq!(key, "reputation.feeds_kept");
+    assert!(message.contains("at most 1000"), "{message}");
+    let kept = load(SAMPLE, &[("AGENTINDEX_REPUTATION__FEEDS_KEPT", "0")]).unwrap();
+    assert_eq!(kept.reputation.feeds_kept, 0, "0 turns stored feeds off");
     let all_zero: Vec<(&str, &str)> = ["PAYMENTS", "TRUST", "FEEDBACK", "VALIDATIONS", "RATINGS"]
         .iter()
         .map(|w| {

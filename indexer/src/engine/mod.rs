@@ -1,11 +1,12 @@
-//! Runs the followers of every configured chain and the documents worker against one store,
-//! until they are done, one fails for good, or shutdown is asked for.
+//! Runs the followers of every configured chain, the documents worker and the feed keeper
+//! against one store, until they are done, one fails for good, or shutdown is asked for.
 
 mod documents_worker;
 
 pub use documents_worker::{DocumentsOutcome, DocumentsWorker};
 
 use crate::config::Config;
+use crate::feed::keeper::FeedKeeper;
 use crate::follower::{Follower, FollowerError, Outcome};
 use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy};
@@ -106,6 +107,16 @@ pub async fn index(
         let until = options.exit_when_synced.then_some(chains_done_seen);
         Some(tokio::spawn(worker.run(shutdown.clone(), until)))
     };
+    // The feed keeper stores feeds at final epoch boundaries beside the followers, until they
+    // stop (it has nothing to do while they backfill).
+    let (stop_keeper, keeper_stop) = watch::channel(false);
+    let keeper = FeedKeeper::new(
+        store.clone(),
+        writer.clone(),
+        contexts.clone(),
+        config.reputation.feeds_kept,
+    );
+    let keeper = tokio::spawn(keeper.run(keeper_stop));
     let mut result = Ok(());
     while let Some(joined) = followers.join_next().await {
         match joined {
@@ -120,6 +131,12 @@ pub async fn index(
         }
     }
     let _ = chains_done.send(true);
+    let _ = stop_keeper.send(true);
+    if let Err(join) = keeper.await
+        && !join.is_cancelled()
+    {
+        std::panic::resume_unwind(join.into_panic());
+    }
     if let Some(worker) = documents {
         if result.is_err() {
             worker.abort();
@@ -143,7 +160,7 @@ pub async fn index(
 
 /// Each configured chain's context (its identity registry and reputation rules), by chain id:
 /// one per chain, shared by its follower and the documents worker.
-fn chain_contexts(config: &Config) -> ChainContexts {
+pub fn chain_contexts(config: &Config) -> ChainContexts {
     config
         .chains
         .iter()

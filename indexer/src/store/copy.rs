@@ -50,6 +50,8 @@ pub const TABLES: &[(&str, &str)] = &[
     ("trust_epochs", "*"),
     ("trust_agents", "*"),
     ("trust_payers", "*"),
+    ("reputation_feeds", "*"),
+    ("reputation_feed_pages", "*"),
 ];
 
 /// Values bound per INSERT (well under both databases' limits).

@@ -167,6 +167,12 @@ pub trait WriteBackend: Send + Sync + 'static {
     /// agents recomputed.
     fn sync_documents(&self) -> impl Future<Output = StoreResult<u64>> + Send;
 
+    /// Applies one write of a stored reputation feed.
+    fn store_feed(
+        &self,
+        write: &super::stored_feeds::FeedWrite,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+
     /// Called after every command, committed or not (SQLite checkpoints its WAL off the path).
     fn after_command(&self) {}
 }

@@ -31,6 +31,7 @@ mod sql_writer;
 pub mod sqlite;
 mod sqlite_guard;
 mod statistics;
+mod stored_feeds;
 mod writer;
 
 pub use agents::wallet_from_metadata;
@@ -39,6 +40,7 @@ pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use documents::{DocumentCounts, DocumentResult, DueDocument};
 pub use facts::PreparedBatch;
 pub use reputation::AgentReputation;
+pub use stored_feeds::{FeedWrite, StoredFeed};
 
 /// Each agent's credited payments, newest first, with why each does not count (`None`: it does).
 pub type ClassifiedPayments = std::collections::BTreeMap<

@@ -6,7 +6,7 @@ use super::batch::ChainContext;
 use super::decode::{self, int};
 use super::facts::Touched;
 use super::{Dialect, QueryContext, StoreResult};
-use super::{agents, reputation};
+use super::{agents, reputation, stored_feeds};
 use alloy::primitives::{Address, U256};
 use sqlx::AnyConnection;
 
@@ -151,6 +151,7 @@ pub(super) async fn rewind(
         .execute(&mut *conn)
         .await
         .context("deleting counted payments above a reorg")?;
+    stored_feeds::rewind(conn, chain_id, ancestor).await?;
     agents::refresh(conn, chain_id, touched).await?;
     reputation::settle(conn, chain_id, &chain.rules, ancestor).await?;
     sqlx::query("DELETE FROM block_window WHERE chain_id = $1 AND number > $2")

@@ -98,6 +98,10 @@ impl WriteBackend for SqlWriter {
         sync_documents(&self.pool).await
     }
 
+    async fn store_feed(&self, write: &super::stored_feeds::FeedWrite) -> StoreResult<()> {
+        super::stored_feeds::write(&self.pool, write).await
+    }
+
     fn after_command(&self) {
         // A checkpoint copies what the command committed into the database file, elsewhere.
         if let Some(checkpointer) = &self.checkpointer {

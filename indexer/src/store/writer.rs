@@ -7,6 +7,7 @@ use super::batch::{Batch, ChainContext, ChainContexts};
 use super::documents::DocumentResult;
 use super::interface::WriteBackend;
 pub use super::sql_writer::SqlWriter;
+use super::stored_feeds::FeedWrite;
 use super::{StoreError, StoreResult};
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
@@ -65,6 +66,10 @@ enum Command<P> {
     SyncDocuments {
         reply: oneshot::Sender<StoreResult<u64>>,
     },
+    StoreFeed {
+        write: FeedWrite,
+        reply: oneshot::Sender<StoreResult<()>>,
+    },
 }
 
 /// A batch handed to the writer and not yet confirmed.
@@ -112,6 +117,7 @@ impl<P> std::fmt::Debug for Command<P> {
             Command::Heads { .. } => "Heads",
             Command::SaveDocuments { .. } => "SaveDocuments",
             Command::SyncDocuments { .. } => "SyncDocuments",
+            Command::StoreFeed { .. } => "StoreFeed",
         })
     }
 }
@@ -222,6 +228,11 @@ impl<B: WriteBackend> Writer<B> {
         self.call(|reply| Command::SyncDocuments { reply }).await
     }
 
+    /// Applies one write of a stored reputation feed (see [`FeedWrite`]).
+    pub async fn store_feed(&self, write: FeedWrite) -> StoreResult<()> {
+        self.call(|reply| Command::StoreFeed { write, reply }).await
+    }
+
     /// Records the chain's head and finalized block for status.
     pub async fn record_heads(&self, chain_id: u64, head: u64, finalized: u64) -> StoreResult<()> {
         self.call(|reply| Command::Heads {
@@ -288,6 +299,9 @@ async fn execute<B: WriteBackend>(backend: &B, command: Command<B::Prepared>) {
         }
         Command::SyncDocuments { reply } => {
             let _ = reply.send(backend.sync_documents().await);
+        }
+        Command::StoreFeed { write, reply } => {
+            let _ = reply.send(backend.store_feed(&write).await);
         }
     }
 }

@@ -1,0 +1,343 @@
+//! Reputation feeds stored at epoch boundaries (`reputation_feeds`, `reputation_feed_pages`):
+//! what the feed keeper ([`crate::feed::keeper`]) writes through the writer and `serve` reads
+//! back, so a past block's feed is read rather than computed on request. A feed becomes
+//! visible when its `reputation_feeds` row is written, after every page; pages without that row
+//! are a computation cut short and are cleared before the next one.
+//!
+//! Left out of the canonical dump: a stored feed is a function of the dumped facts, and which
+//! boundaries are stored depends on when the indexer was running, not on the chain.
+
+use super::decode::{self, int};
+use super::{QueryContext, Store, StoreResult};
+use sqlx::{AnyConnection, AnyPool};
+
+/// A stored feed's header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredFeed {
+    /// The block the feed is as of (an epoch boundary).
+    pub block: u64,
+    /// Its lines, one per agent.
+    pub agents: u64,
+    /// The body's length in bytes.
+    pub bytes: u64,
+    /// The body's SHA-256, lowercase hex.
+    pub sha256: String,
+}
+
+/// One write of a stored feed, as the keeper sends it to the writer, in this order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FeedWrite {
+    /// Clears the pages of feeds of the chain that were never finished.
+    Begin {
+        /// The chain.
+        chain_id: u64,
+    },
+    /// One page of the body: whole lines, each ending in a newline.
+    Page {
+        /// The chain.
+        chain_id: u64,
+        /// The feed's block.
+        block: u64,
+        /// Its place in the body, from 0.
+        page: u64,
+        /// The lines.
+        lines: String,
+    },
+    /// Makes the feed visible, then drops the chain's feeds beyond the newest `kept`.
+    Finish {
+        /// The header.
+        feed: StoredFeed,
+        /// The chain.
+        chain_id: u64,
+        /// Feeds kept per chain.
+        kept: u32,
+    },
+}
+
+#[derive(sqlx::FromRow)]
+struct HeaderRow {
+    block_number: i64,
+    agents: i64,
+    bytes: i64,
+    sha256: String,
+}
+
+impl HeaderRow {
+    fn decode(self) -> StoreResult<StoredFeed> {
+        let table = "reputation_feeds";
+        Ok(StoredFeed {
+            block: decode::uint(table, "block_number", self.block_number)?,
+            agents: decode::uint(table, "agents", self.agents)?,
+            bytes: decode::uint(table, "bytes", self.bytes)?,
+            sha256: self.sha256,
+        })
+    }
+}
+
+impl Store {
+    /// The feeds stored for `chain_id`, newest first.
+    pub async fn stored_feeds(&self, chain_id: u64) -> StoreResult<Vec<StoredFeed>> {
+        let rows: Vec<HeaderRow> = sqlx::query_as(
+            "SELECT block_number, agents, bytes, sha256 FROM reputation_feeds
+             WHERE chain_id = $1 ORDER BY block_number DESC",
+        )
+        .bind(int("chain_id", chain_id)?)
+        .fetch_all(self.reader())
+        .await
+        .context("listing the stored reputation feeds")?;
+        rows.into_iter().map(HeaderRow::decode).collect()
+    }
+
+    /// The feed stored for `chain_id` at `block`, if there is one.
+    pub async fn stored_feed(&self, chain_id: u64, block: u64) -> StoreResult<Option<StoredFeed>> {
+        let row: Option<HeaderRow> = sqlx::query_as(
+            "SELECT block_number, agents, bytes, sha256 FROM reputation_feeds
+             WHERE chain_id = $1 AND block_number = $2",
+        )
+        .bind(int("chain_id", chain_id)?)
+        .bind(int("block", block)?)
+        .fetch_optional(self.reader())
+        .await
+        .context("reading a stored reputation feed")?;
+        row.map(HeaderRow::decode).transpose()
+    }
+
+    /// Page `page` of the feed stored for `chain_id` at `block` (`None` past the last).
+    pub async fn stored_feed_page(
+        &self,
+        chain_id: u64,
+        block: u64,
+        page: u64,
+    ) -> StoreResult<Option<String>> {
+        sqlx::query_scalar(
+            "SELECT lines FROM reputation_feed_pages
+             WHERE chain_id = $1 AND block_number = $2 AND page = $3",
+        )
+        .bind(int("chain_id", chain_id)?)
+        .bind(int("block", block)?)
+        .bind(int("page", page)?)
+        .fetch_optional(self.reader())
+        .await
+        .context("reading a page of a stored reputation feed")
+    }
+}
+
+/// Applies one write of a stored feed, in one transaction.
+pub(super) async fn write(pool: &AnyPool, write: &FeedWrite) -> StoreResult<()> {
+    let mut tx = pool
+        .begin()
+        .await
+        .context("starting to store a reputation feed")?;
+    match write {
+        FeedWrite::Begin { chain_id } => clear_unfinished(&mut tx, *chain_id).await?,
+        FeedWrite::Page {
+            chain_id,
+            block,
+            page,
+            lines,
+        } => {
+            sqlx::query(
+                "INSERT INTO reputation_feed_pages (chain_id, block_number, page, lines)
+                 VALUES ($1, $2, $3, $4)",
+            )
+            .bind(int("chain_id", *chain_id)?)
+            .bind(int("block", *block)?)
+            .bind(int("page", *page)?)
+            .bind(lines.as_str())
+            .execute(&mut *tx)
+            .await
+            .context("storing a page of a reputation feed")?;
+        }
+        FeedWrite::Finish {
+            feed,
+            chain_id,
+            kept,
+        } => {
+            let chain = int("chain_id", *chain_id)?;
+            sqlx::query(
+                "INSERT INTO reputation_feeds (chain_id, block_number, agents, bytes, sha256)
+                 VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(chain)
+            .bind(int("block", feed.block)?)
+            .bind(int("agents", feed.agents)?)
+            .bind(int("bytes", feed.bytes)?)
+            .bind(feed.sha256.as_str())
+            .execute(&mut *tx)
+            .await
+            .context("storing a reputation feed")?;
+            sqlx::query(
+                "DELETE FROM reputation_feeds WHERE chain_id = $1 AND block_number NOT IN (
+                     SELECT block_number FROM reputation_feeds WHERE chain_id = $1
+                     ORDER BY block_number DESC LIMIT $2)",
+            )
+            .bind(chain)
+            .bind(i64::from(*kept))
+            .execute(&mut *tx)
+            .await
+            .context("dropping the oldest stored reputation feeds")?;
+            clear_unfinished(&mut tx, *chain_id).await?;
+        }
+    }
+    tx.commit()
+        .await
+        .context("committing a stored reputation feed")
+}
+
+/// Deletes the pages of `chain_id` that belong to no visible feed.
+async fn clear_unfinished(conn: &mut AnyConnection, chain_id: u64) -> StoreResult<()> {
+    sqlx::query(
+        "DELETE FROM reputation_feed_pages WHERE chain_id = $1 AND block_number NOT IN (
+             SELECT block_number FROM reputation_feeds WHERE chain_id = $1)",
+    )
+    .bind(int("chain_id", chain_id)?)
+    .execute(&mut *conn)
+    .await
+    .context("clearing unfinished reputation feeds")?;
+    Ok(())
+}
+
+/// Deletes the feeds of `chain_id` above `ancestor`, for a rewind (only a reorg deeper than
+/// finality reaches a stored feed).
+pub(super) async fn rewind(
+    conn: &mut AnyConnection,
+    chain_id: u64,
+    ancestor: u64,
+) -> StoreResult<()> {
+    let (chain, above) = (int("chain_id", chain_id)?, int("ancestor", ancestor)?);
+    for table in ["reputation_feeds", "reputation_feed_pages"] {
+        sqlx::query(&format!(
+            "DELETE FROM {table} WHERE chain_id = $1 AND block_number > $2"
+        ))
+        .bind(chain)
+        .bind(above)
+        .execute(&mut *conn)
+        .await
+        .context("deleting stored reputation feeds above a reorg")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(block: u64, body: &str) -> StoredFeed {
+        StoredFeed {
+            block,
+            agents: body.lines().count() as u64,
+            bytes: body.len() as u64,
+            sha256: format!("{block:064x}"),
+        }
+    }
+
+    async fn store_feed(writer: &crate::store::Writer, block: u64, pages: &[&str], kept: u32) {
+        writer
+            .store_feed(FeedWrite::Begin { chain_id: 1 })
+            .await
+            .unwrap();
+        for (page, lines) in pages.iter().enumerate() {
+            writer
+                .store_feed(FeedWrite::Page {
+                    chain_id: 1,
+                    block,
+                    page: page as u64,
+                    lines: lines.to_string(),
+                })
+                .await
+                .unwrap();
+        }
+        writer
+            .store_feed(FeedWrite::Finish {
+                feed: header(block, &pages.concat()),
+                chain_id: 1,
+                kept,
+            })
+            .await
+            .unwrap();
+    }
+
+    async fn page_rows(store: &Store) -> Vec<(i64, i64)> {
+        sqlx::query_as("SELECT block_number, page FROM reputation_feed_pages ORDER BY 1, 2")
+            .fetch_all(store.reader())
+            .await
+            .unwrap()
+    }
+
+    /// Feeds appear whole, the newest `kept` stay, an unfinished one is cleared by the next, and
+    /// a rewind takes those above its ancestor.
+    #[tokio::test]
+    async fn feeds_are_kept_newest_first_and_cleared_when_unfinished_or_rewound() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        let store = Store::open(&url).await.unwrap();
+        let writer = store.writer(4);
+        for block in [2, 4, 6, 8] {
+            store_feed(&writer, block, &["{\"a\":1}\n", "{\"b\":2}\n"], 3).await;
+        }
+        let blocks: Vec<u64> = store
+            .stored_feeds(1)
+            .await
+            .unwrap()
+            .iter()
+            .map(|f| f.block)
+            .collect();
+        assert_eq!(blocks, [8, 6, 4], "the newest three, newest first");
+        assert_eq!(
+            store.stored_feed(1, 6).await.unwrap(),
+            Some(header(6, "{\"a\":1}\n{\"b\":2}\n"))
+        );
+        assert_eq!(store.stored_feed(1, 2).await.unwrap(), None);
+        assert_eq!(
+            store.stored_feed_page(1, 6, 1).await.unwrap().as_deref(),
+            Some("{\"b\":2}\n")
+        );
+        assert_eq!(store.stored_feed_page(1, 6, 2).await.unwrap(), None);
+        assert!(
+            page_rows(&store).await.iter().all(|(block, _)| *block != 2),
+            "a dropped feed's pages go with it"
+        );
+
+        // Pages written without a header (a keeper stopped half way) are invisible, and the
+        // next feed's start clears them.
+        writer
+            .store_feed(FeedWrite::Page {
+                chain_id: 1,
+                block: 10,
+                page: 0,
+                lines: "{\"c\":3}\n".into(),
+            })
+            .await
+            .unwrap();
+        assert_eq!(store.stored_feed(1, 10).await.unwrap(), None);
+        writer
+            .store_feed(FeedWrite::Begin { chain_id: 1 })
+            .await
+            .unwrap();
+        assert!(
+            page_rows(&store)
+                .await
+                .iter()
+                .all(|(block, _)| *block != 10),
+            "the unfinished pages are gone"
+        );
+
+        // The reader pool is read-only: the rewind gets a connection of its own.
+        let mut conn = <AnyConnection as sqlx::Connection>::connect(&url)
+            .await
+            .unwrap();
+        rewind(&mut conn, 1, 5).await.unwrap();
+        drop(conn);
+        let blocks: Vec<u64> = store
+            .stored_feeds(1)
+            .await
+            .unwrap()
+            .iter()
+            .map(|f| f.block)
+            .collect();
+        assert_eq!(blocks, [4], "feeds above the ancestor are gone");
+        assert!(page_rows(&store).await.iter().all(|(block, _)| *block == 4));
+        drop(writer);
+        store.close().await;
+    }
+}
