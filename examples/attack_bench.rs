@@ -101,6 +101,14 @@ async fn main() -> anyhow::Result<()> {
     let started = Instant::now();
     let (store, keys) = agents::open_filled(&url, count, true).await?;
     agents::score(&store, &keys).await?;
+    // The three final epoch boundaries below the indexed block hold stored feeds, as the
+    // indexer's feed keeper leaves them (`[reputation] feeds_kept`, 3, every 1,000 blocks).
+    let indexed = agents::indexed_block(&store).await?;
+    let boundary = indexed - indexed % 1_000;
+    let stored: Vec<u64> = (1..=3)
+        .filter_map(|k| boundary.checked_sub(k * 1_000))
+        .collect();
+    agents::store_feeds(&store, &stored).await?;
     store.close().await;
     println!(
         "loaded {count} agents in {:.1} s",

@@ -71,8 +71,12 @@ async fn verify(
                 .map(|b| format!("{b:02x}"))
                 .collect()
         };
-        let from = digest(feed::body(source, status.chain_id, block, &rules).await?);
-        let to = digest(feed::body(target, status.chain_id, block, &rules).await?);
+        let snapshot = feed::Snapshot::AsOf {
+            block,
+            rules: &rules,
+        };
+        let from = digest(feed::body(source, status.chain_id, snapshot).await?);
+        let to = digest(feed::body(target, status.chain_id, snapshot).await?);
         if from != to {
             return Ok(Verified::Differs(format!(
                 "the feed of chain {} at block {block}: {from} against {to}",

@@ -1,13 +1,15 @@
-//! `GET /feeds/reputation.jsonl?block=N[&chain=ID]`: every agent of a chain registered by block
-//! `N`, with its scores and their components as of `N`, one JSON object per line, in agent-key
-//! order, each line in RFC 8785 canonical form ([`agentindex_indexer::feed`]). Two instances
-//! that indexed the same chain serve byte-identical feeds, so the SHA-256 of the body (in
-//! `Repr-Digest` and `X-Feed-Sha256`) is enough to compare them.
+//! `GET /feeds/reputation.jsonl[?block=N][&chain=ID]`: every agent of a chain with its scores
+//! and their components, one JSON object per line, in agent-key order, each line in RFC 8785
+//! canonical form ([`agentindex_indexer::feed`]). Two instances that indexed the same chain
+//! serve byte-identical feeds, so the SHA-256 of the body (in `Repr-Digest` and
+//! `X-Feed-Sha256`) is enough to compare them.
 //!
-//! Two blocks have a feed: the chain's indexed block (the default), computed on request, and
-//! the final epoch boundaries the indexer stored ([`agentindex_indexer::feed::keeper`]), read
-//! back. Any other block is refused with 404 naming those that have one: computing a past
-//! block's feed scores every agent again, which no anonymous client may ask for at will.
+//! Every feed is served from stored results, never scored on request: the latest (no `block`,
+//! or the indexed block) lists each agent's stored reputation, as of the newest block among
+//! its own facts; a final epoch boundary's, stored by the indexer
+//! ([`agentindex_indexer::feed::keeper`]), lists every agent scored as of that block. Any other
+//! block is refused with 404 naming those that have one: scoring every agent again at a block
+//! of a stranger's choosing is work no public server should do on request.
 //!
 //! Either way the feed goes through [`crate::feed_cache`]: written to a temporary file (never
 //! held in memory whole), kept while valid, one computation or read at a time per lane, one
@@ -18,7 +20,7 @@ use crate::client_error;
 use crate::feed_cache::{FeedCacheError, FeedKey, Lane};
 use crate::feed_spool::FeedWriter;
 use crate::state::ApiState;
-use agentindex_indexer::feed::{FeedLinesError, write_lines};
+use agentindex_indexer::feed::{FeedLinesError, Snapshot, write_lines};
 use agentindex_indexer::store::{StoreRead, StoredFeed};
 use axum::body::Body;
 use axum::extract::{Query, State};
@@ -166,16 +168,16 @@ pub async fn reputation(
             return Err(FeedError::ChainNeeded(ids.join(", ")));
         }
     };
-    let rules = state
-        .rules
-        .get(&chain_id)
-        .ok_or(FeedError::UnknownChain(chain_id))?;
+    if !state.rules.contains_key(&chain_id) {
+        return Err(FeedError::UnknownChain(chain_id));
+    }
     let indexed = state
         .store
         .progress(chain_id)
         .await?
         .map_or(0, |p| p.next_block.saturating_sub(1));
-    let block = block.unwrap_or(indexed);
+    let asked = block;
+    let block = asked.unwrap_or(indexed);
     if block > indexed {
         return Err(FeedError::NotIndexed {
             chain_id,
@@ -183,9 +185,13 @@ pub async fn reputation(
             indexed,
         });
     }
-    let (store, rules) = (state.store.clone(), rules.clone());
+    let store = state.store.clone();
     let key = FeedKey { chain_id, block };
-    let feed = if let Some(stored) = state.store.stored_feed(chain_id, block).await? {
+    let stored = match asked {
+        Some(block) => state.store.stored_feed(chain_id, block).await?,
+        None => None,
+    };
+    let feed = if let Some(stored) = stored {
         // A stored feed never changes: it is kept for as long as its digest is the stored one.
         let version = version_of(&stored);
         let copy = move |writer| copy_stored(store, chain_id, stored, writer);
@@ -194,9 +200,10 @@ pub async fn reputation(
             .get(key, version, Lane::Stored, client, copy)
             .await?
     } else if block == indexed {
+        // The latest: every agent's stored reputation, read and written out, not scored.
         let version = state.cache.version().await?;
-        let compute = move |mut writer: FeedWriter| async move {
-            write_lines(&store, chain_id, block, &rules, |line| {
+        let write = move |mut writer: FeedWriter| async move {
+            write_lines(&store, chain_id, Snapshot::Latest, |line| {
                 writer.write_line(line)
             })
             .await?;
@@ -204,7 +211,7 @@ pub async fn reputation(
         };
         state
             .feeds
-            .get(key, version, Lane::Newest, client, compute)
+            .get(key, version, Lane::Newest, client, write)
             .await?
     } else {
         let stored = state.store.stored_feeds(chain_id).await?;

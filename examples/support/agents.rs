@@ -137,6 +137,29 @@ pub(crate) async fn score(store: &Store, keys: &[String]) -> anyhow::Result<()> 
     Ok(())
 }
 
+/// The indexed block of the agents' chain in `store`.
+pub(crate) async fn indexed_block(store: &Store) -> anyhow::Result<u64> {
+    use agentindex_indexer::store::StoreRead;
+    let progress = store.progress(CHAIN).await?;
+    let next = progress.map_or(1, |p| p.next_block);
+    Ok(next.saturating_sub(1))
+}
+
+/// Stores the reputation feeds at `blocks` with the indexer's feed keeper, as it leaves an index
+/// it followed (it stores the final epoch boundaries as it passes them).
+pub(crate) async fn store_feeds(store: &Store, blocks: &[u64]) -> anyhow::Result<()> {
+    use agentindex_indexer::feed::keeper::FeedKeeper;
+    let context = Arc::new(chain_context(rules()));
+    let contexts = Arc::new(BTreeMap::from([(CHAIN, Arc::clone(&context))]));
+    let kept = u32::try_from(blocks.len())?;
+    let keeper = FeedKeeper::new(store.clone(), store.writer(2), contexts, kept);
+    let (_running, stop) = tokio::sync::watch::channel(false);
+    for &block in blocks {
+        keeper.store_at(&context, block, &stop).await?;
+    }
+    Ok(())
+}
+
 /// Writes `count` agents with their facts; returns their keys.
 pub(crate) async fn fill(
     pool: &AnyPool,

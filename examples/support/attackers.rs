@@ -37,7 +37,7 @@ pub(crate) enum Class {
     CostliestAllowed,
     /// Distinct queries as fast as possible, each a new cache key with big variables.
     CacheKeyFlood,
-    /// The reputation feed at ever-different indexed blocks.
+    /// The reputation feed at blocks with and without one, in turn.
     FeedAtAnyBlock,
     /// `/metrics` as fast as possible.
     MetricsFlood,
@@ -324,10 +324,18 @@ fn request(class: Class, n: u64, indexed: u64) -> (String, Option<Value>) {
                 "variables": { "skill": format!("{n}{}", "x".repeat(8 * 1024)) },
             })),
         ),
-        Class::FeedAtAnyBlock => (
-            format!("/feeds/reputation.jsonl?block={}", n * 7919 % indexed),
-            None,
-        ),
+        Class::FeedAtAnyBlock => {
+            // Each kind of feed request in turn: a block with no feed (refused), the indexed
+            // block's (computed once per database version), and the three epoch boundaries
+            // below it (stored by the indexer, read back).
+            let boundary = indexed - indexed % 1_000;
+            let query = match n % 5 {
+                0 => format!("?block={}", n * 7919 % indexed),
+                1 => String::new(),
+                k => format!("?block={}", boundary.saturating_sub(1_000 * (k - 1))),
+            };
+            (format!("/feeds/reputation.jsonl{query}"), None)
+        }
         Class::MetricsFlood => ("/metrics".into(), None),
         Class::SlowHeaders | Class::Websockets => unreachable!("not plain requests"),
     }

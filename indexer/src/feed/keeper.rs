@@ -11,7 +11,7 @@
 //! and left until the next boundary, not retried every pass.
 
 use super::spool::{SpoolWriter, Spooled};
-use super::{FeedLinesError, write_lines};
+use super::{FeedLinesError, Snapshot, write_lines};
 use crate::priority;
 use crate::store::StoreRead;
 use crate::store::low_priority;
@@ -260,11 +260,13 @@ async fn spool(store: &Store, chain: &ChainContext, block: u64) -> Result<Spoole
         source,
     };
     let mut out = SpoolWriter::create().map_err(|e| lines_error(FeedLinesError::Write(e)))?;
-    write_lines(store, chain_id, block, &chain.rules, |line| {
-        out.write_line(line)
-    })
-    .await
-    .map_err(lines_error)?;
+    let snapshot = Snapshot::AsOf {
+        block,
+        rules: &chain.rules,
+    };
+    write_lines(store, chain_id, snapshot, |line| out.write_line(line))
+        .await
+        .map_err(lines_error)?;
     out.finish()
         .map_err(|e| lines_error(FeedLinesError::Write(e)))
 }

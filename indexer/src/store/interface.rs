@@ -67,6 +67,15 @@ pub trait StoreRead: Send + Sync {
         agent_key: &str,
     ) -> impl Future<Output = StoreResult<Option<AgentReputation>>> + Send;
 
+    /// Every agent of `chain_id` with its stored reputation (as of the newest block among its
+    /// own facts), in key order, handed to `page` a few hundred at a time from one consistent
+    /// snapshot.
+    fn stored_reputations(
+        &self,
+        chain_id: u64,
+        page: impl FnMut(Vec<AgentReputation>) + Send,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+
     /// Every agent of `chain_id` registered by `block` with its reputation as of `block`, in
     /// key order, handed to `page` a few hundred at a time from one consistent snapshot.
     fn reputation_as_of(

@@ -368,6 +368,22 @@ impl StoreRead for Store {
         reputation::stored(self.reader(), agent_key).await
     }
 
+    /// Every agent of `chain_id` with its stored reputation, in key order, handed to `page` a
+    /// few hundred at a time, all read from one snapshot.
+    async fn stored_reputations(
+        &self,
+        chain_id: u64,
+        page: impl FnMut(Vec<AgentReputation>),
+    ) -> StoreResult<()> {
+        let mut tx = self
+            .reader()
+            .begin()
+            .await
+            .context("starting a reputation snapshot")?;
+        reputation::stored_in_key_order(&mut tx, chain_id, page).await?;
+        tx.rollback().await.context("ending a reputation snapshot")
+    }
+
     /// Every agent of `chain_id` registered by `block` with its reputation as of `block`, in
     /// key order, handed to `page` a few hundred at a time, all read from one snapshot.
     async fn reputation_as_of(

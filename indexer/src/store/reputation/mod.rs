@@ -401,6 +401,8 @@ pub(super) async fn trust_rank_at(
 /// An `agent_reputation` row as [`stored`] reads it.
 #[derive(sqlx::FromRow)]
 struct StoredRow {
+    #[sqlx(default)]
+    agent_key: String,
     chain_id: i64,
     as_of_block: i64,
     as_of_timestamp: i64,
@@ -421,18 +423,62 @@ pub(super) async fn stored(
     .fetch_optional(pool)
     .await
     .context("reading an agent's reputation")?;
-    let Some(row) = row else {
+    let Some(mut row) = row else {
         return Ok(None);
     };
-    let table = "agent_reputation";
-    Ok(Some(AgentReputation {
-        agent: agent_key.to_string(),
-        chain_id: decode::uint(table, "chain_id", row.chain_id)?,
-        as_of_block: decode::uint(table, "as_of_block", row.as_of_block)?,
-        as_of_timestamp: decode::uint(table, "as_of_timestamp", row.as_of_timestamp)?,
-        score: row.score,
-        evaluation: decode::json(table, "evaluation", &row.evaluation)?,
-    }))
+    row.agent_key = agent_key.to_string();
+    row.decode().map(Some)
+}
+
+impl StoredRow {
+    fn decode(self) -> StoreResult<AgentReputation> {
+        let table = "agent_reputation";
+        Ok(AgentReputation {
+            agent: self.agent_key,
+            chain_id: decode::uint(table, "chain_id", self.chain_id)?,
+            as_of_block: decode::uint(table, "as_of_block", self.as_of_block)?,
+            as_of_timestamp: decode::uint(table, "as_of_timestamp", self.as_of_timestamp)?,
+            score: self.score,
+            evaluation: decode::json(table, "evaluation", &self.evaluation)?,
+        })
+    }
+}
+
+/// Every stored reputation of `chain_id`, in key order, handed to `page` a round at a time.
+pub(super) async fn stored_in_key_order(
+    conn: &mut AnyConnection,
+    chain_id: u64,
+    mut page: impl FnMut(Vec<AgentReputation>),
+) -> StoreResult<()> {
+    let mut after = String::new();
+    loop {
+        crate::priority::offer_core();
+        let rows: Vec<StoredRow> = sqlx::query_as(
+            "SELECT agent_key, chain_id, as_of_block, as_of_timestamp, score, evaluation
+             FROM agent_reputation WHERE chain_id = $1 AND agent_key > $2
+             ORDER BY agent_key LIMIT $3",
+        )
+        .bind(int("chain_id", chain_id)?)
+        .bind(after.as_str())
+        .bind(AGENTS_PER_ROUND as i64)
+        .fetch_all(&mut *conn)
+        .await
+        .context("reading stored reputation in key order")?;
+        let Some(last) = rows.last() else {
+            return Ok(());
+        };
+        after = last.agent_key.clone();
+        let mut decoded = Vec::with_capacity(rows.len());
+        for (n, row) in rows.into_iter().enumerate() {
+            // Decoding an evaluation takes microseconds: a lowered thread offers its core
+            // every few dozen.
+            if n % 32 == 31 {
+                crate::priority::offer_core();
+            }
+            decoded.push(row.decode()?);
+        }
+        page(decoded);
+    }
 }
 
 /// Every agent of `chain_id` registered by `block`, with its reputation as of `block`, in key
