@@ -73,7 +73,7 @@ pub trait StoreRead: Send + Sync {
     fn stored_reputations(
         &self,
         chain_id: u64,
-        page: impl FnMut(Vec<AgentReputation>) + Send,
+        page: impl FnMut(Vec<super::StoredReputation>) + Send,
     ) -> impl Future<Output = StoreResult<()>> + Send;
 
     /// Every agent of `chain_id` registered by `block` with its reputation as of `block`, in

@@ -39,7 +39,7 @@ pub use batch::{AgentSnapshot, Batch, ChainContext, ChainContexts, EventRecord};
 pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use documents::{DocumentCounts, DocumentResult, DueDocument};
 pub use facts::PreparedBatch;
-pub use reputation::AgentReputation;
+pub use reputation::{AgentReputation, StoredReputation};
 pub use stored_feeds::{FeedWrite, StoredFeed};
 
 /// Each agent's credited payments, newest first, with why each does not count (`None`: it does).
@@ -373,7 +373,7 @@ impl StoreRead for Store {
     async fn stored_reputations(
         &self,
         chain_id: u64,
-        page: impl FnMut(Vec<AgentReputation>),
+        page: impl FnMut(Vec<StoredReputation>),
     ) -> StoreResult<()> {
         let mut tx = self
             .reader()

@@ -132,9 +132,13 @@ pub(super) async fn subjects_at(
     after: &str,
     limit: usize,
 ) -> StoreResult<Vec<Subject>> {
+    // `+chain_id` keeps the planner off the indexes that lead with the chain: through them
+    // every page sorted all of the chain's agents (a temporary B-tree), 70 ms a page at 100,000
+    // agents; along the key's own index a page is a short range scan.
     let rows: Vec<SubjectRow> = sqlx::query_as(
         "SELECT agent_key, source, address, registry, token_id, last_event_block FROM agents
-         WHERE chain_id = $1 AND registered_block <= $2 AND agent_key > $3 ORDER BY agent_key LIMIT $4",
+         WHERE +chain_id = $1 AND registered_block <= $2 AND agent_key > $3
+         ORDER BY agent_key LIMIT $4",
     )
     .bind(int("chain_id", chain_id)?)
     .bind(sql_bound(block))

@@ -211,14 +211,14 @@ pub(super) async fn rescore_under_new_rank(
     rescore(conn, chain_id, &paid, rules, Counted::Unchanged).await
 }
 
-/// Rescores every agent of `chain_id` unless its rows were computed under `rules`, then records
-/// `rules` as the chain's; returns the agents rescored.
+/// Rescores every agent of `chain_id` unless its rows were computed under `rules` and written
+/// in [`ROWS_FORMAT`], then records both as the chain's; returns the agents rescored.
 pub(super) async fn adopt_rules(
     conn: &mut AnyConnection,
     chain_id: u64,
     rules: &ReputationRules,
 ) -> StoreResult<u64> {
-    let wanted = format!("{rules:?}");
+    let wanted = format!("{ROWS_FORMAT}{rules:?}");
     let stored: Option<String> =
         sqlx::query_scalar("SELECT rules FROM reputation_rules WHERE chain_id = $1")
             .bind(int("chain_id", chain_id)?)
@@ -304,6 +304,18 @@ async fn block_times(
     Ok(times)
 }
 
+/// The form stored rows are written in, recorded with the rules (see [`adopt_rules`]): rows
+/// of an older form are rescored at the next start like rows of other rules. Since 2: each
+/// evaluation in RFC 8785 canonical form, so the latest feed copies it into its lines as it is.
+const ROWS_FORMAT: &str = "rows 2; ";
+
+/// `evaluation` in RFC 8785 canonical form (the feed's), or in serde_json's where that has
+/// none (a non-finite number, which serde_json writes as null).
+fn canonical_evaluation(evaluation: &Evaluation) -> String {
+    serde_jcs::to_string(evaluation)
+        .unwrap_or_else(|_| serde_json::to_string(evaluation).expect("an evaluation serialises"))
+}
+
 async fn write(conn: &mut AnyConnection, computed: &[AgentReputation]) -> StoreResult<()> {
     const COLUMNS: &str = "agent_key, chain_id, as_of_block, as_of_timestamp, score, \
         payment_score, payment_count, unique_payers, excluded_payments, feedback_count, \
@@ -349,7 +361,7 @@ async fn write(conn: &mut AnyConnection, computed: &[AgentReputation]) -> StoreR
             .push_bind(e.feedback.overall.average)
             .push_bind(e.validations.average)
             .push_bind(e.ratings.average)
-            .push_bind(serde_json::to_string(e).expect("an evaluation serialises"));
+            .push_bind(canonical_evaluation(e));
     });
     insert.push(crate::store::sql::or_replace("agent_key", COLUMNS));
     Dialect::of(conn)
@@ -430,32 +442,65 @@ pub(super) async fn stored(
     row.decode().map(Some)
 }
 
+/// A stored reputation as its row holds it, the evaluation left in its stored text (RFC 8785
+/// canonical form, see [`ROWS_FORMAT`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredReputation {
+    /// The agent's key.
+    pub agent: String,
+    /// Its chain.
+    pub chain_id: u64,
+    /// The block it is computed as of.
+    pub as_of_block: u64,
+    /// That block's timestamp.
+    pub as_of_timestamp: u64,
+    /// The composite score.
+    pub score: f64,
+    /// The evaluation, as JSON text.
+    pub evaluation: String,
+}
+
 impl StoredRow {
-    fn decode(self) -> StoreResult<AgentReputation> {
+    fn raw(self) -> StoreResult<StoredReputation> {
         let table = "agent_reputation";
-        Ok(AgentReputation {
+        Ok(StoredReputation {
             agent: self.agent_key,
             chain_id: decode::uint(table, "chain_id", self.chain_id)?,
             as_of_block: decode::uint(table, "as_of_block", self.as_of_block)?,
             as_of_timestamp: decode::uint(table, "as_of_timestamp", self.as_of_timestamp)?,
             score: self.score,
-            evaluation: decode::json(table, "evaluation", &self.evaluation)?,
+            evaluation: self.evaluation,
+        })
+    }
+
+    fn decode(self) -> StoreResult<AgentReputation> {
+        let raw = self.raw()?;
+        Ok(AgentReputation {
+            evaluation: decode::json("agent_reputation", "evaluation", &raw.evaluation)?,
+            agent: raw.agent,
+            chain_id: raw.chain_id,
+            as_of_block: raw.as_of_block,
+            as_of_timestamp: raw.as_of_timestamp,
+            score: raw.score,
         })
     }
 }
 
-/// Every stored reputation of `chain_id`, in key order, handed to `page` a round at a time.
+/// Every stored reputation of `chain_id`, in key order, as its row holds it, handed to `page` a
+/// round at a time.
 pub(super) async fn stored_in_key_order(
     conn: &mut AnyConnection,
     chain_id: u64,
-    mut page: impl FnMut(Vec<AgentReputation>),
+    mut page: impl FnMut(Vec<StoredReputation>),
 ) -> StoreResult<()> {
     let mut after = String::new();
     loop {
         crate::priority::offer_core();
+        // `+chain_id`: a page is a range of the key's index, not a sort of the chain's rows
+        // (see `load::subjects_at`).
         let rows: Vec<StoredRow> = sqlx::query_as(
             "SELECT agent_key, chain_id, as_of_block, as_of_timestamp, score, evaluation
-             FROM agent_reputation WHERE chain_id = $1 AND agent_key > $2
+             FROM agent_reputation WHERE +chain_id = $1 AND agent_key > $2
              ORDER BY agent_key LIMIT $3",
         )
         .bind(int("chain_id", chain_id)?)
@@ -468,16 +513,11 @@ pub(super) async fn stored_in_key_order(
             return Ok(());
         };
         after = last.agent_key.clone();
-        let mut decoded = Vec::with_capacity(rows.len());
-        for (n, row) in rows.into_iter().enumerate() {
-            // Decoding an evaluation takes microseconds: a lowered thread offers its core
-            // every few dozen.
-            if n % 32 == 31 {
-                crate::priority::offer_core();
-            }
-            decoded.push(row.decode()?);
-        }
-        page(decoded);
+        page(
+            rows.into_iter()
+                .map(StoredRow::raw)
+                .collect::<StoreResult<_>>()?,
+        );
     }
 }
 
