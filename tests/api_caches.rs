@@ -1,7 +1,8 @@
 //! The API's caches and failures as a hostile client meets them, against the `agentindex serve`
 //! binary: a flood of distinct cache keys leaves the response cache within its byte bound (as
-//! `/metrics` reports it), concurrent requests for one uncached feed compute it once and serve
-//! what the feed computes directly, and a store that fails gives clients an error id and no SQL,
+//! `/metrics` reports it), concurrent requests for one uncached feed make it once and serve
+//! what the feed writes directly, a client takes its share of feeds and then only what
+//! `If-None-Match` spares it, and a store that fails gives clients an error id and no SQL,
 //! while the operator's log has the id and the details.
 
 use crate::support;
@@ -135,8 +136,15 @@ async fn concurrent_requests_for_one_uncached_feed_compute_it_once_and_serve_the
     let (_serving, base) = support::binary::start(&["serve", "--config"], &config);
     let client = reqwest::Client::new();
 
-    let asks = (0..8).map(|_| {
-        client
+    // Eight clients (each its own loopback address, so each has its own share of feeds).
+    let from = |n: u8| {
+        reqwest::Client::builder()
+            .local_address(std::net::IpAddr::from([127, 0, 0, n]))
+            .build()
+            .unwrap()
+    };
+    let asks = (2..10).map(|n| {
+        from(n)
             .get(format!("{base}/feeds/reputation.jsonl?block={block}"))
             .send()
     });
@@ -162,6 +170,35 @@ async fn concurrent_requests_for_one_uncached_feed_compute_it_once_and_serve_the
 
     // Eight asked at once, one computed; asking again computes nothing.
     support::api::feed(&base, &format!("?block={block}")).await;
+
+    // One client takes its share of feeds, five, and is then told when to come back; a client
+    // that says it has the feed (If-None-Match with its ETag) is told so without a body and
+    // without taking any of its share.
+    let one = from(20);
+    let url = format!("{base}/feeds/reputation.jsonl");
+    let mut etag = String::new();
+    for n in 0..5 {
+        let response = one.get(&url).send().await.unwrap();
+        assert_eq!(response.status(), 200, "feed {n} of the share");
+        etag = response.headers()["etag"].to_str().unwrap().to_string();
+    }
+    assert_eq!(etag.len(), 66, "the quoted SHA-256: {etag}");
+    let refused = one.get(&url).send().await.unwrap();
+    assert_eq!(refused.status(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    let said = refused.text().await.unwrap();
+    assert!(said.contains("If-None-Match"), "{said}");
+    for _ in 0..10 {
+        let unchanged = one
+            .get(&url)
+            .header("if-none-match", &etag)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(unchanged.status(), 304);
+        assert_eq!(unchanged.headers()["etag"].to_str().unwrap(), etag);
+        assert!(unchanged.bytes().await.unwrap().is_empty());
+    }
     // The first scrape of this server: rendered now, after every feed request.
     let text = client
         .get(format!("{base}/metrics"))

@@ -63,6 +63,9 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     config_one.reputation.trust.interval_blocks = 2;
     config_one.reputation.trust.seeds = vec![a[5]];
     config_one.reputation.feeds_kept = 10;
+    // This test is the operator comparing feeds, many times over: its own client, not counted
+    // against a share of feeds.
+    config_one.api.unlimited_clients = vec!["127.0.0.1/32".parse().unwrap()];
     let store_one = support::open(&db_one).await;
     let indexing = support::api::index_in_background(&config_one);
     let served = support::api::serve(store_one.clone(), &config_one).await;
@@ -71,7 +74,7 @@ async fn two_instances_publish_one_digest_and_move_together_on_a_reorg() {
     // Instance two: the `agentindex run` binary on a database of its own.
     let db_two = dir.path().join("two.db");
     let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db_two, DEPTH, "")
-        + "\n[api]\nlisten = \"127.0.0.1:0\"\n"
+        + "\n[api]\nlisten = \"127.0.0.1:0\"\nunlimited_clients = [\"127.0.0.1/32\"]\n"
         + &format!(
             "\n[reputation]\nfeeds_kept = 10\n\n[reputation.trust]\ninterval_blocks = 2\nseeds = [\"{:#x}\"]\n",
             a[5]

@@ -147,6 +147,7 @@ pub async fn reputation(
     State(state): State<ApiState>,
     client: ClientKey,
     Query(params): Query<BTreeMap<String, String>>,
+    request: HeaderMap,
 ) -> Result<Response, FeedError> {
     let number = |name: &'static str| -> Result<Option<u64>, FeedError> {
         params
@@ -191,17 +192,26 @@ pub async fn reputation(
         Some(block) => state.store.stored_feed(chain_id, block).await?,
         None => None,
     };
+    let feed_headers = FeedHeaders { chain_id, block };
     let feed = if let Some(stored) = stored {
         // A stored feed never changes: it is kept for as long as its digest is the stored one.
+        if feed_headers.already_has(&request, &stored.sha256) {
+            return Ok(feed_headers.not_modified(&stored.sha256));
+        }
+        state.feeds.charge(client)?;
         let version = version_of(&stored);
         let copy = move |writer| copy_stored(store, chain_id, stored, writer);
-        state
-            .feeds
-            .get(key, version, Lane::Stored, client, copy)
-            .await?
+        state.feeds.get(key, version, Lane::Stored, copy).await?
     } else if block == indexed {
         // The latest: every agent's stored reputation, read and written out, not scored.
         let version = state.cache.version().await?;
+        if let Some(kept) = state.feeds.kept(key, version) {
+            let hex = hex(&kept.digest);
+            if feed_headers.already_has(&request, &hex) {
+                return Ok(feed_headers.not_modified(&hex));
+            }
+        }
+        state.feeds.charge(client)?;
         let write = move |mut writer: FeedWriter| async move {
             write_lines(&store, chain_id, Snapshot::Latest, |line| {
                 writer.write_line(line)
@@ -209,10 +219,7 @@ pub async fn reputation(
             .await?;
             Ok::<_, FeedError>(writer)
         };
-        state
-            .feeds
-            .get(key, version, Lane::Newest, client, write)
-            .await?
+        state.feeds.get(key, version, Lane::Newest, write).await?
     } else {
         let stored = state.store.stored_feeds(chain_id).await?;
         return Err(FeedError::NotStored {
@@ -222,30 +229,69 @@ pub async fn reputation(
             stored: stored.iter().map(|feed| feed.block).collect(),
         });
     };
-    let digest = feed.digest;
-    let mut headers = HeaderMap::new();
+    let mut headers = feed_headers.of(&hex(&feed.digest));
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/jsonl; charset=utf-8"),
     );
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(feed.len));
-    let b64 = base64::engine::general_purpose::STANDARD.encode(digest);
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    for (name, value) in [
-        ("repr-digest", format!("sha-256=:{b64}:")),
-        ("x-feed-sha256", hex),
-        ("x-feed-chain", chain_id.to_string()),
-        ("x-feed-block", block.to_string()),
-    ] {
-        headers.insert(
-            name,
-            HeaderValue::from_str(&value).expect("digits, hex and base64 are valid header text"),
-        );
-    }
+    let b64 = base64::engine::general_purpose::STANDARD.encode(feed.digest);
+    headers.insert(
+        "repr-digest",
+        HeaderValue::from_str(&format!("sha-256=:{b64}:")).expect("base64 is valid header text"),
+    );
     // Streamed from its file: the file stays readable for this response even if the cache
     // drops the feed meanwhile.
     let chunks = feed.chunks(STREAM_CHUNK_BYTES);
     Ok((headers, Body::from_stream(chunks)).into_response())
+}
+
+/// The headers every answer with a feed, or about one, carries.
+struct FeedHeaders {
+    chain_id: u64,
+    block: u64,
+}
+
+impl FeedHeaders {
+    /// `X-Feed-Sha256`, `ETag` (the digest, quoted), `X-Feed-Chain` and `X-Feed-Block`.
+    fn of(&self, sha256_hex: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for (name, value) in [
+            (header::ETAG.as_str(), format!("\"{sha256_hex}\"")),
+            ("x-feed-sha256", sha256_hex.to_string()),
+            ("x-feed-chain", self.chain_id.to_string()),
+            ("x-feed-block", self.block.to_string()),
+        ] {
+            headers.insert(
+                name,
+                HeaderValue::from_str(&value).expect("digits and hex are valid header text"),
+            );
+        }
+        headers
+    }
+
+    /// Whether `request` says (`If-None-Match`) that its client has the feed of `sha256_hex`.
+    fn already_has(&self, request: &HeaderMap, sha256_hex: &str) -> bool {
+        let etag = format!("\"{sha256_hex}\"");
+        request
+            .get_all(header::IF_NONE_MATCH)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .map(|tag| tag.trim().trim_start_matches("W/"))
+            .any(|tag| tag == etag || tag == "*")
+    }
+
+    /// 304 Not Modified for the feed of `sha256_hex`: no body, and nothing of the client's
+    /// share taken.
+    fn not_modified(&self, sha256_hex: &str) -> Response {
+        (StatusCode::NOT_MODIFIED, self.of(sha256_hex)).into_response()
+    }
+}
+
+/// A digest in lowercase hex.
+fn hex(digest: &[u8; 32]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Copies the stored feed `stored` of `chain_id` into `writer`, page by page, and checks that

@@ -83,6 +83,7 @@ impl ApiState {
             caches.feed_cache_bytes,
             std::time::Duration::from_secs(caches.feed_timeout_secs),
             metrics.feed_computations(),
+            config.api.unlimited_clients.clone(),
         ));
         Self {
             facets,

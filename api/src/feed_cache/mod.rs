@@ -11,9 +11,12 @@
 //!   for it, a request for another feed not kept in a busy lane is refused with 503 and
 //!   `Retry-After` ([`FeedCacheError::Busy`]), so reading stored feeds never holds up the
 //!   newest;
-//! - one client may start [`STARTS_PER_CLIENT`] of them at once and then one per
-//!   `[api.caches] feed_timeout_secs` ([`FeedCacheError::ClientShare`], 429), counted per
-//!   network (an IPv6 client's /48), so a single client cannot keep a lane busy;
+//! - one client may take [`STARTS_PER_CLIENT`] feeds at once and then one per
+//!   `[api.caches] feed_timeout_secs` ([`FeedCache::charge`]; [`FeedCacheError::ClientShare`],
+//!   429), counted per network (an IPv6 client's /48), whether the feed is made for it or was
+//!   kept: a feed is hundreds of megabytes at 100,000 agents, so neither a lane nor the server's
+//!   time sending them is a single client's to take; the operator's `unlimited_clients` are not
+//!   counted;
 //! - each runs on a thread of its own at the lowest priority, off the threads that answer
 //!   requests (its encoding is CPU work they must not wait behind), is not stopped when its
 //!   client hangs up, and is stopped after `[api.caches] feed_timeout_secs`
@@ -36,7 +39,7 @@ use tokio::sync::watch;
 
 /// Seconds a client refused because a lane is busy is told to wait.
 pub(crate) const BUSY_RETRY_AFTER_SECS: u64 = 5;
-/// Computations one client may start in a row before it may start only one per period.
+/// Feeds one client may take in a row before it may take only one per period.
 pub const STARTS_PER_CLIENT: u32 = 5;
 /// Bytes a kept feed costs beyond its file (its entry, name and digest in memory).
 const ENTRY_OVERHEAD: usize = 256;
@@ -55,11 +58,11 @@ pub enum FeedCacheError {
         /// The block whose feed is being computed.
         computing: u64,
     },
-    /// The client started its share of computations.
+    /// The client took its share of feeds.
     #[error(
-        "{client} has started its share of feed computations ({STARTS_PER_CLIENT} in a row, \
-         then one every {period_secs} s); ask again in {retry_after_secs} s, or for a feed \
-         already computed"
+        "{client} has taken its share of reputation feeds ({STARTS_PER_CLIENT} in a row, then \
+         one every {period_secs} s); ask again in {retry_after_secs} s, or send If-None-Match \
+         with the ETag of a feed already taken"
     )]
     ClientShare {
         /// The client.
@@ -149,9 +152,11 @@ pub(crate) struct FeedCache {
     kept: Mutex<Lru<FeedKey, (i64, Arc<Feed>)>>,
     /// The computation in flight per lane: [newest, stored].
     running: Mutex<[Option<Running>; 2]>,
-    /// Each client's network's share of computations to start (an IPv6 client's /48, so its
-    /// /64s share one; see [`crate::client`]).
+    /// Each client's network's share of feeds (an IPv6 client's /48, so its /64s share one;
+    /// see [`crate::client`]).
     starts: DefaultKeyedRateLimiter<NetworkKey>,
+    /// The operator's own clients, never counted.
+    unlimited: Vec<agentindex_indexer::config::IpNetwork>,
     timeout: Duration,
     /// Counts computations started (`/metrics`).
     computations: Counter,
@@ -167,8 +172,13 @@ impl std::fmt::Debug for FeedCache {
 
 impl FeedCache {
     /// A cache of at most `max_bytes` of feeds (in files), each computed in at most `timeout`,
-    /// counting its computations in `computations`.
-    pub(crate) fn new(max_bytes: usize, timeout: Duration, computations: Counter) -> Self {
+    /// counting its computations in `computations`; `unlimited` clients take feeds at will.
+    pub(crate) fn new(
+        max_bytes: usize,
+        timeout: Duration,
+        computations: Counter,
+        unlimited: Vec<agentindex_indexer::config::IpNetwork>,
+    ) -> Self {
         Self {
             kept: Mutex::new(Lru::new(max_bytes)),
             running: Mutex::new([None, None]),
@@ -177,6 +187,7 @@ impl FeedCache {
                     .expect("a period of at least a millisecond")
                     .allow_burst(NonZeroU32::new(STARTS_PER_CLIENT).expect("not zero")),
             ),
+            unlimited,
             timeout,
             computations,
         }
@@ -187,9 +198,8 @@ impl FeedCache {
         self.kept.lock().unwrap_or_else(|e| e.into_inner()).weight()
     }
 
-    /// The feed `key` at `version`, asked for by `client` in `lane`: kept, or being computed
-    /// (waited for), or computed now by `compute` when the lane is free and the client within
-    /// its share. `compute` writes every line of the feed into the writer it is given and hands
+    /// The feed `key` at `version`, asked for in `lane`: kept, or being computed (waited for),
+    /// or computed now by `compute` when the lane is free. `compute` writes every line of the feed into the writer it is given and hands
     /// the writer back. A feed kept at another version is never served (the newest lane passes
     /// the database's version; a stored feed one of its digest).
     pub(crate) async fn get<F, W, E>(
@@ -197,7 +207,6 @@ impl FeedCache {
         key: FeedKey,
         version: i64,
         lane: Lane,
-        client: ClientKey,
         compute: F,
     ) -> Result<Arc<Feed>, FeedCacheError>
     where
@@ -226,7 +235,6 @@ impl FeedCache {
                     if let Some(feed) = self.kept(key, version) {
                         return Ok(feed);
                     }
-                    self.start_within_share(client)?;
                     let (done, outcome) = watch::channel(None);
                     *slot = Some(Running {
                         key,
@@ -249,8 +257,15 @@ impl FeedCache {
         }
     }
 
-    /// Counts a computation `client` starts now against its share, or refuses it.
-    fn start_within_share(&self, client: ClientKey) -> Result<(), FeedCacheError> {
+    /// Counts a feed `client` takes now against its share, or refuses it.
+    pub(crate) fn charge(&self, client: ClientKey) -> Result<(), FeedCacheError> {
+        if self
+            .unlimited
+            .iter()
+            .any(|network| network.contains(client.address()))
+        {
+            return Ok(());
+        }
         // Clients whose share is whole again are forgotten, so the map holds recent ones only.
         self.starts.retain_recent();
         self.starts
@@ -265,7 +280,8 @@ impl FeedCache {
             })
     }
 
-    fn kept(&self, key: FeedKey, version: i64) -> Option<Arc<Feed>> {
+    /// The feed `key` if it is kept at `version`.
+    pub(crate) fn kept(&self, key: FeedKey, version: i64) -> Option<Arc<Feed>> {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         match kept.get(&key) {
             Some((at, feed)) if *at == version => Some(Arc::clone(feed)),

@@ -17,7 +17,12 @@ fn client(n: u8) -> ClientKey {
 }
 
 fn cache(max_bytes: usize, timeout: Duration) -> Arc<FeedCache> {
-    Arc::new(FeedCache::new(max_bytes, timeout, Counter::default()))
+    Arc::new(FeedCache::new(
+        max_bytes,
+        timeout,
+        Counter::default(),
+        Vec::new(),
+    ))
 }
 
 /// A computation writing `lines`.
@@ -52,7 +57,7 @@ async fn two_requests_for_one_feed_compute_it_once_and_another_waits_its_turn() 
                 writer.write_line(b"line")?;
                 Ok::<_, io::Error>(writer)
             };
-            cache.get(AT, 1, Lane::Stored, client(1), compute).await
+            cache.get(AT, 1, Lane::Stored, compute).await
         }
     });
     // The first computation is running once its lane holds it.
@@ -61,16 +66,10 @@ async fn two_requests_for_one_feed_compute_it_once_and_another_waits_its_turn() 
     }
     let second = tokio::spawn({
         let cache = Arc::clone(&cache);
-        async move {
-            cache
-                .get(AT, 1, Lane::Stored, client(2), lines(&["other"]))
-                .await
-        }
+        async move { cache.get(AT, 1, Lane::Stored, lines(&["other"])).await }
     });
     let other_block = FeedKey { block: 9, ..AT };
-    let busy = cache
-        .get(other_block, 1, Lane::Stored, client(3), lines(&[]))
-        .await;
+    let busy = cache.get(other_block, 1, Lane::Stored, lines(&[])).await;
     assert!(
         matches!(
             busy,
@@ -94,12 +93,12 @@ async fn two_requests_for_one_feed_compute_it_once_and_another_waits_its_turn() 
     );
     assert_eq!(computed.load(Ordering::SeqCst), 1);
     let again = cache
-        .get(AT, 1, Lane::Stored, client(4), lines(&["recomputed"]))
+        .get(AT, 1, Lane::Stored, lines(&["recomputed"]))
         .await
         .unwrap();
     assert_eq!(body(&again).await, "line\n", "kept");
     let changed = cache
-        .get(AT, 2, Lane::Stored, client(4), lines(&["new"]))
+        .get(AT, 2, Lane::Stored, lines(&["new"]))
         .await
         .unwrap();
     assert_eq!(
@@ -120,7 +119,7 @@ async fn a_busy_stored_lane_holds_up_neither_the_newest_feed_nor_its_own_waiters
                 released.await.ok();
                 Ok::<_, io::Error>(writer)
             };
-            cache.get(AT, 1, Lane::Stored, client(1), compute).await
+            cache.get(AT, 1, Lane::Stored, compute).await
         }
     });
     while cache.running.lock().unwrap()[Lane::Stored.index()].is_none() {
@@ -128,7 +127,7 @@ async fn a_busy_stored_lane_holds_up_neither_the_newest_feed_nor_its_own_waiters
     }
     let newest = FeedKey { block: 20, ..AT };
     let feed = cache
-        .get(newest, 1, Lane::Newest, client(2), lines(&["newest"]))
+        .get(newest, 1, Lane::Newest, lines(&["newest"]))
         .await
         .unwrap();
     assert_eq!(body(&feed).await, "newest\n");
@@ -136,28 +135,19 @@ async fn a_busy_stored_lane_holds_up_neither_the_newest_feed_nor_its_own_waiters
     assert!(past.await.unwrap().is_ok());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_client_starts_its_share_of_computations_and_may_still_read_kept_feeds() {
-    let cache = cache(1 << 20, Duration::from_secs(30));
-    for block in 0..STARTS_PER_CLIENT {
-        let key = FeedKey {
-            block: 100 + u64::from(block),
-            ..AT
-        };
-        cache
-            .get(key, 1, Lane::Stored, client(1), lines(&["x"]))
-            .await
-            .unwrap();
+#[test]
+fn a_client_takes_its_share_of_feeds_and_others_and_the_operators_have_their_own() {
+    let operator: agentindex_indexer::config::IpNetwork = "198.51.100.0/24".parse().unwrap();
+    let cache = FeedCache::new(
+        1 << 20,
+        Duration::from_secs(30),
+        Counter::default(),
+        vec![operator],
+    );
+    for _ in 0..STARTS_PER_CLIENT {
+        cache.charge(client(1)).unwrap();
     }
-    cache
-        .get(AT, 1, Lane::Stored, client(9), lines(&["a"]))
-        .await
-        .unwrap();
-    let other = FeedKey { block: 11, ..AT };
-    let refused = cache
-        .get(other, 1, Lane::Stored, client(1), lines(&["b"]))
-        .await
-        .unwrap_err();
+    let refused = cache.charge(client(1)).unwrap_err();
     assert!(
         matches!(
             refused,
@@ -171,7 +161,7 @@ async fn a_client_starts_its_share_of_computations_and_may_still_read_kept_feeds
     assert!(
         refused
             .to_string()
-            .starts_with("192.0.2.1 has started its share of feed computations (5 in a row"),
+            .starts_with("192.0.2.1 has taken its share of reputation feeds (5 in a row"),
         "{refused}"
     );
     assert!(
@@ -179,43 +169,32 @@ async fn a_client_starts_its_share_of_computations_and_may_still_read_kept_feeds
             .retry_after_secs()
             .is_some_and(|s| (1..=30).contains(&s))
     );
-    let kept = cache
-        .get(AT, 1, Lane::Stored, client(1), lines(&["c"]))
-        .await
-        .unwrap();
-    assert_eq!(body(&kept).await, "a\n", "a kept feed costs no share");
-    let elsewhere = cache
-        .get(other, 1, Lane::Stored, client(2), lines(&["b"]))
-        .await
-        .unwrap();
-    assert_eq!(
-        body(&elsewhere).await,
-        "b\n",
-        "other clients have their own share"
-    );
+    cache
+        .charge(client(2))
+        .expect("other clients have their own share");
+    let own = ClientKey::of(std::net::IpAddr::from([198, 51, 100, 7]));
+    for _ in 0..3 * STARTS_PER_CLIENT {
+        cache
+            .charge(own)
+            .expect("the operator's clients are not counted");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_computation_is_stopped_and_a_failure_is_hidden_then_the_next_one_runs() {
     let cache = cache(1 << 20, Duration::from_millis(50));
     let slow = cache
-        .get(
-            AT,
-            1,
-            Lane::Stored,
-            client(1),
-            |writer: FeedWriter| async move {
-                std::future::pending::<()>().await;
-                Ok::<_, io::Error>(writer)
-            },
-        )
+        .get(AT, 1, Lane::Stored, |writer: FeedWriter| async move {
+            std::future::pending::<()>().await;
+            Ok::<_, io::Error>(writer)
+        })
         .await;
     assert!(
         matches!(slow, Err(FeedCacheError::TimedOut { block: 10, .. })),
         "{slow:?}"
     );
     let failed = cache
-        .get(AT, 1, Lane::Stored, client(2), |_: FeedWriter| async {
+        .get(AT, 1, Lane::Stored, |_: FeedWriter| async {
             Err::<FeedWriter, _>("no such table: agent_reputation")
         })
         .await
@@ -225,9 +204,7 @@ async fn a_slow_computation_is_stopped_and_a_failure_is_hidden_then_the_next_one
         message.contains("error id") && !message.contains("agent_reputation"),
         "{message}"
     );
-    let ok = cache
-        .get(AT, 1, Lane::Stored, client(3), lines(&["x"]))
-        .await;
+    let ok = cache.get(AT, 1, Lane::Stored, lines(&["x"])).await;
     assert!(ok.is_ok(), "nothing is left running: {ok:?}");
 }
 
@@ -238,13 +215,7 @@ async fn kept_feeds_stay_within_their_bytes() {
     for block in 0..20 {
         let key = FeedKey { block, ..AT };
         cache
-            .get(
-                key,
-                1,
-                Lane::Stored,
-                client(block as u8),
-                lines(&[LINE; 10]),
-            )
+            .get(key, 1, Lane::Stored, lines(&[LINE; 10]))
             .await
             .unwrap();
         assert!(cache.bytes() <= 4096, "{}", cache.bytes());

@@ -70,7 +70,7 @@ mod defaults {
         256
     }
     pub(super) const fn feed_cache_bytes() -> usize {
-        // Disk, not memory: a feed is about 1.3 KB per agent, 130 MB at 100,000 agents.
+        // Disk, not memory: a feed is about 2.5 KB per agent, 250 MB at 100,000 agents.
         1024 * 1024 * 1024
     }
     pub(super) const fn feed_timeout_secs() -> u64 {

@@ -219,7 +219,7 @@ impl ReputationConfig {
         if self.feeds_kept > MAX_FEEDS_KEPT {
             return Err(bad(
                 "feeds_kept",
-                &format!("must be at most {MAX_FEEDS_KEPT} (each feed is about 1.3 KB per agent)"),
+                &format!("must be at most {MAX_FEEDS_KEPT} (each feed is about 2.5 KB per agent)"),
             ));
         }
         Ok(())

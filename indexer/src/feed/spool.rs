@@ -1,5 +1,5 @@
 //! A feed written to a temporary file as it is computed: a feed holds one line per agent (about
-//! 1.3 KB each, so 130 MB at 100,000 agents), far more than should be held in memory. Its
+//! 2.5 KB each, so 250 MB at 100,000 agents), far more than should be held in memory. Its
 //! length, lines and SHA-256 are taken as the lines are written.
 //!
 //! The file never has a name (`O_TMPFILE` on Linux; elsewhere it is unlinked as it is created):
