@@ -11,7 +11,7 @@
 //!   for it, a request for another feed not kept in a busy lane is refused with 503 and
 //!   `Retry-After` ([`FeedCacheError::Busy`]), so reading stored feeds never holds up the
 //!   newest;
-//! - one client may take [`STARTS_PER_CLIENT`] feeds at once and then one per
+//! - one client may take [`FEEDS_PER_CLIENT`] feeds at once and then one per
 //!   `[api.caches] feed_timeout_secs` ([`FeedCache::charge`]; [`FeedCacheError::ClientShare`],
 //!   429), counted per network (an IPv6 client's /48), whether the feed is made for it or was
 //!   kept: a feed is hundreds of megabytes at 100,000 agents, so neither a lane nor the server's
@@ -40,7 +40,7 @@ use tokio::sync::watch;
 /// Seconds a client refused because a lane is busy is told to wait.
 pub(crate) const BUSY_RETRY_AFTER_SECS: u64 = 5;
 /// Feeds one client may take in a row before it may take only one per period.
-pub const STARTS_PER_CLIENT: u32 = 5;
+pub const FEEDS_PER_CLIENT: u32 = 2;
 /// Bytes a kept feed costs beyond its file (its entry, name and digest in memory).
 const ENTRY_OVERHEAD: usize = 256;
 
@@ -60,7 +60,7 @@ pub enum FeedCacheError {
     },
     /// The client took its share of feeds.
     #[error(
-        "{client} has taken its share of reputation feeds ({STARTS_PER_CLIENT} in a row, then \
+        "{client} has taken its share of reputation feeds ({FEEDS_PER_CLIENT} in a row, then \
          one every {period_secs} s); ask again in {retry_after_secs} s, or send If-None-Match \
          with the ETag of a feed already taken"
     )]
@@ -185,7 +185,7 @@ impl FeedCache {
             starts: RateLimiter::keyed(
                 Quota::with_period(timeout.max(Duration::from_millis(1)))
                     .expect("a period of at least a millisecond")
-                    .allow_burst(NonZeroU32::new(STARTS_PER_CLIENT).expect("not zero")),
+                    .allow_burst(NonZeroU32::new(FEEDS_PER_CLIENT).expect("not zero")),
             ),
             unlimited,
             timeout,

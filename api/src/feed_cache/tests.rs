@@ -144,7 +144,7 @@ fn a_client_takes_its_share_of_feeds_and_others_and_the_operators_have_their_own
         Counter::default(),
         vec![operator],
     );
-    for _ in 0..STARTS_PER_CLIENT {
+    for _ in 0..FEEDS_PER_CLIENT {
         cache.charge(client(1)).unwrap();
     }
     let refused = cache.charge(client(1)).unwrap_err();
@@ -161,7 +161,7 @@ fn a_client_takes_its_share_of_feeds_and_others_and_the_operators_have_their_own
     assert!(
         refused
             .to_string()
-            .starts_with("192.0.2.1 has taken its share of reputation feeds (5 in a row"),
+            .starts_with("192.0.2.1 has taken its share of reputation feeds (2 in a row"),
         "{refused}"
     );
     assert!(
@@ -173,7 +173,7 @@ fn a_client_takes_its_share_of_feeds_and_others_and_the_operators_have_their_own
         .charge(client(2))
         .expect("other clients have their own share");
     let own = ClientKey::of(std::net::IpAddr::from([198, 51, 100, 7]));
-    for _ in 0..3 * STARTS_PER_CLIENT {
+    for _ in 0..3 * FEEDS_PER_CLIENT {
         cache
             .charge(own)
             .expect("the operator's clients are not counted");
