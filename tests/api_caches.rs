@@ -171,6 +171,21 @@ async fn concurrent_requests_for_one_uncached_feed_compute_it_once_and_serve_the
     // Eight asked at once, one computed; asking again computes nothing.
     support::api::feed(&base, &format!("?block={block}")).await;
 
+    // The first scrape of this server: rendered now, after every feed request.
+    let text = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(
+        metric(&text, "agentindex_api_feed_computations_total"),
+        Some(1.0),
+        "{text}"
+    );
+
     // One client takes its share of feeds, two, and is then told when to come back; a client
     // that says it has the feed (If-None-Match with its ETag) is told so without a body and
     // without taking any of its share.
@@ -199,20 +214,6 @@ async fn concurrent_requests_for_one_uncached_feed_compute_it_once_and_serve_the
         assert_eq!(unchanged.headers()["etag"].to_str().unwrap(), etag);
         assert!(unchanged.bytes().await.unwrap().is_empty());
     }
-    // The first scrape of this server: rendered now, after every feed request.
-    let text = client
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert_eq!(
-        metric(&text, "agentindex_api_feed_computations_total"),
-        Some(1.0),
-        "{text}"
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

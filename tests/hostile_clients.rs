@@ -32,10 +32,10 @@ const CONNECTIONS_PER_CLIENT: usize = 64;
 /// The response cache's bound, as configured: small, so a flood must reach it.
 const RESPONSE_CACHE_BYTES: u64 = 64 * 1024;
 
-/// A served index and the process serving it.
 /// Blocks whose reputation feed the target's indexer stored.
 const STORED_FEEDS: [u64; 2] = [5, 10];
 
+/// A served index and the process serving it.
 struct Target {
     server: support::binary::Running,
     base: String,

@@ -227,12 +227,22 @@ async fn features_and_score_of_an_agent_paid_on_chain_match_a_hand_computation()
     );
     store.close().await;
 
+    // A feed stored under the rules in force (as the indexer stores each final epoch boundary's).
+    let original = support::config(&devnet, &db, 0);
+    let indexed = support::indexed_block(&support::open(&db).await, devnet.chain_id()).await;
+    support::store_feeds(&original, &[indexed - 1]).await;
+
     // A dust threshold added to the config rescores the stored rows on the next start, to what a
-    // fresh index under the new rules holds.
+    // fresh index under the new rules holds, and drops the feed stored under the old rules.
     let mut dusty_config = support::config(&devnet, &db, 0);
     dusty_config.chains[0].payment_tokens[0].dust = Some("0.001".into());
     support::index_until_synced(&dusty_config).await;
     let store = support::open(&db).await;
+    assert_eq!(
+        store.stored_feeds(devnet.chain_id()).await.unwrap(),
+        [],
+        "no feed scored under the old rules is left"
+    );
     let rescored = store.reputation(&key).await.unwrap().unwrap();
     assert_eq!(
         rescored.evaluation.excluded,

@@ -5,7 +5,7 @@
 //! `X-Feed-Sha256`) is enough to compare them.
 //!
 //! Every feed is served from stored results, never scored on request: the latest (no `block`,
-//! or the indexed block) lists each agent's stored reputation, as of the newest block among
+//! or the indexed block when no feed is stored for it) lists each agent's stored reputation, as of the newest block among
 //! its own facts; a final epoch boundary's, stored by the indexer
 //! ([`agentindex_indexer::feed::keeper`]), lists every agent scored as of that block. Any other
 //! block is refused with 404 naming those that have one: scoring every agent again at a block
@@ -187,31 +187,27 @@ pub async fn reputation(
         });
     }
     let store = state.store.clone();
-    let key = FeedKey { chain_id, block };
     let stored = match asked {
         Some(block) => state.store.stored_feed(chain_id, block).await?,
         None => None,
     };
     let feed_headers = FeedHeaders { chain_id, block };
+    let key = FeedKey {
+        chain_id,
+        block,
+        stored: stored.is_some(),
+    };
     let feed = if let Some(stored) = stored {
         // A stored feed never changes: it is kept for as long as its digest is the stored one.
         if feed_headers.already_has(&request, &stored.sha256) {
             return Ok(feed_headers.not_modified(&stored.sha256));
         }
-        state.feeds.charge(client)?;
         let version = version_of(&stored);
         let copy = move |writer| copy_stored(store, chain_id, stored, writer);
         state.feeds.get(key, version, Lane::Stored, copy).await?
     } else if block == indexed {
         // The latest: every agent's stored reputation, read and written out, not scored.
         let version = state.cache.version().await?;
-        if let Some(kept) = state.feeds.kept(key, version) {
-            let hex = hex(&kept.digest);
-            if feed_headers.already_has(&request, &hex) {
-                return Ok(feed_headers.not_modified(&hex));
-            }
-        }
-        state.feeds.charge(client)?;
         let write = move |mut writer: FeedWriter| async move {
             write_lines(&store, chain_id, Snapshot::Latest, |line| {
                 writer.write_line(line)
@@ -229,7 +225,15 @@ pub async fn reputation(
             stored: stored.iter().map(|feed| feed.block).collect(),
         });
     };
-    let mut headers = feed_headers.of(&hex(&feed.digest));
+    // Charged only for a body it is sent: a feed it has already costs it nothing, and neither
+    // does a busy lane's refusal. (Making a feed is bounded by the lanes, one at a time each,
+    // and there is one latest feed per database version and a few stored ones.)
+    let digest = hex(&feed.digest);
+    if feed_headers.already_has(&request, &digest) {
+        return Ok(feed_headers.not_modified(&digest));
+    }
+    state.feeds.charge(client)?;
+    let mut headers = feed_headers.of(&digest);
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/jsonl; charset=utf-8"),

@@ -100,13 +100,16 @@ impl FeedCacheError {
     }
 }
 
-/// Which feed: chain and block.
+/// Which feed: chain, block, and whether the stored one or the latest (which differ at a
+/// stored boundary that is also the indexed block).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct FeedKey {
     /// The chain.
     pub(crate) chain_id: u64,
     /// The block the feed is as of.
     pub(crate) block: u64,
+    /// A stored feed (else the latest).
+    pub(crate) stored: bool,
 }
 
 /// The two lanes feeds are made in, one at a time each.

@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 const AT: FeedKey = FeedKey {
     chain_id: 1,
     block: 10,
+    stored: true,
 };
 
 fn client(n: u8) -> ClientKey {

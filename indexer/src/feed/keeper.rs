@@ -7,8 +7,9 @@
 //!
 //! A feed is computed on a thread of its own at the lowest priority, reading the store's
 //! low-priority pool, into a temporary file; then its pages go through the writer like any other
-//! write, and the header last, which makes it visible. A boundary whose feed fails is logged
-//! and left until the next boundary, not retried every pass.
+//! write, and the header last, which makes it visible (refused if a page is missing or the
+//! chain was rewound below the block meanwhile). A boundary whose lines cannot be written is
+//! logged and left until the next boundary; a store that fails is tried again after a pause.
 
 use super::spool::{SpoolWriter, Spooled};
 use super::{FeedLinesError, Snapshot, write_lines};
@@ -24,6 +25,9 @@ use tokio::sync::{oneshot, watch};
 
 /// Pause between two looks at the chains.
 const IDLE_PAUSE: Duration = Duration::from_secs(1);
+/// Pause after a feed could not be stored (the store failed, or a rewind came between its
+/// writes) before it is tried again.
+const ERROR_PAUSE: Duration = Duration::from_secs(30);
 /// Bytes of whole lines per stored page (the last page of a feed may be shorter).
 const PAGE_BYTES: usize = 1 << 20;
 
@@ -53,6 +57,9 @@ pub enum KeeperError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The computation's thread could not be started.
+    #[error("starting the feed keeper's thread: {0}")]
+    Thread(io::Error),
     /// The keeper was stopped during the computation.
     #[error("stopped")]
     Stopped,
@@ -89,22 +96,34 @@ impl FeedKeeper {
     }
 
     /// Stores due feeds until `stop` turns true (a computation under way is dropped then).
+    /// First drops each chain's feeds beyond `kept` (all of them when it is 0), so lowering
+    /// `[reputation] feeds_kept` takes effect at the next start.
     pub async fn run(self, mut stop: watch::Receiver<bool>) {
+        for &chain_id in self.contexts.keys() {
+            let kept = self.kept;
+            if let Err(error) = self
+                .writer
+                .store_feed(FeedWrite::Prune { chain_id, kept })
+                .await
+            {
+                tracing::warn!(target: "agentindex::feeds", %error, chain_id, "dropping stored reputation feeds beyond feeds_kept");
+            }
+        }
         if self.kept == 0 {
             return;
         }
         loop {
-            if let Err(error) = self.step(&stop).await {
-                match error {
-                    KeeperError::Stopped => return,
-                    error => {
-                        tracing::warn!(target: "agentindex::feeds", %error, "storing a reputation feed")
-                    }
+            let pause = match self.step(&stop).await {
+                Ok(_) => IDLE_PAUSE,
+                Err(KeeperError::Stopped) => return,
+                Err(error) => {
+                    tracing::warn!(target: "agentindex::feeds", %error, "storing a reputation feed");
+                    ERROR_PAUSE
                 }
-            }
+            };
             tokio::select! {
                 _ = stop.wait_for(|stopped| *stopped) => return,
-                () = tokio::time::sleep(IDLE_PAUSE) => {}
+                () = tokio::time::sleep(pause) => {}
             }
         }
     }
@@ -135,14 +154,16 @@ impl FeedKeeper {
             }
             match self.store_at(chain, boundary, stop).await {
                 Ok(feed) => stored.push((chain.chain_id, feed)),
-                Err(KeeperError::Stopped) => return Err(KeeperError::Stopped),
-                Err(error) => {
+                Err(error @ KeeperError::Lines { .. }) => {
+                    // A line that cannot be written fails the same way every time: left until
+                    // the next boundary. Anything else is tried again after a pause.
                     self.failed
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
                         .insert(chain.chain_id, boundary);
                     return Err(error);
                 }
+                Err(error) => return Err(error),
             }
         }
         Ok(stored)
@@ -209,6 +230,7 @@ impl FeedKeeper {
             .store_feed(FeedWrite::Finish {
                 feed: feed.clone(),
                 chain_id,
+                pages: page,
                 kept: self.kept.max(1),
             })
             .await?;
@@ -223,7 +245,6 @@ impl FeedKeeper {
         block: u64,
         mut stop: watch::Receiver<bool>,
     ) -> Result<Spooled, KeeperError> {
-        let chain_id = chain.chain_id;
         let (store, chain) = (self.store.clone(), Arc::clone(chain));
         let runtime = tokio::runtime::Handle::current();
         let (sent, outcome) = oneshot::channel();
@@ -241,11 +262,7 @@ impl FeedKeeper {
                 let _ = sent.send(result);
             });
         if let Err(source) = spawned {
-            return Err(KeeperError::Lines {
-                chain_id,
-                block,
-                source: FeedLinesError::Write(source),
-            });
+            return Err(KeeperError::Thread(source));
         }
         outcome.await.unwrap_or(Err(KeeperError::Stopped))
     }

@@ -106,7 +106,8 @@ fn computed_line(agent: &AgentReputation) -> Result<Vec<u8>, FeedLinesError> {
 }
 
 /// The canonical line of a stored reputation, put together around its stored evaluation (which
-/// the store keeps in canonical form) rather than decoded and encoded again: RFC 8785 orders the
+/// the store keeps in canonical form, see `StoredReputation::canonical`) rather than decoded and
+/// encoded again: RFC 8785 orders the
 /// members by name, and `agent`, `as_of_block`, `as_of_timestamp`, `chain_id`, `evaluation`,
 /// `score` is that order. Equal to [`computed_line`] of the same reputation (tested).
 fn stored_line(stored: &StoredReputation) -> Result<Vec<u8>, FeedLinesError> {
@@ -114,6 +115,19 @@ fn stored_line(stored: &StoredReputation) -> Result<Vec<u8>, FeedLinesError> {
         agent: stored.agent.clone(),
         reason: e.to_string(),
     };
+    if !stored.canonical {
+        // Written in an older form (until the indexer's next start rescores the chain):
+        // decoded and encoded whole.
+        let whole = AgentReputation {
+            agent: stored.agent.clone(),
+            chain_id: stored.chain_id,
+            as_of_block: stored.as_of_block,
+            as_of_timestamp: stored.as_of_timestamp,
+            score: stored.score,
+            evaluation: serde_json::from_str(&stored.evaluation).map_err(encode)?,
+        };
+        return computed_line(&whole);
+    }
     let agent = serde_jcs::to_string(&stored.agent).map_err(encode)?;
     let score = serde_jcs::to_string(&stored.score).map_err(encode)?;
     Ok(format!(
@@ -179,7 +193,19 @@ mod tests {
                 as_of_timestamp: 1_795_706_234,
                 score,
                 evaluation: serde_jcs::to_string(&evaluation).unwrap(),
+                canonical: true,
             };
+            // The same row written in the older form (serde_json's) comes out the same.
+            let older = StoredReputation {
+                evaluation: serde_json::to_string(&evaluation).unwrap(),
+                canonical: false,
+                ..stored.clone()
+            };
+            assert_ne!(older.evaluation, stored.evaluation, "the forms differ");
+            assert_eq!(
+                stored_line(&older).unwrap(),
+                computed_line(&computed).unwrap()
+            );
             let (whole, put_together) = (
                 computed_line(&computed).unwrap(),
                 stored_line(&stored).unwrap(),
@@ -197,6 +223,7 @@ mod tests {
             as_of_block: 1,
             as_of_timestamp: 1,
             evaluation: "{}".into(),
+            canonical: true,
         };
         assert!(
             matches!(stored_line(&nan), Err(FeedLinesError::Encode { agent, .. }) if agent == "nan"),

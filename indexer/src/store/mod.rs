@@ -132,6 +132,16 @@ pub enum StoreError {
         /// Who holds the lock, as far as the database tells.
         holder: String,
     },
+    /// A stored reputation feed was not made visible.
+    #[error("the reputation feed of chain {chain_id} at block {block} was not stored: {reason}")]
+    FeedIncomplete {
+        /// The chain.
+        chain_id: u64,
+        /// The feed's block.
+        block: u64,
+        /// Why.
+        reason: String,
+    },
     /// The writer task is gone (it stopped on an earlier error or at shutdown).
     #[error("the store writer has stopped")]
     WriterGone,
@@ -256,6 +266,23 @@ impl Store {
         }
     }
 
+    /// A read transaction whose every query sees one snapshot: SQLite's always do; on
+    /// PostgreSQL it is asked for (repeatable read), as its default sees each commit as it lands.
+    async fn snapshot(&self) -> StoreResult<sqlx::Transaction<'static, sqlx::Any>> {
+        let mut tx = self
+            .reader()
+            .begin()
+            .await
+            .context("starting a reputation snapshot")?;
+        if self.dialect() == Dialect::Postgres {
+            sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                .execute(&mut *tx)
+                .await
+                .context("taking one snapshot for a reputation feed")?;
+        }
+        Ok(tx)
+    }
+
     /// The read pool, for queries that never write: inside a [`low_priority::scope`], the
     /// low-priority one if the store has one.
     pub fn reader(&self) -> &AnyPool {
@@ -375,11 +402,7 @@ impl StoreRead for Store {
         chain_id: u64,
         page: impl FnMut(Vec<StoredReputation>),
     ) -> StoreResult<()> {
-        let mut tx = self
-            .reader()
-            .begin()
-            .await
-            .context("starting a reputation snapshot")?;
+        let mut tx = self.snapshot().await?;
         reputation::stored_in_key_order(&mut tx, chain_id, page).await?;
         tx.rollback().await.context("ending a reputation snapshot")
     }
@@ -393,11 +416,7 @@ impl StoreRead for Store {
         rules: &ReputationRules,
         page: impl FnMut(Vec<AgentReputation>),
     ) -> StoreResult<()> {
-        let mut tx = self
-            .reader()
-            .begin()
-            .await
-            .context("starting a reputation snapshot")?;
+        let mut tx = self.snapshot().await?;
         reputation::as_of_block(&mut tx, chain_id, block, rules, page).await?;
         tx.rollback().await.context("ending a reputation snapshot")
     }

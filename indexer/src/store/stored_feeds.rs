@@ -8,7 +8,7 @@
 //! boundaries are stored depends on when the indexer was running, not on the chain.
 
 use super::decode::{self, int};
-use super::{QueryContext, Store, StoreResult};
+use super::{QueryContext, Store, StoreError, StoreResult};
 use sqlx::{AnyConnection, AnyPool};
 
 /// A stored feed's header.
@@ -43,10 +43,21 @@ pub enum FeedWrite {
         /// The lines.
         lines: String,
     },
-    /// Makes the feed visible, then drops the chain's feeds beyond the newest `kept`.
+    /// Makes the feed visible, then drops the chain's feeds beyond the newest `kept`; refused
+    /// (and its pages dropped) unless all `pages` are there and the chain is still indexed up
+    /// to its block (a rewind between its writes takes pages away).
     Finish {
         /// The header.
         feed: StoredFeed,
+        /// The chain.
+        chain_id: u64,
+        /// Pages written.
+        pages: u64,
+        /// Feeds kept per chain.
+        kept: u32,
+    },
+    /// Drops the chain's feeds beyond the newest `kept` (0: all) and any unfinished pages.
+    Prune {
         /// The chain.
         chain_id: u64,
         /// Feeds kept per chain.
@@ -151,9 +162,21 @@ pub(super) async fn write(pool: &AnyPool, write: &FeedWrite) -> StoreResult<()> 
         FeedWrite::Finish {
             feed,
             chain_id,
+            pages,
             kept,
         } => {
             let chain = int("chain_id", *chain_id)?;
+            if let Some(reason) = incomplete(&mut tx, *chain_id, feed.block, *pages).await? {
+                clear_unfinished(&mut tx, *chain_id).await?;
+                tx.commit()
+                    .await
+                    .context("clearing an incomplete reputation feed")?;
+                return Err(StoreError::FeedIncomplete {
+                    chain_id: *chain_id,
+                    block: feed.block,
+                    reason,
+                });
+            }
             sqlx::query(
                 "INSERT INTO reputation_feeds (chain_id, block_number, agents, bytes, sha256)
                  VALUES ($1, $2, $3, $4, $5)",
@@ -166,22 +189,66 @@ pub(super) async fn write(pool: &AnyPool, write: &FeedWrite) -> StoreResult<()> 
             .execute(&mut *tx)
             .await
             .context("storing a reputation feed")?;
-            sqlx::query(
-                "DELETE FROM reputation_feeds WHERE chain_id = $1 AND block_number NOT IN (
-                     SELECT block_number FROM reputation_feeds WHERE chain_id = $1
-                     ORDER BY block_number DESC LIMIT $2)",
-            )
-            .bind(chain)
-            .bind(i64::from(*kept))
-            .execute(&mut *tx)
-            .await
-            .context("dropping the oldest stored reputation feeds")?;
-            clear_unfinished(&mut tx, *chain_id).await?;
+            prune(&mut tx, *chain_id, *kept).await?;
         }
+        FeedWrite::Prune { chain_id, kept } => prune(&mut tx, *chain_id, *kept).await?,
     }
     tx.commit()
         .await
         .context("committing a stored reputation feed")
+}
+
+/// Why the feed of `chain_id` at `block` written in `pages` pages may not be made visible.
+async fn incomplete(
+    conn: &mut AnyConnection,
+    chain_id: u64,
+    block: u64,
+    pages: u64,
+) -> StoreResult<Option<String>> {
+    let chain = int("chain_id", chain_id)?;
+    let found: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM reputation_feed_pages WHERE chain_id = $1 AND block_number = $2",
+    )
+    .bind(chain)
+    .bind(int("block", block)?)
+    .fetch_one(&mut *conn)
+    .await
+    .context("counting a reputation feed's pages")?;
+    if u64::try_from(found).ok() != Some(pages) {
+        return Ok(Some(format!("{found} of its {pages} pages are stored")));
+    }
+    let indexed: Option<i64> =
+        sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = $1")
+            .bind(chain)
+            .fetch_optional(&mut *conn)
+            .await
+            .context("reading the indexed block")?;
+    match indexed.and_then(|i| u64::try_from(i).ok()) {
+        Some(indexed) if indexed >= block => Ok(None),
+        indexed => Ok(Some(format!(
+            "the chain is indexed up to {indexed:?} now, below the feed's block"
+        ))),
+    }
+}
+
+/// Drops the feeds of `chain_id` beyond the newest `kept`, and any unfinished pages.
+async fn prune(conn: &mut AnyConnection, chain_id: u64, kept: u32) -> StoreResult<()> {
+    sqlx::query(
+        "DELETE FROM reputation_feeds WHERE chain_id = $1 AND block_number NOT IN (
+             SELECT block_number FROM reputation_feeds WHERE chain_id = $1
+             ORDER BY block_number DESC LIMIT $2)",
+    )
+    .bind(int("chain_id", chain_id)?)
+    .bind(i64::from(kept))
+    .execute(&mut *conn)
+    .await
+    .context("dropping the oldest stored reputation feeds")?;
+    clear_unfinished(conn, chain_id).await
+}
+
+/// Drops every feed of `chain_id`: they were scored under rules no longer in force.
+pub(super) async fn forget(conn: &mut AnyConnection, chain_id: u64) -> StoreResult<()> {
+    prune(conn, chain_id, 0).await
 }
 
 /// Deletes the pages of `chain_id` that belong to no visible feed.
@@ -251,6 +318,7 @@ mod tests {
             .store_feed(FeedWrite::Finish {
                 feed: header(block, &pages.concat()),
                 chain_id: 1,
+                pages: pages.len() as u64,
                 kept,
             })
             .await
@@ -264,13 +332,27 @@ mod tests {
             .unwrap()
     }
 
-    /// Feeds appear whole, the newest `kept` stay, an unfinished one is cleared by the next, and
-    /// a rewind takes those above its ancestor.
+    /// Feeds appear whole, the newest `kept` stay, an unfinished one is cleared by the next, an
+    /// incomplete one is refused, a rewind takes those above its ancestor, and a prune to none
+    /// takes them all.
     #[tokio::test]
     async fn feeds_are_kept_newest_first_and_cleared_when_unfinished_or_rewound() {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}", dir.path().join("t.db").display());
         let store = Store::open(&url).await.unwrap();
+        // The chain is indexed up to block 100 (the read pool is read-only: a connection of
+        // the test's own writes the cursor).
+        let mut conn = <AnyConnection as sqlx::Connection>::connect(&url)
+            .await
+            .unwrap();
+        sqlx::query(
+            "INSERT INTO chain_cursor (chain_id, name, indexed_block, finalized_block, head_block,
+               settled_block) VALUES (1, 't', 100, 100, 100, 100)",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        drop(conn);
         let writer = store.writer(4);
         for block in [2, 4, 6, 8] {
             store_feed(&writer, block, &["{\"a\":1}\n", "{\"b\":2}\n"], 3).await;
@@ -322,6 +404,42 @@ mod tests {
             "the unfinished pages are gone"
         );
 
+        // A feed whose pages did not all arrive (a rewind came between its writes), or whose
+        // block the chain is no longer indexed up to, is refused and its pages dropped.
+        for (block, written, said) in [(12, 1, "1 of its 2 pages"), (200, 2, "indexed up to")] {
+            writer
+                .store_feed(FeedWrite::Begin { chain_id: 1 })
+                .await
+                .unwrap();
+            for page in 0..written {
+                let lines = "{\"a\":1}\n".to_string();
+                let write = FeedWrite::Page {
+                    chain_id: 1,
+                    block,
+                    page,
+                    lines,
+                };
+                writer.store_feed(write).await.unwrap();
+            }
+            let refused = writer
+                .store_feed(FeedWrite::Finish {
+                    feed: header(block, "{\"a\":1}\n{\"a\":1}\n"),
+                    chain_id: 1,
+                    pages: 2,
+                    kept: 3,
+                })
+                .await
+                .unwrap_err();
+            assert!(refused.to_string().contains(said), "{refused}");
+            assert_eq!(store.stored_feed(1, block).await.unwrap(), None);
+            assert!(
+                page_rows(&store)
+                    .await
+                    .iter()
+                    .all(|(b, _)| *b != block as i64)
+            );
+        }
+
         // The reader pool is read-only: the rewind gets a connection of its own.
         let mut conn = <AnyConnection as sqlx::Connection>::connect(&url)
             .await
@@ -337,6 +455,15 @@ mod tests {
             .collect();
         assert_eq!(blocks, [4], "feeds above the ancestor are gone");
         assert!(page_rows(&store).await.iter().all(|(block, _)| *block == 4));
+
+        // `feeds_kept = 0` at the next start: every feed goes.
+        let prune = FeedWrite::Prune {
+            chain_id: 1,
+            kept: 0,
+        };
+        writer.store_feed(prune).await.unwrap();
+        assert_eq!(store.stored_feeds(1).await.unwrap(), []);
+        assert_eq!(page_rows(&store).await, []);
         drop(writer);
         store.close().await;
     }

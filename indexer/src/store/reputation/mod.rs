@@ -228,6 +228,9 @@ pub(super) async fn adopt_rules(
     if stored.as_deref() == Some(wanted.as_str()) {
         return Ok(0);
     }
+    // Feeds stored under the old rules (or the old form) would disagree with every other
+    // instance's at the same block.
+    super::stored_feeds::forget(conn, chain_id).await?;
     let keys: BTreeSet<String> =
         sqlx::query_scalar("SELECT agent_key FROM agents WHERE chain_id = $1")
             .bind(int("chain_id", chain_id)?)
@@ -309,11 +312,13 @@ async fn block_times(
 /// evaluation in RFC 8785 canonical form, so the latest feed copies it into its lines as it is.
 const ROWS_FORMAT: &str = "rows 2; ";
 
-/// `evaluation` in RFC 8785 canonical form (the feed's), or in serde_json's where that has
-/// none (a non-finite number, which serde_json writes as null).
+/// `evaluation` in RFC 8785 canonical form (the feed's); a non-finite number, which has none,
+/// is written as null (as serde_json writes it).
 fn canonical_evaluation(evaluation: &Evaluation) -> String {
-    serde_jcs::to_string(evaluation)
-        .unwrap_or_else(|_| serde_json::to_string(evaluation).expect("an evaluation serialises"))
+    serde_jcs::to_string(evaluation).unwrap_or_else(|_| {
+        let value = serde_json::to_value(evaluation).expect("an evaluation serialises");
+        serde_jcs::to_string(&value).expect("a JSON value has a canonical form")
+    })
 }
 
 async fn write(conn: &mut AnyConnection, computed: &[AgentReputation]) -> StoreResult<()> {
@@ -458,10 +463,13 @@ pub struct StoredReputation {
     pub score: f64,
     /// The evaluation, as JSON text.
     pub evaluation: String,
+    /// Whether that text is in canonical form: the chain's rows were written in
+    /// [`ROWS_FORMAT`] (an older form until the indexer's next start rescores them).
+    pub canonical: bool,
 }
 
 impl StoredRow {
-    fn raw(self) -> StoreResult<StoredReputation> {
+    fn raw(self, canonical: bool) -> StoreResult<StoredReputation> {
         let table = "agent_reputation";
         Ok(StoredReputation {
             agent: self.agent_key,
@@ -470,11 +478,12 @@ impl StoredRow {
             as_of_timestamp: decode::uint(table, "as_of_timestamp", self.as_of_timestamp)?,
             score: self.score,
             evaluation: self.evaluation,
+            canonical,
         })
     }
 
     fn decode(self) -> StoreResult<AgentReputation> {
-        let raw = self.raw()?;
+        let raw = self.raw(false)?;
         Ok(AgentReputation {
             evaluation: decode::json("agent_reputation", "evaluation", &raw.evaluation)?,
             agent: raw.agent,
@@ -493,6 +502,13 @@ pub(super) async fn stored_in_key_order(
     chain_id: u64,
     mut page: impl FnMut(Vec<StoredReputation>),
 ) -> StoreResult<()> {
+    let rules: Option<String> =
+        sqlx::query_scalar("SELECT rules FROM reputation_rules WHERE chain_id = $1")
+            .bind(int("chain_id", chain_id)?)
+            .fetch_optional(&mut *conn)
+            .await
+            .context("reading the form of the stored reputation")?;
+    let canonical = rules.is_some_and(|rules| rules.starts_with(ROWS_FORMAT));
     let mut after = String::new();
     loop {
         crate::priority::offer_core();
@@ -513,11 +529,8 @@ pub(super) async fn stored_in_key_order(
             return Ok(());
         };
         after = last.agent_key.clone();
-        page(
-            rows.into_iter()
-                .map(StoredRow::raw)
-                .collect::<StoreResult<_>>()?,
-        );
+        let raw = rows.into_iter().map(|row| row.raw(canonical));
+        page(raw.collect::<StoreResult<_>>()?);
     }
 }
 
