@@ -325,6 +325,12 @@ mod tests {
             .unwrap();
     }
 
+    /// The blocks of chain 1's stored feeds, newest first.
+    async fn stored_blocks(store: &Store) -> Vec<u64> {
+        let feeds = store.stored_feeds(1).await.unwrap();
+        feeds.iter().map(|f| f.block).collect()
+    }
+
     async fn page_rows(store: &Store) -> Vec<(i64, i64)> {
         sqlx::query_as("SELECT block_number, page FROM reputation_feed_pages ORDER BY 1, 2")
             .fetch_all(store.reader())
@@ -357,13 +363,7 @@ mod tests {
         for block in [2, 4, 6, 8] {
             store_feed(&writer, block, &["{\"a\":1}\n", "{\"b\":2}\n"], 3).await;
         }
-        let blocks: Vec<u64> = store
-            .stored_feeds(1)
-            .await
-            .unwrap()
-            .iter()
-            .map(|f| f.block)
-            .collect();
+        let blocks = stored_blocks(&store).await;
         assert_eq!(blocks, [8, 6, 4], "the newest three, newest first");
         assert_eq!(
             store.stored_feed(1, 6).await.unwrap(),
@@ -446,13 +446,7 @@ mod tests {
             .unwrap();
         rewind(&mut conn, 1, 5).await.unwrap();
         drop(conn);
-        let blocks: Vec<u64> = store
-            .stored_feeds(1)
-            .await
-            .unwrap()
-            .iter()
-            .map(|f| f.block)
-            .collect();
+        let blocks = stored_blocks(&store).await;
         assert_eq!(blocks, [4], "feeds above the ancestor are gone");
         assert!(page_rows(&store).await.iter().all(|(block, _)| *block == 4));
 
