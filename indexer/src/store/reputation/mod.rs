@@ -11,6 +11,7 @@
 //! recomputation from what remains gives what a fresh index of the new chain would.
 
 mod load;
+mod stored;
 mod touched;
 mod trust;
 
@@ -24,10 +25,12 @@ use crate::store::Dialect;
 use crate::store::decode::{self, int};
 use load::Subject;
 use serde::{Deserialize, Serialize};
-use sqlx::{Any, AnyConnection, AnyPool, QueryBuilder};
+use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(super) use load::PaymentFields;
+pub use stored::StoredReputation;
+pub(super) use stored::{stored, stored_in_key_order};
 pub(super) use touched::mark_dirty;
 
 /// Agents per round of queries.
@@ -413,125 +416,6 @@ pub(super) async fn trust_rank_at(
     rules: &ReputationRules,
 ) -> StoreResult<(crate::reputation::TrustRank, u64)> {
     trust::compute(conn, chain_id, rules.trust.epoch_of(block), rules).await
-}
-
-/// An `agent_reputation` row as [`stored`] reads it.
-#[derive(sqlx::FromRow)]
-struct StoredRow {
-    #[sqlx(default)]
-    agent_key: String,
-    chain_id: i64,
-    as_of_block: i64,
-    as_of_timestamp: i64,
-    score: f64,
-    evaluation: String,
-}
-
-/// The stored reputation of `agent_key`, if it has any.
-pub(super) async fn stored(
-    pool: &AnyPool,
-    agent_key: &str,
-) -> StoreResult<Option<AgentReputation>> {
-    let row: Option<StoredRow> = sqlx::query_as(
-        "SELECT chain_id, as_of_block, as_of_timestamp, score, evaluation FROM agent_reputation
-         WHERE agent_key = $1",
-    )
-    .bind(agent_key)
-    .fetch_optional(pool)
-    .await
-    .context("reading an agent's reputation")?;
-    let Some(mut row) = row else {
-        return Ok(None);
-    };
-    row.agent_key = agent_key.to_string();
-    row.decode().map(Some)
-}
-
-/// A stored reputation as its row holds it, the evaluation left in its stored text (RFC 8785
-/// canonical form, see [`ROWS_FORMAT`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredReputation {
-    /// The agent's key.
-    pub agent: String,
-    /// Its chain.
-    pub chain_id: u64,
-    /// The block it is computed as of.
-    pub as_of_block: u64,
-    /// That block's timestamp.
-    pub as_of_timestamp: u64,
-    /// The composite score.
-    pub score: f64,
-    /// The evaluation, as JSON text.
-    pub evaluation: String,
-    /// Whether that text is in canonical form: the chain's rows were written in
-    /// [`ROWS_FORMAT`] (an older form until the indexer's next start rescores them).
-    pub canonical: bool,
-}
-
-impl StoredRow {
-    fn raw(self, canonical: bool) -> StoreResult<StoredReputation> {
-        let table = "agent_reputation";
-        Ok(StoredReputation {
-            agent: self.agent_key,
-            chain_id: decode::uint(table, "chain_id", self.chain_id)?,
-            as_of_block: decode::uint(table, "as_of_block", self.as_of_block)?,
-            as_of_timestamp: decode::uint(table, "as_of_timestamp", self.as_of_timestamp)?,
-            score: self.score,
-            evaluation: self.evaluation,
-            canonical,
-        })
-    }
-
-    fn decode(self) -> StoreResult<AgentReputation> {
-        let raw = self.raw(false)?;
-        Ok(AgentReputation {
-            evaluation: decode::json("agent_reputation", "evaluation", &raw.evaluation)?,
-            agent: raw.agent,
-            chain_id: raw.chain_id,
-            as_of_block: raw.as_of_block,
-            as_of_timestamp: raw.as_of_timestamp,
-            score: raw.score,
-        })
-    }
-}
-
-/// Every stored reputation of `chain_id`, in key order, as its row holds it, handed to `page` a
-/// round at a time.
-pub(super) async fn stored_in_key_order(
-    conn: &mut AnyConnection,
-    chain_id: u64,
-    mut page: impl FnMut(Vec<StoredReputation>),
-) -> StoreResult<()> {
-    let rules: Option<String> =
-        sqlx::query_scalar("SELECT rules FROM reputation_rules WHERE chain_id = $1")
-            .bind(int("chain_id", chain_id)?)
-            .fetch_optional(&mut *conn)
-            .await
-            .context("reading the form of the stored reputation")?;
-    let canonical = rules.is_some_and(|rules| rules.starts_with(ROWS_FORMAT));
-    let mut after = String::new();
-    loop {
-        crate::priority::offer_core();
-        // `+chain_id`: a page is a range of the key's index, not a sort of the chain's rows
-        // (see `load::subjects_at`).
-        let rows: Vec<StoredRow> = sqlx::query_as(
-            "SELECT agent_key, chain_id, as_of_block, as_of_timestamp, score, evaluation
-             FROM agent_reputation WHERE +chain_id = $1 AND agent_key > $2
-             ORDER BY agent_key LIMIT $3",
-        )
-        .bind(int("chain_id", chain_id)?)
-        .bind(after.as_str())
-        .bind(AGENTS_PER_ROUND as i64)
-        .fetch_all(&mut *conn)
-        .await
-        .context("reading stored reputation in key order")?;
-        let Some(last) = rows.last() else {
-            return Ok(());
-        };
-        after = last.agent_key.clone();
-        let raw = rows.into_iter().map(|row| row.raw(canonical));
-        page(raw.collect::<StoreResult<_>>()?);
-    }
 }
 
 /// Every agent of `chain_id` registered by `block`, with its reputation as of `block`, in key
