@@ -1,16 +1,19 @@
 //! Attack benchmark: legitimate traffic, the API benchmark's loads at fixed rates (lookups by
 //! id, filtered searches, the agent0 SDK's search), sent by `oha` to the real `agentindex serve`
-//! binary over 100,000 synthetic agents, measured once alone and once while one attacker per
-//! class of issue #30 sends the worst request of its class over and over, as fast as it is
-//! answered, from a loopback address of its own (`support/attackers.rs`). The server runs with
+//! binary over 100,000 synthetic agents, measured alone and while one attacker per class of
+//! issue #30 sends the worst request of its class over and over, from a loopback address of its
+//! own (`support/attackers.rs`), in turn for `ATTACK_ROUNDS` rounds (3): the 99th percentile of
+//! a sub-millisecond lookup on two cores shared with its own load generator moves by half from
+//! one pass to the next, so one pass each proves little either way. The server runs with
 //! the shipped limits, the per-client rate included, except that the legitimate load's address
 //! is in `unlimited_clients`: it stands for many clients at once. `ATTACK_CLASSES` picks some
 //! classes only (to find which one costs what). The attackers' client side runs at nice 19, as
 //! remote machines' would cost this one nothing (`ATTACKERS_AT_NORMAL_PRIORITY` undoes that).
 //!
-//! Prints each load's p50 and p99 alone and under attack with their ratio (target: p99 within
-//! 2x), what each attacker sent and got back, and the server's peak memory of its own (target:
-//! under 512 MiB) beside its resident memory with the mapped database file.
+//! Prints each load's p99 alone and under attack in every round, and the ratio of their medians
+//! (target: within 2x); what each attacker sent and got back; the server's peak memory of its
+//! own (target: under 512 MiB) beside its resident memory with the mapped database file; and
+//! the processor time the server and the attackers' own client took.
 //!
 //! Run with `scripts/bench-attack` (or `cargo run --release --example attack_bench --
 //! [agents] [seconds]` with `oha` in `OHA` and the release binary built).
@@ -21,10 +24,13 @@ mod agents;
 mod api_loads;
 #[path = "support/attackers.rs"]
 mod attackers;
+#[path = "support/process_use.rs"]
+mod process_use;
 #[path = "support/serve_process.rs"]
 mod serve_process;
 
 use api_loads::{Load, Measured, finish_oha, start_oha};
+use process_use::{Cpu, Peaks, sample_memory};
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -37,37 +43,6 @@ const LEGITIMATE: &str = "127.0.0.1";
 
 /// Connections `oha` keeps open per load.
 const CONNECTIONS: usize = 16;
-
-/// A field of `/proc/PID/status` in KiB (`VmRSS`, `VmHWM`).
-fn memory_kib(pid: u32, field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// The highest resident memory seen, in KiB: in all (`VmRSS`), and the process's own
-/// (`RssAnon`: heap and stacks), without the pages of the database file its readers map
-/// (`RssFile`, the operating system's page cache, which it takes back under pressure).
-#[derive(Debug, Default, Clone, Copy)]
-struct Peaks {
-    resident: u64,
-    anonymous: u64,
-}
-
-/// Samples the server's resident memory every 50 ms until `stop`; returns the highest seen.
-fn sample_memory(pid: u32, stop: Arc<AtomicBool>) -> tokio::task::JoinHandle<Peaks> {
-    tokio::spawn(async move {
-        let mut peaks = Peaks::default();
-        while !stop.load(Ordering::Relaxed) {
-            peaks.resident = peaks.resident.max(memory_kib(pid, "VmRSS:").unwrap_or(0));
-            peaks.anonymous = peaks
-                .anonymous
-                .max(memory_kib(pid, "RssAnon:").unwrap_or(0));
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        peaks
-    })
-}
 
 /// Runs `loads` one after the other for `seconds` each.
 fn measure_all(
@@ -142,77 +117,209 @@ async fn main() -> anyhow::Result<()> {
         },
     ];
 
-    // A first pass faults in the pages the loads read, so neither measured pass pays for it.
+    // A first pass faults in the pages the loads read, so no measured pass pays for it.
     measure_all(&oha, &server.base, dir.path(), &loads, 2)?;
-    let sampling = Arc::new(AtomicBool::new(false));
-    let memory = sample_memory(pid, sampling.clone());
-    let alone = measure_all(&oha, &server.base, dir.path(), &loads, seconds)?;
-    sampling.store(true, Ordering::Relaxed);
-    let peaks_alone = memory.await?;
+    let rounds = rounds()?;
+    let warmup = Duration::from_secs(attackers::warmup()?);
+    let mut report = Report::default();
+    for _ in 0..rounds {
+        let alone = measured(pid, || {
+            measure_all(&oha, &server.base, dir.path(), &loads, seconds)
+        })
+        .await?;
+        report.alone.push(alone.0);
+        report.peaks_alone = report.peaks_alone.max(alone.1);
+        report.cpu_alone = report.cpu_alone.plus(alone.2);
+        report.seconds_alone += alone.3;
 
-    let sampling = Arc::new(AtomicBool::new(false));
-    let memory = sample_memory(pid, sampling.clone());
-    let stop = Arc::new(AtomicBool::new(false));
-    let attacking = attackers::runtime()?;
-    let running = attackers::start(attacking.handle(), &server.base, &classes, rate, &stop);
-    // The attackers get a while (ATTACK_WARMUP_SECS, 5) to reach full strength and to spend
-    // their bursts (of requests and of the server's time) before the measured pass.
-    tokio::time::sleep(Duration::from_secs(attackers::warmup()?)).await;
-    let attacked = measure_all(&oha, &server.base, dir.path(), &loads, seconds)?;
-    stop.store(true, Ordering::Relaxed);
-    let mut tallies = Vec::new();
-    for attacker in running {
-        tallies.push(attacker.join().await);
+        let stop = Arc::new(AtomicBool::new(false));
+        let attacking = attackers::runtime()?;
+        let running = attackers::start(attacking.handle(), &server.base, &classes, rate, &stop);
+        // The attackers get a while (ATTACK_WARMUP_SECS, 5) to reach full strength and to spend
+        // their bursts (of requests and of the server's time) before the measured pass.
+        tokio::time::sleep(warmup).await;
+        let own_before = Cpu::of(std::process::id());
+        let attacked = measured(pid, || {
+            measure_all(&oha, &server.base, dir.path(), &loads, seconds)
+        })
+        .await?;
+        report.attackers_cpu = report
+            .attackers_cpu
+            .plus(Cpu::of(std::process::id()).since(own_before));
+        stop.store(true, Ordering::Relaxed);
+        for attacker in running {
+            let (class, tally) = attacker.join().await;
+            report.count(class, &tally);
+        }
+        drop(attacking);
+        report.attacked.push(attacked.0);
+        report.peaks_attacked = report.peaks_attacked.max(attacked.1);
+        report.cpu_attacked = report.cpu_attacked.plus(attacked.2);
+        report.seconds_attacked += attacked.3;
     }
-    sampling.store(true, Ordering::Relaxed);
-    let peaks_attacked = memory.await?;
-    drop(attacking);
-
-    println!(
-        "\n{:<28} {:>10} {:>10} {:>12} {:>12} {:>9}",
-        "legitimate load", "p50 alone", "p99 alone", "p50 attacked", "p99 attacked", "p99 ratio"
-    );
-    for ((load, a), b) in loads.iter().zip(&alone).zip(&attacked) {
-        println!(
-            "{:<28} {:>8.2}ms {:>8.2}ms {:>10.2}ms {:>10.2}ms {:>8.2}x",
-            load.name,
-            a.p50_ms,
-            a.p99_ms,
-            b.p50_ms,
-            b.p99_ms,
-            b.p99_ms / a.p99_ms
-        );
+    report.print(&loads, classes.len(), rate);
+    let metrics = reqwest::get(format!("{}/metrics", server.base))
+        .await?
+        .text()
+        .await?;
+    for line in metrics
+        .lines()
+        .filter(|l| l.starts_with("agentindex_api_feed_"))
+    {
+        println!("{line}");
     }
-    println!(
-        "\n{:<24} {:>10} {:>10} {:>10}",
-        "attacker", "sent", "refused", "answered"
-    );
-    let read = |n: &AtomicU64| n.load(Ordering::Relaxed);
-    for (class, tally) in &tallies {
-        println!(
-            "{:<24} {:>10} {:>10} {:>10}",
-            format!("{class:?}"),
-            read(&tally.sent),
-            read(&tally.refused),
-            read(&tally.answered)
-        );
-    }
-    println!(
-        "\n{} attackers, each at {rate} requests (messages, connections) a second",
-        classes.len()
-    );
-    let mib = |kib: u64| kib as f64 / 1024.0;
-    println!(
-        "\nserver peak memory, MiB       {:>10} {:>10}\n\
-         own (RssAnon; bound 512)     {:>10.1} {:>10.1}\n\
-         resident (VmRSS, with the    {:>10.1} {:>10.1}\n  mapped database file)",
-        "alone",
-        "attacked",
-        mib(peaks_alone.anonymous),
-        mib(peaks_attacked.anonymous),
-        mib(peaks_alone.resident),
-        mib(peaks_attacked.resident),
-    );
     drop(server);
     Ok(())
+}
+
+/// Rounds of a pass alone and a pass attacked (`ATTACK_ROUNDS`, 3).
+fn rounds() -> anyhow::Result<usize> {
+    match std::env::var("ATTACK_ROUNDS") {
+        Err(_) => Ok(3),
+        Ok(text) => text
+            .parse()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| anyhow::anyhow!("ATTACK_ROUNDS={text:?} is not a positive number")),
+    }
+}
+
+/// Runs `pass` while sampling the server's memory and processor time: what it measured, the
+/// memory peaks, the processor time and the seconds it took.
+async fn measured(
+    pid: u32,
+    pass: impl FnOnce() -> anyhow::Result<Vec<Measured>>,
+) -> anyhow::Result<(Vec<Measured>, Peaks, Cpu, f64)> {
+    let sampling = Arc::new(AtomicBool::new(false));
+    let memory = sample_memory(pid, sampling.clone());
+    let (before, clock) = (Cpu::of(pid), Instant::now());
+    // oha runs as a child process: this thread only waits for it.
+    let measured = tokio::task::block_in_place(pass);
+    let cpu = Cpu::of(pid).since(before);
+    let seconds = clock.elapsed().as_secs_f64();
+    sampling.store(true, Ordering::Relaxed);
+    let peaks = memory.await?;
+    Ok((measured?, peaks, cpu, seconds))
+}
+
+/// Everything measured over the rounds.
+#[derive(Default)]
+struct Report {
+    /// Per round, each load's measure alone.
+    alone: Vec<Vec<Measured>>,
+    /// Per round, each load's measure under attack.
+    attacked: Vec<Vec<Measured>>,
+    peaks_alone: Peaks,
+    peaks_attacked: Peaks,
+    cpu_alone: Cpu,
+    cpu_attacked: Cpu,
+    seconds_alone: f64,
+    seconds_attacked: f64,
+    /// The attackers' own client's processor time while the attacked passes ran.
+    attackers_cpu: Cpu,
+    /// What each attacker sent, was refused and was answered, over every round.
+    tallies: Vec<(attackers::Class, [u64; 3])>,
+}
+
+impl Report {
+    fn count(&mut self, class: attackers::Class, tally: &attackers::Tally) {
+        let read = |n: &AtomicU64| n.load(Ordering::Relaxed);
+        let counts = [
+            read(&tally.sent),
+            read(&tally.refused),
+            read(&tally.answered),
+        ];
+        match self
+            .tallies
+            .iter_mut()
+            .find(|(seen, _)| format!("{seen:?}") == format!("{class:?}"))
+        {
+            Some((_, total)) => {
+                for (sum, n) in total.iter_mut().zip(counts) {
+                    *sum += n;
+                }
+            }
+            None => self.tallies.push((class, counts)),
+        }
+    }
+
+    fn print(&self, loads: &[Load], attackers: usize, rate: u32) {
+        let p99s = |passes: &[Vec<Measured>], load: usize| -> Vec<f64> {
+            passes.iter().map(|pass| pass[load].p99_ms).collect()
+        };
+        println!(
+            "\n{:<26} {:>24} {:>24} {:>9}",
+            "legitimate load, p99", "alone, each round", "attacked, each round", "ratio"
+        );
+        for (n, load) in loads.iter().enumerate() {
+            let (alone, attacked) = (p99s(&self.alone, n), p99s(&self.attacked, n));
+            let list = |values: &[f64]| {
+                values
+                    .iter()
+                    .map(|v| format!("{v:.2}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            println!(
+                "{:<26} {:>21} ms {:>21} ms {:>8.2}x",
+                load.name,
+                list(&alone),
+                list(&attacked),
+                median(&attacked) / median(&alone)
+            );
+        }
+        println!("(ratio: the median p99 attacked over the median p99 alone)");
+        println!(
+            "\n{:<24} {:>10} {:>10} {:>10}",
+            "attacker", "sent", "refused", "answered"
+        );
+        for (class, [sent, refused, answered]) in &self.tallies {
+            println!(
+                "{:<24} {sent:>10} {refused:>10} {answered:>10}",
+                format!("{class:?}")
+            );
+        }
+        println!(
+            "\n{attackers} attackers, each at {rate} requests (messages, connections) a second, \
+             over {} rounds",
+            self.alone.len()
+        );
+        let mib = |kib: u64| kib as f64 / 1024.0;
+        println!(
+            "\nserver peak memory, MiB       {:>10} {:>10}\n\
+             own (RssAnon; bound 512)     {:>10.1} {:>10.1}\n\
+             resident (VmRSS, with the    {:>10.1} {:>10.1}\n  mapped database file)",
+            "alone",
+            "attacked",
+            mib(self.peaks_alone.anonymous),
+            mib(self.peaks_attacked.anonymous),
+            mib(self.peaks_alone.resident),
+            mib(self.peaks_attacked.resident),
+        );
+        let cores = |cpu: f64, seconds: f64| cpu / seconds.max(f64::EPSILON);
+        println!(
+            "\nprocessor use, cores          {:>10} {:>10}\n\
+             server, in all               {:>10.2} {:>10.2}\n\
+             server, on lowered threads   {:>10.2} {:>10.2}\n\
+             the attackers' own client               {:>10.2}",
+            "alone",
+            "attacked",
+            cores(self.cpu_alone.total, self.seconds_alone),
+            cores(self.cpu_attacked.total, self.seconds_attacked),
+            cores(self.cpu_alone.lowered, self.seconds_alone),
+            cores(self.cpu_attacked.lowered, self.seconds_attacked),
+            cores(self.attackers_cpu.total, self.seconds_attacked),
+        );
+    }
+}
+
+/// The median of `values` (the mean of the middle two of an even count).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
 }

@@ -308,6 +308,9 @@ async fn hostile_requests_are_refused_or_bounded_while_the_server_stays_healthy(
         "the response cache holds {cached} bytes (bound {RESPONSE_CACHE_BYTES})"
     );
 
+    // A client past its share of feeds is refused before any feed is made for it.
+    a_client_past_its_feed_share_sets_nothing_to_work(&target).await;
+
     // The feed at twenty different blocks at once: each answered, or refused as busy with a
     // time to retry; none hangs.
     feeds_at_many_blocks_are_bounded(&target).await;
@@ -337,6 +340,45 @@ async fn hostile_requests_are_refused_or_bounded_while_the_server_stays_healthy(
     assert!(
         peak < MEMORY_BOUND_KIB,
         "peak resident memory {peak} KiB (started at {baseline} KiB)"
+    );
+}
+
+/// A client of its own (127.0.0.3) takes its share of feeds, the stored feed of the first of
+/// [`STORED_FEEDS`] twice (made once, then kept); asked then for the other stored feed and the
+/// latest, neither made yet, it is refused with 429 and neither is made.
+async fn a_client_past_its_feed_share_sets_nothing_to_work(target: &Target) {
+    let http = reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 3]))
+        .build()
+        .unwrap();
+    let get = |query: String| {
+        let (http, base) = (http.clone(), target.base.clone());
+        async move {
+            let response = http
+                .get(format!("{base}/feeds/reputation.jsonl{query}"))
+                .send()
+                .await
+                .unwrap();
+            (response.status().as_u16(), response.text().await.unwrap())
+        }
+    };
+    let computations = "agentindex_api_feed_computations_total";
+    let before = target.metric(computations).await;
+    let [first, second] = STORED_FEEDS;
+    for _ in 0..2 {
+        let (status, body) = get(format!("?block={first}")).await;
+        assert_eq!(status, 200, "a feed within the share: {body}");
+    }
+    assert_eq!(target.metric(computations).await, before + 1.0);
+    for query in [format!("?block={second}"), String::new()] {
+        let (status, body) = get(query.clone()).await;
+        assert_eq!(status, 429, "feed {query:?} past the share: {body}");
+        assert!(body.contains("has taken its share"), "{body}");
+    }
+    assert_eq!(
+        target.metric(computations).await,
+        before + 1.0,
+        "nothing was made for a client past its share"
     );
 }
 

@@ -204,7 +204,10 @@ pub async fn reputation(
         }
         let version = version_of(&stored);
         let copy = move |writer| copy_stored(store, chain_id, stored, writer);
-        state.feeds.get(key, version, Lane::Stored, copy).await?
+        state
+            .feeds
+            .get(client, key, version, Lane::Stored, copy)
+            .await?
     } else if block == indexed {
         // The latest: every agent's stored reputation, read and written out, not scored.
         let version = state.cache.version().await?;
@@ -215,7 +218,10 @@ pub async fn reputation(
             .await?;
             Ok::<_, FeedError>(writer)
         };
-        state.feeds.get(key, version, Lane::Newest, write).await?
+        state
+            .feeds
+            .get(client, key, version, Lane::Newest, write)
+            .await?
     } else {
         let stored = state.store.stored_feeds(chain_id).await?;
         return Err(FeedError::NotStored {
@@ -226,8 +232,9 @@ pub async fn reputation(
         });
     };
     // Charged only for a body it is sent: a feed it has already costs it nothing, and neither
-    // does a busy lane's refusal. (Making a feed is bounded by the lanes, one at a time each,
-    // and there is one latest feed per database version and a few stored ones.)
+    // does a busy lane's refusal. (A client past its share was refused before anything was
+    // made for it; making a feed is bounded by the lanes, one at a time each, and there is one
+    // latest feed per database version and a few stored ones.)
     let digest = hex(&feed.digest);
     if feed_headers.already_has(&request, &digest) {
         return Ok(feed_headers.not_modified(&digest));

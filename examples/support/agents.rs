@@ -128,12 +128,19 @@ pub(crate) async fn open_filled(
     Ok((store, keys))
 }
 
-/// Scores the agents of `keys` as the indexer's rescore does.
+/// Scores every agent as the indexer does when it starts under rules it has not recorded
+/// (adopting them: rows scored and written in the current form, the rules recorded), which is
+/// what the indexer leaves behind. `keys` must be every agent of the chain.
 pub(crate) async fn score(store: &Store, keys: &[String]) -> anyhow::Result<()> {
-    store
+    let rescored = store
         .writer(4)
-        .rescore(Arc::new(chain_context(rules())), keys.to_vec())
+        .adopt_rules(Arc::new(chain_context(rules())))
         .await?;
+    anyhow::ensure!(
+        rescored as usize >= keys.len(),
+        "adopting the rules rescored {rescored} agents of {}",
+        keys.len()
+    );
     Ok(())
 }
 

@@ -260,6 +260,21 @@ pub(crate) fn start_oha(
     if let Some(rate) = load.rate {
         command.args(["-q", &rate.to_string()]);
     }
+    // Every request's timing, for a timeline of one run (`OHA_TIMELINES=folder`): oha's SQLite
+    // file per pass, named by the load and the time it started.
+    if let Some(folder) = std::env::var_os("OHA_TIMELINES") {
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis();
+        let name: String = load
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let file = Path::new(&folder).join(format!("{started}-{name}.db"));
+        command.arg("--db-url").arg(file);
+    }
     if let [path] = paths {
         command.arg(format!("{base}{path}"));
     } else {

@@ -15,24 +15,25 @@
 //!   `[api.caches] feed_timeout_secs` ([`FeedCache::charge`]; [`FeedCacheError::ClientShare`],
 //!   429), counted per network (an IPv6 client's /48), whether the feed is made for it or was
 //!   kept: a feed is hundreds of megabytes at 100,000 agents, so neither a lane nor the server's
-//!   time sending them is a single client's to take; the operator's `unlimited_clients` are not
-//!   counted;
+//!   time sending them is a single client's to take; a client past its share is refused before
+//!   a feed not kept is made for it ([`FeedCache::get`]), so it sets no lane to work; the
+//!   operator's `unlimited_clients` are not counted;
 //! - each runs on a thread of its own at the lowest priority, off the threads that answer
 //!   requests (its encoding is CPU work they must not wait behind), is not stopped when its
 //!   client hangs up, and is stopped after `[api.caches] feed_timeout_secs`
 //!   ([`FeedCacheError::TimedOut`]).
 
-use crate::client::{ClientKey, NetworkKey};
+mod shares;
+
+use crate::client::ClientKey;
 use crate::client_error::{self, Hidden};
 use crate::feed_spool::{Feed, FeedWriter};
 use crate::lru::Lru;
 use agentindex_indexer::store::low_priority;
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use prometheus_client::metrics::counter::Counter;
+use shares::Shares;
 use std::fmt::Display;
 use std::future::Future;
-use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
@@ -157,7 +158,7 @@ pub(crate) struct FeedCache {
     running: Mutex<[Option<Running>; 2]>,
     /// Each client's network's share of feeds (an IPv6 client's /48, so its /64s share one;
     /// see [`crate::client`]).
-    starts: DefaultKeyedRateLimiter<NetworkKey>,
+    shares: Shares,
     /// The operator's own clients, never counted.
     unlimited: Vec<agentindex_indexer::config::IpNetwork>,
     timeout: Duration,
@@ -185,11 +186,7 @@ impl FeedCache {
         Self {
             kept: Mutex::new(Lru::new(max_bytes)),
             running: Mutex::new([None, None]),
-            starts: RateLimiter::keyed(
-                Quota::with_period(timeout.max(Duration::from_millis(1)))
-                    .expect("a period of at least a millisecond")
-                    .allow_burst(NonZeroU32::new(FEEDS_PER_CLIENT).expect("not zero")),
-            ),
+            shares: Shares::new(timeout),
             unlimited,
             timeout,
             computations,
@@ -201,12 +198,16 @@ impl FeedCache {
         self.kept.lock().unwrap_or_else(|e| e.into_inner()).weight()
     }
 
-    /// The feed `key` at `version`, asked for in `lane`: kept, or being computed (waited for),
-    /// or computed now by `compute` when the lane is free. `compute` writes every line of the feed into the writer it is given and hands
-    /// the writer back. A feed kept at another version is never served (the newest lane passes
-    /// the database's version; a stored feed one of its digest).
+    /// The feed `key` at `version`, asked for by `client` in `lane`: kept, or being computed
+    /// (waited for), or computed now by `compute` when the lane is free. `compute` writes every
+    /// line of the feed into the writer it is given and hands the writer back. A feed kept at
+    /// another version is never served (the newest lane passes the database's version; a
+    /// stored feed one of its digest). A client that could not take the feed now gets a kept
+    /// one (it may hold it already: `If-None-Match`), but nothing is made or waited for on its
+    /// behalf; taking it is [`FeedCache::charge`]'s.
     pub(crate) async fn get<F, W, E>(
         self: &Arc<Self>,
+        client: ClientKey,
         key: FeedKey,
         version: i64,
         lane: Lane,
@@ -220,6 +221,7 @@ impl FeedCache {
         if let Some(feed) = self.kept(key, version) {
             return Ok(feed);
         }
+        self.may_take(client)?;
         let mut outcome = {
             let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
             let slot = &mut running[lane.index()];
@@ -262,25 +264,36 @@ impl FeedCache {
 
     /// Counts a feed `client` takes now against its share, or refuses it.
     pub(crate) fn charge(&self, client: ClientKey) -> Result<(), FeedCacheError> {
-        if self
-            .unlimited
-            .iter()
-            .any(|network| network.contains(client.address()))
-        {
+        if self.is_unlimited(client) {
             return Ok(());
         }
-        // Clients whose share is whole again are forgotten, so the map holds recent ones only.
-        self.starts.retain_recent();
-        self.starts
-            .check_key(&client.network())
-            .map_err(|not_until| {
-                let wait = not_until.wait_time_from(DefaultClock::default().now());
-                FeedCacheError::ClientShare {
-                    client,
-                    period_secs: self.timeout.as_secs(),
-                    retry_after_secs: wait.as_secs().max(1),
-                }
-            })
+        self.shares
+            .take(client.network(), Instant::now())
+            .map_err(|wait| self.share_spent(client, wait))
+    }
+
+    /// Refuses `client` if it could not take a feed now, taking nothing.
+    fn may_take(&self, client: ClientKey) -> Result<(), FeedCacheError> {
+        if self.is_unlimited(client) {
+            return Ok(());
+        }
+        self.shares
+            .may_take(client.network(), Instant::now())
+            .map_err(|wait| self.share_spent(client, wait))
+    }
+
+    fn is_unlimited(&self, client: ClientKey) -> bool {
+        self.unlimited
+            .iter()
+            .any(|network| network.contains(client.address()))
+    }
+
+    fn share_spent(&self, client: ClientKey, wait: Duration) -> FeedCacheError {
+        FeedCacheError::ClientShare {
+            client,
+            period_secs: self.timeout.as_secs(),
+            retry_after_secs: wait.as_secs_f64().ceil().max(1.0) as u64,
+        }
     }
 
     /// The feed `key` if it is kept at `version`.

@@ -58,7 +58,7 @@ async fn two_requests_for_one_feed_compute_it_once_and_another_waits_its_turn() 
                 writer.write_line(b"line")?;
                 Ok::<_, io::Error>(writer)
             };
-            cache.get(AT, 1, Lane::Stored, compute).await
+            cache.get(client(9), AT, 1, Lane::Stored, compute).await
         }
     });
     // The first computation is running once its lane holds it.
@@ -67,10 +67,16 @@ async fn two_requests_for_one_feed_compute_it_once_and_another_waits_its_turn() 
     }
     let second = tokio::spawn({
         let cache = Arc::clone(&cache);
-        async move { cache.get(AT, 1, Lane::Stored, lines(&["other"])).await }
+        async move {
+            cache
+                .get(client(9), AT, 1, Lane::Stored, lines(&["other"]))
+                .await
+        }
     });
     let other_block = FeedKey { block: 9, ..AT };
-    let busy = cache.get(other_block, 1, Lane::Stored, lines(&[])).await;
+    let busy = cache
+        .get(client(9), other_block, 1, Lane::Stored, lines(&[]))
+        .await;
     assert!(
         matches!(
             busy,
@@ -94,12 +100,12 @@ async fn two_requests_for_one_feed_compute_it_once_and_another_waits_its_turn() 
     );
     assert_eq!(computed.load(Ordering::SeqCst), 1);
     let again = cache
-        .get(AT, 1, Lane::Stored, lines(&["recomputed"]))
+        .get(client(9), AT, 1, Lane::Stored, lines(&["recomputed"]))
         .await
         .unwrap();
     assert_eq!(body(&again).await, "line\n", "kept");
     let changed = cache
-        .get(AT, 2, Lane::Stored, lines(&["new"]))
+        .get(client(9), AT, 2, Lane::Stored, lines(&["new"]))
         .await
         .unwrap();
     assert_eq!(
@@ -120,7 +126,7 @@ async fn a_busy_stored_lane_holds_up_neither_the_newest_feed_nor_its_own_waiters
                 released.await.ok();
                 Ok::<_, io::Error>(writer)
             };
-            cache.get(AT, 1, Lane::Stored, compute).await
+            cache.get(client(9), AT, 1, Lane::Stored, compute).await
         }
     });
     while cache.running.lock().unwrap()[Lane::Stored.index()].is_none() {
@@ -128,7 +134,7 @@ async fn a_busy_stored_lane_holds_up_neither_the_newest_feed_nor_its_own_waiters
     }
     let newest = FeedKey { block: 20, ..AT };
     let feed = cache
-        .get(newest, 1, Lane::Newest, lines(&["newest"]))
+        .get(client(9), newest, 1, Lane::Newest, lines(&["newest"]))
         .await
         .unwrap();
     assert_eq!(body(&feed).await, "newest\n");
@@ -185,17 +191,23 @@ fn a_client_takes_its_share_of_feeds_and_others_and_the_operators_have_their_own
 async fn a_slow_computation_is_stopped_and_a_failure_is_hidden_then_the_next_one_runs() {
     let cache = cache(1 << 20, Duration::from_millis(50));
     let slow = cache
-        .get(AT, 1, Lane::Stored, |writer: FeedWriter| async move {
-            std::future::pending::<()>().await;
-            Ok::<_, io::Error>(writer)
-        })
+        .get(
+            client(9),
+            AT,
+            1,
+            Lane::Stored,
+            |writer: FeedWriter| async move {
+                std::future::pending::<()>().await;
+                Ok::<_, io::Error>(writer)
+            },
+        )
         .await;
     assert!(
         matches!(slow, Err(FeedCacheError::TimedOut { block: 10, .. })),
         "{slow:?}"
     );
     let failed = cache
-        .get(AT, 1, Lane::Stored, |_: FeedWriter| async {
+        .get(client(9), AT, 1, Lane::Stored, |_: FeedWriter| async {
             Err::<FeedWriter, _>("no such table: agent_reputation")
         })
         .await
@@ -205,7 +217,9 @@ async fn a_slow_computation_is_stopped_and_a_failure_is_hidden_then_the_next_one
         message.contains("error id") && !message.contains("agent_reputation"),
         "{message}"
     );
-    let ok = cache.get(AT, 1, Lane::Stored, lines(&["x"])).await;
+    let ok = cache
+        .get(client(9), AT, 1, Lane::Stored, lines(&["x"]))
+        .await;
     assert!(ok.is_ok(), "nothing is left running: {ok:?}");
 }
 
@@ -216,10 +230,52 @@ async fn kept_feeds_stay_within_their_bytes() {
     for block in 0..20 {
         let key = FeedKey { block, ..AT };
         cache
-            .get(key, 1, Lane::Stored, lines(&[LINE; 10]))
+            .get(client(9), key, 1, Lane::Stored, lines(&[LINE; 10]))
             .await
             .unwrap();
         assert!(cache.bytes() <= 4096, "{}", cache.bytes());
     }
     assert!(cache.bytes() > 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_past_its_share_gets_a_kept_feed_but_sets_nothing_to_work() {
+    let cache = cache(1 << 20, Duration::from_secs(30));
+    let kept = cache
+        .get(client(1), AT, 1, Lane::Stored, lines(&["kept"]))
+        .await
+        .unwrap();
+    for _ in 0..FEEDS_PER_CLIENT {
+        cache.charge(client(1)).unwrap();
+    }
+    let computed = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&computed);
+    let other = FeedKey { block: 11, ..AT };
+    let refused = cache
+        .get(
+            client(1),
+            other,
+            1,
+            Lane::Stored,
+            move |writer: FeedWriter| {
+                count.fetch_add(1, Ordering::SeqCst);
+                std::future::ready(Ok::<_, io::Error>(writer))
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused, FeedCacheError::ClientShare { .. }),
+        "{refused:?}"
+    );
+    assert_eq!(computed.load(Ordering::SeqCst), 0, "nothing made for it");
+    let again = cache
+        .get(client(1), AT, 1, Lane::Stored, lines(&["recomputed"]))
+        .await
+        .expect("a kept feed is not withheld");
+    assert_eq!(body(&again).await, body(&kept).await);
+    cache
+        .get(client(2), other, 1, Lane::Stored, lines(&["other"]))
+        .await
+        .expect("another client's share is its own");
 }
