@@ -9,12 +9,6 @@
 //! The idle scheduling class (`SCHED_IDLE`) did no better there and made rare stalls of 90 ms
 //! (a thread that gets almost no time while it holds something others wait for), so it is not
 //! used. The offers are the preemption points the kernel does not make.
-//!
-//! And a short slice. The offers did not reach into SQLite's own code: on a 6.18 kernel a
-//! lowered connection's read kept a core for 2 to 3 ms stints while lookups' threads waited
-//! for it (the EEVDF scheduler lets a running thread finish its slice, whatever its nice
-//! value). Lowered threads now ask for the shortest slice the kernel allows (0.1 ms, from Linux
-//! 6.12), after which a waiting ordinary thread gets the core.
 
 std::thread_local! {
     /// Whether this thread lowered itself.
@@ -24,30 +18,14 @@ std::thread_local! {
 /// The nice value of a lowered thread: the lowest priority of the normal class.
 pub const LOWERED_NICE: i32 = 19;
 
-/// Gives the calling thread nice 19 (Linux keeps it per thread) and the shortest time slice
-/// ([`agentindex_sched`]: without it, a lowered thread keeps its core for the rest of its slice,
-/// milliseconds, after an ordinary thread wakes to run there). Where the slice cannot be set (a
-/// kernel or sandbox refusing `sched_setattr`) the thread still takes nice 19; where that fails
-/// too, or on other systems, it runs at the process's own priority and `what` is named in a
-/// debug log line.
+/// Gives the calling thread nice 19 (Linux keeps it per thread). Where that fails (a sandbox
+/// refusing it), or on other systems, the thread runs at the process's own priority and `what`
+/// is named in a debug log line.
 pub fn lower_this_thread(what: &str) {
     #[cfg(target_os = "linux")]
-    {
-        let lowered =
-            agentindex_sched::set_this_thread(LOWERED_NICE, agentindex_sched::SHORTEST_SLICE)
-                .or_else(|_| {
-                    rustix::process::setpriority_process(
-                        Some(rustix::thread::gettid()),
-                        LOWERED_NICE,
-                    )
-                    .map_err(std::io::Error::from)
-                });
-        match lowered {
-            Ok(()) => LOWERED.with(|lowered| lowered.set(true)),
-            Err(error) => {
-                tracing::debug!(target: "agentindex", %error, "{what} keeps its priority")
-            }
-        }
+    match rustix::process::setpriority_process(Some(rustix::thread::gettid()), LOWERED_NICE) {
+        Ok(()) => LOWERED.with(|lowered| lowered.set(true)),
+        Err(error) => tracing::debug!(target: "agentindex", %error, "{what} keeps its priority"),
     }
     #[cfg(not(target_os = "linux"))]
     tracing::debug!(target: "agentindex", "{what} keeps its priority (Linux only)");
