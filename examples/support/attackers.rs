@@ -257,11 +257,11 @@ async fn run(
         };
         let refused = match outcome {
             Ok(response) if !response.status().is_success() => true,
-            Ok(response) => match response.bytes().await {
-                Ok(bytes) => serde_json::from_slice::<Value>(&bytes)
+            Ok(response) => match read_head(response).await {
+                Some(head) => serde_json::from_slice::<Value>(&head)
                     .map(|v| v.get("errors").is_some())
                     .unwrap_or(false),
-                Err(_) => true,
+                None => true,
             },
             Err(_) => true,
         };
@@ -272,6 +272,22 @@ async fn run(
         };
         counter.fetch_add(1, Ordering::Relaxed);
     }
+}
+
+/// Bytes of an answer an attacker keeps: enough for any GraphQL answer it gets.
+const HEAD_BYTES: usize = 64 * 1024;
+
+/// Reads `response` to its end, keeping its first [`HEAD_BYTES`] and dropping the rest as it
+/// arrives (a feed is hundreds of megabytes: a remote attacker's machine would take it, and
+/// gathering it whole here would take this one's cores and memory from the server and the
+/// legitimate load); `None` if the answer broke off.
+async fn read_head(mut response: reqwest::Response) -> Option<Vec<u8>> {
+    let mut head = Vec::new();
+    while let Some(chunk) = response.chunk().await.ok()? {
+        let room = HEAD_BYTES.saturating_sub(head.len());
+        head.extend_from_slice(&chunk[..chunk.len().min(room)]);
+    }
+    Some(head)
 }
 
 /// The indexed block of the first chain `/status` lists.
