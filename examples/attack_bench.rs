@@ -229,11 +229,7 @@ impl Report {
             read(&tally.refused),
             read(&tally.answered),
         ];
-        match self
-            .tallies
-            .iter_mut()
-            .find(|(seen, _)| format!("{seen:?}") == format!("{class:?}"))
-        {
+        match self.tallies.iter_mut().find(|(seen, _)| *seen == class) {
             Some((_, total)) => {
                 for (sum, n) in total.iter_mut().zip(counts) {
                     *sum += n;

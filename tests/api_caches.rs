@@ -35,12 +35,6 @@ async fn indexed(dir: &Path, caches: &str) -> (Devnet, std::path::PathBuf, std::
     (devnet, db, config)
 }
 
-/// The value of the unlabelled metric `name` in an OpenMetrics text.
-fn metric(text: &str, name: &str) -> Option<f64> {
-    text.lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-}
-
 /// `/metrics` once it reflects at least `requests` requests counted under `operation`, which
 /// it does within its reuse window (a second here).
 async fn metrics_after(base: &str, operation: &str, requests: usize) -> String {
@@ -53,7 +47,7 @@ async fn metrics_after(base: &str, operation: &str, requests: usize) -> String {
             .text()
             .await
             .unwrap();
-        if metric(&text, &counted).is_some_and(|n| n >= requests as f64) {
+        if support::api::metric(&text, &counted).is_some_and(|n| n >= requests as f64) {
             return text;
         }
         assert!(
@@ -114,7 +108,8 @@ async fn a_flood_of_distinct_cache_keys_keeps_the_response_cache_within_its_byte
 
     // Rendered after the flood: every request was counted before its answer came back.
     let text = metrics_after(&base, "Flood", flood / 2).await;
-    let held = metric(&text, "agentindex_api_response_cache_bytes").expect("the gauge is shown");
+    let held = support::api::metric(&text, "agentindex_api_response_cache_bytes")
+        .expect("the gauge is shown");
     assert!(
         held > 0.0,
         "the cache holds the latest answers (it is in use)"
@@ -181,7 +176,7 @@ async fn concurrent_requests_for_one_uncached_feed_compute_it_once_and_serve_the
         .await
         .unwrap();
     assert_eq!(
-        metric(&text, "agentindex_api_feed_computations_total"),
+        support::api::metric(&text, "agentindex_api_feed_computations_total"),
         Some(1.0),
         "{text}"
     );

@@ -9,6 +9,9 @@ use crate::support;
 use crate::support::graphql_ws::{next_json, refusal, subscribe, websocket};
 use crate::support::hostile::{HealthWatch, resident_kib};
 
+mod connections;
+mod feeds;
+
 use agentindex_contracts::Devnet;
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -92,7 +95,7 @@ impl Target {
         (status, value, started.elapsed())
     }
 
-    /// The value of the first sample of `/metrics` whose line starts with `name`.
+    /// The value of the unlabelled metric `name` in `/metrics`.
     async fn metric(&self, name: &str) -> f64 {
         let text = self
             .http
@@ -103,10 +106,7 @@ impl Target {
             .text()
             .await
             .unwrap();
-        text.lines()
-            .find(|line| line.starts_with(name))
-            .and_then(|line| line.rsplit(' ').next())
-            .and_then(|value| value.parse().ok())
+        support::api::metric(&text, name)
             .unwrap_or_else(|| panic!("no {name} in /metrics:\n{text}"))
     }
 
@@ -326,20 +326,20 @@ async fn hostile_requests_are_refused_or_bounded_while_the_server_stays_healthy(
     );
 
     // A client past its share of feeds is refused before any feed is made for it.
-    a_client_past_its_feed_share_sets_nothing_to_work(&target).await;
+    feeds::a_client_past_its_feed_share_sets_nothing_to_work(&target).await;
 
     // The feed at twenty different blocks at once: each answered, or refused as busy with a
     // time to retry; none hangs.
-    feeds_at_many_blocks_are_bounded(&target).await;
+    feeds::feeds_at_many_blocks_are_bounded(&target).await;
 
     // Websockets: a fragment bomb in a subscription, a message over the size cap, more
     // subscriptions than one socket may hold, a replay from further back than allowed.
-    websocket_attacks_are_refused(&target.base).await;
+    connections::websocket_attacks_are_refused(&target.base).await;
 
     // Connections that never finish their headers: those over the per-client cap are closed at
     // once, the rest once the header timeout passes, while /healthz (from another address)
     // keeps answering.
-    slow_headers_are_cut_off(&target.base, 400).await;
+    connections::slow_headers_are_cut_off(&target.base, 400).await;
 
     // The server is up, was never slow to say so, and held its memory.
     assert!(target.server.alive(), "the server is still running");
@@ -357,200 +357,6 @@ async fn hostile_requests_are_refused_or_bounded_while_the_server_stays_healthy(
     assert!(
         peak < MEMORY_BOUND_KIB,
         "peak resident memory {peak} KiB (started at {baseline} KiB)"
-    );
-}
-
-/// A client of its own (127.0.0.3) takes its share of feeds, the stored feed of the first of
-/// [`STORED_FEEDS`] twice (made once, then kept); asked then for the other stored feed and the
-/// latest, neither made yet, it is refused with 429 and neither is made: another client's
-/// request for the latest is what makes it, the second feed made in all. (`/metrics` is
-/// rendered at most once a `metrics_cache_secs`, so the count is read until it reaches what
-/// is expected and then compared: a feed made for the refused client would have been counted
-/// before its refusal was sent, and so before the count is read.)
-async fn a_client_past_its_feed_share_sets_nothing_to_work(target: &Target) {
-    let client = |last: u8| {
-        reqwest::Client::builder()
-            .local_address(std::net::IpAddr::from([127, 0, 0, last]))
-            .build()
-            .unwrap()
-    };
-    let get = |http: reqwest::Client, query: String| {
-        let base = target.base.clone();
-        async move {
-            let response = http
-                .get(format!("{base}/feeds/reputation.jsonl{query}"))
-                .send()
-                .await
-                .unwrap();
-            (response.status().as_u16(), response.text().await.unwrap())
-        }
-    };
-    let computations = "agentindex_api_feed_computations_total";
-    let before = target.metric(computations).await;
-    let (greedy, other) = (client(3), client(4));
-    let [first, second] = STORED_FEEDS;
-    for _ in 0..2 {
-        let (status, body) = get(greedy.clone(), format!("?block={first}")).await;
-        assert_eq!(status, 200, "a feed within the share: {body}");
-    }
-    assert_eq!(
-        target.metric_reaching(computations, before + 1.0).await,
-        before + 1.0
-    );
-    for query in [format!("?block={second}"), String::new()] {
-        let (status, body) = get(greedy.clone(), query.clone()).await;
-        assert_eq!(status, 429, "feed {query:?} past the share: {body}");
-        assert!(body.contains("has taken its share"), "{body}");
-    }
-    let (status, body) = get(other, String::new()).await;
-    assert_eq!(status, 200, "another client's latest feed: {body}");
-    assert_eq!(
-        target.metric_reaching(computations, before + 2.0).await,
-        before + 2.0,
-        "nothing was made for the client past its share"
-    );
-}
-
-/// Twenty feed requests at different blocks at once: a stored block's is answered 200 with a
-/// body, or 503 (its lane busy) or 429 (the client's share spent) with `Retry-After`; every
-/// other block is refused at once with 404 naming the stored ones (nothing is computed for it).
-async fn feeds_at_many_blocks_are_bounded(target: &Target) {
-    let asked = (1..=20).map(|block| {
-        let url = format!("{}/feeds/reputation.jsonl?block={block}", target.base);
-        let http = target.http.clone();
-        async move {
-            let started = Instant::now();
-            let response = http.get(url).send().await.unwrap();
-            let status = response.status().as_u16();
-            let retry = response.headers().get("retry-after").is_some();
-            let body = response.text().await.unwrap();
-            (block, status, retry, body, started.elapsed())
-        }
-    });
-    let answers = futures::future::join_all(asked).await;
-    for (block, status, retry, body, took) in &answers {
-        if STORED_FEEDS.contains(block) || *block == target.indexed {
-            assert!(
-                *status == 200 || ((*status == 503 || *status == 429) && *retry),
-                "feed at block {block}: {status} {body}"
-            );
-            assert!(*took < Duration::from_secs(30), "feed at {block}: {took:?}");
-        } else {
-            assert_eq!(*status, 404, "feed at block {block}: {body}");
-            assert!(
-                body.contains("stored (10, 5)"),
-                "the refusal names the stored blocks: {body}"
-            );
-            assert!(*took < REFUSAL_BUDGET, "refusal at {block} took {took:?}");
-        }
-    }
-    assert!(
-        answers.iter().any(|(_, status, ..)| *status == 200),
-        "a stored feed was served"
-    );
-}
-
-async fn websocket_attacks_are_refused(base: &str) {
-    // A fragment bomb, subscribed.
-    let mut socket = websocket(base).await;
-    let bomb =
-        fragment_bomb("newPayments", "Payment", "amount", 24).replacen("query", "subscription", 1);
-    let answer = subscribe(&mut socket, "bomb", &bomb).await;
-    assert!(
-        refusal(&answer).is_some(),
-        "a subscribed fragment bomb is refused: {answer}"
-    );
-
-    // A replay from block 0 when only the last 5 blocks may be replayed.
-    let answer = subscribe(
-        &mut socket,
-        "replay",
-        "subscription { newPayments(sinceBlock: 0) { amount } }",
-    )
-    .await;
-    let said = refusal(&answer).unwrap_or_default();
-    assert!(
-        said.contains("at most 5 blocks back"),
-        "a replay from too far back is refused: {answer}"
-    );
-
-    // More subscriptions than one socket may hold: of 51 sent on a fresh socket, one is refused
-    // naming the cap (the other 50 stay live and quiet).
-    let mut socket = websocket(base).await;
-    for n in 0..=50 {
-        let subscribe = json!({ "id": format!("s{n}"), "type": "subscribe",
-            "payload": { "query": "subscription { newPayments { amount } }" } });
-        socket
-            .send(Message::text(subscribe.to_string()))
-            .await
-            .unwrap();
-    }
-    let answer = next_json(&mut socket).await;
-    assert!(
-        refusal(&answer).is_some_and(|said| said.contains("max_subscriptions_per_connection")),
-        "the 51st subscription is refused naming the cap: {answer}"
-    );
-
-    // A message over the size cap closes the socket.
-    let big = json!({ "type": "ping", "payload": { "pad": "x".repeat(1 << 20) } });
-    let _ = socket.send(Message::text(big.to_string())).await;
-    let closed = tokio::time::timeout(REFUSAL_BUDGET, async {
-        loop {
-            match socket.next().await {
-                None | Some(Err(_)) => return true,
-                Some(Ok(Message::Close(_))) => return true,
-                Some(Ok(_)) => continue,
-            }
-        }
-    })
-    .await;
-    assert_eq!(closed, Ok(true), "a 1 MiB message closes the socket");
-}
-
-/// Opens `count` connections that send part of a request's headers and then nothing, and
-/// checks that those over the per-client cap are closed at once and every other one soon after
-/// the header timeout.
-async fn slow_headers_are_cut_off(base: &str, count: usize) {
-    let address = base.trim_start_matches("http://").to_string();
-    let began = Instant::now();
-    let mut held = Vec::with_capacity(count);
-    for _ in 0..count {
-        let Ok(mut stream) = TcpStream::connect(&address).await else {
-            // Refused outright is as good as closed.
-            continue;
-        };
-        let _ = stream
-            .write_all(b"GET /graphql HTTP/1.1\r\nHost: attacker\r\nX-Slow: ")
-            .await;
-        held.push(stream);
-    }
-    let deadline = Duration::from_secs(HEADER_TIMEOUT_SECS + 3);
-    let closed_after = futures::future::join_all(held.into_iter().map(|mut stream| async move {
-        let mut buffer = [0u8; 512];
-        loop {
-            match tokio::time::timeout(deadline, stream.read(&mut buffer)).await {
-                Ok(Ok(0)) | Ok(Err(_)) => return Some(began.elapsed()),
-                // A 408 or similar answer before the close is fine: read on to the close.
-                Ok(Ok(_)) => continue,
-                Err(_) => return None,
-            }
-        }
-    }))
-    .await;
-    let open = closed_after.iter().filter(|c| c.is_none()).count();
-    assert_eq!(
-        open, 0,
-        "{open} of {count} slow connections were still held"
-    );
-    let at_once = closed_after
-        .iter()
-        .flatten()
-        .filter(|after| after.as_secs() < HEADER_TIMEOUT_SECS)
-        .count();
-    assert!(
-        at_once >= count - CONNECTIONS_PER_CLIENT,
-        "only {at_once} of {count} were closed before the header timeout: the per-client cap is \
-         {CONNECTIONS_PER_CLIENT}"
     );
 }
 

@@ -21,7 +21,7 @@ use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
 
 /// One class of attack.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Class {
     /// Fragments spreading fragments, 2^24 fields once expanded, on `/graphql`.
     FragmentBombGraphql,

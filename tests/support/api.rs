@@ -89,6 +89,12 @@ fn start_indexing(config: &Config, skip_documents: bool) -> Indexing {
     Indexing { stop, task }
 }
 
+/// The value of the unlabelled metric `name` in an OpenMetrics text (`/metrics`).
+pub(crate) fn metric(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+}
+
 /// A reputation feed as a client reads it: its body and the digest header, which is checked to
 /// be the SHA-256 of the body.
 pub(crate) struct Feed {
