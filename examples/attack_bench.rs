@@ -162,10 +162,9 @@ async fn main() -> anyhow::Result<()> {
         .await?
         .text()
         .await?;
-    for line in metrics
-        .lines()
-        .filter(|l| l.starts_with("agentindex_api_feed_"))
-    {
+    for line in metrics.lines().filter(|l| {
+        l.starts_with("agentindex_api_feed_") || l.starts_with("agentindex_api_low_priority")
+    }) {
         println!("{line}");
     }
     drop(server);

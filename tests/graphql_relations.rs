@@ -169,4 +169,32 @@ async fn an_agent_shows_its_payments_feedback_and_validations() {
         "the low-priority lane answers as the ordinary path"
     );
     served.stop().await;
+
+    // A client owing nothing whose question is costlier than `low_priority_above_complexity`
+    // has its reads moved to the low-priority connections all the same; a cheap one does not.
+    let mut costly = config.clone();
+    costly.api.low_priority_above_complexity = 100;
+    let store = agentindex_indexer::store::Store::open_with(&support::database_url(&db), options)
+        .await
+        .unwrap();
+    let served = support::api::serve(store, &costly).await;
+    let endpoint = format!("{}/graphql", served.base);
+    let cheap = data(
+        &endpoint,
+        "query($id: ID!) { agent(id: $id) { id } }",
+        json!({ "id": key }),
+    );
+    assert_eq!(cheap["agent"]["id"], key);
+    let read_low = data(&endpoint, relations, json!({ "id": key }))["agent"].clone();
+    assert_eq!(read_low, agent, "read at low priority, the same answer");
+    // The first scrape renders afresh (later ones are kept for a second).
+    let metrics = reqwest::get(format!("{}/metrics", served.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let lowered = support::api::metric(&metrics, "agentindex_api_low_priority_requests_total");
+    assert_eq!(lowered, Some(1.0), "only the costly question is lowered");
+    served.stop().await;
 }

@@ -134,7 +134,7 @@ pub(crate) fn serve_config(database_url: &str) -> String {
         database_url,
         "requests_per_minute_per_client = 100000000\nclient_burst = 1000000\n\
          server_ms_per_second_per_client = 1000000\nserver_ms_burst_per_client = 1000000000\n\
-         low_priority_after_ms_per_client = 1000000000",
+         low_priority_after_ms_per_client = 1000000000\nlow_priority_above_complexity = 1000000000",
     )
 }
 

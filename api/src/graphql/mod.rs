@@ -67,6 +67,7 @@ pub fn schema(state: ApiState) -> AgentSchema {
         .extension(operation_limits::OperationLimits::new(
             state.api.reads.max_rows_per_request,
             state.api.reads.query_time_limit(),
+            usize::try_from(state.api.low_priority_above_complexity).unwrap_or(usize::MAX),
         ))
         .extension(hidden_errors::HideInternalErrors)
         .disable_suggestions()

@@ -8,20 +8,30 @@
 //! of the server's time (over HTTP the middleware does that: `crate::limits`), a client over
 //! its share getting a GraphQL error instead.
 //!
+//! An operation whose complexity (as validation counted it, lists by their page size) is above
+//! `[api] low_priority_above_complexity` reads the store at low priority, through DataLoaders
+//! of its own (`super::loader_set`), whoever sent it: a client pacing its costly questions to
+//! stay under `low_priority_after_ms_per_client` would otherwise hold a fifth of a core of
+//! normal-priority reads for as long as it likes.
+//!
 //! Subscriptions are not operations in this sense (they hold their place from their own
 //! resolver, `super::subscription`): async-graphql runs the `execute` hook for each of their
 //! events too, so a request is marked as a query or mutation ([`OneShot`]) when it is prepared,
 //! and only those are held to these limits.
 
+use super::loader_set::Loaders;
 use super::subscription_places::LiveSubscriptions;
 use crate::row_budget::RowBudget;
+use crate::state::ApiState;
 use crate::time_share::ChargeTo;
+use agentindex_indexer::store::low_priority;
 use async_graphql::extensions::{
-    Extension, ExtensionContext, ExtensionFactory, NextExecute, NextPrepareRequest,
+    Extension, ExtensionContext, ExtensionFactory, NextExecute, NextPrepareRequest, NextValidation,
 };
 use async_graphql::parser::types::{DocumentOperations, ExecutableDocument, OperationType};
-use async_graphql::{Data, Request, Response, ServerError, ServerResult};
+use async_graphql::{Data, Request, Response, ServerError, ServerResult, ValidationResult};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The extension, for `Schema::build(..).extension(OperationLimits::new(..))`.
@@ -31,25 +41,36 @@ pub(crate) struct OperationLimits(Arc<Limits>);
 struct Limits {
     max_rows: u64,
     time_limit: Duration,
+    low_priority_above: usize,
 }
 
 impl OperationLimits {
-    /// Operations of at most `max_rows` rows each, stopped after `time_limit`.
-    pub(crate) fn new(max_rows: u64, time_limit: Duration) -> Self {
+    /// Operations of at most `max_rows` rows each, stopped after `time_limit`, reading at low
+    /// priority when their complexity is above `low_priority_above`.
+    pub(crate) fn new(max_rows: u64, time_limit: Duration, low_priority_above: usize) -> Self {
         Self(Arc::new(Limits {
             max_rows,
             time_limit,
+            low_priority_above,
         }))
     }
 }
 
 impl ExtensionFactory for OperationLimits {
     fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(OperationCheck(Arc::clone(&self.0)))
+        Arc::new(OperationCheck {
+            limits: Arc::clone(&self.0),
+            complexity: AtomicUsize::new(0),
+        })
     }
 }
 
-struct OperationCheck(Arc<Limits>);
+/// The extension as one request sees it (async-graphql makes one per request).
+struct OperationCheck {
+    limits: Arc<Limits>,
+    /// The complexity validation found, read when the operation runs.
+    complexity: AtomicUsize,
+}
 
 /// Marks a request whose operation is a query or mutation (answered once), not a subscription.
 struct OneShot;
@@ -85,6 +106,16 @@ impl Extension for OperationCheck {
         next.run(ctx, request).await
     }
 
+    async fn validation(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        next: NextValidation<'_>,
+    ) -> Result<ValidationResult, Vec<ServerError>> {
+        let result = next.run(ctx).await?;
+        self.complexity.store(result.complexity, Ordering::Relaxed);
+        Ok(result)
+    }
+
     async fn execute(
         &self,
         ctx: &ExtensionContext<'_>,
@@ -114,10 +145,26 @@ impl Extension for OperationCheck {
         }
         let started = Instant::now();
         let mut data = Data::default();
-        data.insert(RowBudget::new(self.0.max_rows));
-        let limit = self.0.time_limit;
-        let running = next.run_with_data(ctx, operation_name, data);
-        let response = match tokio::time::timeout(limit, running).await {
+        data.insert(RowBudget::new(self.limits.max_rows));
+        let limit = self.limits.time_limit;
+        let costly = self.complexity.load(Ordering::Relaxed) > self.limits.low_priority_above;
+        let state = ctx.data_opt::<ApiState>();
+        let running = match state {
+            Some(state) if costly && !low_priority::in_scope() => {
+                state.metrics.low_priority();
+                futures_util::future::Either::Left(low_priority::scope(async move {
+                    // Built inside the scope: they read the low-priority pool, and so do the
+                    // batches they spawn.
+                    data.insert(Loaders::new(state));
+                    tokio::time::timeout(limit, next.run_with_data(ctx, operation_name, data)).await
+                }))
+            }
+            _ => futures_util::future::Either::Right(tokio::time::timeout(
+                limit,
+                next.run_with_data(ctx, operation_name, data),
+            )),
+        };
+        let response = match running.await {
             Ok(response) => response,
             Err(_) => Response::from_errors(vec![ServerError::new(
                 format!("the query ran longer than {limit:?} and was stopped"),

@@ -131,6 +131,12 @@ pub struct ApiConfig {
     /// before it is refused.
     #[serde(default = "defaults::low_priority_after_ms_per_client")]
     pub low_priority_after_ms_per_client: u32,
+    /// Complexity (the `/graphql` query's fields, lists counted by their page size) above
+    /// which an operation reads the store at low priority, whoever sends it: a client that
+    /// paces its costly questions to owe less than `low_priority_after_ms_per_client` still
+    /// has their reads moved aside. A filtered page of 100 agents counts about 500.
+    #[serde(default = "defaults::low_priority_above_complexity")]
+    pub low_priority_above_complexity: u32,
     /// How many cores low-priority work (those clients' requests, reputation feeds, replays,
     /// background counts) may use together, on average: past it, its threads rest. Priority
     /// decides who runs first, not what runs beside, and an answer computed beside such work
@@ -229,6 +235,7 @@ impl Default for ApiConfig {
             server_ms_per_second_per_client: defaults::server_ms_per_second_per_client(),
             server_ms_burst_per_client: defaults::server_ms_burst_per_client(),
             low_priority_after_ms_per_client: defaults::low_priority_after_ms_per_client(),
+            low_priority_above_complexity: defaults::low_priority_above_complexity(),
             low_priority_cores: defaults::low_priority_cores(),
             unlimited_clients: Vec::new(),
             cors_origins: defaults::cors_origins(),
@@ -285,6 +292,11 @@ pub(crate) mod defaults {
     pub(crate) fn low_priority_after_ms_per_client() -> u32 {
         // A quarter of the burst: a few hundred lookups by id within a second or two.
         250
+    }
+    pub(crate) fn low_priority_above_complexity() -> u32 {
+        // Twice the costliest page the explorer and SDKs ask for (100 agents with a few
+        // fields each), a fifth of the highest complexity accepted.
+        1_000
     }
     pub(crate) fn low_priority_cores() -> f64 {
         // Half of one core: on two, a past block's feed at 100,000 agents in about twice its

@@ -286,6 +286,7 @@ fn api_limits_and_cors_origins_are_checked() {
     assert_eq!(config.api.server_ms_burst_per_client, 1_000);
     assert_eq!(config.api.low_priority_after_ms_per_client, 250);
     assert_eq!(config.api.low_priority_cores, 0.5);
+    assert_eq!(config.api.low_priority_above_complexity, 1_000);
     let (key, message) = key_error(load(SAMPLE, &[("AGENTINDEX_API__LOW_PRIORITY_CORES", "0")]));
     assert_eq!(key, "api.low_priority_cores");
     assert!(message.contains("from 0.01 to 4096"), "{message}");
