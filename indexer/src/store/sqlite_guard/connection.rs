@@ -26,11 +26,6 @@ use std::time::{Duration, Instant};
 /// nanoseconds of them. A statement shorter than this never calls it.
 const PROGRESS_STEPS: i32 = 10_000;
 
-/// The same on a low-priority connection, whose handler also offers the core and waits for
-/// ordinary requests in flight ([`offer_core`]): a tenth, so it looks every few tens of
-/// microseconds and a lookup arriving meanwhile runs beside it for no longer.
-const LOWERED_PROGRESS_STEPS: i32 = PROGRESS_STEPS / 10;
-
 /// A SQLite connection whose statements stop at a deadline, if it has a limit.
 #[derive(Debug)]
 pub(crate) struct GuardedConnection {
@@ -88,17 +83,13 @@ fn nanos(duration: Duration) -> u64 {
 impl StatementLimit {
     /// Installs the progress handler that stops `sqlite`'s statements past their deadline (and,
     /// on a low-priority connection, offers the worker's core to others, see [`offer_core`]).
-    async fn install(
-        sqlite: &mut SqliteConnection,
-        limit: Duration,
-        steps: i32,
-    ) -> Result<Self, Error> {
+    async fn install(sqlite: &mut SqliteConnection, limit: Duration) -> Result<Self, Error> {
         let deadline = Deadline::unset();
         let handler = deadline.clone();
         sqlite
             .lock_handle()
             .await?
-            .set_progress_handler(steps, move || {
+            .set_progress_handler(PROGRESS_STEPS, move || {
                 offer_core();
                 !handler.passed()
             });
@@ -141,16 +132,11 @@ impl GuardedConnection {
         if low_priority {
             lower_worker(&mut sqlite).await?;
         }
-        let steps = if low_priority {
-            LOWERED_PROGRESS_STEPS
-        } else {
-            PROGRESS_STEPS
-        };
         let limit = match limit {
-            Some(limit) => Some(StatementLimit::install(&mut sqlite, limit, steps).await?),
+            Some(limit) => Some(StatementLimit::install(&mut sqlite, limit).await?),
             None if low_priority => {
                 let mut handle = sqlite.lock_handle().await?;
-                handle.set_progress_handler(steps, || {
+                handle.set_progress_handler(PROGRESS_STEPS, || {
                     offer_core();
                     true
                 });
