@@ -1,8 +1,6 @@
 //! Protection of the HTTP API: a governor rate limit per client and a share of the server's
 //! time per client ([`crate::time_share`]), both answered 429 with Retry-After when exceeded,
-//! a client that used much of its share served at low priority ([`crate::low_priority_lane`]),
-//! every other request answered as ordinary work, which lowered threads wait for
-//! ([`agentindex_indexer::priority::ordinary`]; feeds and websockets are long-lived, so not)
+//! a client that used much of its share served at low priority ([`crate::low_priority_lane`])
 //! (health and readiness are never limited, `/metrics` is, clients listed in
 //! `[api] unlimited_clients` are not), and the configured CORS.
 //! A client is what [`crate::client`] makes of the request: its address, or the address a
@@ -14,7 +12,6 @@ use crate::low_priority_lane::LowPriorityLane;
 use crate::metrics::ApiMetrics;
 use crate::time_share::{TimeShare, retry_after_secs};
 use agentindex_indexer::config::ApiConfig;
-use agentindex_indexer::priority::ordinary;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
@@ -35,8 +32,7 @@ const UNLIMITED: [&str; 2] = ["/healthz", "/readyz"];
 const UNLIMITED_FOLDERS: [&str; 2] = ["/explorer/", "/vendor/"];
 /// Paths whose time is not charged here: a feed has its own share of computations and is
 /// mostly streaming; a websocket's upgrade is instant and its operations are charged as they
-/// run (`crate::graphql::operation_limits`). Neither is counted as ordinary work in flight:
-/// both last as long as their client likes.
+/// run (`crate::graphql::operation_limits`).
 const UNCHARGED: [&str; 2] = ["/feeds/reputation.jsonl", "/graphql/ws"];
 /// Paths never moved to the low-priority lane, however much their client owes: `/metrics`
 /// renders under a lock every scrape shares (the operator's own scraper too), so it must not
@@ -99,11 +95,7 @@ pub(crate) async fn rate_limit(
         || UNLIMITED_FOLDERS.iter().any(|f| path.starts_with(f))
         || limiter.time.is_unlimited(client)
     {
-        return if UNCHARGED.contains(&path) {
-            next.run(request).await
-        } else {
-            ordinary(next.run(request)).await
-        };
+        return next.run(request).await;
     }
     if limiter.seen.fetch_add(1, Ordering::Relaxed) % RETAIN_EVERY == RETAIN_EVERY - 1 {
         limiter.limiter.retain_recent();
@@ -146,7 +138,7 @@ pub(crate) async fn rate_limit(
             Err(closed) => (StatusCode::SERVICE_UNAVAILABLE, closed.to_string()).into_response(),
         }
     } else {
-        ordinary(next.run(request)).await
+        next.run(request).await
     }
 }
 

@@ -8,12 +8,7 @@
 //! ordinary thread woke to run beside it, and that tick is what a quick request's tail showed.
 //! The idle scheduling class (`SCHED_IDLE`) did no better there and made rare stalls of 90 ms
 //! (a thread that gets almost no time while it holds something others wait for), so it is not
-//! used. The offers are the preemption points the kernel does not make. At each offer a lowered
-//! thread also waits, briefly, for the ordinary requests in flight to end ([`ordinary_work`]).
-
-mod ordinary_work;
-
-pub use ordinary_work::{MOST_DEFERRED, StepAside, ordinary, ordinary_in_flight};
+//! used. The offers are the preemption points the kernel does not make.
 
 std::thread_local! {
     /// Whether this thread lowered itself.
@@ -37,15 +32,13 @@ pub fn lower_this_thread(what: &str) {
 }
 
 /// On a lowered thread, offers its core to any other thread waiting for one (`sched_yield`,
-/// about a microsecond when none is), waits up to [`MOST_DEFERRED`] while ordinary requests
-/// are in flight ([`ordinary`]), and rests when lowered threads together have used more
+/// about a microsecond when none is), and rests when lowered threads together have used more
 /// than their ration of the processor ([`ration_lowered_threads`]); elsewhere nothing. Long
 /// computations that may run on a lowered thread call this every few hundred microseconds of
 /// work.
 pub fn offer_core() {
     if LOWERED.with(std::cell::Cell::get) {
         std::thread::yield_now();
-        ordinary_work::defer_to_ordinary_work();
         #[cfg(target_os = "linux")]
         if let Some(rest) = lowered_budget::charge_this_thread() {
             std::thread::sleep(rest);

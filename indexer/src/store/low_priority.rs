@@ -14,10 +14,8 @@ tokio::task_local! {
     static LOW_PRIORITY: ();
 }
 
-/// Runs `future` with the store's reads at low priority; a request counted as ordinary work
-/// steps aside meanwhile ([`crate::priority::StepAside`]), so its own reads do not wait for it.
+/// Runs `future` with the store's reads at low priority.
 pub async fn scope<F: Future>(future: F) -> F::Output {
-    let _aside = crate::priority::StepAside::new();
     LOW_PRIORITY.scope((), future).await
 }
 
