@@ -148,23 +148,25 @@ impl Extension for OperationCheck {
         data.insert(RowBudget::new(self.limits.max_rows));
         let limit = self.limits.time_limit;
         let costly = self.complexity.load(Ordering::Relaxed) > self.limits.low_priority_above;
-        let state = ctx.data_opt::<ApiState>();
-        let running = match state {
-            Some(state) if costly && !low_priority::in_scope() => {
-                state.metrics.low_priority();
-                futures_util::future::Either::Left(low_priority::scope(async move {
-                    // Built inside the scope: they read the low-priority pool, and so do the
-                    // batches they spawn.
-                    data.insert(Loaders::new(state));
-                    tokio::time::timeout(limit, next.run_with_data(ctx, operation_name, data)).await
-                }))
+        let lowered = ctx
+            .data_opt::<ApiState>()
+            .filter(|_| costly && !low_priority::in_scope());
+        let running = async move {
+            if let Some(state) = lowered {
+                // Built inside the scope below: they read the low-priority pool, and so do
+                // the batches they spawn.
+                data.insert(Loaders::new(state));
             }
-            _ => futures_util::future::Either::Right(tokio::time::timeout(
-                limit,
-                next.run_with_data(ctx, operation_name, data),
-            )),
+            tokio::time::timeout(limit, next.run_with_data(ctx, operation_name, data)).await
         };
-        let response = match running.await {
+        let outcome = match lowered {
+            Some(state) => {
+                state.metrics.low_priority();
+                low_priority::scope(running).await
+            }
+            None => running.await,
+        };
+        let response = match outcome {
             Ok(response) => response,
             Err(_) => Response::from_errors(vec![ServerError::new(
                 format!("the query ran longer than {limit:?} and was stopped"),
