@@ -9,6 +9,8 @@
 //! is in `unlimited_clients`: it stands for many clients at once. `ATTACK_CLASSES` picks some
 //! classes only (to find which one costs what). The attackers' client side runs at nice 19, as
 //! remote machines' would cost this one nothing (`ATTACKERS_AT_NORMAL_PRIORITY` undoes that).
+//! `ATTACK_FLOOR` aims the attackers at a bare 429 server instead (`support/floor_server.rs`):
+//! what the legitimate load loses then is the floor no server can win back on this machine.
 //!
 //! Prints each load's p99 alone and under attack in every round, and the ratio of their medians
 //! (target: within 2x); what each attacker sent and got back; the server's peak memory of its
@@ -24,6 +26,8 @@ mod agents;
 mod api_loads;
 #[path = "support/attackers.rs"]
 mod attackers;
+#[path = "support/floor_server.rs"]
+mod floor_server;
 #[path = "support/process_use.rs"]
 mod process_use;
 #[path = "support/serve_process.rs"]
@@ -120,6 +124,12 @@ async fn main() -> anyhow::Result<()> {
     // A first pass faults in the pages the loads read, so no measured pass pays for it.
     measure_all(&oha, &server.base, dir.path(), &loads, 2)?;
     let rounds = rounds()?;
+    // With ATTACK_FLOOR set the attackers aim at a bare 429 server instead (see floor_server).
+    let floor = match std::env::var_os("ATTACK_FLOOR") {
+        Some(_) => Some(floor_server::start()?),
+        None => None,
+    };
+    let target = floor.as_ref().map_or(&server.base, |floor| &floor.base);
     let warmup = Duration::from_secs(attackers::warmup()?);
     let mut report = Report::default();
     for _ in 0..rounds {
@@ -134,7 +144,7 @@ async fn main() -> anyhow::Result<()> {
 
         let stop = Arc::new(AtomicBool::new(false));
         let attacking = attackers::runtime()?;
-        let running = attackers::start(attacking.handle(), &server.base, &classes, rate, &stop);
+        let running = attackers::start(attacking.handle(), target, &classes, rate, &stop);
         // The attackers get a while (ATTACK_WARMUP_SECS, 5) to reach full strength and to spend
         // their bursts (of requests and of the server's time) before the measured pass.
         tokio::time::sleep(warmup).await;
