@@ -1,8 +1,11 @@
-//! The layers of the code point one way: each top-level module of the indexer and the API may
-//! import only the modules listed for it here, which sit below it (`docs/architecture.md` draws
-//! the same picture). A `use crate::…` (or a path through `crate::`) to any other module fails
-//! the test, naming the file and the import, so a change that lets `store` leak into `rpc` or a
-//! domain type into `config` is caught before review.
+//! The layers of the code point one way: each top-level module of every crate (the indexer,
+//! the API, the binary, the provider emulator, the contract bindings) may import only the
+//! modules listed for it here, which sit below it (`docs/architecture.md` draws the same picture
+//! for the indexer and the API). A `use crate::…` (or a path through `crate::`, in any form:
+//! groups, nested groups, groups spread over lines, items the crate root re-exports) to any
+//! other module fails the test, naming the file and the import, so a change that lets `store`
+//! leak into `rpc` or a domain type into `config` is caught before review. Each table lists a
+//! module only after everything it may import, so the layers cannot form a cycle.
 //!
 //! This reads the source text rather than a compiler's graph: every path into another module
 //! starts with `crate::` in this codebase (`super::` never leaves a top-level module), and the
@@ -11,12 +14,16 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// A crate's modules, bottom first, each with what it may import.
+type Layers = &'static [(&'static str, &'static [&'static str])];
+
 /// Indexer modules, bottom first, with what each may import.
 const INDEXER: &[(&str, &[&str])] = &[
     ("primitives", &[]),
     ("metrics", &[]),
     ("redact", &[]),
     ("priority", &[]),
+    ("schema", &[]),
     ("config", &["primitives", "redact"]),
     ("sources", &["primitives"]),
     ("rpc", &["primitives", "metrics", "redact", "config"]),
@@ -35,6 +42,7 @@ const INDEXER: &[(&str, &[&str])] = &[
             "reputation",
             "agents",
             "priority",
+            "schema",
         ],
     ),
     (
@@ -179,6 +187,82 @@ const API: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// The binary's modules (`src/`), bottom first, with what each may import.
+const BINARY: &[(&str, &[&str])] = &[
+    ("backup", &[]),
+    ("card_check", &[]),
+    ("copy", &[]),
+    ("logging", &[]),
+    ("migrate", &[]),
+    ("networks", &[]),
+    ("progress", &[]),
+    ("shutdown", &[]),
+    ("index", &["progress", "shutdown"]),
+    ("serve", &["progress", "shutdown"]),
+    ("dev", &["serve"]),
+    (
+        "cli",
+        &[
+            "backup",
+            "card_check",
+            "copy",
+            "dev",
+            "index",
+            "migrate",
+            "networks",
+            "serve",
+        ],
+    ),
+];
+
+/// The provider emulator's modules, bottom first, with what each may import.
+const EMULATOR: &[(&str, &[&str])] = &[
+    ("costs", &[]),
+    ("wording", &[]),
+    ("counters", &["costs"]),
+    ("server", &["costs", "wording", "counters"]),
+];
+
+/// The contract bindings' modules, bottom first, with what each may import.
+const BINDINGS: &[(&str, &[&str])] = &[
+    ("bindings", &[]),
+    ("gas_headroom", &[]),
+    ("options", &[]),
+    ("signing", &[]),
+    ("tied", &[]),
+    ("tools", &[]),
+    ("artifacts", &["tools"]),
+    ("anvil", &["options", "tied"]),
+    ("error", &["anvil"]),
+    ("confirm", &["error"]),
+    ("deploy", &["bindings", "confirm", "error", "options"]),
+    (
+        "devnet",
+        &[
+            "bindings",
+            "anvil",
+            "confirm",
+            "deploy",
+            "error",
+            "gas_headroom",
+            "options",
+            "tools",
+        ],
+    ),
+    ("demo", &["bindings", "devnet", "signing"]),
+    ("network_load", &["bindings", "devnet"]),
+    ("workload", &["devnet"]),
+];
+
+/// Every crate of the workspace: its source folder and its layer table.
+const CRATES: &[(&str, Layers)] = &[
+    ("indexer/src", INDEXER),
+    ("api/src", API),
+    ("src", BINARY),
+    ("emulator/src", EMULATOR),
+    ("contracts/bindings/src", BINDINGS),
+];
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -202,55 +286,112 @@ fn sources(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The top-level module a file of `src` belongs to (`store` for `src/store/facts/mod.rs`,
-/// `rpc` for `src/rpc.rs`); `None` for the crate root.
+/// `rpc` for `src/rpc.rs`); `None` for the crate root (`lib.rs` or `main.rs`).
 fn module_of(src: &Path, file: &Path) -> Option<String> {
     let relative = file.strip_prefix(src).expect("a file under src");
     let first = relative.components().next()?.as_os_str().to_str()?;
     let name = first.strip_suffix(".rs").unwrap_or(first);
-    (name != "lib").then(|| name.to_string())
+    (name != "lib" && name != "main").then(|| name.to_string())
 }
 
 /// The top-level modules `text` reaches through `crate::`, comments left out: `crate::store`
-/// gives `store`, `crate::{feeds, http}` gives both.
+/// gives `store`, `crate::{feeds, http}` gives both, and so does a group spread over lines or
+/// holding groups of its own (`crate::{\n    feeds::{a, b},\n    http,\n}`).
 fn crate_imports(text: &str) -> Vec<String> {
+    let code: String = text
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let identifier = |c: &char| c.is_alphanumeric() || *c == '_';
     let mut found = Vec::new();
-    for line in text.lines() {
-        let code = line.split("//").next().unwrap_or_default();
-        let mut rest = code;
-        while let Some(at) = rest.find("crate::") {
-            let before = rest[..at].chars().last();
-            rest = &rest[at + "crate::".len()..];
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-                continue; // `agentindex_indexer::crate…` never happens; `foo_crate::` is not ours
-            }
-            if let Some(group) = rest.strip_prefix('{') {
-                let group = group.split('}').next().unwrap_or_default();
-                for item in group.split(',') {
-                    let name: String = item
-                        .trim()
-                        .chars()
-                        .take_while(|c| c.is_alphanumeric() || *c == '_')
-                        .collect();
-                    if !name.is_empty() {
-                        found.push(name);
-                    }
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find("crate::") {
+        let before = rest[..at].chars().last();
+        rest = &rest[at + "crate::".len()..];
+        if before.is_some_and(|c| identifier(&c)) {
+            continue; // `foo_crate::` is not ours
+        }
+        let Some(group) = rest.strip_prefix('{') else {
+            found.push(rest.chars().take_while(identifier).collect());
+            continue;
+        };
+        // The names at the group's own depth: the first word of each comma-separated item.
+        let (mut depth, mut item_start) = (0usize, true);
+        for (i, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    rest = &group[i..];
+                    break;
                 }
-            } else {
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                found.push(name);
+                '}' => depth -= 1,
+                ',' if depth == 0 => item_start = true,
+                c if item_start && identifier(&c) => {
+                    found.push(group[i..].chars().take_while(identifier).collect());
+                    item_start = false;
+                }
+                _ => {}
             }
         }
     }
+    found.retain(|name: &String| !name.is_empty());
     found
 }
 
-/// Every import in `crate_dir/src` that its layer table does not allow, as "file: module".
-fn violations(crate_dir: &str, layers: &[(&str, &[&str])]) -> Vec<String> {
-    let src = root().join(crate_dir).join("src");
+/// Names the crate root re-exports, each to its module, and the module it re-exports whole.
+type RootExports = (BTreeMap<String, String>, Option<String>);
+
+/// What the crate root (`lib.rs` or `main.rs` in `src`) re-exports from its modules: each name
+/// a `pub use module::…` item names, to its module, and the module of a `pub use module::*`.
+fn root_exports(src: &Path) -> RootExports {
+    let root_file = ["lib.rs", "main.rs"]
+        .iter()
+        .map(|name| src.join(name))
+        .find(|path| path.exists())
+        .expect("a crate root");
+    let text = std::fs::read_to_string(root_file).expect("a readable crate root");
+    let (mut names, mut glob) = (BTreeMap::new(), None);
+    for item in text.split(';') {
+        let Some(path) = item.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let Some((module, rest)) = path.split_once("::") else {
+            continue;
+        };
+        if rest.trim() == "*" {
+            glob = Some(module.to_string());
+        }
+        for name in rest.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            if !name.is_empty() {
+                names.insert(name.to_string(), module.to_string());
+            }
+        }
+    }
+    (names, glob)
+}
+
+/// Every import in the crate at `src` that its layer table does not allow, as "file: module".
+/// A name reached through `crate::` counts as the module it comes from: itself when it is a
+/// module, else the module the root re-exports it from; items the root defines itself are not
+/// counted (the root sits above every module).
+fn violations(src: &str, layers: &[(&str, &[&str])]) -> Vec<String> {
+    let src = root().join(src);
     let allowed: BTreeMap<&str, &[&str]> = layers.iter().copied().collect();
+    let (exports, glob) = root_exports(&src);
+    let modules: Vec<String> = sources(&src)
+        .iter()
+        .filter_map(|file| module_of(&src, file))
+        .collect();
+    let module_named = |name: &str| -> Option<String> {
+        if modules.iter().any(|m| m == name) {
+            return Some(name.to_string());
+        }
+        exports.get(name).cloned().or_else(|| {
+            let item = name.starts_with(|c: char| c.is_uppercase());
+            glob.clone().filter(|_| item)
+        })
+    };
     let mut wrong = Vec::new();
     for file in sources(&src) {
         let Some(module) = module_of(&src, &file) else {
@@ -269,8 +410,13 @@ fn violations(crate_dir: &str, layers: &[(&str, &[&str])]) -> Vec<String> {
         };
         let text = std::fs::read_to_string(&file).expect("a readable source file");
         for import in crate_imports(&text) {
-            if import != module && !may.contains(&import.as_str()) {
-                wrong.push(format!("{shown}: `{module}` imports `crate::{import}`"));
+            let Some(from) = module_named(&import) else {
+                continue;
+            };
+            if from != module && !may.contains(&from.as_str()) {
+                wrong.push(format!(
+                    "{shown}: `{module}` imports `crate::{import}` (of `{from}`)"
+                ));
             }
         }
     }
@@ -280,8 +426,11 @@ fn violations(crate_dir: &str, layers: &[(&str, &[&str])]) -> Vec<String> {
 }
 
 #[test]
-fn indexer_modules_import_only_the_layers_below_them() {
-    let wrong = violations("indexer", INDEXER);
+fn every_crates_modules_import_only_the_layers_below_them() {
+    let wrong: Vec<String> = CRATES
+        .iter()
+        .flat_map(|(src, layers)| violations(src, layers))
+        .collect();
     assert!(
         wrong.is_empty(),
         "imports against the layers:\n{}",
@@ -289,14 +438,21 @@ fn indexer_modules_import_only_the_layers_below_them() {
     );
 }
 
+/// Each table lists a module before every module that may import it, so no module may import
+/// one that may import it back: the layers cannot form a cycle.
 #[test]
-fn api_modules_import_only_the_layers_below_them() {
-    let wrong = violations("api", API);
-    assert!(
-        wrong.is_empty(),
-        "imports against the layers:\n{}",
-        wrong.join("\n")
-    );
+fn every_layer_table_points_one_way() {
+    for (src, layers) in CRATES {
+        for (at, (module, may)) in layers.iter().enumerate() {
+            for below in *may {
+                let place = layers.iter().position(|(name, _)| name == below);
+                assert!(
+                    place.is_some_and(|place| place < at),
+                    "{src}: `{module}` may import `{below}`, which is not listed below it"
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -345,6 +501,9 @@ fn the_scanner_sees_imports_in_every_form() {
                 let x = crate::rpc::call(); // crate::engine in a comment\n\
                 pub(crate) use foo_crate::thing;";
     assert_eq!(crate_imports(text), ["store", "feeds", "http", "rpc"]);
+    let spread = "use crate::{\n    feeds::{spool, Feed},\n    http, // crate::engine\n    \
+                  store::{a::{b, c}, d},\n};\nuse crate::rpc;";
+    assert_eq!(crate_imports(spread), ["feeds", "http", "store", "rpc"]);
     let wrong = {
         let layers: &[(&str, &[&str])] = &[("rpc", &[])];
         let allowed: BTreeMap<&str, &[&str]> = layers.iter().copied().collect();
@@ -361,8 +520,8 @@ fn no_module_reaches_another_through_super() {
     // A chain of `super::` as long as a file's depth under src (1 for src/a.rs, 2 for
     // src/a/b.rs) reaches the crate root, or just below it from a nested `mod tests`; the
     // name after it must then not be another top-level module, or the scan above would miss it.
-    for (crate_dir, layers) in [("indexer", INDEXER), ("api", API)] {
-        let src = root().join(crate_dir).join("src");
+    for (src, layers) in CRATES {
+        let src = root().join(src);
         for file in sources(&src) {
             let Some(own) = module_of(&src, &file) else {
                 continue;

@@ -7,6 +7,7 @@
 //! rendered with it, is reused for `[api.caches] metrics_cache_secs`, and scrapes that arrive
 //! while one renders wait for it rather than reading the database again.
 
+use agentindex_indexer::schema::agents;
 use agentindex_indexer::store::Store;
 use agentindex_indexer::store::StoreRead;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -306,9 +307,10 @@ impl ApiMetrics {
                 .set(s.indexed_block.map_or(0, |b| b as i64));
             self.lag.get_or_create(&labels).set(s.lag as i64);
         }
-        let counts: Vec<(i64, String, i64)> = sqlx::query_as(
-            "SELECT chain_id, source, count(*) FROM agents GROUP BY chain_id, source",
-        )
+        let counts: Vec<(i64, String, i64)> = sqlx::query_as(&format!(
+            "SELECT chain_id, source, count(*) FROM {} GROUP BY chain_id, source",
+            agents::NAME
+        ))
         .fetch_all(store.reader())
         .await?;
         for (chain_id, source, count) in counts {

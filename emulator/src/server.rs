@@ -146,7 +146,7 @@ async fn answer(shared: &Shared, call: &Value) -> Value {
     }
     let answer = match forward(shared, call).await {
         Ok(answer) => answer,
-        Err(message) => return error_object(id, -32603, &message),
+        Err(error) => return error_object(id, -32603, &error.to_string()),
     };
     if let (Some((from, _)), Some(cap), Some(logs)) = (
         range,
@@ -168,18 +168,26 @@ async fn answer(shared: &Shared, call: &Value) -> Value {
     answer
 }
 
-async fn forward(shared: &Shared, call: &Value) -> Result<Value, String> {
+/// Why a call could not be passed on: answered to the client as a JSON-RPC internal error.
+#[derive(Debug, thiserror::Error)]
+enum ForwardError {
+    /// The upstream node could not be reached.
+    #[error("upstream: {0}")]
+    Send(#[source] reqwest::Error),
+    /// The upstream node's answer is not JSON.
+    #[error("upstream answer: {0}")]
+    Answer(#[source] reqwest::Error),
+}
+
+async fn forward(shared: &Shared, call: &Value) -> Result<Value, ForwardError> {
     let answer = shared
         .client
         .post(&shared.upstream)
         .json(call)
         .send()
         .await
-        .map_err(|e| format!("upstream: {e}"))?;
-    answer
-        .json::<Value>()
-        .await
-        .map_err(|e| format!("upstream answer: {e}"))
+        .map_err(ForwardError::Send)?;
+    answer.json::<Value>().await.map_err(ForwardError::Answer)
 }
 
 /// The numeric `[fromBlock, toBlock]` of a log filter; `None` for block tags and hashes, which

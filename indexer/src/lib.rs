@@ -3,7 +3,8 @@
 //! source ([`sources`]), documents ([`documents`]), reputation ([`reputation`]), agents' state
 //! from their facts ([`agents`]), the SQLite store with its single writer ([`store`]) and the
 //! engine that runs them with the documents worker ([`engine`]), over the shared value types of
-//! [`primitives`]. URLs that may carry secrets are shown through [`redact`].
+//! [`primitives`] and the tables declared once in [`schema`]. URLs that may carry secrets are
+//! shown through [`redact`].
 //!
 //! `docs/architecture.md` draws the data path, the invariants and where each is kept, and the
 //! layers these modules form. The contracts it decodes and the devnet it is tested on live in
@@ -21,5 +22,6 @@ pub mod priority;
 pub mod redact;
 pub mod reputation;
 pub mod rpc;
+pub mod schema;
 pub mod sources;
 pub mod store;

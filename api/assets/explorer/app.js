@@ -8,6 +8,7 @@ import { renderSearch } from './search.js';
 import { renderAgent } from './agent.js';
 import { renderEcosystem } from './ecosystem.js';
 import { failure } from './dom.js';
+import { navigate, onNavigate, rememberScroll } from './navigation.js';
 
 const main = document.getElementById('main');
 const ROUTES = [
@@ -66,20 +67,7 @@ async function show({ restoreScroll, focus = null }) {
   }
 }
 
-function rememberScroll() {
-  history.replaceState({ ...(history.state || {}), scrollY: window.scrollY }, '');
-}
-
-// Shows `url` (a path of the explorer), as a new history entry unless `replace`; `focus` is a
-// selector of the new page's element to focus instead of its heading.
-export function navigate(url, { replace = false, state = {}, focus = null } = {}) {
-  if (replace) history.replaceState(state, '', url);
-  else {
-    rememberScroll();
-    history.pushState(state, '', url);
-  }
-  show({ restoreScroll: false, focus });
-}
+onNavigate(show);
 
 function isExplorerPath(pathname) {
   return ROUTES.some((r) => r.pattern.test(pathname));

@@ -6,7 +6,7 @@ import { gql } from './api.js';
 import { h, failure } from './dom.js';
 import { agentBadges, count, meter } from './format.js';
 import { subscribe, debounce } from './live.js';
-import { navigate } from './app.js';
+import { navigate } from './navigation.js';
 
 const PAGE_SIZE = 20;
 

@@ -89,8 +89,9 @@ macro_rules! vendor {
 static PAGE: Asset = explorer!("index.html", HTML);
 
 /// The explorer's files, served under `/explorer/`.
-static EXPLORER: [Asset; 13] = [
+static EXPLORER: [Asset; 14] = [
     explorer!("app.js", JS),
+    explorer!("navigation.js", JS),
     explorer!("api.js", JS),
     explorer!("live.js", JS),
     explorer!("dom.js", JS),

@@ -1,8 +1,7 @@
 //! The `Agent` type and what hangs off it: skills (through a DataLoader), the card, documents,
 //! relations; its reputation is in [`super::reputation`].
 
-use super::days::{DAY_SECS, utc_date};
-use super::facets::{DailyPoint, MAX_ENTRIES};
+use super::days::{DAY_SECS, DailyPoint, MAX_ENTRIES, utc_date};
 use super::filter::AgentSource;
 use super::loader_set::Loaders;
 use super::page_cost;

@@ -1,6 +1,21 @@
-//! UTC dates of unix times, for per-day series: one agent's payments are counted per day in
+//! Per-day series: the point each day of a series is answered as, the most entries a facet or
+//! series returns, and UTC dates of unix times. One agent's payments are counted per day in
 //! SQL (`read::counts::daily_payments`, days since 1970-01-01) and named here, the same on
-//! SQLite and PostgreSQL.
+//! SQLite and PostgreSQL; the dashboard's daily series come dated from SQL.
+
+use async_graphql::SimpleObject;
+
+/// Most entries a facet or series returns.
+pub(crate) const MAX_ENTRIES: i32 = 500;
+
+/// One day of a series.
+#[derive(SimpleObject)]
+pub(crate) struct DailyPoint {
+    /// UTC date of the blocks, YYYY-MM-DD.
+    pub(crate) day: String,
+    /// The day's count or volume.
+    pub(crate) value: f64,
+}
 
 /// Seconds in a day.
 pub(crate) const DAY_SECS: i64 = 86_400;

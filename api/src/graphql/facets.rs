@@ -2,6 +2,7 @@
 //! series per chain, and the top agents by reputation.
 
 use super::agent::Agent;
+use super::days::{DailyPoint, MAX_ENTRIES};
 use super::filter::capped;
 use crate::facet_cache::Facet;
 use crate::read::agents::{self, Order, Selection};
@@ -9,9 +10,6 @@ use crate::read::facets::{self, Series};
 use crate::state::ApiState;
 use async_graphql::{Context, Enum, Error, Object, Result, SimpleObject};
 use std::collections::BTreeMap;
-
-/// Most entries a facet or series returns.
-pub(crate) const MAX_ENTRIES: i32 = 500;
 
 /// Dashboard queries.
 #[derive(Default)]
@@ -58,15 +56,6 @@ pub(crate) enum DailySeries {
     Volume,
     /// ERC-8004 feedback given.
     Feedback,
-}
-
-/// One day of a series.
-#[derive(SimpleObject)]
-pub(crate) struct DailyPoint {
-    /// UTC date of the blocks, YYYY-MM-DD.
-    pub(crate) day: String,
-    /// The day's count or volume.
-    pub(crate) value: f64,
 }
 
 fn bounded(first: i32) -> Result<i64> {
@@ -165,7 +154,13 @@ impl FacetQuery {
     async fn totals(&self, ctx: &Context<'_>) -> Result<Vec<ChainTotals>> {
         let pool = ctx.data_unchecked::<ApiState>().store.reader();
         let mut totals: BTreeMap<i64, ChainTotals> = BTreeMap::new();
-        for (chain_id, payments, feedback, validation_requests) in facets::activity(pool).await? {
+        for facets::ChainActivity {
+            chain_id,
+            payments,
+            feedback,
+            validation_requests,
+        } in facets::activity(pool).await?
+        {
             totals.insert(
                 chain_id,
                 ChainTotals {

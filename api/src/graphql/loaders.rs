@@ -9,6 +9,7 @@ use crate::read::skills::{self, SkillRow};
 use crate::state::ApiState;
 use agentindex_indexer::primitives::{AgentKey, AgentKeyError};
 use agentindex_indexer::reputation::{Evaluation, Exclusion, Payment};
+use agentindex_indexer::schema::{agent_reputation, agents};
 use agentindex_indexer::store::StoreRead;
 use agentindex_indexer::store::{PageWindow, StoreError};
 use async_graphql::dataloader::Loader;
@@ -148,14 +149,16 @@ impl Loader<String> for EvaluationLoader {
     async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
         let stored = evaluations::of_agents(&self.0, keys)
             .await
-            .map_err(|error| Arc::new(format!("reading agent_reputation.evaluation: {error}")))?;
+            .map_err(|error| {
+                let column = agent_reputation::evaluation.qualified();
+                Arc::new(format!("reading {column}: {error}"))
+            })?;
         stored
             .into_iter()
             .map(|(key, text)| {
                 let parsed: Evaluation = serde_json::from_str(&text).map_err(|error| {
-                    Arc::new(format!(
-                        "agent_reputation.evaluation of {key} does not read back: {error}"
-                    ))
+                    let column = agent_reputation::evaluation.qualified();
+                    Arc::new(format!("{column} of {key} does not read back: {error}"))
                 })?;
                 Ok((key, Arc::new(parsed)))
             })
@@ -177,7 +180,7 @@ impl Loader<PageKey> for PaymentLoader {
         for key in keys {
             let parsed: AgentKey = key.agent.parse().map_err(|error: AgentKeyError| {
                 Arc::new(StoreError::Corrupt {
-                    what: "agents.agent_key".into(),
+                    what: agents::agent_key.qualified(),
                     reason: error.to_string(),
                 })
             })?;

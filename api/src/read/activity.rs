@@ -5,6 +5,11 @@
 
 use super::pages::{PARENTS_PER_STATEMENT, union_of_pages};
 use agentindex_indexer::primitives::AgentKey;
+use agentindex_indexer::schema::{
+    agent_contract_events, feedback, feedback_responses, feedback_revocations, identity_approvals,
+    identity_metadata, identity_registrations, identity_transfers, identity_uri_updates,
+    registry_events, validation_requests, validation_responses, watched_agents,
+};
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
@@ -213,16 +218,19 @@ pub(crate) async fn feedback(
             "SELECT f.chain_id, f.registry, f.token_id, f.client,
                 f.feedback_index, f.value, f.value_decimals, f.tag1, f.tag2, f.endpoint,
                 f.feedback_uri, f.block_number, f.log_index, f.tx_hash, f.timestamp,
-                EXISTS (SELECT 1 FROM feedback_revocations r
+                EXISTS (SELECT 1 FROM {revocations} r
                         WHERE r.chain_id = f.chain_id AND r.registry = f.registry
                           AND r.token_id = f.token_id AND r.client = f.client
                           AND r.feedback_index = f.feedback_index) AS revoked,
                 (SELECT {responses}
-                   FROM feedback_responses p
+                   FROM {responses_table} p
                   WHERE p.chain_id = f.chain_id AND p.registry = f.registry
                     AND p.token_id = f.token_id AND p.client = f.client
                     AND p.feedback_index = f.feedback_index) AS responses
-             FROM feedback f WHERE"
+             FROM {feedback_table} f WHERE",
+            revocations = feedback_revocations::NAME,
+            responses_table = feedback_responses::NAME,
+            feedback_table = feedback::NAME,
         );
         let query = paged(&select, "f", subjects.tokens.keys(), window, push_token);
         let rows: Vec<FeedbackRow> = dialect
@@ -262,11 +270,13 @@ pub(crate) async fn validations(
                 v.request_hash, v.validator, v.request_uri, v.block_number, v.log_index,
                 v.tx_hash,
                 (SELECT {responses}
-                   FROM (SELECT * FROM validation_responses s
+                   FROM (SELECT * FROM {responses_table} s
                           WHERE s.chain_id = v.chain_id AND s.registry = v.registry
                             AND s.request_hash = v.request_hash
                           ORDER BY s.block_number, s.log_index) s) AS responses
-             FROM validation_requests v WHERE"
+             FROM {requests_table} v WHERE",
+            responses_table = validation_responses::NAME,
+            requests_table = validation_requests::NAME,
         );
         let query = paged(&select, "v", subjects.tokens.keys(), window, push_token);
         let rows: Vec<ValidationRow> = dialect
@@ -317,22 +327,22 @@ pub(crate) async fn history(
             for (kind, table, detail) in [
                 (
                     "registered",
-                    "identity_registrations",
+                    identity_registrations::NAME,
                     dialect.json_object("'owner', t.owner, 'uri', t.uri"),
                 ),
                 (
                     "transferred",
-                    "identity_transfers",
+                    identity_transfers::NAME,
                     dialect.json_object("'from', t.from_address, 'to', t.to_address"),
                 ),
                 (
                     "uri_updated",
-                    "identity_uri_updates",
+                    identity_uri_updates::NAME,
                     dialect.json_object("'uri', t.uri, 'by', t.updated_by"),
                 ),
                 (
                     "metadata_set",
-                    "identity_metadata",
+                    identity_metadata::NAME,
                     dialect.json_object(&format!(
                         "'key', t.key, 'value', '0x' || {}",
                         dialect.hex("t.value")
@@ -340,7 +350,7 @@ pub(crate) async fn history(
                 ),
                 (
                     "approval",
-                    "identity_approvals",
+                    identity_approvals::NAME,
                     dialect.json_object("'operator', t.operator, 'approved', t.approved"),
                 ),
             ] {
@@ -362,16 +372,16 @@ pub(crate) async fn history(
         if !subjects.contracts.is_empty() {
             for (select, column) in [
                 (
-                    format!("'discovered' AS kind, {} AS detail FROM watched_agents t", dialect.json_object("'by', t.discovered_by, 'via', t.via")),
-                    "address",
+                    format!("'discovered' AS kind, {} AS detail FROM {} t", dialect.json_object("'by', t.discovered_by, 'via', t.via"), watched_agents::NAME),
+                    watched_agents::address.name,
                 ),
                 (
-                    format!("t.kind AS kind, {} AS detail FROM agent_contract_events t", dialect.json_object("'value', t.value")),
-                    "agent",
+                    format!("t.kind AS kind, {} AS detail FROM {} t", dialect.json_object("'value', t.value"), agent_contract_events::NAME),
+                    agent_contract_events::agent.name,
                 ),
                 (
-                    format!("'registry_' || t.kind AS kind, {} AS detail FROM registry_events t", dialect.json_object("'registry', t.registry, 'actor', t.actor, 'uri', t.metadata_uri, 'reason', t.reason")),
-                    "agent",
+                    format!("'registry_' || t.kind AS kind, {} AS detail FROM {} t", dialect.json_object("'registry', t.registry, 'actor', t.actor, 'uri', t.metadata_uri, 'reason', t.reason"), registry_events::NAME),
+                    registry_events::agent.name,
                 ),
             ] {
                 let select = format!(

@@ -149,7 +149,7 @@ async fn history_pages_merge_the_tables_and_count_them_all() {
 async fn a_page_of_feedback_walks_the_agents_index_without_sorting_its_list() {
     let (_dir, store, _) = store_with_feedback().await;
     let pool = store.reader();
-    let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(
+    let plan: Vec<crate::read::PlanStep> = sqlx::query_as(
         "EXPLAIN QUERY PLAN
          SELECT * FROM (SELECT f.block_number FROM feedback f
           WHERE f.chain_id = 1 AND f.registry = 'r' AND f.token_id = '0'
@@ -159,7 +159,7 @@ async fn a_page_of_feedback_walks_the_agents_index_without_sorting_its_list() {
     .fetch_all(pool)
     .await
     .unwrap();
-    let details: Vec<&str> = plan.iter().map(|row| row.3.as_str()).collect();
+    let details: Vec<&str> = plan.iter().map(|step| step.detail.as_str()).collect();
     assert!(
         details
             .iter()

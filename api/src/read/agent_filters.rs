@@ -2,6 +2,7 @@
 //! join, and keyset conditions that start a page after a cursor.
 
 use super::selection::Selection;
+use agentindex_indexer::schema::{agent_documents, agent_search, agent_terms, documents};
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, QueryBuilder};
 
@@ -45,20 +46,21 @@ pub(super) fn push_search_join(
 pub(super) fn push_search_rows(query: &mut QueryBuilder<'_, Any>, dialect: Dialect, search: &str) {
     match dialect {
         Dialect::Sqlite => {
-            query.push(
-                "SELECT agent_key, bm25(agent_search) AS rank FROM agent_search
-                 WHERE agent_search MATCH ",
-            );
+            query.push(format!(
+                "SELECT agent_key, bm25({search}) AS rank FROM {search} WHERE {search} MATCH ",
+                search = agent_search::NAME
+            ));
             query.push_bind(search.to_string());
         }
         Dialect::Postgres => {
             let tsquery = tsquery(search);
             query.push("SELECT agent_key, CAST(-ts_rank(document, to_tsquery('simple', ");
             query.push_bind(tsquery.clone());
-            query.push(
-                ")) AS DOUBLE PRECISION) AS rank FROM agent_search
+            query.push(format!(
+                ")) AS DOUBLE PRECISION) AS rank FROM {}
                  WHERE document @@ to_tsquery('simple', ",
-            );
+                agent_search::NAME
+            ));
             query.push_bind(tsquery);
             query.push(")");
         }
@@ -69,12 +71,17 @@ pub(super) fn push_search_rows(query: &mut QueryBuilder<'_, Any>, dialect: Diale
 pub(super) fn push_search_keys(query: &mut QueryBuilder<'_, Any>, dialect: Dialect, search: &str) {
     match dialect {
         Dialect::Sqlite => {
-            query.push("SELECT agent_key FROM agent_search WHERE agent_search MATCH ");
+            query.push(format!(
+                "SELECT agent_key FROM {search} WHERE {search} MATCH ",
+                search = agent_search::NAME
+            ));
             query.push_bind(search.to_string());
         }
         Dialect::Postgres => {
-            query
-                .push("SELECT agent_key FROM agent_search WHERE document @@ to_tsquery('simple', ");
+            query.push(format!(
+                "SELECT agent_key FROM {} WHERE document @@ to_tsquery('simple', ",
+                agent_search::NAME
+            ));
             query.push_bind(tsquery(search));
             query.push(")");
         }
@@ -149,14 +156,15 @@ pub(super) fn push_filters_with(
     for (term, kinds) in terms {
         // Checked row by row: one probe of the (agent, term) index per candidate. Otherwise the
         // agents with the term are listed first and drive the query.
+        let terms_table = agent_terms::NAME;
         query.push(if let Some(key) = checked_by {
             format!(
-                " AND EXISTS (SELECT 1 FROM agent_terms t WHERE t.agent_key = {key}
+                " AND EXISTS (SELECT 1 FROM {terms_table} t WHERE t.agent_key = {key}
                    AND t.kind IN ({kinds}) AND t.term = "
             )
         } else {
             format!(
-                " AND a.agent_key IN (SELECT agent_key FROM agent_terms WHERE kind IN ({kinds})
+                " AND a.agent_key IN (SELECT agent_key FROM {terms_table} WHERE kind IN ({kinds})
                    AND term = "
             )
         });
@@ -221,13 +229,17 @@ pub(super) fn push_card_filters(
     dialect: Dialect,
     selection: &Selection,
 ) {
-    const CARDS: &str = " AND EXISTS (SELECT 1 FROM agent_documents l
-        JOIN documents d ON d.uri = l.uri AND d.expect = l.expect";
+    let cards = format!(
+        " AND EXISTS (SELECT 1 FROM {} l
+        JOIN {} d ON d.uri = l.uri AND d.expect = l.expect",
+        agent_documents::NAME,
+        documents::NAME
+    );
     const OF_AGENT: &str = " WHERE l.agent_key = a.agent_key AND l.uri = p.card_uri
         AND d.kind = 'card' AND d.status = 'ok'";
     if let Some(binding) = &selection.protocol_binding {
         query.push(format!(
-            "{CARDS} CROSS JOIN {}{OF_AGENT} AND upper({}) = ",
+            "{cards} CROSS JOIN {}{OF_AGENT} AND upper({}) = ",
             dialect.json_texts("d.projection", "interfaces", "i"),
             dialect.json_path("i.value", "binding"),
         ));
@@ -236,7 +248,7 @@ pub(super) fn push_card_filters(
     }
     if let Some(streaming) = selection.streaming {
         query.push(format!(
-            "{CARDS}{OF_AGENT} AND {} = ",
+            "{cards}{OF_AGENT} AND {} = ",
             dialect.json_flag("d.projection", "capabilities.streaming")
         ));
         query.push_bind(i64::from(streaming));
@@ -244,7 +256,7 @@ pub(super) fn push_card_filters(
     }
     if let Some(uri) = &selection.extension_uri {
         query.push(format!(
-            "{CARDS} CROSS JOIN {}{OF_AGENT} AND {} = ",
+            "{cards} CROSS JOIN {}{OF_AGENT} AND {} = ",
             dialect.json_texts("d.projection", "capabilities.extensions", "e"),
             dialect.json_path("e.value", "uri"),
         ));

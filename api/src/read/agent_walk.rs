@@ -5,6 +5,7 @@
 use super::agent_filters::push_after;
 use super::cursor::Cursor;
 use super::selection::{Order, Selection};
+use agentindex_indexer::schema::{agent_reputation, agent_terms, agents};
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder, Row};
 
@@ -37,9 +38,10 @@ pub(super) async fn walk_bound(
     let mut query = QueryBuilder::<Any>::new("");
     match (order, after) {
         (Order::Reputation, after) => {
-            query.push(
-                "SELECT score FROM agent_reputation INDEXED BY agent_reputation_score WHERE true",
-            );
+            query.push(format!(
+                "SELECT score FROM {} INDEXED BY agent_reputation_score WHERE true",
+                agent_reputation::NAME
+            ));
             if let Some(min) = selection.min_reputation {
                 query.push(" AND score >= ");
                 query.push_bind(min);
@@ -50,7 +52,10 @@ pub(super) async fn walk_bound(
             query.push(" ORDER BY score DESC, agent_key");
         }
         (_, after) => {
-            query.push("SELECT registered_block FROM agents INDEXED BY agents_newest WHERE true");
+            query.push(format!(
+                "SELECT registered_block FROM {} INDEXED BY agents_newest WHERE true",
+                agents::NAME
+            ));
             if let Some(Cursor::Newest { b, k }) = after {
                 push_after(&mut query, "registered_block", "<", *b, "agent_key", k);
             }
@@ -100,21 +105,23 @@ pub(super) async fn walk_budget(
     // number. PostgreSQL keeps an estimate from its last ANALYZE or VACUUM (counting reads
     // the whole table: 15 ms at 100,000 agents, each request); a table never analyzed counts.
     let estimate = match Dialect::of_pool(pool) {
-        Dialect::Sqlite => "SELECT coalesce(max(rowid), 0) FROM agents",
-        Dialect::Postgres => {
+        Dialect::Sqlite => format!("SELECT coalesce(max(rowid), 0) FROM {}", agents::NAME),
+        Dialect::Postgres => format!(
             "SELECT CASE WHEN reltuples > 0 THEN reltuples::BIGINT
-                         ELSE (SELECT count(*) FROM agents) END
-             FROM pg_class WHERE oid = 'agents'::regclass"
-        }
+                         ELSE (SELECT count(*) FROM {agents_table}) END
+             FROM pg_class WHERE oid = '{agents_table}'::regclass",
+            agents_table = agents::NAME
+        ),
     };
-    let agents: i64 = sqlx::query_scalar(estimate).fetch_one(pool).await?;
+    let agents: i64 = sqlx::query_scalar(&estimate).fetch_one(pool).await?;
     let mut share = 1.0;
     let mut fewest = i64::MAX;
     for (term, kind) in terms {
-        let with_term: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM (SELECT 1 FROM agent_terms WHERE term = $1
+        let with_term: i64 = sqlx::query_scalar(&format!(
+            "SELECT count(*) FROM (SELECT 1 FROM {} WHERE term = $1
                AND ($2 = 'skill' OR kind = 'tag') LIMIT $3) AS capped",
-        )
+            agent_terms::NAME
+        ))
         .bind(&term)
         .bind(kind)
         .bind(TERM_COUNT_CAP)

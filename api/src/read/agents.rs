@@ -9,6 +9,7 @@ use super::agent_filters::{
 use super::agent_walk::{Bound, Plan, walk_bound, walk_budget};
 use super::cursor::Cursor;
 pub(crate) use super::selection::{Order, Selection};
+use agentindex_indexer::schema::{agent_profiles, agent_reputation, agent_search, agents};
 use agentindex_indexer::store::Dialect;
 use sqlx::any::AnyRow;
 use sqlx::{Any, AnyPool, FromRow, QueryBuilder, Row};
@@ -25,9 +26,16 @@ const COLUMNS: &str = "a.agent_key, a.chain_id, a.source, a.address, a.registry,
     r.feedback_count, r.feedback_average, r.validation_average, r.rating_average,
     r.as_of_block";
 
-const JOINS: &str = "
-    LEFT JOIN agent_profiles p ON p.agent_key = a.agent_key
-    LEFT JOIN agent_reputation r ON r.agent_key = a.agent_key";
+/// The profile and reputation joined to every agent read (`a`, as `p` and `r`).
+fn joins() -> String {
+    format!(
+        "
+    LEFT JOIN {} p ON p.agent_key = a.agent_key
+    LEFT JOIN {} r ON r.agent_key = a.agent_key",
+        agent_profiles::NAME,
+        agent_reputation::NAME
+    )
+}
 
 /// One agent as discovery reads it.
 #[derive(Debug, Clone, FromRow)]
@@ -133,7 +141,9 @@ impl Listed {
 /// One agent by key.
 pub(crate) async fn by_key(pool: &AnyPool, key: &str) -> sqlx::Result<Option<AgentRow>> {
     let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT {COLUMNS} FROM agents a{JOINS} WHERE a.agent_key = "
+        "SELECT {COLUMNS} FROM {} a{} WHERE a.agent_key = ",
+        agents::NAME,
+        joins()
     ));
     query.push_bind(key);
     Dialect::of_pool(pool)
@@ -149,7 +159,11 @@ pub(crate) async fn matching(
     selection: &Selection,
     key: &str,
 ) -> sqlx::Result<Option<AgentRow>> {
-    let mut query = QueryBuilder::<Any>::new(format!("SELECT {COLUMNS} FROM agents a{JOINS}"));
+    let mut query = QueryBuilder::<Any>::new(format!(
+        "SELECT {COLUMNS} FROM {} a{}",
+        agents::NAME,
+        joins()
+    ));
     push_search_join(&mut query, Dialect::of_pool(pool), selection);
     push_filters(&mut query, Dialect::of_pool(pool), selection);
     query.push(" AND a.agent_key = ");
@@ -240,8 +254,8 @@ fn list_query<'a>(
         // SQLite ranks inside FTS5 when the rank function is named in the same select; on
         // PostgreSQL the ranked rows are a subquery, so the rank has a name to compare.
         let rank = match dialect {
-            Dialect::Sqlite => "bm25(agent_search)",
-            Dialect::Postgres => "rank",
+            Dialect::Sqlite => format!("bm25({})", agent_search::NAME),
+            Dialect::Postgres => "rank".to_string(),
         };
         if dialect == Dialect::Postgres {
             query.push("SELECT agent_key, rank FROM (");
@@ -252,7 +266,7 @@ fn list_query<'a>(
         }
         if plain_search {
             if let Some(Cursor::Relevance { r, k }) = after {
-                push_after(&mut query, rank, ">", *r, "agent_key", k);
+                push_after(&mut query, &rank, ">", *r, "agent_key", k);
             }
             query.push(" ORDER BY rank, agent_key LIMIT ");
             query.push_bind(limit);
@@ -266,22 +280,28 @@ fn list_query<'a>(
     };
     query.push(format!("SELECT {COLUMNS}, {rank} AS rank FROM "));
     let walk = matches!(plan, Plan::Walk(_));
-    match (selection.search.is_some(), order, walk) {
-        (true, ..) => query.push("s CROSS JOIN agents a ON a.agent_key = s.agent_key"),
-        (false, Order::Reputation, true) => query.push(
-            "agent_reputation r INDEXED BY agent_reputation_score
-             CROSS JOIN agents a ON a.agent_key = r.agent_key",
+    let (agents_table, reputation_table) = (agents::NAME, agent_reputation::NAME);
+    query.push(match (selection.search.is_some(), order, walk) {
+        (true, ..) => format!("s CROSS JOIN {agents_table} a ON a.agent_key = s.agent_key"),
+        (false, Order::Reputation, true) => format!(
+            "{reputation_table} r INDEXED BY agent_reputation_score
+             CROSS JOIN {agents_table} a ON a.agent_key = r.agent_key"
         ),
         (false, Order::Reputation, false) => {
-            query.push("agent_reputation r CROSS JOIN agents a ON a.agent_key = r.agent_key")
+            format!("{reputation_table} r CROSS JOIN {agents_table} a ON a.agent_key = r.agent_key")
         }
-        (false, _, true) => query.push("agents a INDEXED BY agents_newest"),
-        (false, ..) => query.push("agents a"),
-    };
-    query.push(" LEFT JOIN agent_profiles p ON p.agent_key = a.agent_key");
+        (false, _, true) => format!("{agents_table} a INDEXED BY agents_newest"),
+        (false, ..) => format!("{agents_table} a"),
+    });
+    query.push(format!(
+        " LEFT JOIN {} p ON p.agent_key = a.agent_key",
+        agent_profiles::NAME
+    ));
     let reputation_drives = order == Order::Reputation && selection.search.is_none();
     if !reputation_drives {
-        query.push(" LEFT JOIN agent_reputation r ON r.agent_key = a.agent_key");
+        query.push(format!(
+            " LEFT JOIN {reputation_table} r ON r.agent_key = a.agent_key"
+        ));
     }
     let walked_key = if reputation_drives {
         "r.agent_key"
@@ -343,11 +363,17 @@ pub(crate) async fn count(pool: &AnyPool, selection: &Selection) -> sqlx::Result
             query.push("WITH s AS MATERIALIZED (");
             push_search_keys(&mut query, Dialect::of_pool(pool), search);
             query.push(format!(
-                ") SELECT count(*) FROM s CROSS JOIN agents a ON a.agent_key = s.agent_key{JOINS}"
+                ") SELECT count(*) FROM s CROSS JOIN {} a ON a.agent_key = s.agent_key{}",
+                agents::NAME,
+                joins()
             ));
         }
         None => {
-            query.push(format!("SELECT count(*) FROM agents a{JOINS}"));
+            query.push(format!(
+                "SELECT count(*) FROM {} a{}",
+                agents::NAME,
+                joins()
+            ));
         }
     }
     push_filters(&mut query, Dialect::of_pool(pool), selection);

@@ -2,6 +2,7 @@
 //! rows rescored, payments credited. Subscriptions are fed from these reads, so they only ever
 //! report committed data.
 
+use agentindex_indexer::schema::{agent_profiles, agent_reputation, agents, payments};
 use sqlx::AnyPool;
 
 /// One change, at the block it happened in.
@@ -60,9 +61,13 @@ pub(crate) struct DocumentUpdate {
 
 /// The newest document update number.
 pub(crate) async fn latest_document_update(pool: &AnyPool) -> sqlx::Result<i64> {
-    sqlx::query_scalar("SELECT coalesce(max(document_seq), 0) FROM agent_profiles")
-        .fetch_one(pool)
-        .await
+    sqlx::query_scalar(&format!(
+        "SELECT coalesce(max({}), 0) FROM {}",
+        agent_profiles::document_seq,
+        agent_profiles::NAME
+    ))
+    .fetch_one(pool)
+    .await
 }
 
 /// Agents whose documents changed after update number `after`, oldest first.
@@ -70,11 +75,13 @@ pub(crate) async fn document_updates(
     pool: &AnyPool,
     after: i64,
 ) -> sqlx::Result<Vec<DocumentUpdate>> {
-    sqlx::query_as(
+    sqlx::query_as(&format!(
         "SELECT p.document_seq AS seq, p.agent_key, a.chain_id, a.last_event_block
-           FROM agent_profiles p JOIN agents a ON a.agent_key = p.agent_key
+           FROM {} p JOIN {} a ON a.agent_key = p.agent_key
           WHERE p.document_seq > $1 ORDER BY p.document_seq",
-    )
+        agent_profiles::NAME,
+        agents::NAME
+    ))
     .bind(after)
     .fetch_all(pool)
     .await
@@ -210,21 +217,21 @@ impl Pages {
         let (columns, table, block, order) = match kind {
             Kind::Agents => (
                 "agent_key, registered_block, last_event_block",
-                "agents",
-                "last_event_block",
+                agents::NAME,
+                agents::last_event_block.name,
                 "last_event_block, agent_key",
             ),
             Kind::Reputation => (
                 "agent_key, as_of_block",
-                "agent_reputation",
-                "as_of_block",
+                agent_reputation::NAME,
+                agent_reputation::as_of_block.name,
                 "as_of_block, agent_key",
             ),
             Kind::Payments => (
                 "agent_key, block_number, log_index, tx_hash, token, payer, payee, amount,
                  scheme IS NOT NULL AS x402, timestamp",
-                "payments",
-                "block_number",
+                payments::NAME,
+                payments::block_number.name,
                 "block_number, log_index, agent_key",
             ),
         };
@@ -462,7 +469,7 @@ mod tests {
         for kind in [Kind::Agents, Kind::Reputation, Kind::Payments] {
             for keyed in [false, true] {
                 let sql = format!("EXPLAIN QUERY PLAN {}", Pages::sql(kind, keyed, 40));
-                let mut query = sqlx::query_as::<_, (i64, i64, i64, String)>(&sql)
+                let mut query = sqlx::query_as::<_, crate::read::PlanStep>(&sql)
                     .bind(1_i64)
                     .bind(5_i64)
                     .bind(60_i64);
@@ -473,7 +480,7 @@ mod tests {
                     }
                 }
                 let plan = query.fetch_all(&pool).await.unwrap();
-                let details: Vec<&str> = plan.iter().map(|row| row.3.as_str()).collect();
+                let details: Vec<&str> = plan.iter().map(|step| step.detail.as_str()).collect();
                 assert!(
                     details.iter().all(|d| d.starts_with("SEARCH ")),
                     "{kind:?} (keyed: {keyed}) must search an index: {details:?}"

@@ -4,6 +4,11 @@
 
 use super::activity::{Subjects, push_token};
 use super::pages::PARENTS_PER_STATEMENT;
+use agentindex_indexer::schema::{
+    agent_contract_events, feedback, identity_approvals, identity_metadata, identity_registrations,
+    identity_transfers, identity_uri_updates, payments, registry_events, validation_requests,
+    watched_agents,
+};
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
@@ -23,18 +28,21 @@ pub(crate) enum Relation {
 
 /// The tables an ERC-8004 agent's history is read from.
 const TOKEN_HISTORY: &[&str] = &[
-    "identity_registrations",
-    "identity_transfers",
-    "identity_uri_updates",
-    "identity_metadata",
-    "identity_approvals",
+    identity_registrations::NAME,
+    identity_transfers::NAME,
+    identity_uri_updates::NAME,
+    identity_metadata::NAME,
+    identity_approvals::NAME,
 ];
 
 /// The tables an agent contract's history is read from, with the column naming the agent.
 const CONTRACT_HISTORY: &[(&str, &str)] = &[
-    ("watched_agents", "address"),
-    ("agent_contract_events", "agent"),
-    ("registry_events", "agent"),
+    (watched_agents::NAME, watched_agents::address.name),
+    (
+        agent_contract_events::NAME,
+        agent_contract_events::agent.name,
+    ),
+    (registry_events::NAME, registry_events::agent.name),
 ];
 
 /// How many items `relation` holds for each of `keys` (agents that are not ERC-8004 agents
@@ -51,15 +59,18 @@ pub(crate) async fn of_agents(
         match relation {
             Relation::Payments => {
                 for key in chunk {
-                    branches.start(key, "payments t WHERE t.agent_key = ");
+                    branches.start(
+                        key,
+                        &format!("{} t WHERE t.{} = ", payments::NAME, payments::agent_key),
+                    );
                     branches.query.push_bind(key.clone());
                 }
             }
             Relation::Feedback | Relation::Validations => {
                 let table = if relation == Relation::Feedback {
-                    "feedback"
+                    feedback::NAME
                 } else {
-                    "validation_requests"
+                    validation_requests::NAME
                 };
                 for (columns, key) in &subjects.tokens {
                     branches.start(key, &format!("{table} t WHERE"));
@@ -136,9 +147,11 @@ pub(crate) async fn daily_payments(
     agent_key: &str,
     days: i64,
 ) -> sqlx::Result<Vec<(i64, i64)>> {
-    let mut query = QueryBuilder::<Any>::new(
-        "SELECT timestamp / 86400 AS day, COUNT(*) AS n FROM payments WHERE agent_key = ",
-    );
+    let mut query = QueryBuilder::<Any>::new(format!(
+        "SELECT timestamp / 86400 AS day, COUNT(*) AS n FROM {} WHERE {} = ",
+        payments::NAME,
+        payments::agent_key
+    ));
     query.push_bind(agent_key.to_string());
     query.push(" GROUP BY timestamp / 86400 ORDER BY day DESC LIMIT ");
     query.push_bind(days);

@@ -1,6 +1,7 @@
 //! The documents of many agents at once (registration files, cards, on-chain cards) with their
 //! lint reports, for the documents DataLoader.
 
+use agentindex_indexer::schema::{agent_documents, document_lints, documents};
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::{BTreeMap, HashMap};
@@ -61,12 +62,14 @@ pub(crate) async fn of_agents(
 ) -> sqlx::Result<HashMap<String, Vec<DocumentRow>>> {
     let mut out: HashMap<String, Vec<DocumentRow>> = HashMap::new();
     for chunk in keys.chunks(400) {
-        let mut query = QueryBuilder::<Any>::new(
+        let mut query = QueryBuilder::<Any>::new(format!(
             "SELECT l.agent_key, l.role, l.uri, l.expect, d.status, d.kind, d.signature, d.error,
                     d.fetched_at, d.projection
-             FROM agent_documents l LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
+             FROM {} l LEFT JOIN {} d ON d.uri = l.uri AND d.expect = l.expect
              WHERE l.agent_key IN (",
-        );
+            agent_documents::NAME,
+            documents::NAME
+        ));
         let mut list = query.separated(", ");
         for key in chunk {
             list.push_bind(key.clone());
@@ -79,10 +82,11 @@ pub(crate) async fn of_agents(
             .await?;
         let mut lints: BTreeMap<(String, String), Vec<LintRow>> = BTreeMap::new();
         if !linked.is_empty() {
-            let mut query = QueryBuilder::<Any>::new(
-                "SELECT uri, expect, code, severity, message, path FROM document_lints
+            let mut query = QueryBuilder::<Any>::new(format!(
+                "SELECT uri, expect, code, severity, message, path FROM {}
                  WHERE (uri, expect) IN (VALUES ",
-            );
+                document_lints::NAME
+            ));
             let mut list = query.separated(", ");
             for link in &linked {
                 list.push("(");

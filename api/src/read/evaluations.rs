@@ -2,6 +2,7 @@
 //! JSON behind `reputation { components … trust … feedbackEvidence … }`, read only when a query
 //! asks for those fields (a page of scores never reads it).
 
+use agentindex_indexer::schema::agent_reputation;
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
@@ -13,9 +14,12 @@ pub(crate) async fn of_agents(
 ) -> sqlx::Result<HashMap<String, String>> {
     let mut out = HashMap::new();
     for chunk in keys.chunks(500) {
-        let mut query = QueryBuilder::<Any>::new(
-            "SELECT agent_key, evaluation FROM agent_reputation WHERE agent_key IN (",
-        );
+        let mut query = QueryBuilder::<Any>::new(format!(
+            "SELECT {key}, {} FROM {} WHERE {key} IN (",
+            agent_reputation::evaluation,
+            agent_reputation::NAME,
+            key = agent_reputation::agent_key,
+        ));
         let mut list = query.separated(", ");
         for key in chunk {
             list.push_bind(key.clone());

@@ -1,6 +1,9 @@
 //! Aggregates for dashboards: skills and tags with their agent counts, totals per chain and
 //! source, daily series of registrations, payments, volume and feedback.
 
+use agentindex_indexer::schema::{
+    agent_skills, agents, chain_cursor, feedback, payments, validation_requests,
+};
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
 
@@ -25,10 +28,12 @@ pub(crate) async fn skills(
     chain_ids: &[i64],
     limit: i64,
 ) -> sqlx::Result<Vec<Counted>> {
-    let mut query = QueryBuilder::<Any>::new(
+    let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT lower(k.skill_id) AS v, count(DISTINCT k.agent_key) AS n
-         FROM agent_skills k JOIN agents a ON a.agent_key = k.agent_key WHERE true",
-    );
+         FROM {} k JOIN {} a ON a.agent_key = k.agent_key WHERE true",
+        agent_skills::NAME,
+        agents::NAME
+    ));
     push_chains(&mut query, "a.chain_id", chain_ids);
     query.push(" GROUP BY v ORDER BY n DESC, v LIMIT ");
     query.push_bind(limit);
@@ -47,8 +52,10 @@ pub(crate) async fn tags(
 ) -> sqlx::Result<Vec<Counted>> {
     let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT t.value AS v, count(DISTINCT k.agent_key) AS n
-         FROM agent_skills k JOIN agents a ON a.agent_key = k.agent_key CROSS JOIN {}
+         FROM {} k JOIN {} a ON a.agent_key = k.agent_key CROSS JOIN {}
          WHERE true",
+        agent_skills::NAME,
+        agents::NAME,
         Dialect::of_pool(pool).json_texts("k.tags", "", "t")
     ));
     push_chains(&mut query, "a.chain_id", chain_ids);
@@ -63,22 +70,40 @@ pub(crate) async fn tags(
 
 /// Agents per (chain, source).
 pub(crate) async fn agents_by_source(pool: &AnyPool) -> sqlx::Result<Vec<(i64, String, i64)>> {
-    sqlx::query_as(
-        "SELECT chain_id, source, count(*) FROM agents GROUP BY chain_id, source ORDER BY chain_id, source",
-    )
+    sqlx::query_as(&format!(
+        "SELECT chain_id, source, count(*) FROM {} GROUP BY chain_id, source \
+         ORDER BY chain_id, source",
+        agents::NAME
+    ))
     .fetch_all(pool)
     .await
 }
 
-/// Per chain: payments credited, feedback given, validation requests.
-pub(crate) async fn activity(pool: &AnyPool) -> sqlx::Result<Vec<(i64, i64, i64, i64)>> {
-    sqlx::query_as(
+/// One chain's activity, as [`activity`] counts it.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub(crate) struct ChainActivity {
+    pub(crate) chain_id: i64,
+    /// Payments credited to its agents.
+    pub(crate) payments: i64,
+    /// Feedback given to its agents.
+    pub(crate) feedback: i64,
+    /// Validations requested for its agents.
+    pub(crate) validation_requests: i64,
+}
+
+/// Per indexed chain, in chain order: payments credited, feedback given, validation requests.
+pub(crate) async fn activity(pool: &AnyPool) -> sqlx::Result<Vec<ChainActivity>> {
+    sqlx::query_as(&format!(
         "SELECT c.chain_id,
-            (SELECT count(*) FROM payments p WHERE p.chain_id = c.chain_id),
-            (SELECT count(*) FROM feedback f WHERE f.chain_id = c.chain_id),
-            (SELECT count(*) FROM validation_requests v WHERE v.chain_id = c.chain_id)
-         FROM chain_cursor c ORDER BY c.chain_id",
-    )
+            (SELECT count(*) FROM {} p WHERE p.chain_id = c.chain_id) AS payments,
+            (SELECT count(*) FROM {} f WHERE f.chain_id = c.chain_id) AS feedback,
+            (SELECT count(*) FROM {} v WHERE v.chain_id = c.chain_id) AS validation_requests
+         FROM {} c ORDER BY c.chain_id",
+        payments::NAME,
+        feedback::NAME,
+        validation_requests::NAME,
+        chain_cursor::NAME
+    ))
     .fetch_all(pool)
     .await
 }
@@ -103,19 +128,19 @@ pub(crate) async fn daily(
     days: i64,
 ) -> sqlx::Result<Vec<(String, f64)>> {
     let (value, from, time) = match series {
-        Series::Registrations => ("count(*)", "agents", "registered_at"),
-        Series::Payments => ("count(*)", "payments", "timestamp"),
+        Series::Registrations => ("count(*)", agents::NAME, agents::registered_at),
+        Series::Payments => ("count(*)", payments::NAME, payments::timestamp),
         Series::Volume => (
             "sum(CAST(amount AS DOUBLE PRECISION))",
-            "payments",
-            "timestamp",
+            payments::NAME,
+            payments::timestamp,
         ),
-        Series::Feedback => ("count(*)", "feedback", "timestamp"),
+        Series::Feedback => ("count(*)", feedback::NAME, feedback::timestamp),
     };
     let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT day, value FROM (SELECT {} AS day, CAST({value} AS DOUBLE PRECISION) AS value
          FROM {from} WHERE chain_id = ",
-        Dialect::of_pool(pool).day(time)
+        Dialect::of_pool(pool).day(time.name)
     ));
     query.push_bind(chain_id);
     if let (Series::Volume, Some(token)) = (series, token) {

@@ -20,3 +20,12 @@ pub(crate) mod facets;
 pub(crate) mod pages;
 mod selection;
 pub(crate) mod skills;
+
+/// One step of SQLite's `EXPLAIN QUERY PLAN`, read by name, for tests that hold a read to its
+/// plan.
+#[cfg(test)]
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct PlanStep {
+    /// What the step does (`SEARCH … USING INDEX …`, `USE TEMP B-TREE …`).
+    pub(crate) detail: String,
+}

@@ -1,5 +1,6 @@
 //! Skills of many agents at once, for the skills DataLoader.
 
+use agentindex_indexer::schema::agent_skills;
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
@@ -13,17 +14,6 @@ pub(crate) struct SkillRow {
     pub(crate) tags: Vec<String>,
 }
 
-/// An `agent_skills` row.
-#[derive(sqlx::FromRow)]
-struct StoredSkill {
-    agent_key: String,
-    skill_id: String,
-    name: String,
-    description: Option<String>,
-    /// JSON array of lower-case tags.
-    tags: String,
-}
-
 /// The skills of each of `keys`, in skill-id order.
 pub(crate) async fn of_agents(
     pool: &AnyPool,
@@ -31,15 +21,22 @@ pub(crate) async fn of_agents(
 ) -> sqlx::Result<HashMap<String, Vec<SkillRow>>> {
     let mut out: HashMap<String, Vec<SkillRow>> = HashMap::new();
     for chunk in keys.chunks(500) {
-        let mut query = QueryBuilder::<Any>::new(
-            "SELECT agent_key, skill_id, name, description, tags FROM agent_skills WHERE agent_key IN (",
-        );
+        let mut query = QueryBuilder::<Any>::new(format!(
+            "SELECT {} FROM {} WHERE {} IN (",
+            agent_skills::TABLE.column_list(),
+            agent_skills::NAME,
+            agent_skills::agent_key
+        ));
         let mut list = query.separated(", ");
         for key in chunk {
             list.push_bind(key.clone());
         }
-        query.push(") ORDER BY agent_key, skill_id");
-        let rows: Vec<StoredSkill> = Dialect::of_pool(pool)
+        query.push(format!(
+            ") ORDER BY {}, {}",
+            agent_skills::agent_key,
+            agent_skills::skill_id
+        ));
+        let rows: Vec<agent_skills::Row> = Dialect::of_pool(pool)
             .portable(query)
             .build_query_as()
             .fetch_all(pool)
@@ -47,7 +44,7 @@ pub(crate) async fn of_agents(
         for row in rows {
             let tags =
                 serde_json::from_str(&row.tags).map_err(|error| sqlx::Error::ColumnDecode {
-                    index: "agent_skills.tags".into(),
+                    index: agent_skills::tags.qualified(),
                     source: Box::new(error),
                 })?;
             out.entry(row.agent_key).or_default().push(SkillRow {

@@ -9,6 +9,7 @@
 
 use super::catalogue::{self, Entity, Field, Paging, Shape};
 use super::plan::{Item, ListQuery, What};
+use super::refusal::Refusal;
 use super::sql::{Bind, Sql};
 use super::values::{output, output_list};
 use crate::read::pages::{PARENTS_PER_STATEMENT, union_of_pages};
@@ -43,6 +44,9 @@ pub(crate) enum RunError {
     /// The query asks more than is answered.
     #[error("{0}")]
     Refused(String),
+    /// A value of the query cannot be read (an id that is not one).
+    #[error(transparent)]
+    Query(#[from] Refusal),
 }
 
 /// One row read: the place of the parent it belongs to among those read (derived lists), its
@@ -106,8 +110,7 @@ impl Source<'_> {
         self.chain_condition(entity, &mut sql);
         let mut by_id = async_graphql::indexmap::IndexMap::new();
         by_id.insert(Name::new("id"), ConstValue::String(id.to_string()));
-        let condition = super::filter::condition(entity, &ConstValue::Object(by_id))
-            .map_err(RunError::Refused)?;
+        let condition = super::filter::condition(entity, &ConstValue::Object(by_id))?;
         sql.push(" AND ").append(condition).push(" LIMIT 1");
         let rows = sql.rows(self.pool).await?;
         self.charge(&rows, entity.name)?;

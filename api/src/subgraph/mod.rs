@@ -1,8 +1,9 @@
 //! The agent0 subgraph's GraphQL, answered from agentindex's store at graph-node's URL
 //! (`/subgraphs/name/agent0`, every chain; `/subgraphs/name/agent0/{chainId}`, one), so an
 //! agent0 SDK user swaps one URL. [`catalogue`] is the schema and the SQL behind each field,
-//! [`plan`] reads a request against it, [`filter`] compiles `where`, [`execute`] runs it, and
-//! [`values`] types what comes back; `_meta` and the `block` argument are answered here.
+//! [`plan`] reads a request against it, [`filter`] compiles `where`, [`execute`] runs it,
+//! [`values`] types what comes back and [`refusal`] words what is refused; `_meta` and the
+//! `block` argument are answered here.
 
 #[cfg(test)]
 mod budget_fuzz_tests;
@@ -11,6 +12,7 @@ pub(crate) mod execute;
 pub(crate) mod filter;
 pub(crate) mod plan;
 mod postgres;
+pub(crate) mod refusal;
 pub(crate) mod sql;
 pub(crate) mod values;
 
@@ -29,6 +31,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use execute::Source;
 use plan::{MetaItem, Plan, QueryError, Root};
+use refusal::Refusal;
 use serde_json::json;
 
 /// The subgraph name agentindex answers under.
@@ -206,7 +209,7 @@ async fn execute_plan(
     let failed = |e: execute::RunError| {
         let message = match &e {
             execute::RunError::Store(e) => client_error::hide("reading the index", e).to_string(),
-            execute::RunError::Refused(_) => e.to_string(),
+            execute::RunError::Refused(_) | execute::RunError::Query(_) => e.to_string(),
         };
         vec![QueryError { message, at: None }]
     };
@@ -226,8 +229,12 @@ async fn execute_plan(
         None
     };
     if let (Some(number), Some(head)) = (plan.block, &head) {
-        head.answers(number)
-            .map_err(|message| vec![QueryError { message, at: None }])?;
+        head.answers(number).map_err(|refusal| {
+            vec![QueryError {
+                message: refusal.to_string(),
+                at: None,
+            }]
+        })?;
     }
     let rows = RowBudget::new(state.api.reads.max_rows_per_request);
     let source = Source {
@@ -281,18 +288,19 @@ impl Head {
     }
 
     /// Whether a query at block `number` can be answered: the index holds the latest state only.
-    fn answers(&self, number: i64) -> Result<(), String> {
+    fn answers(&self, number: i64) -> Result<(), Refusal> {
         if number > self.number {
-            return Err(format!(
-                "Failed to decode `block.number` value: `subgraph {SUBGRAPH_NAME} has only indexed up to block number {} and data for block number {number} is therefore not yet available`",
-                self.number
-            ));
+            return Err(Refusal::BlockNotYetIndexed {
+                subgraph: SUBGRAPH_NAME,
+                indexed: self.number,
+                asked: number,
+            });
         }
         if number < self.number {
-            return Err(format!(
-                "agentindex answers at its latest indexed block ({}) only; block {number} is earlier",
-                self.number
-            ));
+            return Err(Refusal::BlockBeforeHead {
+                indexed: self.number,
+                asked: number,
+            });
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! pages and roots, variables, defaults, fragments and the plural names a list answers under.
 
 use super::*;
+use async_graphql::Value as ConstValue;
 
 fn error(text: &str) -> String {
     plan(text, None, &Variables::default(), &QueryBudget::default())

@@ -3,6 +3,7 @@
 //! hex), and arguments turned into values to bind.
 
 use super::catalogue::Scalar;
+use super::refusal::Refusal;
 use super::sql::Bind;
 use async_graphql::{Name, Number, Value as ConstValue};
 use serde_json::Value as Json;
@@ -99,12 +100,10 @@ pub(crate) fn decimal(text: &str) -> String {
 
 /// The value to bind for argument `value` compared with a field of type `scalar`; the error
 /// names what was expected.
-pub(crate) fn bind(scalar: Scalar, value: &ConstValue) -> Result<Bind, String> {
-    let wrong = || {
-        format!(
-            "Failed to coerce value `{value}` to type `{}`",
-            scalar.type_name()
-        )
+pub(crate) fn bind(scalar: Scalar, value: &ConstValue) -> Result<Bind, Refusal> {
+    let wrong = || Refusal::Coerce {
+        value: value.to_string(),
+        to: scalar.type_name(),
     };
     match scalar {
         Scalar::Id | Scalar::String | Scalar::ValidationStatus => match value {
@@ -119,7 +118,7 @@ pub(crate) fn bind(scalar: Scalar, value: &ConstValue) -> Result<Bind, String> {
             {
                 Ok(Bind::Text(s.to_ascii_lowercase()))
             }
-            ConstValue::String(s) => Err(format!("Failed to decode `Bytes` value: `{s}`")),
+            ConstValue::String(s) => Err(Refusal::NotBytes { value: s.clone() }),
             _ => Err(wrong()),
         },
         Scalar::Int | Scalar::BigInt => match value {

@@ -6,7 +6,7 @@
 //! (and leaves it running when reading its banner fails). The port and the funded accounts' keys
 //! are read from the banner anvil prints before it listens.
 
-use crate::devnet::DevnetOptions;
+use crate::options::DevnetOptions;
 use crate::tied::{TiedChild, TiedCommand};
 use alloy::signers::local::PrivateKeySigner;
 use std::path::Path;

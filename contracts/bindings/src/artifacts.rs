@@ -60,11 +60,33 @@ pub enum ArtifactError {
         /// What was wrong.
         reason: String,
     },
+    /// forge's output lacks what the bindings need.
+    #[error("{path}: {source}")]
+    Trim {
+        /// The file.
+        path: PathBuf,
+        /// What was missing.
+        source: TrimError,
+    },
     /// Committed artifacts differ from a fresh build.
     #[error(
         "committed artifacts are stale for {0:?}; rerun with AGENTINDEX_BLESS_ARTIFACTS=1 and commit contracts/artifacts"
     )]
     Stale(Vec<&'static str>),
+}
+
+/// Why one forge artifact could not be trimmed to the committed form.
+#[derive(Debug, thiserror::Error)]
+pub enum TrimError {
+    /// A part the bindings need is absent.
+    #[error("missing {pointer}")]
+    Missing {
+        /// The JSON pointer of the part (`/bytecode/object`).
+        pointer: &'static str,
+    },
+    /// The trimmed artifact could not be rendered as JSON.
+    #[error(transparent)]
+    Render(#[from] serde_json::Error),
 }
 
 /// Whether [`refresh`] compares or rewrites.
@@ -84,19 +106,19 @@ pub fn committed_path(name: &str) -> PathBuf {
 }
 
 /// Keeps what the bindings need from one forge artifact, rendered as the committed file's text.
-pub fn trim(forge_artifact: &Value) -> Result<String, String> {
-    let field = |pointer: &str| {
+pub fn trim(forge_artifact: &Value) -> Result<String, TrimError> {
+    let field = |pointer: &'static str| {
         forge_artifact
             .pointer(pointer)
             .cloned()
-            .ok_or_else(|| format!("missing {pointer}"))
+            .ok_or(TrimError::Missing { pointer })
     };
     let trimmed = json!({
         "abi": field("/abi")?,
         "bytecode": { "object": field("/bytecode/object")? },
         "deployedBytecode": { "object": field("/deployedBytecode/object")? },
     });
-    let mut text = serde_json::to_string_pretty(&trimmed).map_err(|e| e.to_string())?;
+    let mut text = serde_json::to_string_pretty(&trimmed)?;
     text.push('\n');
     Ok(text)
 }
@@ -128,9 +150,9 @@ pub fn refresh(mode: Mode) -> Result<(), ArtifactError> {
             path: built.clone(),
             reason: e.to_string(),
         })?;
-        let fresh = trim(&value).map_err(|reason| ArtifactError::Malformed {
+        let fresh = trim(&value).map_err(|source| ArtifactError::Trim {
             path: built.clone(),
-            reason,
+            source,
         })?;
         let committed = committed_path(name);
         match mode {

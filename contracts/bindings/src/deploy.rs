@@ -1,6 +1,8 @@
 //! Deploys every contract onto a fresh chain, in dependency order, and funds the accounts.
 
-use crate::devnet::{DevnetError, DevnetOptions, confirm};
+use crate::confirm::confirm;
+use crate::error::DevnetError;
+use crate::options::DevnetOptions;
 use crate::{
     AgentFactory, AgentRegistry, IdentityRegistry, LegacyEmitter, ReputationRegistry, Seeder,
     TestUSDC, ValidationRegistry, X402BatchSettlement, X402Permit2Proxy,

@@ -4,9 +4,14 @@
 //! (see [`crate::deploy`]), funds the accounts with test USDC and hands back typed handles. The
 //! chain stops when the [`Devnet`] is dropped, or when this process dies however it dies (see
 //! [`crate::tied`]). Tests, benchmarks and `agentindex dev` all stand on it, so they exercise the
-//! same deployment.
+//! same deployment. Its options ([`DevnetOptions`]), its error ([`DevnetError`]) and
+//! [`confirm`] live in modules of their own below the deployment, and are re-exported here.
 
-use crate::anvil::{self, AnvilError, AnvilProcess};
+pub use crate::confirm::confirm;
+pub use crate::error::DevnetError;
+pub use crate::options::DevnetOptions;
+
+use crate::anvil::{self, AnvilProcess};
 use crate::deploy::{self, Deployment};
 use crate::gas_headroom::GasWithHeadroom;
 use crate::tools::Tool;
@@ -14,112 +19,11 @@ use crate::{
     AgentCard, AgentFactory, AgentRegistry, IdentityRegistry, LegacyEmitter, ReputationRegistry,
     Seeder, TestUSDC, ValidationRegistry,
 };
-use alloy::network::{Ethereum, EthereumWallet};
-use alloy::primitives::{Address, U256};
-use alloy::providers::{DynProvider, PendingTransactionBuilder, Provider, ProviderBuilder};
-use alloy::rpc::types::{BlockNumberOrTag, TransactionReceipt};
+use alloy::network::EthereumWallet;
+use alloy::primitives::Address;
+use alloy::providers::{DynProvider, Provider, ProviderBuilder};
+use alloy::rpc::types::BlockNumberOrTag;
 use alloy::signers::local::PrivateKeySigner;
-use std::future::Future;
-
-/// How the local chain is started.
-#[derive(Debug, Clone)]
-pub struct DevnetOptions {
-    /// Chain id anvil reports.
-    pub chain_id: u64,
-    /// Seconds between blocks; `None` mines one block per transaction.
-    pub block_time: Option<u64>,
-    /// Funded accounts anvil creates (each with 10,000 ETH).
-    pub accounts: usize,
-    /// Block gas limit; large Seeder workloads want more than the default.
-    pub gas_limit: Option<u64>,
-    /// Test USDC minted to every account (in 6-decimal units).
-    pub usdc_per_account: U256,
-    /// Distinct client contracts the Seeder drives.
-    pub seeder_clients: u64,
-    /// Keep only this many recent states in memory (anvil's `--prune-history`): large
-    /// workloads otherwise hold a copy of the state for every block. Historical `eth_call`s
-    /// then fail; logs, blocks and receipts are all kept.
-    pub prune_history: Option<u64>,
-    /// Timestamp of the genesis block (anvil's `--timestamp`); later blocks count on from it,
-    /// so a chain can start in the past and have its history spread over days.
-    pub genesis_timestamp: Option<u64>,
-}
-
-impl Default for DevnetOptions {
-    fn default() -> Self {
-        Self {
-            chain_id: 31337,
-            block_time: None,
-            accounts: 10,
-            gas_limit: None,
-            usdc_per_account: U256::from(1_000_000_000_000u64),
-            seeder_clients: 16,
-            prune_history: None,
-            genesis_timestamp: None,
-        }
-    }
-}
-
-/// Why the devnet could not be started or a transaction on it failed.
-#[derive(Debug, thiserror::Error)]
-pub enum DevnetError {
-    /// anvil did not start.
-    #[error("starting anvil ({path}): {source}")]
-    Anvil {
-        /// The anvil binary tried.
-        path: String,
-        /// What went wrong.
-        source: AnvilError,
-    },
-    /// A contract could not be deployed.
-    #[error("deploying {contract}: {source}")]
-    Deploy {
-        /// Which contract.
-        contract: &'static str,
-        /// The RPC or revert error.
-        source: Box<alloy::contract::Error>,
-    },
-    /// A transaction could not be sent.
-    #[error("{what}: {source}")]
-    Send {
-        /// What the transaction was for.
-        what: String,
-        /// The RPC or revert error.
-        source: Box<alloy::contract::Error>,
-    },
-    /// A read from anvil failed.
-    #[error("reading {what}: {source}")]
-    Rpc {
-        /// What was read.
-        what: String,
-        /// The RPC error.
-        source: Box<alloy::transports::TransportError>,
-    },
-    /// A sent transaction never produced a receipt.
-    #[error("{what}: waiting for the receipt: {source}")]
-    Receipt {
-        /// What the transaction was for.
-        what: String,
-        /// The RPC error.
-        source: Box<alloy::providers::PendingTransactionError>,
-    },
-    /// A mined transaction lacks the event it should have emitted.
-    #[error("transaction {tx} emitted no {event}")]
-    MissingEvent {
-        /// The event looked for.
-        event: String,
-        /// The transaction hash.
-        tx: String,
-    },
-    /// The transaction was mined but reverted.
-    #[error("{what}: transaction {tx} reverted")]
-    Reverted {
-        /// What the transaction was for.
-        what: String,
-        /// The transaction hash.
-        tx: String,
-    },
-}
 
 /// A running anvil with the contracts deployed. Dropping it stops the chain.
 pub struct Devnet {
@@ -350,30 +254,4 @@ batch_settlement = "{batch_settlement}"
                 source: Box::new(e.into()),
             })
     }
-}
-
-/// Sends a transaction and waits for its successful receipt; `what` names it in errors, as in
-/// `confirm("minting USDC", usdc.mint(to, amount).send())`.
-pub async fn confirm<F>(what: &str, send: F) -> Result<TransactionReceipt, DevnetError>
-where
-    F: Future<Output = Result<PendingTransactionBuilder<Ethereum>, alloy::contract::Error>>,
-{
-    let pending = send.await.map_err(|source| DevnetError::Send {
-        what: what.to_string(),
-        source: Box::new(source),
-    })?;
-    let receipt = pending
-        .get_receipt()
-        .await
-        .map_err(|source| DevnetError::Receipt {
-            what: what.to_string(),
-            source: Box::new(source),
-        })?;
-    if !receipt.status() {
-        return Err(DevnetError::Reverted {
-            what: what.to_string(),
-            tx: receipt.transaction_hash.to_string(),
-        });
-    }
-    Ok(receipt)
 }

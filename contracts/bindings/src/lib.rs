@@ -9,11 +9,14 @@
 mod anvil;
 pub mod artifacts;
 pub mod bindings;
+mod confirm;
 pub mod demo;
 mod deploy;
 pub mod devnet;
+mod error;
 mod gas_headroom;
 pub mod network_load;
+mod options;
 pub mod signing;
 pub mod tied;
 pub mod tools;

@@ -38,7 +38,7 @@ fn trimming_keeps_abi_and_both_bytecodes_only() {
 
     let missing = serde_json::json!({"abi": []});
     assert_eq!(
-        artifacts::trim(&missing).unwrap_err(),
+        artifacts::trim(&missing).unwrap_err().to_string(),
         "missing /bytecode/object"
     );
 }

@@ -7,8 +7,8 @@ use crate::sources::hex_address;
 /// What the facts of one token say, folded in chain order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TokenFacts {
-    /// Owner, URI, position and timestamp of the first registration.
-    pub registered: Option<(String, String, Position, i64)>,
+    /// The first registration.
+    pub registered: Option<Registration>,
     /// New owner and position of the latest transfer.
     pub transferred: Option<(String, Position)>,
     /// URI and position of the latest URI update.
@@ -19,6 +19,19 @@ pub struct TokenFacts {
     pub approval: Option<(String, bool, Position)>,
 }
 
+/// A token's registration (its Identity Registry `Registered` event).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registration {
+    /// The account the token was minted to.
+    pub owner: String,
+    /// The registration file's URI as registered.
+    pub uri: String,
+    /// Where on the chain it was registered.
+    pub at: Position,
+    /// The registration block's time, in seconds since the Unix epoch.
+    pub timestamp: i64,
+}
+
 /// The state of token `id` of `registry` (lower-case hex) under `key`; `None` when it was
 /// never registered (a reorg undid its registration).
 pub fn erc8004_agent(
@@ -27,7 +40,12 @@ pub fn erc8004_agent(
     id: &str,
     facts: &TokenFacts,
 ) -> Option<AgentState> {
-    let (first_owner, first_uri, registered, registered_at) = facts.registered.clone()?;
+    let Registration {
+        owner: first_owner,
+        uri: first_uri,
+        at: registered,
+        timestamp: registered_at,
+    } = facts.registered.clone()?;
     let mut owner = first_owner;
     let mut uri = first_uri;
     let mut updated_block = registered.0;

@@ -3,7 +3,9 @@
 use super::contracts::{
     Found, OwnFact, RegistryFact, SnapshotFact, apply_own, apply_registry, describe_card, found,
 };
-use super::erc8004::{TokenFacts, add_operators_for_all, erc8004_agent, operators_for_all};
+use super::erc8004::{
+    Registration, TokenFacts, add_operators_for_all, erc8004_agent, operators_for_all,
+};
 use super::*;
 use std::collections::BTreeMap;
 
@@ -12,7 +14,12 @@ const WALLET: &str = "0x00000000000000000000000000000000000000aa";
 
 fn registered() -> TokenFacts {
     TokenFacts {
-        registered: Some(("0xalice".into(), "ipfs://first".into(), (10, 1), 1_000)),
+        registered: Some(Registration {
+            owner: "0xalice".into(),
+            uri: "ipfs://first".into(),
+            at: (10, 1),
+            timestamp: 1_000,
+        }),
         ..TokenFacts::default()
     }
 }

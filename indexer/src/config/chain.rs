@@ -175,26 +175,49 @@ pub struct PaymentToken {
 
 impl PaymentToken {
     /// The dust threshold in the token's smallest unit.
-    pub fn dust_units(&self) -> Result<alloy::primitives::U256, String> {
+    pub fn dust_units(&self) -> Result<alloy::primitives::U256, DustError> {
         let Some(dust) = &self.dust else {
             return Ok(alloy::primitives::U256::ZERO);
         };
+        let decimals = self.decimals;
         let fraction = dust.split_once('.').map_or(0, |(_, f)| f.len());
-        if fraction > usize::from(self.decimals) {
-            return Err(format!(
-                "{dust:?} has more than the token's {} decimals",
-                self.decimals
-            ));
+        if fraction > usize::from(decimals) {
+            return Err(DustError::TooPrecise {
+                dust: dust.clone(),
+                decimals,
+            });
         }
-        alloy::primitives::utils::parse_units(dust, self.decimals)
+        alloy::primitives::utils::parse_units(dust, decimals)
             .map(Into::into)
-            .map_err(|e| {
-                format!(
-                    "{dust:?} is not an amount with at most {} decimals: {e}",
-                    self.decimals
-                )
+            .map_err(|source| DustError::NotAnAmount {
+                dust: dust.clone(),
+                decimals,
+                source,
             })
     }
+}
+
+/// Why a payment token's `dust` is not an amount of the token.
+#[derive(Debug, thiserror::Error)]
+pub enum DustError {
+    /// More decimal places than the token has.
+    #[error("{dust:?} has more than the token's {decimals} decimals")]
+    TooPrecise {
+        /// The `dust` value as written.
+        dust: String,
+        /// The token's decimals.
+        decimals: u8,
+    },
+    /// Not a decimal number.
+    #[error("{dust:?} is not an amount with at most {decimals} decimals: {source}")]
+    NotAnAmount {
+        /// The `dust` value as written.
+        dust: String,
+        /// The token's decimals.
+        decimals: u8,
+        /// What the parser said.
+        source: alloy::primitives::utils::UnitsError,
+    },
 }
 
 /// Which blocks are final: the node's `finalized` tag, or a fixed depth below the head.
@@ -321,7 +344,7 @@ impl ChainConfig {
         for (i, token) in self.payment_tokens.iter().enumerate() {
             token
                 .dust_units()
-                .map_err(|message| bad(&format!("payment_tokens[{i}].dust"), message))?;
+                .map_err(|error| bad(&format!("payment_tokens[{i}].dust"), error.to_string()))?;
         }
         Ok(())
     }

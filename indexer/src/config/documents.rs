@@ -20,17 +20,25 @@ pub struct PrivateHost {
 
 impl PrivateHost {
     /// Reads `entry` (`gateway.lan`, `127.0.0.1:8080`, `[::1]:5001`), or says what is wrong.
-    pub fn parse(entry: &str) -> Result<Self, String> {
+    pub fn parse(entry: &str) -> Result<Self, PrivateHostError> {
         let entry = entry.trim();
         if entry.is_empty() || entry.contains(['/', '?', '#', '@']) {
-            return Err(format!("{entry:?} is not a host or host:port"));
+            return Err(PrivateHostError::NotAHost {
+                entry: entry.to_string(),
+            });
         }
-        let url = url::Url::parse(&format!("http://{entry}/"))
-            .map_err(|e| format!("{entry:?} is not a host or host:port: {e}"))?;
-        let host = url
-            .host_str()
-            .filter(|h| !h.is_empty())
-            .ok_or_else(|| format!("{entry:?} names no host"))?;
+        let url = url::Url::parse(&format!("http://{entry}/")).map_err(|source| {
+            PrivateHostError::Unreadable {
+                entry: entry.to_string(),
+                source,
+            }
+        })?;
+        let host =
+            url.host_str()
+                .filter(|h| !h.is_empty())
+                .ok_or_else(|| PrivateHostError::NoHost {
+                    entry: entry.to_string(),
+                })?;
         let port = url.port().or_else(|| {
             // `http://host:80/` drops the default port; keep it when it was written.
             entry.ends_with(":80").then_some(80)
@@ -56,6 +64,31 @@ impl PrivateHost {
     }
 }
 
+/// Why an entry of `private_hosts_allowed` is not a host or `host:port`.
+#[derive(Debug, thiserror::Error)]
+pub enum PrivateHostError {
+    /// Empty, or holds a path, query, fragment or user.
+    #[error("{entry:?} is not a host or host:port")]
+    NotAHost {
+        /// The entry, trimmed.
+        entry: String,
+    },
+    /// Does not read as the host of a URL.
+    #[error("{entry:?} is not a host or host:port: {source}")]
+    Unreadable {
+        /// The entry, trimmed.
+        entry: String,
+        /// What the URL parser said.
+        source: url::ParseError,
+    },
+    /// Reads as a URL without a host.
+    #[error("{entry:?} names no host")]
+    NoHost {
+        /// The entry, trimmed.
+        entry: String,
+    },
+}
+
 impl DocumentsConfig {
     /// The allowed private hosts, read (entries that do not read are refused at load).
     pub fn private_hosts(&self) -> Vec<PrivateHost> {
@@ -73,9 +106,9 @@ impl DocumentsConfig {
             });
         }
         for (i, entry) in self.private_hosts_allowed.iter().enumerate() {
-            PrivateHost::parse(entry).map_err(|message| ConfigError::Key {
+            PrivateHost::parse(entry).map_err(|error| ConfigError::Key {
                 key: format!("documents.private_hosts_allowed[{i}]"),
-                message,
+                message: error.to_string(),
             })?;
         }
         Ok(())

@@ -30,9 +30,9 @@ pub(super) fn apply_overrides(
                 reason: "empty key segment".into(),
             });
         }
-        set(tree, &path, parse_value(&raw)).map_err(|reason| ConfigError::Env {
+        set(tree, &path, parse_value(&raw)).map_err(|error| ConfigError::Env {
             var: name.clone(),
-            reason,
+            reason: error.to_string(),
         })?;
     }
     Ok(())
@@ -46,7 +46,25 @@ fn parse_value(raw: &str) -> Value {
         .unwrap_or_else(|| Value::String(raw.to_string()))
 }
 
-fn set(table: &mut Table, path: &[String], value: Value) -> Result<(), String> {
+/// Why an override's key path cannot be set in the tree.
+#[derive(Debug, thiserror::Error)]
+enum PathError {
+    /// A segment under an array is not an index.
+    #[error("`{array}` is an array; expected an index, found {segment:?}")]
+    NotAnIndex { array: String, segment: String },
+    /// An index past the end of an array (only appending one more entry is allowed).
+    #[error("`{array}` has {len} entries; index {index} skips some")]
+    SkipsEntries {
+        array: String,
+        len: usize,
+        index: usize,
+    },
+    /// A key under something that is neither a table nor an array.
+    #[error("`{at}` is a plain value and has no key {key:?}")]
+    PlainValue { at: String, key: String },
+}
+
+fn set(table: &mut Table, path: &[String], value: Value) -> Result<(), PathError> {
     let (first, rest) = path.split_first().expect("paths are non-empty");
     if rest.is_empty() {
         table.insert(first.clone(), value);
@@ -58,18 +76,25 @@ fn set(table: &mut Table, path: &[String], value: Value) -> Result<(), String> {
     set_in_value(child, rest, value, first)
 }
 
-fn set_in_value(node: &mut Value, path: &[String], value: Value, at: &str) -> Result<(), String> {
+fn set_in_value(
+    node: &mut Value,
+    path: &[String],
+    value: Value,
+    at: &str,
+) -> Result<(), PathError> {
     match node {
         Value::Table(table) => set(table, path, value),
         Value::Array(items) => {
-            let index: usize = path[0].parse().map_err(|_| {
-                format!("`{at}` is an array; expected an index, found {:?}", path[0])
+            let index: usize = path[0].parse().map_err(|_| PathError::NotAnIndex {
+                array: at.to_string(),
+                segment: path[0].clone(),
             })?;
             if index > items.len() {
-                return Err(format!(
-                    "`{at}` has {} entries; index {index} skips some",
-                    items.len()
-                ));
+                return Err(PathError::SkipsEntries {
+                    array: at.to_string(),
+                    len: items.len(),
+                    index,
+                });
             }
             if index == items.len() {
                 items.push(new_container(path.get(1).map_or("", String::as_str)));
@@ -81,10 +106,10 @@ fn set_in_value(node: &mut Value, path: &[String], value: Value, at: &str) -> Re
                 set_in_value(&mut items[index], &path[1..], value, &path[0])
             }
         }
-        _ => Err(format!(
-            "`{at}` is a plain value and has no key {:?}",
-            path[0]
-        )),
+        _ => Err(PathError::PlainValue {
+            at: at.to_string(),
+            key: path[0].clone(),
+        }),
     }
 }
 

@@ -23,10 +23,10 @@ pub use api_connections::{ConnectionsConfig, IpNetwork};
 pub use api_reads::ReadsConfig;
 pub use api_websocket::WebsocketConfig;
 pub use chain::{
-    ChainConfig, DeepReorg, Erc8004Addresses, FetchStrategy, Finality, PaymentToken, StartBlock,
-    WatchedContract, X402Config,
+    ChainConfig, DeepReorg, DustError, Erc8004Addresses, FetchStrategy, Finality, PaymentToken,
+    StartBlock, WatchedContract, X402Config,
 };
-pub use documents::PrivateHost;
+pub use documents::{PrivateHost, PrivateHostError};
 pub use nat64::{NAT64_PREFIX_LENGTHS, Nat64Prefix};
 pub use query_limits::QueryLimitsConfig;
 pub use reputation::{FeedbackEvidenceConfig, ReputationConfig, TrustConfig, WeightsConfig};

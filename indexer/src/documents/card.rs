@@ -2,6 +2,7 @@
 //! capabilities with extensions, security schemes, skills, payment terms and signatures. A field
 //! that breaks the specification is linted and left out; the rest of the card still counts.
 
+pub use super::extension::Extension;
 use super::json::{Fields, parse};
 use super::lint::Report;
 use super::payments::{self, PaymentTerms};
@@ -31,19 +32,6 @@ pub struct Interface {
     pub binding: String,
     /// A2A protocol version of this interface, when stated.
     pub version: Option<String>,
-}
-
-/// A declared protocol extension.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Extension {
-    /// Its URI.
-    pub uri: String,
-    /// What the card says it is for.
-    pub description: Option<String>,
-    /// Whether clients must support it.
-    pub required: bool,
-    /// Its parameters as given.
-    pub params: Value,
 }
 
 /// Optional protocol features.

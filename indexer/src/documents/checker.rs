@@ -11,11 +11,12 @@
 use super::check::{Checked, Expect, Projection, check_until};
 use super::fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
 use super::jwks::JwksCache;
-use super::signature::{SignatureStatus, verify_card};
+use super::signature::{JwksError, SignatureStatus, verify_card};
 use super::uri::ResolveOptions;
 use crate::config::DocumentsConfig;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use serde_json::Value;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::time::Instant;
 
@@ -133,20 +134,19 @@ impl Checker {
         url: url::Url,
         deadline: Instant,
         ran_out: &AtomicBool,
-    ) -> Result<JwkSet, String> {
+    ) -> Result<JwkSet, JwksError> {
         if let Some(kept) = self.jwks.get(url.as_str()) {
             return kept;
         }
         let fetched = match self.fetcher.fetch_until(&url, None, deadline).await {
-            Ok(Fetched::Body { bytes, .. }) => {
-                serde_json::from_slice(&bytes).map_err(|e| format!("not a JWK set: {e}"))
-            }
-            Ok(Fetched::NotModified) => Err("unexpected 304".into()),
+            Ok(Fetched::Body { bytes, .. }) => serde_json::from_slice(&bytes)
+                .map_err(|error| JwksError::NotAJwkSet(Arc::new(error))),
+            Ok(Fetched::NotModified) => Err(JwksError::NotModified),
             Err(error @ FetchError::Deadline { .. }) => {
                 ran_out.store(true, Ordering::Relaxed);
-                return Err(error.to_string());
+                return Err(error.into());
             }
-            Err(error) => Err(error.to_string()),
+            Err(error) => Err(error.into()),
         };
         self.jwks.put(url.as_str(), fetched.clone());
         fetched

@@ -1,6 +1,7 @@
 //! Key sets fetched for card signatures' `jku`, kept by URL for a while, so many cards (or one
 //! card checked again and again) pointing at the same key set cost one fetch.
 
+use super::signature::JwksError;
 use jsonwebtoken::jwk::JwkSet;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -15,7 +16,7 @@ const FAILURE_KEPT_FOR: Duration = Duration::from_secs(30);
 /// whatever URLs cards name).
 const MAX_ENTRIES: usize = 256;
 
-type Entry = (Instant, Result<JwkSet, String>);
+type Entry = (Instant, Result<JwkSet, JwksError>);
 
 /// The cache; cheap to clone, shared by clones.
 #[derive(Clone, Default)]
@@ -32,7 +33,7 @@ impl std::fmt::Debug for JwksCache {
 
 impl JwksCache {
     /// The key set (or failure) kept for `url`, while it is fresh.
-    pub(super) fn get(&self, url: &str) -> Option<Result<JwkSet, String>> {
+    pub(super) fn get(&self, url: &str) -> Option<Result<JwkSet, JwksError>> {
         let entries = self.entries.lock().ok()?;
         let (at, result) = entries.get(url)?;
         let kept_for = if result.is_ok() {
@@ -44,7 +45,7 @@ impl JwksCache {
     }
 
     /// Keeps what fetching `url` gave.
-    pub(super) fn put(&self, url: &str, result: Result<JwkSet, String>) {
+    pub(super) fn put(&self, url: &str, result: Result<JwkSet, JwksError>) {
         let Ok(mut entries) = self.entries.lock() else {
             return;
         };
@@ -70,7 +71,10 @@ mod tests {
         assert!(matches!(cache.get("https://a.example/jwks"), Some(Ok(_))));
         assert!(cache.get("https://b.example/jwks").is_none());
         for i in 0..MAX_ENTRIES * 2 {
-            cache.put(&format!("https://{i}.example/jwks"), Err("down".into()));
+            cache.put(
+                &format!("https://{i}.example/jwks"),
+                Err(JwksError::NotModified),
+            );
         }
         assert!(cache.entries.lock().unwrap().len() <= MAX_ENTRIES);
     }

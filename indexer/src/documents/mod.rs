@@ -12,6 +12,7 @@ pub mod check;
 mod checker;
 pub mod cid;
 mod dns;
+mod extension;
 pub mod feedback;
 pub mod fetch;
 mod json;

@@ -3,7 +3,7 @@
 //! `extensions.x402-payment`, and per-skill `extensions.pricing`. Field spellings differ between
 //! vendors; each term is read under all the names seen.
 
-use super::card::Extension;
+use super::extension::Extension;
 use super::json::{Fields, text};
 use super::lint::Report;
 use serde::{Deserialize, Serialize};

@@ -14,6 +14,7 @@
 //! pool, off the async threads that serve everything else.
 
 pub use super::canonical::canonical_variants;
+use super::fetch::FetchError;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::Algorithm;
@@ -78,10 +79,42 @@ pub struct CardSignatures {
     pub capped: Vec<Cap>,
 }
 
+/// Why a key set named by a signature's `jku` could not be had. Cloned into the caches of key
+/// sets fetched (per card and across cards), so a failure is remembered as well as a success.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum JwksError {
+    /// Fetching it failed.
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    /// The host answered 304 to a fetch that sent no validators.
+    #[error("unexpected 304")]
+    NotModified,
+    /// The body is not a JSON Web Key Set.
+    #[error("not a JWK set: {0}")]
+    NotAJwkSet(#[source] Arc<serde_json::Error>),
+}
+
+/// Why a signature's `jku` is not fetched.
+#[derive(Debug, thiserror::Error)]
+enum JkuError {
+    /// It does not parse as a URL.
+    #[error("jku {jku:?} is not a URL: {source}")]
+    NotAUrl {
+        jku: String,
+        source: url::ParseError,
+    },
+    /// The card came from nowhere a URL names, so no origin allows it.
+    #[error("the card has no origin to check jku against")]
+    NoOrigin,
+    /// It is on another origin than the card's.
+    #[error("jku {jku} is not on the card's origin {origin}")]
+    OtherOrigin { jku: Url, origin: String },
+}
+
 /// Key sets fetched for one card, by URL, and the caps reached so far.
 #[derive(Default)]
 struct Budget {
-    key_sets: HashMap<Url, Result<JwkSet, String>>,
+    key_sets: HashMap<Url, Result<JwkSet, JwksError>>,
     capped: Vec<Cap>,
 }
 
@@ -168,7 +201,7 @@ pub async fn verify_card<F, Fut>(
 ) -> CardSignatures
 where
     F: Fn(Url) -> Fut,
-    Fut: Future<Output = Result<JwkSet, String>>,
+    Fut: Future<Output = Result<JwkSet, JwksError>>,
 {
     let unsigned = CardSignatures {
         status: SignatureStatus::Unsigned,
@@ -232,7 +265,7 @@ async fn verify_one<F, Fut>(
 ) -> SignatureStatus
 where
     F: Fn(Url) -> Fut,
-    Fut: Future<Output = Result<JwkSet, String>>,
+    Fut: Future<Output = Result<JwkSet, JwksError>>,
 {
     let invalid = |reason: &str| SignatureStatus::Invalid {
         reason: reason.to_string(),
@@ -276,7 +309,7 @@ where
         && let Some(jku) = jku
     {
         match same_origin(&jku, origin) {
-            Err(reason) => unavailable = reason,
+            Err(refused) => unavailable = refused.to_string(),
             Ok(url) => match key_set(&url, fetch_jwks, budget).await {
                 Some(Ok(set)) => {
                     candidates.extend(
@@ -326,10 +359,10 @@ async fn key_set<F, Fut>(
     url: &Url,
     fetch_jwks: &F,
     budget: &mut Budget,
-) -> Option<Result<JwkSet, String>>
+) -> Option<Result<JwkSet, JwksError>>
 where
     F: Fn(Url) -> Fut,
-    Fut: Future<Output = Result<JwkSet, String>>,
+    Fut: Future<Output = Result<JwkSet, JwksError>>,
 {
     if let Some(known) = budget.key_sets.get(url) {
         return Some(known.clone());
@@ -381,16 +414,19 @@ fn allowed(name: &str) -> Option<Algorithm> {
 }
 
 /// `jku` as a URL on the card's own origin.
-fn same_origin(jku: &str, origin: Option<&Url>) -> Result<Url, String> {
-    let url = Url::parse(jku).map_err(|e| format!("jku {jku:?} is not a URL: {e}"))?;
+fn same_origin(jku: &str, origin: Option<&Url>) -> Result<Url, JkuError> {
+    let url = Url::parse(jku).map_err(|source| JkuError::NotAUrl {
+        jku: jku.to_string(),
+        source,
+    })?;
     let Some(origin) = origin else {
-        return Err("the card has no origin to check jku against".into());
+        return Err(JkuError::NoOrigin);
     };
     if url.origin() != origin.origin() {
-        return Err(format!(
-            "jku {url} is not on the card's origin {}",
-            origin.origin().ascii_serialization()
-        ));
+        return Err(JkuError::OtherOrigin {
+            jku: url,
+            origin: origin.origin().ascii_serialization(),
+        });
     }
     Ok(url)
 }

@@ -3,7 +3,7 @@
 //! `tests/fixtures/keys`.
 
 use super::signature::{
-    Cap, MAX_JKU_FETCHES, MAX_KEYS_PER_SIGNATURE, MAX_SIGNATURES, SignatureStatus,
+    Cap, JwksError, MAX_JKU_FETCHES, MAX_KEYS_PER_SIGNATURE, MAX_SIGNATURES, SignatureStatus,
     canonical_variants, verify_card,
 };
 use base64::Engine;
@@ -69,7 +69,7 @@ fn jcs(value: &Value) -> Vec<u8> {
 
 async fn verify(card: &Value, trusted: &[Jwk]) -> SignatureStatus {
     verify_card(card, None, trusted, |_| async {
-        Err::<JwkSet, _>("no jku".to_string())
+        Err::<JwkSet, _>(JwksError::NotModified)
     })
     .await
     .status
@@ -158,7 +158,7 @@ async fn keys_come_from_the_trusted_set_or_a_jku_on_the_cards_origin() {
         let set = set.clone();
         async move {
             assert_eq!(url.as_str(), "https://agent.example/jwks.json");
-            Ok::<_, String>(set)
+            Ok::<_, JwksError>(set)
         }
     })
     .await
@@ -221,7 +221,7 @@ async fn jku_fetches_per_card_are_capped_and_each_url_is_fetched_once() {
     // Every key set is empty, so each signature moves on to the next.
     let fetch = |_url: Url| {
         fetches.fetch_add(1, Ordering::SeqCst);
-        async { Ok::<_, String>(JwkSet { keys: vec![] }) }
+        async { Ok::<_, JwksError>(JwkSet { keys: vec![] }) }
     };
     let result = verify_card(&signed_with_jkus(6, false), Some(&origin), &[], fetch).await;
     assert_eq!(fetches.load(Ordering::SeqCst), MAX_JKU_FETCHES);
@@ -256,7 +256,7 @@ async fn signatures_past_the_cap_are_not_checked_and_the_cap_is_named() {
     signed["signatures"] = Value::Array(signatures);
     let trusted = [jwk(Algorithm::ES256, "k")];
     let result = verify_card(&signed, Some(&origin), &trusted, |_| async {
-        Err::<JwkSet, _>("no jku".to_string())
+        Err::<JwkSet, _>(JwksError::NotModified)
     })
     .await;
     assert_eq!(
@@ -289,7 +289,7 @@ async fn keys_tried_per_signature_are_capped() {
         .collect();
     trusted.push(jwk(Algorithm::ES256, "right"));
     let result = verify_card(&signed, None, &trusted, |_| async {
-        Err::<JwkSet, _>("no jku".to_string())
+        Err::<JwkSet, _>(JwksError::NotModified)
     })
     .await;
     assert_eq!(

@@ -2,7 +2,7 @@
 //! block timestamps (from the logs when the node gives them, else from block headers) and the
 //! state of agent contracts at their registry enrolments.
 
-use super::fetch::FetchedRange;
+use super::fetched::FetchedRange;
 use super::snapshot;
 use super::sources::SourceMap;
 use crate::primitives::BlockRef;

@@ -2,7 +2,7 @@
 //! payment addresses (agentWallet changes) first seen in it, and which logs of an agent contract
 //! count (those from the block it became known).
 
-use super::fetch::FetchedRange;
+use super::fetched::FetchedRange;
 use super::sources::SourceMap;
 use crate::sources::{Decoded, RegistryAction, Role};
 use crate::store::WatchedSets;

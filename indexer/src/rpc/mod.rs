@@ -6,7 +6,9 @@
 //! the answer or a classified [`RpcError`]; errors that mean "narrow the range" come back at once
 //! so the follower can split, everything else transient is retried here first.
 
+mod classify;
 mod error;
+mod phrases;
 
 pub use error::{RpcError, RpcErrorKind};
 
@@ -133,7 +135,7 @@ impl ChainRpc {
                     return Ok(value);
                 }
                 // Transport errors quote the URL they failed on, key included.
-                Ok(Err(error)) => error::classify(&error).redacted(),
+                Ok(Err(error)) => classify::classify(&error).redacted(),
                 Err(_) => RpcErrorKind::Transient(format!("no answer within {:?}", self.timeout)),
             };
             metrics().rpc(

@@ -21,6 +21,7 @@ mod interface;
 pub mod low_priority;
 #[cfg(test)]
 mod migration_tests;
+mod packed_row;
 mod payments;
 mod postgres;
 mod reputation;

@@ -10,8 +10,10 @@
 //! and a task that keeps up sleeps and is woken once per row; with a few hundred thousand fact
 //! rows to rescore after a backfill, the wake-ups cost more than SQLite's reading. Such queries
 //! pack their rows into one JSON array instead ([`packed_rows`], [`fetch_packed`]): one value
-//! crosses, and serde decodes it straight into typed tuples.
+//! crosses, and serde decodes it straight into the rows' structs (declared with
+//! [`packed_row!`](super::packed_row::packed_row), the select list beside each field).
 
+use super::packed_row::PackedRow;
 use super::{Dialect, QueryContext, StoreError, StoreResult};
 use serde::de::DeserializeOwned;
 use sqlx::{Any, AnyConnection, QueryBuilder};
@@ -30,28 +32,49 @@ where
 }
 
 /// The select list that packs a query's rows into one JSON array of rows, each the array of
-/// `columns`, for [`fetch_packed`]. `columns` are plain values (text, integers, NULL); SQLite
-/// refuses to put a BLOB in JSON.
-pub(super) fn packed(dialect: Dialect, columns: &str) -> String {
-    dialect.json_rows(columns)
+/// `T`'s fields, for [`fetch_packed`]. The fields are plain values (text, integers, NULL);
+/// SQLite refuses to put a BLOB in JSON.
+pub(super) fn packed<T: PackedRow>(dialect: Dialect) -> String {
+    dialect.json_rows(&T::select_list(dialect))
 }
 
-/// [`packed`] for rows with a place on the chain: each `[block_number, log_index, [columns…]]`,
+/// [`packed`] for rows with a place on the chain: each `[block_number, log_index, [fields…]]`,
 /// for [`fetch_packed_in_chain_order`].
-pub(super) fn packed_rows(dialect: Dialect, columns: &str) -> String {
-    packed(
-        dialect,
-        &format!("block_number, log_index, {}", dialect.json_array(columns)),
-    )
+pub(super) fn packed_rows<T: PackedRow>(dialect: Dialect) -> String {
+    dialect.json_rows(&format!(
+        "block_number, log_index, {}",
+        dialect.json_array(&T::select_list(dialect))
+    ))
 }
 
-/// Runs `query`, whose one result is [`packed`], and returns its rows, each as `T` (a tuple in
-/// the order of the columns). `context` names the query in errors.
-pub(super) async fn fetch_packed<T: DeserializeOwned>(
+/// Runs `query`, whose one result is [`packed`] as `T`, and returns its rows. `context` names
+/// the query in errors.
+pub(super) async fn fetch_packed<T: PackedRow>(
     conn: &mut AnyConnection,
     query: QueryBuilder<'_, Any>,
     context: &'static str,
 ) -> StoreResult<Vec<T>> {
+    fetch_json(conn, query, context).await
+}
+
+/// Runs `query`, whose one result is [`packed_rows`] as `T`, and returns its rows in chain
+/// order: each its block, log index and `T`.
+pub(super) async fn fetch_packed_in_chain_order<T: PackedRow>(
+    conn: &mut AnyConnection,
+    query: QueryBuilder<'_, Any>,
+    context: &'static str,
+) -> StoreResult<Vec<(i64, i64, T)>> {
+    let mut rows: Vec<(i64, i64, T)> = fetch_json(conn, query, context).await?;
+    sort_in_chain_order(&mut rows);
+    Ok(rows)
+}
+
+/// Runs `query`, whose one result is JSON text, and decodes it as `T`.
+async fn fetch_json<T: DeserializeOwned>(
+    conn: &mut AnyConnection,
+    query: QueryBuilder<'_, Any>,
+    context: &'static str,
+) -> StoreResult<T> {
     let packed: String = Dialect::of(conn)
         .portable(query)
         .build_query_scalar()
@@ -62,18 +85,6 @@ pub(super) async fn fetch_packed<T: DeserializeOwned>(
         what: context.to_string(),
         reason: error.to_string(),
     })
-}
-
-/// Runs `query`, whose one result is [`packed_rows`], and returns its rows in chain order: each
-/// its block, log index and columns as `T`.
-pub(super) async fn fetch_packed_in_chain_order<T: DeserializeOwned>(
-    conn: &mut AnyConnection,
-    query: QueryBuilder<'_, Any>,
-    context: &'static str,
-) -> StoreResult<Vec<(i64, i64, T)>> {
-    let mut rows = fetch_packed(conn, query, context).await?;
-    sort_in_chain_order(&mut rows);
-    Ok(rows)
 }
 
 /// Sorts rows read with [`packed_rows`] by their position on the chain.

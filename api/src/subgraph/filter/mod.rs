@@ -7,6 +7,7 @@
 //! by an index and which only test the rows found.
 
 use super::catalogue::{Entity, Field, Scalar, Shape};
+use super::refusal::Refusal;
 use super::sql::Sql;
 use async_graphql::Value as ConstValue;
 use narrowing::modes_of;
@@ -69,22 +70,22 @@ fn list_cap() -> usize {
 }
 
 /// The SQL condition `filter` (a `{Entity}_filter` object) sets on rows of `entity`.
-pub(crate) fn condition(entity: &Entity, filter: &ConstValue) -> Result<Sql, String> {
+pub(crate) fn condition(entity: &Entity, filter: &ConstValue) -> Result<Sql, Refusal> {
     compile(entity, filter, 0, Mode::Find)
 }
 
-fn compile(entity: &Entity, filter: &ConstValue, depth: usize, mode: Mode) -> Result<Sql, String> {
+fn compile(entity: &Entity, filter: &ConstValue, depth: usize, mode: Mode) -> Result<Sql, Refusal> {
     if depth > MAX_NESTING {
-        return Err(format!("the filter nests deeper than {MAX_NESTING} levels"));
+        return Err(Refusal::FilterTooDeep { max: MAX_NESTING });
     }
     let fields = match filter {
         ConstValue::Null => return Ok(Sql::new("true")),
         ConstValue::Object(fields) => fields,
         other => {
-            return Err(format!(
-                "Expected input object of type `{}_filter`, found `{other}`",
-                entity.name
-            ));
+            return Err(Refusal::NotAFilter {
+                entity: entity.name,
+                found: other.to_string(),
+            });
         }
     };
     let clauses: Vec<(&str, &ConstValue)> = fields.iter().map(|(k, v)| (k.as_str(), v)).collect();
@@ -104,17 +105,17 @@ fn clause(
     value: &ConstValue,
     depth: usize,
     mode: Mode,
-) -> Result<Sql, String> {
+) -> Result<Sql, Refusal> {
     // Every item of an `_in`, `_contains` or `or` list widens the SQL and its plan.
     if let ConstValue::List(items) = value
         && items.len() > list_cap()
     {
-        return Err(format!(
-            "Filter `{key}` of `{}_filter` has {} items; at most {} are accepted",
-            entity.name,
-            items.len(),
-            list_cap()
-        ));
+        return Err(Refusal::ListTooLong {
+            key: key.to_string(),
+            entity: entity.name,
+            items: items.len(),
+            max: list_cap(),
+        });
     }
     if key == "and" || key == "or" {
         let items = match value {
@@ -139,7 +140,10 @@ fn clause(
         out.push(")");
         return Ok(out);
     }
-    let no_field = || format!("Type `{}_filter` has no field `{key}`", entity.name);
+    let no_field = || Refusal::NoFilterField {
+        entity: entity.name,
+        key: key.to_string(),
+    };
     let (field, operator) = split(entity, key).ok_or_else(no_field)?;
     if let Some(sql) = by_id_parts(field, operator, value) {
         return sql;
@@ -195,7 +199,7 @@ fn nested(
     inner: &[&str],
     filter: &ConstValue,
     depth: usize,
-) -> Result<Sql, String> {
+) -> Result<Sql, Refusal> {
     let mut out = Sql::new(format!(
         "(({}) IN (SELECT {} {} AND ",
         outer.join(", "),

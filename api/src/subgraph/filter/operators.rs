@@ -4,6 +4,7 @@
 
 use super::Mode;
 use crate::subgraph::catalogue::{Field, Scalar};
+use crate::subgraph::refusal::Refusal;
 use crate::subgraph::sql::{Bind, Sql};
 use crate::subgraph::values::{bind, bind_json};
 use async_graphql::Value as ConstValue;
@@ -15,7 +16,7 @@ pub(super) fn by_id_parts(
     field: &Field,
     operator: &str,
     value: &ConstValue,
-) -> Option<Result<Sql, String>> {
+) -> Option<Result<Sql, Refusal>> {
     if field.id_parts.is_empty() || matches!(value, ConstValue::Null) {
         return None;
     }
@@ -28,9 +29,10 @@ pub(super) fn by_id_parts(
                 match item {
                     ConstValue::String(id) => ids.push(id.as_str()),
                     other => {
-                        return Some(Err(format!(
-                            "Failed to coerce value `{other}` to type `ID`"
-                        )));
+                        return Some(Err(Refusal::Coerce {
+                            value: other.to_string(),
+                            to: Scalar::Id.type_name(),
+                        }));
                     }
                 }
             }
@@ -73,7 +75,7 @@ pub(super) fn scalar_clause(
     scalar: Scalar,
     operator: &str,
     value: &ConstValue,
-) -> Option<Result<Sql, String>> {
+) -> Option<Result<Sql, Refusal>> {
     let expr = field.compare_sql();
     let text_like = matches!(scalar, Scalar::Id | Scalar::String | Scalar::Bytes);
     let ordered = !matches!(scalar, Scalar::Boolean);
@@ -154,12 +156,12 @@ pub(super) fn scalar_clause(
 }
 
 /// The JSON array of `value`'s items, each bound as `scalar`.
-fn values(scalar: Scalar, value: &ConstValue) -> Result<Bind, String> {
+fn values(scalar: Scalar, value: &ConstValue) -> Result<Bind, Refusal> {
     let ConstValue::List(items) = value else {
-        return Err(format!(
-            "Expected a list of `{}`, found `{value}`",
-            scalar.type_name()
-        ));
+        return Err(Refusal::NotAList {
+            of: scalar.type_name(),
+            found: value.to_string(),
+        });
     };
     let bound = items
         .iter()
@@ -251,7 +253,7 @@ pub(super) fn list_clause(
     operator: &str,
     value: &ConstValue,
     mode: Mode,
-) -> Option<Result<Sql, String>> {
+) -> Option<Result<Sql, Refusal>> {
     let expr = field.compare_sql();
     let (negate, rest) = match operator.strip_prefix("_not") {
         Some(rest) => (true, rest),
@@ -305,7 +307,7 @@ fn members(
     scalar: Scalar,
     negate: bool,
     items: &[ConstValue],
-) -> Result<Sql, String> {
+) -> Result<Sql, Refusal> {
     let mut out = Sql::new(if negate { "(NOT (true" } else { "((true" });
     for item in items {
         let value = bind(scalar, item)?;

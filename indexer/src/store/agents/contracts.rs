@@ -8,13 +8,14 @@ use crate::agents::contracts::{
     Found, OwnFact, RegistryFact, SnapshotFact, apply_own, apply_registry, describe_card, found,
 };
 use crate::primitives::AgentKey;
+use crate::schema::{agent_contract_events, agent_snapshots, registry_events};
 use crate::sources::hex_address;
 use crate::store::Dialect;
 use crate::store::StoreResult;
 use crate::store::decode::{self, int};
-use crate::store::sql::{fetch_packed, packed, packed_rows, sort_in_chain_order};
+use crate::store::packed_row::{PackedRow, packed_row};
+use crate::store::sql::{fetch_packed, fetch_packed_in_chain_order, packed, packed_rows};
 use alloy::primitives::Address;
-use serde::de::DeserializeOwned;
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::BTreeMap;
 
@@ -33,7 +34,6 @@ pub(super) async fn refresh(
         "SELECT {rows} FROM watched_agents w INDEXED BY watched_agents_address JOIN events e
            ON e.chain_id = w.chain_id AND e.block_number = w.block_number AND e.log_index = w.log_index
          WHERE w.chain_id = ",
-        |d| packed(d, "w.address, w.discovered_by, w.via, w.block_number, w.log_index, e.block_timestamp"),
         (chain_id, "w.address", &addresses),
         "",
         "reading how agent contracts were found",
@@ -79,44 +79,62 @@ pub(super) async fn refresh(
     write(conn, chain_id, &computed, &gone).await
 }
 
+packed_row! {
+    /// How an agent contract was found (`watched_agents` as `w`, with its event `e`'s time).
+    struct Discovery {
+        address: String = "w.address",
+        discovered_by: String = "w.discovered_by",
+        via: String = "w.via",
+        block_number: i64 = "w.block_number",
+        log_index: i64 = "w.log_index",
+        block_timestamp: i64 = "e.block_timestamp",
+    }
+}
+
+packed_row! {
+    /// An agent contract's own event (`agent_contract_events`), with its rank among the agent's
+    /// events of its kind, newest first.
+    struct OwnEvent {
+        agent: String = agent_contract_events::agent,
+        kind: String = agent_contract_events::kind,
+        value: String = agent_contract_events::value,
+        block_number: i64 = agent_contract_events::block_number,
+        log_index: i64 = agent_contract_events::log_index,
+        timestamp: i64 = agent_contract_events::timestamp,
+        newest: i64 = "newest",
+    }
+}
+
+packed_row! {
+    /// An agent contract's state read at an enrolment (`agent_snapshots`); NULL where the
+    /// contract did not answer.
+    struct SnapshotRow {
+        agent: String = agent_snapshots::agent,
+        owner: Option<String> = agent_snapshots::owner,
+        card: Option<String> = agent_snapshots::card,
+        active: Option<i64> = agent_snapshots::active,
+        heartbeat_interval: Option<i64> = agent_snapshots::heartbeat_interval,
+        last_heartbeat: Option<i64> = agent_snapshots::last_heartbeat,
+        block_number: i64 = agent_snapshots::block_number,
+        log_index: i64 = agent_snapshots::log_index,
+    }
+}
+
+packed_row! {
+    /// A registry's enrolment event (`registry_events`).
+    struct RegistryRow {
+        agent: String = registry_events::agent,
+        registry: String = registry_events::registry,
+        kind: String = registry_events::kind,
+        actor: String = registry_events::actor,
+        metadata_uri: Option<String> = registry_events::metadata_uri,
+        pending: Option<i64> = registry_events::pending,
+    }
+}
+
 /// Folds in the contracts' own events and their state at enrolments: the newest of each kind
 /// wins, and the heartbeat starts at the block time of the first interval setting until a
 /// heartbeat is recorded.
-/// How an agent contract was found (`watched_agents` with its event's time), packed.
-#[derive(serde::Deserialize)]
-struct Discovery {
-    address: String,
-    discovered_by: String,
-    via: String,
-    block_number: i64,
-    log_index: i64,
-    block_timestamp: i64,
-}
-
-/// An agent contract's own event (`agent_contract_events`), packed, with its rank among the
-/// agent's events of its kind, newest first.
-#[derive(serde::Deserialize)]
-struct OwnEvent {
-    agent: String,
-    kind: String,
-    value: String,
-    block_number: i64,
-    log_index: i64,
-    timestamp: i64,
-    newest: i64,
-}
-
-/// A `registry_events` row, packed.
-#[derive(serde::Deserialize)]
-struct RegistryRow {
-    agent: String,
-    registry: String,
-    kind: String,
-    actor: String,
-    metadata_uri: Option<String>,
-    pending: Option<i64>,
-}
-
 async fn apply_own_events(
     conn: &mut AnyConnection,
     chain_id: u64,
@@ -130,7 +148,6 @@ async fn apply_own_events(
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number DESC, log_index DESC) AS newest,
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number, log_index) AS oldest
            FROM agent_contract_events WHERE chain_id = ",
-        |d| packed(d, "agent, kind, value, block_number, log_index, timestamp, newest"),
         (chain_id, "agent", addresses),
         ") AS f WHERE newest = 1 OR (kind = 'interval' AND oldest = 1)",
         "reading agent contract events",
@@ -159,28 +176,27 @@ async fn snapshot_facts(
     chain_id: u64,
     addresses: &[String],
 ) -> StoreResult<Vec<SnapshotFact>> {
-    type SnapshotRow = (
-        String,
-        Option<String>,
-        Option<String>,
-        Option<i64>,
-        Option<i64>,
-        Option<i64>,
-        i64,
-        i64,
-    );
     let snapshots: Vec<SnapshotRow> = of_agents(
         conn,
         "SELECT {rows} FROM agent_snapshots WHERE chain_id = ",
-        |d| packed(d, "agent, owner, card, active, heartbeat_interval, last_heartbeat, block_number, log_index"),
         (chain_id, "agent", addresses),
         "",
         "reading agent snapshots",
     )
     .await?;
     let mut facts = Vec::new();
-    for (agent, owner, card, active, interval, heartbeat, block, log) in snapshots {
-        let at = (block, log);
+    for SnapshotRow {
+        agent,
+        owner,
+        card,
+        active,
+        heartbeat_interval: interval,
+        last_heartbeat: heartbeat,
+        block_number,
+        log_index,
+    } in snapshots
+    {
+        let at = (block_number, log_index);
         let fields = [
             ("owner", owner),
             ("card", card),
@@ -213,16 +229,14 @@ async fn apply_registry_events(
     addresses: &[String],
     rows: &mut BTreeMap<String, AgentState>,
 ) -> StoreResult<()> {
-    let mut events: Vec<(i64, i64, RegistryRow)> = of_agents(
+    let events: Vec<(i64, i64, RegistryRow)> = of_agents_in_chain_order(
         conn,
         "SELECT {rows} FROM registry_events INDEXED BY registry_events_agent WHERE chain_id = ",
-        |d| packed_rows(d, "agent, registry, kind, actor, metadata_uri, pending"),
         (chain_id, "agent", addresses),
         "",
         "reading registry events",
     )
     .await?;
-    sort_in_chain_order(&mut events);
     let events = events
         .into_iter()
         .map(|(block, _, event)| RegistryFact {
@@ -240,22 +254,47 @@ async fn apply_registry_events(
 }
 
 /// Runs `{select} <chain_id> AND {column} IN (<addresses>) {tail}` with `{rows}` in `select`
-/// standing for `rows`, a packed select list ([`packed`] or [`packed_rows`]): `select` ends in
-/// the chain-id comparison (`… WHERE chain_id = `). Each row comes back as `T`; `context` names
-/// the query in errors.
-async fn of_agents<T: DeserializeOwned>(
+/// standing for the [`packed`] select list of `T`: `select` ends in the chain-id comparison
+/// (`… WHERE chain_id = `). `context` names the query in errors.
+async fn of_agents<T: PackedRow>(
     conn: &mut AnyConnection,
     select: &str,
-    rows: impl FnOnce(Dialect) -> String,
-    (chain_id, column, addresses): (u64, &str, &[String]),
+    agents: AgentsOfChain<'_>,
     tail: &str,
     context: &'static str,
 ) -> StoreResult<Vec<T>> {
-    let rows = rows(Dialect::of(conn));
-    let mut query = QueryBuilder::<Any>::new(select.replace("{rows}", &rows));
+    let rows = packed::<T>(Dialect::of(conn));
+    let query = agents_query(select, &rows, agents, tail)?;
+    fetch_packed(conn, query, context).await
+}
+
+/// [`of_agents`] for rows with a place on the chain ([`packed_rows`] of `T`), in chain order.
+async fn of_agents_in_chain_order<T: PackedRow>(
+    conn: &mut AnyConnection,
+    select: &str,
+    agents: AgentsOfChain<'_>,
+    tail: &str,
+    context: &'static str,
+) -> StoreResult<Vec<(i64, i64, T)>> {
+    let rows = packed_rows::<T>(Dialect::of(conn));
+    let query = agents_query(select, &rows, agents, tail)?;
+    fetch_packed_in_chain_order(conn, query, context).await
+}
+
+/// The agents a query is about: the chain, the column naming the agent, their addresses.
+type AgentsOfChain<'a> = (u64, &'a str, &'a [String]);
+
+/// The query [`of_agents`] runs, `rows` in place of `{rows}`.
+fn agents_query<'a>(
+    select: &str,
+    rows: &str,
+    (chain_id, column, addresses): AgentsOfChain<'a>,
+    tail: &str,
+) -> StoreResult<QueryBuilder<'a, Any>> {
+    let mut query = QueryBuilder::<Any>::new(select.replace("{rows}", rows));
     query.push_bind(int("chain_id", chain_id)?);
     query.push(format!(" AND {column}"));
     push_in(&mut query, addresses);
     query.push(tail);
-    fetch_packed(conn, query, context).await
+    Ok(query)
 }

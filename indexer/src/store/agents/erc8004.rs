@@ -3,16 +3,21 @@
 
 use super::{push_in, write};
 use crate::agents::erc8004::{
-    TokenFacts, add_operators_for_all, erc8004_agent, operators_for_all as fold_operators,
+    Registration, TokenFacts, add_operators_for_all, erc8004_agent,
+    operators_for_all as fold_operators,
 };
 use crate::primitives::AgentKey;
+use crate::schema::{
+    identity_approvals, identity_metadata, identity_registrations, identity_transfers,
+    identity_uri_updates,
+};
 use crate::sources::hex_address;
 use crate::store::Dialect;
 use crate::store::decode::int;
+use crate::store::packed_row::{PackedRow, PerDialect, packed_row};
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows};
 use crate::store::{StoreError, StoreResult};
 use alloy::primitives::{Address, U256, hex};
-use serde::de::DeserializeOwned;
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,78 +32,50 @@ pub(super) async fn refresh(
     let ids: Vec<String> = tokens.iter().map(U256::to_string).collect();
     let mut facts: BTreeMap<String, TokenFacts> = BTreeMap::new();
 
-    type Registration = (String, String, String, i64);
-    let rows: Vec<(i64, i64, Registration)> = of_tokens(
-        conn,
-        chain_id,
-        &reg,
-        &ids,
-        "identity_registrations",
-        "owner, uri, timestamp",
-        "",
-    )
-    .await?;
-    for (block, log, (token, owner, uri, timestamp)) in rows {
-        let entry = facts.entry(token).or_default();
+    let rows: Vec<(i64, i64, RegisteredRow)> =
+        of_tokens(conn, chain_id, &reg, &ids, identity_registrations::NAME, "").await?;
+    for (block, log, row) in rows {
+        let entry = facts.entry(row.token_id).or_default();
         if entry.registered.is_none() {
-            entry.registered = Some((owner, uri, (block, log), timestamp));
+            entry.registered = Some(Registration {
+                owner: row.owner,
+                uri: row.uri,
+                at: (block, log),
+                timestamp: row.timestamp,
+            });
         }
     }
-    let rows: Vec<(i64, i64, (String, String))> = of_tokens(
-        conn,
-        chain_id,
-        &reg,
-        &ids,
-        "identity_transfers",
-        "to_address",
-        "",
-    )
-    .await?;
-    for (block, log, (token, to)) in rows {
-        facts.entry(token).or_default().transferred = Some((to, (block, log)));
+    let rows: Vec<(i64, i64, TransferRow)> =
+        of_tokens(conn, chain_id, &reg, &ids, identity_transfers::NAME, "").await?;
+    for (block, log, row) in rows {
+        facts.entry(row.token_id).or_default().transferred = Some((row.to_address, (block, log)));
     }
-    let rows: Vec<(i64, i64, (String, String))> = of_tokens(
-        conn,
-        chain_id,
-        &reg,
-        &ids,
-        "identity_uri_updates",
-        "uri",
-        "",
-    )
-    .await?;
-    for (block, log, (token, uri)) in rows {
-        facts.entry(token).or_default().uri_updated = Some((uri, (block, log)));
+    let rows: Vec<(i64, i64, UriUpdateRow)> =
+        of_tokens(conn, chain_id, &reg, &ids, identity_uri_updates::NAME, "").await?;
+    for (block, log, row) in rows {
+        facts.entry(row.token_id).or_default().uri_updated = Some((row.uri, (block, log)));
     }
-    let rows: Vec<(i64, i64, (String, String))> = of_tokens(
+    let rows: Vec<(i64, i64, WalletRow)> = of_tokens(
         conn,
         chain_id,
         &reg,
         &ids,
-        "identity_metadata",
-        &Dialect::of(conn).hex("value"),
+        identity_metadata::NAME,
         "AND key = 'agentWallet'",
     )
     .await?;
-    for (block, _, (token, value)) in rows {
-        let value = hex::decode(&value).map_err(|error| StoreError::Corrupt {
-            what: format!("agentWallet metadata of token {token}"),
+    for (block, _, row) in rows {
+        let value = hex::decode(&row.value_hex).map_err(|error| StoreError::Corrupt {
+            what: format!("agentWallet metadata of token {}", row.token_id),
             reason: error.to_string(),
         })?;
-        facts.entry(token).or_default().wallet = Some((value, block));
+        facts.entry(row.token_id).or_default().wallet = Some((value, block));
     }
-    let rows: Vec<(i64, i64, (String, String, i64))> = of_tokens(
-        conn,
-        chain_id,
-        &reg,
-        &ids,
-        "identity_approvals",
-        "operator, approved",
-        "",
-    )
-    .await?;
-    for (block, log, (token, operator, approved)) in rows {
-        facts.entry(token).or_default().approval = Some((operator, approved != 0, (block, log)));
+    let rows: Vec<(i64, i64, ApprovalRow)> =
+        of_tokens(conn, chain_id, &reg, &ids, identity_approvals::NAME, "").await?;
+    for (block, log, row) in rows {
+        facts.entry(row.token_id).or_default().approval =
+            Some((row.operator, row.approved != 0, (block, log)));
     }
 
     let mut computed = Vec::with_capacity(ids.len());
@@ -123,21 +100,74 @@ pub(super) async fn refresh(
     write(conn, chain_id, &computed, &gone).await
 }
 
-/// Rows of `table` for `ids` of `registry`, in chain order: each row's block, log index and
-/// `T`, which holds `token_id` and then `columns`. Every fact table has an index `{table}_token`
-/// by (chain, registry, token), which the lookup names (see `store::sql`).
-async fn of_tokens<T: DeserializeOwned>(
+packed_row! {
+    /// A token's registration (`identity_registrations`).
+    struct RegisteredRow {
+        token_id: String = identity_registrations::token_id,
+        owner: String = identity_registrations::owner,
+        uri: String = identity_registrations::uri,
+        timestamp: i64 = identity_registrations::timestamp,
+    }
+}
+
+packed_row! {
+    /// A token changing owner (`identity_transfers`).
+    struct TransferRow {
+        token_id: String = identity_transfers::token_id,
+        to_address: String = identity_transfers::to_address,
+    }
+}
+
+packed_row! {
+    /// A token's registration file moving (`identity_uri_updates`).
+    struct UriUpdateRow {
+        token_id: String = identity_uri_updates::token_id,
+        uri: String = identity_uri_updates::uri,
+    }
+}
+
+packed_row! {
+    /// A metadata entry of a token (`identity_metadata`), its value in hex (a BLOB cannot be
+    /// packed into JSON).
+    struct WalletRow {
+        token_id: String = identity_metadata::token_id,
+        value_hex: String = PerDialect(|dialect| dialect.hex(identity_metadata::value.name)),
+    }
+}
+
+packed_row! {
+    /// A token's approved address set or cleared (`identity_approvals`).
+    struct ApprovalRow {
+        token_id: String = identity_approvals::token_id,
+        operator: String = identity_approvals::operator,
+        approved: i64 = identity_approvals::approved,
+    }
+}
+
+packed_row! {
+    /// An owner approving an operator for all its tokens, or revoking it (`identity_approvals`
+    /// without a token).
+    struct OperatorForAllRow {
+        owner: String = identity_approvals::owner,
+        operator: String = identity_approvals::operator,
+        approved: i64 = identity_approvals::approved,
+    }
+}
+
+/// Rows of `table` for `ids` of `registry` as `T` (whose fields select from `table`), in chain
+/// order: each row's block, log index and `T`. Every fact table has an index `{table}_token` by
+/// (chain, registry, token), which the lookup names (see `store::sql`).
+async fn of_tokens<T: PackedRow>(
     conn: &mut AnyConnection,
     chain_id: u64,
     registry: &str,
     ids: &[String],
     table: &str,
-    columns: &str,
     extra: &str,
 ) -> StoreResult<Vec<(i64, i64, T)>> {
     let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {} FROM {table} INDEXED BY {table}_token WHERE chain_id = ",
-        packed_rows(Dialect::of(conn), &format!("token_id, {columns}"))
+        packed_rows::<T>(Dialect::of(conn))
     ));
     query.push_bind(int("chain_id", chain_id)?);
     query.push(" AND registry = ");
@@ -160,18 +190,18 @@ async fn operators_for_all(
         let mut query = QueryBuilder::<Any>::new(format!(
             "SELECT {} FROM identity_approvals INDEXED BY identity_approvals_owner
              WHERE token_id IS NULL AND chain_id = ",
-            packed_rows(Dialect::of(conn), "owner, operator, approved")
+            packed_rows::<OperatorForAllRow>(Dialect::of(conn))
         ));
         query.push_bind(int("chain_id", chain_id)?);
         query.push(" AND registry = ");
         query.push_bind(registry);
         query.push(" AND owner");
         push_in(&mut query, chunk.iter().copied());
-        let rows: Vec<(i64, i64, (String, String, i64))> =
+        let rows: Vec<(i64, i64, OperatorForAllRow)> =
             fetch_packed_in_chain_order(conn, query, "reading operator approvals").await?;
         approvals.extend(
             rows.into_iter()
-                .map(|(_, _, (owner, operator, approved))| (owner, operator, approved != 0)),
+                .map(|(_, _, row)| (row.owner, row.operator, row.approved != 0)),
         );
     }
     Ok(fold_operators(approvals))

@@ -3,12 +3,14 @@
 //! are the channel's payer paying its receiver), and the transfers out of bound addresses
 //! (outflows).
 
+use crate::schema::{payment_bindings, x402_channels};
 use crate::sources::payments::Settlement;
 use crate::sources::{Decoded, hex_address, hex_b256};
 use crate::store::Dialect;
 use crate::store::batch::{ChainContext, EventRecord};
 use crate::store::decode;
 use crate::store::decode::int;
+use crate::store::packed_row::{PackedRow, packed_row};
 use crate::store::rows::Rows;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::{Address, U256};
@@ -121,6 +123,19 @@ pub(super) fn open_channel(
     Ok(())
 }
 
+packed_row! {
+    /// An `x402_channels` row, read by name.
+    #[derive(sqlx::FromRow)]
+    struct StoredChannel {
+        channel_id: String = x402_channels::channel_id,
+        block_number: i64 = x402_channels::block_number,
+        log_index: i64 = x402_channels::log_index,
+        payer: String = x402_channels::payer,
+        receiver: String = x402_channels::receiver,
+        token: String = x402_channels::token,
+    }
+}
+
 /// A channel as stored, from the position it opened.
 struct Channel {
     opened: (i64, i64),
@@ -151,27 +166,27 @@ pub(super) async fn credit_claims(
     let mut channels: BTreeMap<String, Vec<Channel>> = BTreeMap::new();
     let ids: Vec<&String> = ids.iter().collect();
     for chunk in ids.chunks(ADDRESSES_PER_QUERY) {
-        let mut query = QueryBuilder::<Any>::new(
-            "SELECT channel_id, block_number, log_index, payer, receiver, token FROM x402_channels
-             WHERE chain_id = ",
-        );
+        let mut query = QueryBuilder::<Any>::new(format!(
+            "SELECT {} FROM x402_channels WHERE chain_id = ",
+            StoredChannel::named_select_list(Dialect::of(conn))
+        ));
         query.push_bind(int("chain_id", chain.chain_id)?);
         query.push(" AND channel_id");
         crate::store::sql::push_in(&mut query, chunk.iter().map(|s| s.as_str()));
         query.push(" ORDER BY block_number, log_index");
-        let found: Vec<(String, i64, i64, String, String, String)> = Dialect::of(conn)
+        let found: Vec<StoredChannel> = Dialect::of(conn)
             .portable(query)
             .build_query_as()
             .fetch_all(&mut *conn)
             .await
             .context("reading x402 channels")?;
-        let table = "x402_channels";
-        for (id, block, log, payer, receiver, token) in found {
-            channels.entry(id).or_default().push(Channel {
-                opened: (block, log),
-                payer: decode::parse(table, "payer", &payer)?,
-                receiver: decode::parse(table, "receiver", &receiver)?,
-                token: decode::parse(table, "token", &token)?,
+        let table = x402_channels::NAME;
+        for row in found {
+            channels.entry(row.channel_id).or_default().push(Channel {
+                opened: (row.block_number, row.log_index),
+                payer: decode::parse(table, x402_channels::payer.name, &row.payer)?,
+                receiver: decode::parse(table, x402_channels::receiver.name, &row.receiver)?,
+                token: decode::parse(table, x402_channels::token.name, &row.token)?,
             });
         }
     }
@@ -215,6 +230,17 @@ pub(super) async fn credit_claims(
 /// Each agent's payment addresses in chain order, with the position each took effect.
 type BindingHistory = BTreeMap<String, Vec<((i64, i64), String)>>;
 
+packed_row! {
+    /// A `payment_bindings` row, read by name.
+    #[derive(sqlx::FromRow)]
+    struct Binding {
+        agent_key: String = payment_bindings::agent_key,
+        address: String = payment_bindings::address,
+        block_number: i64 = payment_bindings::block_number,
+        log_index: i64 = payment_bindings::log_index,
+    }
+}
+
 /// Binding history of every agent ever bound to one of `addresses`.
 async fn bindings_of(
     conn: &mut AnyConnection,
@@ -224,10 +250,11 @@ async fn bindings_of(
     let mut history = BindingHistory::new();
     let addresses: Vec<&String> = addresses.iter().collect();
     for chunk in addresses.chunks(ADDRESSES_PER_QUERY) {
-        let mut query = QueryBuilder::<Any>::new(
-            "SELECT agent_key, address, block_number, log_index FROM payment_bindings
+        let mut query = QueryBuilder::<Any>::new(format!(
+            "SELECT {} FROM payment_bindings
              WHERE agent_key IN (SELECT agent_key FROM payment_bindings WHERE chain_id = ",
-        );
+            Binding::named_select_list(Dialect::of(conn))
+        ));
         query.push_bind(int("chain_id", chain_id)?);
         query.push(" AND address IN (");
         let mut list = query.separated(", ");
@@ -235,17 +262,17 @@ async fn bindings_of(
             list.push_bind(*address);
         }
         query.push(")) ORDER BY block_number, log_index");
-        let rows: Vec<(String, String, i64, i64)> = Dialect::of(conn)
+        let rows: Vec<Binding> = Dialect::of(conn)
             .portable(query)
             .build_query_as()
             .fetch_all(&mut *conn)
             .await
             .context("reading the bindings of payment addresses")?;
-        for (agent, address, block, log) in rows {
+        for row in rows {
             history
-                .entry(agent)
+                .entry(row.agent_key)
                 .or_default()
-                .push(((block, log), address));
+                .push(((row.block_number, row.log_index), row.address));
         }
     }
     Ok(history)

@@ -8,8 +8,10 @@ mod feedback_files;
 
 use crate::primitives::sql_bound;
 use crate::reputation::{AgentFacts, Outflow, Payment};
+use crate::schema::{agents, outflows, payments};
 use crate::store::Dialect;
 use crate::store::decode::{self, int};
+use crate::store::packed_row::{PackedRow, packed_row};
 use crate::store::sql::{fetch_packed, fetch_packed_in_chain_order, packed, packed_rows, push_in};
 use crate::store::{QueryContext, StoreResult};
 use contracts::contract_facts;
@@ -73,10 +75,7 @@ pub(super) async fn subjects(
 ) -> StoreResult<Vec<Subject>> {
     let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {} FROM agents WHERE agent_key",
-        packed(
-            Dialect::of(conn),
-            "agent_key, source, address, registry, token_id, last_event_block"
-        )
+        packed::<SubjectRow>(Dialect::of(conn))
     ));
     push_in(&mut query, keys);
     let rows: Vec<SubjectRow> = fetch_packed(conn, query, "reading the agents to score").await?;
@@ -88,15 +87,17 @@ pub(super) async fn subjects(
     Ok(subjects)
 }
 
-/// An `agents` row as [`subjects`] reads it (packed into JSON, or as a row).
-#[derive(serde::Deserialize, sqlx::FromRow)]
-struct SubjectRow {
-    agent_key: String,
-    source: String,
-    address: Option<String>,
-    registry: Option<String>,
-    token_id: Option<String>,
-    last_event_block: i64,
+packed_row! {
+    /// An `agents` row as [`subjects`] reads it (packed into JSON, or as a row).
+    #[derive(sqlx::FromRow)]
+    struct SubjectRow {
+        agent_key: String = agents::agent_key,
+        source: String = agents::source,
+        address: Option<String> = agents::address,
+        registry: Option<String> = agents::registry,
+        token_id: Option<String> = agents::token_id,
+        last_event_block: i64 = agents::last_event_block,
+    }
 }
 
 impl TryFrom<SubjectRow> for Subject {
@@ -135,11 +136,12 @@ pub(super) async fn subjects_at(
     // `+chain_id` keeps the planner off the indexes that lead with the chain: through them
     // every page sorted all of the chain's agents (a temporary B-tree), 70 ms a page at 100,000
     // agents; along the key's own index a page is a short range scan.
-    let rows: Vec<SubjectRow> = sqlx::query_as(
-        "SELECT agent_key, source, address, registry, token_id, last_event_block FROM agents
+    let rows: Vec<SubjectRow> = sqlx::query_as(&format!(
+        "SELECT {} FROM agents
          WHERE +chain_id = $1 AND registered_block <= $2 AND agent_key > $3
          ORDER BY agent_key LIMIT $4",
-    )
+        SubjectRow::named_select_list(Dialect::of(conn))
+    ))
     .bind(int("chain_id", chain_id)?)
     .bind(sql_bound(block))
     .bind(after)
@@ -242,17 +244,29 @@ async fn sides(
     Ok(())
 }
 
-/// A `payments` row as reputation reads it, packed.
-#[derive(serde::Deserialize)]
-struct PackedPayment {
-    agent_key: String,
-    payer: String,
-    payee: String,
-    token: String,
-    amount: String,
-    timestamp: i64,
-    x402: i64,
-    tx_hash: String,
+packed_row! {
+    /// A `payments` row as reputation reads it.
+    struct PackedPayment {
+        agent_key: String = payments::agent_key,
+        payer: String = payments::payer,
+        payee: String = payments::payee,
+        token: String = payments::token,
+        amount: String = payments::amount,
+        timestamp: i64 = payments::timestamp,
+        /// 1 when an x402 scheme settled it.
+        x402: i64 = "CASE WHEN scheme IS NULL THEN 0 ELSE 1 END",
+        tx_hash: String = payments::tx_hash,
+    }
+}
+
+packed_row! {
+    /// An `outflows` row as reputation reads it.
+    struct PackedOutflow {
+        agent_key: String = outflows::agent_key,
+        to_address: String = outflows::to_address,
+        block_number: i64 = outflows::block_number,
+        timestamp: i64 = outflows::timestamp,
+    }
 }
 
 async fn payments(
@@ -263,11 +277,7 @@ async fn payments(
 ) -> StoreResult<()> {
     let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {} FROM payments WHERE block_number <= ",
-        packed_rows(
-            Dialect::of(conn),
-            "agent_key, payer, payee, token, amount, timestamp,
-             CASE WHEN scheme IS NULL THEN 0 ELSE 1 END, tx_hash"
-        )
+        packed_rows::<PackedPayment>(Dialect::of(conn))
     ));
     query.push_bind(sql_bound(up_to));
     query.push(" AND agent_key");
@@ -314,21 +324,23 @@ async fn outflows(
 ) -> StoreResult<()> {
     let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {} FROM outflows WHERE block_number <= ",
-        packed(
-            Dialect::of(conn),
-            "agent_key, to_address, block_number, timestamp"
-        )
+        packed::<PackedOutflow>(Dialect::of(conn))
     ));
     query.push_bind(sql_bound(up_to));
     query.push(" AND agent_key");
     push_in(&mut query, subjects.iter().map(|s| s.key.as_str()));
-    let rows: Vec<(String, String, i64, i64)> =
-        fetch_packed(conn, query, "reading agents' outflows").await?;
-    for (key, to, block, timestamp) in rows {
-        let Some(entry) = loaded.get_mut(&key) else {
+    let rows: Vec<PackedOutflow> = fetch_packed(conn, query, "reading agents' outflows").await?;
+    for PackedOutflow {
+        agent_key,
+        to_address: to,
+        block_number,
+        timestamp,
+    } in rows
+    {
+        let Some(entry) = loaded.get_mut(&agent_key) else {
             continue;
         };
-        entry.saw(block)?;
+        entry.saw(block_number)?;
         entry.facts.outflows.push(Outflow {
             to: decode::parse("outflows", "to_address", &to)?,
             timestamp: decode::uint("outflows", "timestamp", timestamp)?,

@@ -7,14 +7,18 @@ use super::feedback_files::{self, OnChainFeedback};
 use super::{Loaded, at, seen};
 use crate::primitives::sql_bound;
 use crate::reputation::{FeedbackEntry, SideChange, ValidationResponse};
+use crate::schema::{
+    feedback, feedback_responses, feedback_revocations, identity_approvals, identity_metadata,
+    identity_registrations, identity_transfers, validation_requests, validation_responses,
+};
 use crate::store::Dialect;
 use crate::store::StoreResult;
 use crate::store::agents::wallet_from_metadata;
 use crate::store::decode;
 use crate::store::decode::int;
+use crate::store::packed_row::{PackedRow, PerDialect, packed_row};
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows, push_in};
 use alloy::primitives::{Address, hex};
-use serde::de::DeserializeOwned;
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,19 +29,18 @@ pub(super) struct Scope<'a> {
     pub(super) up_to: u64,
 }
 
-/// Rows of `table` for `tokens` of the scope's registry, in chain order (looked up by the
-/// token index, as `store::sql` explains): each row's block, log index and `T`, which holds
-/// the token id and then `columns`.
-async fn of_tokens<T: DeserializeOwned>(
+/// Rows of `table` for `tokens` of the scope's registry as `T` (whose fields select from
+/// `table`), in chain order (looked up by the token index, as `store::sql` explains): each
+/// row's block, log index and `T`.
+async fn of_tokens<T: PackedRow>(
     conn: &mut AnyConnection,
     scope: &Scope<'_>,
     tokens: &BTreeMap<&str, &str>,
     table: &str,
-    columns: &str,
 ) -> StoreResult<Vec<(i64, i64, T)>> {
     let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {} FROM {table} INDEXED BY {} WHERE chain_id = ",
-        packed_rows(Dialect::of(conn), &format!("token_id, {columns}")),
+        packed_rows::<T>(Dialect::of(conn)),
         token_index(table)
     ));
     query.push_bind(int("chain_id", scope.chain_id)?);
@@ -68,37 +71,37 @@ pub(super) async fn erc8004_side(
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
     let mut owners_of: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
-    for (table, column) in [
-        ("identity_registrations", "owner"),
-        ("identity_transfers", "to_address"),
-    ] {
-        let rows: Vec<(i64, i64, (String, String))> =
-            of_tokens(conn, scope, tokens, table, column).await?;
-        for (block, log, (token, owner_hex)) in rows {
-            let (Some(key), Ok(owner)) = (tokens.get(token.as_str()), owner_hex.parse()) else {
-                continue;
-            };
-            owners_of.entry(key).or_default().insert(owner_hex);
-            let entry = seen(loaded, key, block)?;
-            entry
-                .facts
-                .side
-                .push(at(block, log)?, SideChange::Owner(owner));
-        }
+    let registered: Vec<(i64, i64, RegisteredOwner)> =
+        of_tokens(conn, scope, tokens, identity_registrations::NAME).await?;
+    let transferred: Vec<(i64, i64, TransferredTo)> =
+        of_tokens(conn, scope, tokens, identity_transfers::NAME).await?;
+    let owner_changes = registered
+        .into_iter()
+        .map(|(block, log, row)| (block, log, OwnerChange::from(row)))
+        .chain(
+            transferred
+                .into_iter()
+                .map(|(block, log, row)| (block, log, OwnerChange::from(row))),
+        );
+    for (block, log, OwnerChange { token, owner_hex }) in owner_changes {
+        let (Some(key), Ok(owner)) = (tokens.get(token.as_str()), owner_hex.parse()) else {
+            continue;
+        };
+        owners_of.entry(key).or_default().insert(owner_hex);
+        let entry = seen(loaded, key, block)?;
+        entry
+            .facts
+            .side
+            .push(at(block, log)?, SideChange::Owner(owner));
     }
     // Every metadata change counts as one of the agent's facts; only the wallet's value matters.
-    let rows: Vec<(i64, i64, (String, Option<String>))> = of_tokens(
-        conn,
-        scope,
-        tokens,
-        "identity_metadata",
-        &format!(
-            "CASE WHEN key = 'agentWallet' THEN {} END",
-            Dialect::of(conn).hex("value")
-        ),
-    )
-    .await?;
-    for (block, log, (token, wallet_hex)) in rows {
+    let rows: Vec<(i64, i64, MetadataChange)> =
+        of_tokens(conn, scope, tokens, identity_metadata::NAME).await?;
+    for (block, log, row) in rows {
+        let MetadataChange {
+            token_id: token,
+            wallet_hex,
+        } = row;
         let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
@@ -115,15 +118,14 @@ pub(super) async fn erc8004_side(
                 .push(at(block, log)?, SideChange::Wallet(wallet));
         }
     }
-    let rows: Vec<(i64, i64, (String, String, i64))> = of_tokens(
-        conn,
-        scope,
-        tokens,
-        "identity_approvals",
-        "operator, approved",
-    )
-    .await?;
-    for (block, log, (token, operator, approved)) in rows {
+    let rows: Vec<(i64, i64, ApprovalRow)> =
+        of_tokens(conn, scope, tokens, identity_approvals::NAME).await?;
+    for (block, log, row) in rows {
+        let ApprovalRow {
+            token_id: token,
+            operator,
+            approved,
+        } = row;
         let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
@@ -142,7 +144,7 @@ pub(super) async fn erc8004_side(
     let mut query = QueryBuilder::<Any>::new(format!(
         "SELECT {} FROM identity_approvals INDEXED BY identity_approvals_owner
          WHERE token_id IS NULL AND chain_id = ",
-        packed_rows(Dialect::of(conn), "owner, operator, approved")
+        packed_rows::<OperatorForAllRow>(Dialect::of(conn))
     ));
     query.push_bind(int("chain_id", scope.chain_id)?);
     query.push(" AND registry = ");
@@ -151,10 +153,15 @@ pub(super) async fn erc8004_side(
     query.push_bind(sql_bound(scope.up_to));
     query.push(" AND owner");
     push_in(&mut query, owners.iter().copied());
-    let rows: Vec<(i64, i64, (String, String, i64))> =
+    let rows: Vec<(i64, i64, OperatorForAllRow)> =
         fetch_packed_in_chain_order(conn, query, "reading operator approvals for reputation")
             .await?;
-    for (block, log, (owner_hex, operator, approved)) in rows {
+    for (block, log, row) in rows {
+        let OperatorForAllRow {
+            owner: owner_hex,
+            operator,
+            approved,
+        } = row;
         let (Ok(owner), Ok(operator)) = (owner_hex.parse(), operator.parse()) else {
             continue;
         };
@@ -180,37 +187,29 @@ pub(super) async fn feedback(
     tokens: &BTreeMap<&str, &str>,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    let revocations: Vec<(i64, i64, (String, String, i64))> = of_tokens(
-        conn,
-        scope,
-        tokens,
-        "feedback_revocations",
-        "client, feedback_index",
-    )
-    .await?;
+    let revocations: Vec<(i64, i64, Revocation)> =
+        of_tokens(conn, scope, tokens, feedback_revocations::NAME).await?;
     let mut revoked: BTreeSet<(String, String, i64)> = BTreeSet::new();
-    for (block, _, (token, client, index)) in revocations {
+    for (block, _, row) in revocations {
+        let Revocation {
+            token_id: token,
+            client,
+            feedback_index: index,
+        } = row;
         if let Some(key) = tokens.get(token.as_str()) {
             seen(loaded, key, block)?;
         }
         revoked.insert((token, client, index));
     }
-    let responses: Vec<(i64, i64, (String, String))> =
-        of_tokens(conn, scope, tokens, "feedback_responses", "responder").await?;
-    for (block, _, (token, _)) in responses {
+    let responses: Vec<(i64, i64, FeedbackResponse)> =
+        of_tokens(conn, scope, tokens, feedback_responses::NAME).await?;
+    for (block, _, FeedbackResponse { token_id: token }) in responses {
         if let Some(key) = tokens.get(token.as_str()) {
             let entry = seen(loaded, key, block)?;
             entry.facts.feedback_responses += 1;
         }
     }
-    let rows: Vec<(i64, i64, FeedbackRow)> = of_tokens(
-        conn,
-        scope,
-        tokens,
-        "feedback",
-        "client, feedback_index, value, value_decimals, tag1, tag2, timestamp, feedback_uri, feedback_hash",
-    )
-    .await?;
+    let rows: Vec<(i64, i64, FeedbackRow)> = of_tokens(conn, scope, tokens, feedback::NAME).await?;
     let uris: BTreeSet<String> = rows
         .iter()
         .map(|(_, _, row)| row.feedback_uri.trim())
@@ -274,23 +273,26 @@ pub(super) async fn validations(
     tokens: &BTreeMap<&str, &str>,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    let requests: Vec<(i64, i64, (String, String))> =
-        of_tokens(conn, scope, tokens, "validation_requests", "request_hash").await?;
-    for (block, _, (token, request_hash)) in requests {
+    let requests: Vec<(i64, i64, ValidationRequest)> =
+        of_tokens(conn, scope, tokens, validation_requests::NAME).await?;
+    for (block, _, row) in requests {
+        let ValidationRequest {
+            token_id: token,
+            request_hash,
+        } = row;
         if let Some(key) = tokens.get(token.as_str()) {
             let entry = seen(loaded, key, block)?;
             entry.facts.validation_requests.push(request_hash);
         }
     }
-    let responses: Vec<(i64, i64, (String, String, i64))> = of_tokens(
-        conn,
-        scope,
-        tokens,
-        "validation_responses",
-        "request_hash, response",
-    )
-    .await?;
-    for (block, log, (token, request_hash, response)) in responses {
+    let responses: Vec<(i64, i64, ValidationResponseRow)> =
+        of_tokens(conn, scope, tokens, validation_responses::NAME).await?;
+    for (block, log, row) in responses {
+        let ValidationResponseRow {
+            token_id: token,
+            request_hash,
+            response,
+        } = row;
         let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
@@ -306,17 +308,124 @@ pub(super) async fn validations(
     Ok(())
 }
 
-/// A `feedback` row as reputation reads it, packed (its token first, as [`of_tokens`] selects).
-#[derive(serde::Deserialize)]
-struct FeedbackRow {
-    token_id: String,
-    client: String,
-    feedback_index: Option<i64>,
-    value: String,
-    value_decimals: i64,
-    tag1: String,
-    tag2: String,
-    timestamp: i64,
-    feedback_uri: String,
-    feedback_hash: String,
+packed_row! {
+    /// A token's registration (`identity_registrations`), for its first owner.
+    struct RegisteredOwner {
+        token_id: String = identity_registrations::token_id,
+        owner: String = identity_registrations::owner,
+    }
+}
+
+packed_row! {
+    /// A token changing owner (`identity_transfers`).
+    struct TransferredTo {
+        token_id: String = identity_transfers::token_id,
+        to_address: String = identity_transfers::to_address,
+    }
+}
+
+/// A token's owner from a registration or a transfer, as stored (lower-case hex).
+struct OwnerChange {
+    token: String,
+    owner_hex: String,
+}
+
+impl From<RegisteredOwner> for OwnerChange {
+    fn from(row: RegisteredOwner) -> Self {
+        Self {
+            token: row.token_id,
+            owner_hex: row.owner,
+        }
+    }
+}
+
+impl From<TransferredTo> for OwnerChange {
+    fn from(row: TransferredTo) -> Self {
+        Self {
+            token: row.token_id,
+            owner_hex: row.to_address,
+        }
+    }
+}
+
+packed_row! {
+    /// A metadata entry set on a token (`identity_metadata`): the agentWallet's value in hex (a
+    /// BLOB cannot be packed into JSON), NULL for any other key.
+    struct MetadataChange {
+        token_id: String = identity_metadata::token_id,
+        wallet_hex: Option<String> = PerDialect(|dialect| {
+            format!(
+                "CASE WHEN key = 'agentWallet' THEN {} END",
+                dialect.hex(identity_metadata::value.name)
+            )
+        }),
+    }
+}
+
+packed_row! {
+    /// A token's approved address set or cleared (`identity_approvals`).
+    struct ApprovalRow {
+        token_id: String = identity_approvals::token_id,
+        operator: String = identity_approvals::operator,
+        approved: i64 = identity_approvals::approved,
+    }
+}
+
+packed_row! {
+    /// An owner approving an operator for all its tokens, or revoking it (`identity_approvals`
+    /// without a token).
+    struct OperatorForAllRow {
+        owner: String = identity_approvals::owner,
+        operator: String = identity_approvals::operator,
+        approved: i64 = identity_approvals::approved,
+    }
+}
+
+packed_row! {
+    /// A client revoking its feedback (`feedback_revocations`).
+    struct Revocation {
+        token_id: String = feedback_revocations::token_id,
+        client: String = feedback_revocations::client,
+        feedback_index: i64 = feedback_revocations::feedback_index,
+    }
+}
+
+packed_row! {
+    /// A response to feedback (`feedback_responses`), counted only.
+    struct FeedbackResponse {
+        token_id: String = feedback_responses::token_id,
+    }
+}
+
+packed_row! {
+    /// A `feedback` row as reputation reads it.
+    struct FeedbackRow {
+        token_id: String = feedback::token_id,
+        client: String = feedback::client,
+        feedback_index: Option<i64> = feedback::feedback_index,
+        value: String = feedback::value,
+        value_decimals: i64 = feedback::value_decimals,
+        tag1: String = feedback::tag1,
+        tag2: String = feedback::tag2,
+        timestamp: i64 = feedback::timestamp,
+        feedback_uri: String = feedback::feedback_uri,
+        feedback_hash: String = feedback::feedback_hash,
+    }
+}
+
+packed_row! {
+    /// A validation requested for a token (`validation_requests`).
+    struct ValidationRequest {
+        token_id: String = validation_requests::token_id,
+        request_hash: String = validation_requests::request_hash,
+    }
+}
+
+packed_row! {
+    /// A validator's response (`validation_responses`).
+    struct ValidationResponseRow {
+        token_id: String = validation_responses::token_id,
+        request_hash: String = validation_responses::request_hash,
+        response: i64 = validation_responses::response,
+    }
 }

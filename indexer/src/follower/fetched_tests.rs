@@ -1,6 +1,7 @@
 //! Unit tests of a fetched range's trimming and bookkeeping.
 
 use super::*;
+use alloy::primitives::B256;
 
 fn log_at(block: u64, index: u64) -> Log {
     Log {

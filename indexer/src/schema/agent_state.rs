@@ -1,0 +1,137 @@
+//! Agents as derived from their facts and documents, and the indexes discovery reads them through.
+//! See [`super`] for what a declaration holds.
+
+super::tables! {
+    /// Every agent the index knows, one row each, derived from its facts: ERC-8004 tokens and
+    /// agent contracts alike.
+    agents [agent_key] {
+        /// "{chain}:{registry}:{token id}" or "{chain}:{contract}"
+        agent_key: String,
+        chain_id: i64,
+        /// factory | registry | erc8004
+        source: String,
+        /// the agent contract
+        address: Option<String>,
+        /// identity registry, factory or registry that found it
+        registry: Option<String>,
+        token_id: Option<String>,
+        owner: String,
+        /// JSON array
+        operators: String,
+        /// ERC-8004 agent URI or registry metadata URI
+        uri: Option<String>,
+        agent_wallet: Option<String>,
+        payment_address: Option<String>,
+        /// the agent contract's on-chain card, JSON
+        card: Option<String>,
+        card_uri: Option<String>,
+        card_hash: Option<String>,
+        name: Option<String>,
+        description: Option<String>,
+        active: i64,
+        heartbeat_interval: Option<i64>,
+        last_heartbeat: Option<i64>,
+        /// JSON object: registry address -> status
+        registry_status: Option<String>,
+        registered_block: i64,
+        registered_at: i64,
+        last_event_block: i64,
+    }
+
+    /// The skills an agent's card or registration file lists.
+    agent_skills [agent_key, skill_id] {
+        agent_key: String,
+        skill_id: String,
+        name: String,
+        description: Option<String>,
+        /// JSON array, lower case
+        tags: String,
+    }
+
+    /// Every skill id (case-folded) and tag of every agent as a row of its own, so a skill or
+    /// tag filter is an index lookup; kept in step with `agent_skills` by the migrations'
+    /// triggers.
+    agent_terms [term, kind, agent_key] {
+        term: String,
+        /// skill | tag
+        kind: String,
+        agent_key: String,
+    }
+
+    /// The full-text index of agents' names, descriptions, skills and tags.
+    agent_search [] as SearchIndex {
+        agent_key: String,
+        name: Option<String>,
+        description: Option<String>,
+        skills: Option<String>,
+        tags: Option<String>,
+    }
+
+    /// What each ERC-8004 agent's registration file says, a column per field, for the agent0
+    /// subgraph endpoint's filters; absent while the agent has no readable file.
+    agent_registrations [agent_key] {
+        agent_key: String,
+        /// the file's URI, as the chain gives it
+        uri: String,
+        name: Option<String>,
+        description: Option<String>,
+        image: Option<String>,
+        active: Option<i64>,
+        x402: Option<i64>,
+        /// JSON array
+        supported_trusts: String,
+        /// JSON array, as the file lists them
+        services: String,
+        mcp_endpoint: Option<String>,
+        mcp_version: Option<String>,
+        a2a_endpoint: Option<String>,
+        a2a_version: Option<String>,
+        web_endpoint: Option<String>,
+        email_endpoint: Option<String>,
+        oasf_endpoint: Option<String>,
+        oasf_version: Option<String>,
+        /// JSON array
+        oasf_skills: String,
+        /// JSON array
+        oasf_domains: String,
+        ens: Option<String>,
+        did: Option<String>,
+    }
+
+    /// The registration files' names and descriptions, indexed for the subgraph endpoint's
+    /// substring filters.
+    agent_registration_text [] as SearchIndex {
+        agent_key: String,
+        name: Option<String>,
+        description: Option<String>,
+    }
+
+    /// What discovery shows of an agent: the registration file first, then the card, then the
+    /// chain.
+    agent_profiles [agent_key] {
+        agent_key: String,
+        name: Option<String>,
+        description: Option<String>,
+        card_uri: Option<String>,
+        /// ok | invalid | failed | pending | hash_mismatch | none
+        card_status: Option<String>,
+        /// the card's signature status
+        card_signature: Option<String>,
+        /// ERC-8004: the registration file's registrations name this agent
+        registration_verified: Option<i64>,
+        /// ERC-8004: /.well-known/agent-registration.json on the A2A endpoint's origin names it
+        domain_verified: Option<i64>,
+        protocol_version: Option<String>,
+        x402: i64,
+        /// JSON array
+        input_modes: String,
+        /// JSON array
+        output_modes: String,
+        /// JSON array of declared terms
+        payments: String,
+        /// agents.last_event_block it was computed from
+        chain_block: i64,
+        document_digest: Option<String>,
+        document_seq: i64,
+    }
+}
