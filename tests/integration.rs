@@ -20,6 +20,7 @@ mod document_fetch;
 mod documents_end_to_end;
 mod explorer;
 mod feedback_summary;
+mod file_cycles;
 mod graphql_api;
 mod graphql_relations;
 mod graphql_subscriptions;

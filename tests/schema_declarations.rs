@@ -2,7 +2,9 @@
 //! on SQLite and on PostgreSQL alike: the same tables, the same columns in the same order, each
 //! of the declared type, NULL where declared and only there, and the declared primary key. A
 //! migration that adds, renames, retypes or reorders a column without its declaration (or the
-//! other way round) fails here, naming the table and the column.
+//! other way round) fails here, naming the table and the column. The SQL of the store and of the
+//! API names those tables through the declarations (`schema::agents::NAME`), not in its text;
+//! the files that still spell a table are listed here until they are moved over.
 
 use crate::support::postgres;
 use agentindex_indexer::schema::{self, SqlType, Table, TableKind};
@@ -293,9 +295,14 @@ fn a_difference_is_named() {
     );
 }
 
-/// Files under `api/src` that still spell indexer tables in their SQL text, to be moved onto
-/// the declarations (issue #31); a file not listed here that does fails the test below, and so
-/// does a listed file that no longer does (strike it off).
+/// The folders whose SQL names tables through the declarations.
+const SQL_FOLDERS: &[&str] = &["api/src", "indexer/src/store"];
+
+/// Files under [`SQL_FOLDERS`] that still spell declared tables in their SQL text, to be moved
+/// onto the declarations (issue #31); a file not listed here that does fails the test below, and
+/// so does a listed file that no longer does (strike it off). `dialect.rs` and
+/// `migration_tests.rs` spell tables in test fixtures of SQL machinery (a rewritten join, a
+/// migration's effect), where the literal text is the point.
 const NOT_YET_DECLARED: &[&str] = &[
     "api/src/read/activity_tests.rs",
     "api/src/read/agents_plans_test.rs",
@@ -308,6 +315,8 @@ const NOT_YET_DECLARED: &[&str] = &[
     "api/src/subgraph/execute_tests.rs",
     "api/src/subgraph/filter/tests.rs",
     "api/src/subgraph/mod.rs",
+    "indexer/src/store/dialect.rs",
+    "indexer/src/store/migration_tests.rs",
 ];
 
 /// The declared tables a file's SQL names directly: a table name right after `FROM`, `JOIN`,
@@ -338,11 +347,10 @@ fn tables_spelled_in(text: &str) -> Vec<&'static str> {
     found
 }
 
-#[test]
-fn the_api_names_tables_through_the_declarations() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+/// The `.rs` files under `folder`, at any depth.
+fn rust_files(folder: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
-    let mut folders = vec![root.join("api/src")];
+    let mut folders = vec![folder.to_path_buf()];
     while let Some(folder) = folders.pop() {
         for entry in std::fs::read_dir(&folder).unwrap() {
             let path = entry.unwrap().path();
@@ -353,8 +361,19 @@ fn the_api_names_tables_through_the_declarations() {
             }
         }
     }
+    files
+}
+
+#[test]
+fn sql_names_tables_through_the_declarations() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for folder in SQL_FOLDERS {
+        let found = rust_files(&root.join(folder));
+        assert!(found.len() > 40, "read {folder}: {} files", found.len());
+        files.extend(found);
+    }
     files.sort();
-    assert!(files.len() > 50, "read api/src: {} files", files.len());
     let mut wrong = Vec::new();
     for path in files {
         let relative = path

@@ -5,53 +5,69 @@
 //! `agent_skills`.
 
 use super::{Dialect, QueryContext, Store, StoreError, StoreResult};
+use crate::schema::{
+    agent_contract_events, agent_documents, agent_profiles, agent_registration_text,
+    agent_registrations, agent_reputation, agent_search, agent_skills, agent_snapshots, agents,
+    block_window, chain_cursor, counted_payments, document_lints, documents, events, feedback,
+    feedback_responses, feedback_revocations, identity_approvals, identity_metadata,
+    identity_registrations, identity_transfers, identity_uri_updates, outflows, payment_bindings,
+    payments, ratings, registry_events, reputation_dirty, reputation_feed_pages, reputation_feeds,
+    reputation_rules, trust_agents, trust_epochs, trust_payers, validation_requests,
+    validation_responses, watched_agents, withdrawals, x402_channels,
+};
 use futures::TryStreamExt;
 use sqlx::any::{AnyArguments, AnyRow, AnyTypeInfoKind};
 use sqlx::{Arguments, Row, ValueRef};
 
 /// Every table of the schema but the derived `agent_terms`, with the columns copied (`*`: all).
 pub const TABLES: &[(&str, &str)] = &[
-    ("chain_cursor", "*"),
-    ("block_window", "*"),
-    ("events", "*"),
-    ("watched_agents", "*"),
-    ("payment_bindings", "*"),
-    ("identity_registrations", "*"),
-    ("identity_transfers", "*"),
-    ("identity_uri_updates", "*"),
-    ("identity_metadata", "*"),
-    ("identity_approvals", "*"),
-    ("feedback", "*"),
-    ("feedback_revocations", "*"),
-    ("feedback_responses", "*"),
-    ("validation_requests", "*"),
-    ("validation_responses", "*"),
-    ("agent_contract_events", "*"),
-    ("agent_snapshots", "*"),
-    ("registry_events", "*"),
-    ("ratings", "*"),
-    ("withdrawals", "*"),
-    ("payments", "*"),
-    ("outflows", "*"),
-    ("x402_channels", "*"),
-    ("agents", "*"),
-    ("documents", "*"),
-    ("document_lints", "*"),
-    ("agent_documents", "*"),
-    ("agent_profiles", "*"),
-    ("agent_skills", "*"),
-    ("agent_search", "agent_key, name, description, skills, tags"),
-    ("agent_registrations", "*"),
-    ("agent_registration_text", "agent_key, name, description"),
-    ("agent_reputation", "*"),
-    ("reputation_rules", "*"),
-    ("reputation_dirty", "*"),
-    ("counted_payments", "*"),
-    ("trust_epochs", "*"),
-    ("trust_agents", "*"),
-    ("trust_payers", "*"),
-    ("reputation_feeds", "*"),
-    ("reputation_feed_pages", "*"),
+    (chain_cursor::NAME, "*"),
+    (block_window::NAME, "*"),
+    (events::NAME, "*"),
+    (watched_agents::NAME, "*"),
+    (payment_bindings::NAME, "*"),
+    (identity_registrations::NAME, "*"),
+    (identity_transfers::NAME, "*"),
+    (identity_uri_updates::NAME, "*"),
+    (identity_metadata::NAME, "*"),
+    (identity_approvals::NAME, "*"),
+    (feedback::NAME, "*"),
+    (feedback_revocations::NAME, "*"),
+    (feedback_responses::NAME, "*"),
+    (validation_requests::NAME, "*"),
+    (validation_responses::NAME, "*"),
+    (agent_contract_events::NAME, "*"),
+    (agent_snapshots::NAME, "*"),
+    (registry_events::NAME, "*"),
+    (ratings::NAME, "*"),
+    (withdrawals::NAME, "*"),
+    (payments::NAME, "*"),
+    (outflows::NAME, "*"),
+    (x402_channels::NAME, "*"),
+    (agents::NAME, "*"),
+    (documents::NAME, "*"),
+    (document_lints::NAME, "*"),
+    (agent_documents::NAME, "*"),
+    (agent_profiles::NAME, "*"),
+    (agent_skills::NAME, "*"),
+    (
+        agent_search::NAME,
+        "agent_key, name, description, skills, tags",
+    ),
+    (agent_registrations::NAME, "*"),
+    (
+        agent_registration_text::NAME,
+        "agent_key, name, description",
+    ),
+    (agent_reputation::NAME, "*"),
+    (reputation_rules::NAME, "*"),
+    (reputation_dirty::NAME, "*"),
+    (counted_payments::NAME, "*"),
+    (trust_epochs::NAME, "*"),
+    (trust_agents::NAME, "*"),
+    (trust_payers::NAME, "*"),
+    (reputation_feeds::NAME, "*"),
+    (reputation_feed_pages::NAME, "*"),
 ];
 
 /// Values bound per INSERT (well under both databases' limits).
@@ -73,10 +89,13 @@ pub async fn copy(
     to: &Store,
     mut progress: impl FnMut(&str, u64),
 ) -> StoreResult<u64> {
-    let occupied: i64 = sqlx::query_scalar(
-        "SELECT (SELECT count(*) FROM chain_cursor) + (SELECT count(*) FROM agents)
-              + (SELECT count(*) FROM documents)",
-    )
+    let occupied: i64 = sqlx::query_scalar(&format!(
+        "SELECT (SELECT count(*) FROM {chain_cursor_table}) + (SELECT count(*) FROM {agents_table})
+              + (SELECT count(*) FROM {documents_table})",
+        chain_cursor_table = chain_cursor::NAME,
+        agents_table = agents::NAME,
+        documents_table = documents::NAME,
+    ))
     .fetch_one(&to.read)
     .await
     .context("checking that the target is empty")?;
@@ -205,6 +224,7 @@ async fn insert(
 #[cfg(test)]
 mod tests {
     use super::TABLES;
+    use crate::schema::agent_terms;
     use crate::store::Store;
 
     /// A table added by a migration must be copied too (or named here as derived).
@@ -223,7 +243,7 @@ mod tests {
         .await
         .expect("the schema");
         let mut copied: Vec<String> = TABLES.iter().map(|(t, _)| t.to_string()).collect();
-        copied.push("agent_terms".into());
+        copied.push(agent_terms::NAME.into());
         copied.sort();
         assert_eq!(tables, copied);
         store.close().await;

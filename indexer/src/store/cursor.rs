@@ -4,6 +4,7 @@
 use super::{Dialect, QueryContext, StoreResult, decode};
 use crate::primitives::BlockRef;
 use crate::primitives::sql_bound;
+use crate::schema::{block_window, chain_cursor, payment_bindings, watched_agents};
 use crate::sources::hex_b256;
 use crate::store::decode::int;
 use alloy::primitives::{Address, B256};
@@ -59,10 +60,11 @@ pub(super) async fn init(
     start_block: u64,
 ) -> StoreResult<()> {
     let before_start = int("start_block", start_block)? - 1;
-    sqlx::query(
-        "INSERT INTO chain_cursor (chain_id, name, indexed_block, settled_block) VALUES ($1, $2, $3, $4)
+    sqlx::query(&format!(
+        "INSERT INTO {} (chain_id, name, indexed_block, settled_block) VALUES ($1, $2, $3, $4)
          ON CONFLICT (chain_id) DO UPDATE SET name = excluded.name",
-    )
+        chain_cursor::NAME
+    ))
     .bind(int("chain_id", chain_id)?)
     .bind(name)
     .bind(before_start)
@@ -80,9 +82,10 @@ pub(super) async fn settled(
     chain_id: u64,
     block: Option<u64>,
 ) -> StoreResult<()> {
-    sqlx::query(
-        "UPDATE chain_cursor SET settled_block = coalesce($1, indexed_block) WHERE chain_id = $2",
-    )
+    sqlx::query(&format!(
+        "UPDATE {} SET settled_block = coalesce($1, indexed_block) WHERE chain_id = $2",
+        chain_cursor::NAME
+    ))
     .bind(block.map(sql_bound))
     .bind(int("chain_id", chain_id)?)
     .execute(&mut *conn)
@@ -92,12 +95,15 @@ pub(super) async fn settled(
 }
 
 pub(super) async fn indexed_block(conn: &mut AnyConnection, chain_id: u64) -> StoreResult<i64> {
-    sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = $1")
-        .bind(int("chain_id", chain_id)?)
-        .fetch_optional(&mut *conn)
-        .await
-        .context("reading a chain cursor")
-        .map(|v| v.unwrap_or(-1))
+    sqlx::query_scalar(&format!(
+        "SELECT indexed_block FROM {} WHERE chain_id = $1",
+        chain_cursor::NAME
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .fetch_optional(&mut *conn)
+    .await
+    .context("reading a chain cursor")
+    .map(|v| v.unwrap_or(-1))
 }
 
 pub(super) async fn advance(
@@ -110,10 +116,11 @@ pub(super) async fn advance(
 ) -> StoreResult<()> {
     let dialect = Dialect::of(conn);
     sqlx::query(&format!(
-        "UPDATE chain_cursor SET indexed_block = $1, indexed_hash = $2, finalized_block = {},
-            head_block = {} WHERE chain_id = $5",
-        dialect.greatest("finalized_block", "$3"),
-        dialect.greatest("head_block", "$4"),
+        "UPDATE {chain_cursor_table} SET indexed_block = $1, indexed_hash = $2, finalized_block = {finalized},
+            head_block = {head} WHERE chain_id = $5",
+        chain_cursor_table = chain_cursor::NAME,
+        finalized = dialect.greatest("finalized_block", "$3"),
+        head = dialect.greatest("head_block", "$4"),
     ))
     .bind(int("to_block", to_block)?)
     .bind(to_hash.map(hex_b256))
@@ -133,11 +140,13 @@ pub(super) async fn remember_blocks(
     keep_from: u64,
 ) -> StoreResult<()> {
     for block in blocks {
-        sqlx::query(
-            "INSERT INTO block_window (chain_id, number, hash, parent_hash, timestamp) VALUES ($1, $2, $3, $4, $5)
+        sqlx::query(&format!(
+            "INSERT INTO {} ({}) VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (chain_id, number) DO UPDATE
                SET hash = excluded.hash, parent_hash = excluded.parent_hash, timestamp = excluded.timestamp",
-        )
+            block_window::NAME,
+            block_window::TABLE.column_list()
+        ))
         .bind(int("chain_id", chain_id)?)
         .bind(int("number", block.number)?)
         .bind(hex_b256(&block.hash))
@@ -147,12 +156,15 @@ pub(super) async fn remember_blocks(
         .await
         .context("remembering a block hash")?;
     }
-    sqlx::query("DELETE FROM block_window WHERE chain_id = $1 AND number < $2")
-        .bind(int("chain_id", chain_id)?)
-        .bind(int("keep_from", keep_from)?)
-        .execute(&mut *conn)
-        .await
-        .context("pruning the reorg window")?;
+    sqlx::query(&format!(
+        "DELETE FROM {} WHERE chain_id = $1 AND number < $2",
+        block_window::NAME
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .bind(int("keep_from", keep_from)?)
+    .execute(&mut *conn)
+    .await
+    .context("pruning the reorg window")?;
     Ok(())
 }
 
@@ -168,21 +180,20 @@ struct CursorRow {
     settled_block: i64,
 }
 
-const CURSOR_COLUMNS: &str =
-    "chain_id, name, indexed_block, indexed_hash, finalized_block, head_block, settled_block";
-
 /// A block number that is -1 before the first block, as `None` then.
 fn block_or_none(column: &str, value: i64) -> StoreResult<Option<u64>> {
     match value {
         -1 => Ok(None),
-        value => decode::uint("chain_cursor", column, value).map(Some),
+        value => decode::uint(chain_cursor::NAME, column, value).map(Some),
     }
 }
 
 /// The chain's progress, if it was ever initialised.
 pub(super) async fn progress(pool: &AnyPool, chain_id: u64) -> StoreResult<Option<ChainProgress>> {
     let row: Option<CursorRow> = sqlx::query_as(&format!(
-        "SELECT {CURSOR_COLUMNS} FROM chain_cursor WHERE chain_id = $1"
+        "SELECT {} FROM {} WHERE chain_id = $1",
+        chain_cursor::TABLE.column_list(),
+        chain_cursor::NAME
     ))
     .bind(decode::int("chain_id", chain_id)?)
     .fetch_optional(pool)
@@ -195,12 +206,12 @@ pub(super) async fn progress(pool: &AnyPool, chain_id: u64) -> StoreResult<Optio
     Ok(Some(ChainProgress {
         next_block: indexed.map_or(0, |block| block + 1),
         indexed_hash: decode::parse_opt(
-            "chain_cursor",
+            chain_cursor::NAME,
             "indexed_hash",
             row.indexed_hash.as_deref(),
         )?,
-        finalized_block: decode::uint("chain_cursor", "finalized_block", row.finalized_block)?,
-        head_block: decode::uint("chain_cursor", "head_block", row.head_block)?,
+        finalized_block: decode::uint(chain_cursor::NAME, "finalized_block", row.finalized_block)?,
+        head_block: decode::uint(chain_cursor::NAME, "head_block", row.head_block)?,
     }))
 }
 
@@ -215,14 +226,15 @@ struct WindowRow {
 
 /// The remembered unfinalized blocks, oldest first.
 pub(super) async fn window(pool: &AnyPool, chain_id: u64) -> StoreResult<Vec<BlockRef>> {
-    let rows: Vec<WindowRow> = sqlx::query_as(
-        "SELECT number, hash, parent_hash, timestamp FROM block_window WHERE chain_id = $1 ORDER BY number",
-    )
+    let rows: Vec<WindowRow> = sqlx::query_as(&format!(
+        "SELECT number, hash, parent_hash, timestamp FROM {} WHERE chain_id = $1 ORDER BY number",
+        block_window::NAME
+    ))
     .bind(decode::int("chain_id", chain_id)?)
     .fetch_all(pool)
     .await
     .context("reading the reorg window")?;
-    let table = "block_window";
+    let table = block_window::NAME;
     rows.into_iter()
         .map(|row| {
             Ok(BlockRef {
@@ -245,17 +257,19 @@ struct WatchedRow {
 /// Agent contracts and payment addresses discovered so far on the chain.
 pub(super) async fn watched(pool: &AnyPool, chain_id: u64) -> StoreResult<WatchedSets> {
     let chain = decode::int("chain_id", chain_id)?;
-    let agents: Vec<WatchedRow> = sqlx::query_as(
-        "SELECT address, min(from_block) AS from_block FROM watched_agents WHERE chain_id = $1 GROUP BY address",
-    )
+    let agents: Vec<WatchedRow> = sqlx::query_as(&format!(
+        "SELECT address, min(from_block) AS from_block FROM {} WHERE chain_id = $1 GROUP BY address",
+        watched_agents::NAME
+    ))
     .bind(chain)
     .fetch_all(pool)
     .await
     .context("reading watched agents")?;
-    let bindings: Vec<WatchedRow> = sqlx::query_as(
-        "SELECT address, min(block_number) AS from_block FROM payment_bindings
+    let bindings: Vec<WatchedRow> = sqlx::query_as(&format!(
+        "SELECT address, min(block_number) AS from_block FROM {}
          WHERE chain_id = $1 AND address != '' GROUP BY address",
-    )
+        payment_bindings::NAME
+    ))
     .bind(chain)
     .fetch_all(pool)
     .await
@@ -271,29 +285,31 @@ pub(super) async fn watched(pool: &AnyPool, chain_id: u64) -> StoreResult<Watche
             .collect::<StoreResult<BTreeMap<_, _>>>()
     };
     Ok(WatchedSets {
-        agents: read("watched_agents", agents)?,
-        payment_addresses: read("payment_bindings", bindings)?,
+        agents: read(watched_agents::NAME, agents)?,
+        payment_addresses: read(payment_bindings::NAME, bindings)?,
     })
 }
 
 /// Status of every chain ever indexed, by chain id.
 pub(super) async fn statuses(pool: &AnyPool) -> StoreResult<Vec<ChainStatus>> {
     let rows: Vec<CursorRow> = sqlx::query_as(&format!(
-        "SELECT {CURSOR_COLUMNS} FROM chain_cursor ORDER BY chain_id"
+        "SELECT {} FROM {} ORDER BY chain_id",
+        chain_cursor::TABLE.column_list(),
+        chain_cursor::NAME
     ))
     .fetch_all(pool)
     .await
     .context("reading chain statuses")?;
     rows.into_iter()
         .map(|row| {
-            let head = decode::uint("chain_cursor", "head_block", row.head_block)?;
+            let head = decode::uint(chain_cursor::NAME, "head_block", row.head_block)?;
             let indexed = block_or_none("indexed_block", row.indexed_block)?;
             Ok(ChainStatus {
-                chain_id: decode::uint("chain_cursor", "chain_id", row.chain_id)?,
+                chain_id: decode::uint(chain_cursor::NAME, "chain_id", row.chain_id)?,
                 name: row.name,
                 head_block: head,
                 finalized_block: decode::uint(
-                    "chain_cursor",
+                    chain_cursor::NAME,
                     "finalized_block",
                     row.finalized_block,
                 )?,

@@ -3,6 +3,7 @@
 
 use super::{QueryContext, StoreResult};
 use crate::reputation::FeedbackEntry;
+use crate::schema::{feedback, feedback_revocations};
 use crate::sources::hex_address;
 use crate::store::decode::{self, int};
 use alloy::primitives::{Address, U256};
@@ -30,15 +31,17 @@ pub(super) async fn of_agent(
     registry: &Address,
     token_id: &U256,
 ) -> StoreResult<Vec<FeedbackEntry>> {
-    let rows: Vec<FeedbackRow> = sqlx::query_as(
+    let rows: Vec<FeedbackRow> = sqlx::query_as(&format!(
         "SELECT f.client, f.value, f.value_decimals, f.tag1, f.tag2, f.block_number, f.log_index,
                 f.timestamp,
-                EXISTS (SELECT 1 FROM feedback_revocations r
+                EXISTS (SELECT 1 FROM {feedback_revocations_table} r
                         WHERE r.chain_id = f.chain_id AND r.registry = f.registry AND r.token_id = f.token_id
                           AND r.client = f.client AND r.feedback_index = f.feedback_index) AS revoked
-         FROM feedback f WHERE f.chain_id = $1 AND f.registry = $2 AND f.token_id = $3
+         FROM {feedback_table} f WHERE f.chain_id = $1 AND f.registry = $2 AND f.token_id = $3
          ORDER BY f.block_number, f.log_index",
-    )
+        feedback_revocations_table = feedback_revocations::NAME,
+        feedback_table = feedback::NAME,
+    ))
     .bind(int("chain_id", chain_id)?)
     .bind(hex_address(registry))
     .bind(token_id.to_string())
@@ -48,10 +51,10 @@ pub(super) async fn of_agent(
     rows.into_iter()
         .map(|row| {
             Ok(FeedbackEntry {
-                client: decode::parse("feedback", "client", &row.client)?,
-                value: decode::parse("feedback", "value", &row.value)?,
+                client: decode::parse(feedback::NAME, "client", &row.client)?,
+                value: decode::parse(feedback::NAME, "value", &row.value)?,
                 decimals: decode::parse(
-                    "feedback",
+                    feedback::NAME,
                     "value_decimals",
                     &row.value_decimals.to_string(),
                 )?,
@@ -59,10 +62,10 @@ pub(super) async fn of_agent(
                 tag2: row.tag2,
                 revoked: row.revoked,
                 position: (
-                    decode::uint("feedback", "block_number", row.block_number)?,
-                    decode::uint("feedback", "log_index", row.log_index)?,
+                    decode::uint(feedback::NAME, "block_number", row.block_number)?,
+                    decode::uint(feedback::NAME, "log_index", row.log_index)?,
                 ),
-                timestamp: decode::uint("feedback", "timestamp", row.timestamp)?,
+                timestamp: decode::uint(feedback::NAME, "timestamp", row.timestamp)?,
                 // getSummary reads no feedback file.
                 proof: None,
             })

@@ -17,6 +17,7 @@ mod documents;
 pub mod dump;
 mod facts;
 mod feedback;
+mod identity_rows;
 mod interface;
 pub mod low_priority;
 #[cfg(test)]

@@ -5,6 +5,7 @@ use super::reputation::PaymentFields;
 use super::{Dialect, PageWindow, QueryContext, StoreResult};
 use crate::primitives::sql_bound;
 use crate::reputation::Payment;
+use crate::schema::payments;
 use sqlx::{Any, AnyConnection, AnyPool, QueryBuilder};
 use std::collections::BTreeMap;
 
@@ -17,10 +18,11 @@ pub(super) async fn of_agent(
     agent_key: &str,
     up_to_block: u64,
 ) -> StoreResult<Vec<Payment>> {
-    let rows: Vec<PaymentRow> = sqlx::query_as(
-        "SELECT payer, payee, token, amount, block_number, log_index, timestamp, scheme IS NOT NULL AS x402, tx_hash FROM payments
+    let rows: Vec<PaymentRow> = sqlx::query_as(&format!(
+        "SELECT payer, payee, token, amount, block_number, log_index, timestamp, scheme IS NOT NULL AS x402, tx_hash FROM {payments_table}
          WHERE agent_key = $1 AND block_number <= $2 ORDER BY block_number, log_index",
-    )
+        payments_table = payments::NAME,
+    ))
     .bind(agent_key)
     .bind(sql_bound(up_to_block))
     .fetch_all(pool)
@@ -44,11 +46,12 @@ pub(super) async fn pages(
             if branch > 0 {
                 query.push(" UNION ALL ");
             }
-            query.push(
+            query.push(format!(
                 "SELECT * FROM (SELECT agent_key, payer, payee, token, amount, block_number,
                     log_index, timestamp, scheme IS NOT NULL AS x402, tx_hash
-                 FROM payments p WHERE p.agent_key = ",
-            );
+                 FROM {payments_table} p WHERE p.agent_key = ",
+                payments_table = payments::NAME,
+            ));
             query.push_bind(key.clone());
             if let Some((block, log_index)) = page.after {
                 query.push(" AND p.block_number <= ");

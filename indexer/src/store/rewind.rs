@@ -7,32 +7,39 @@ use super::decode::{self, int};
 use super::facts::Touched;
 use super::{Dialect, QueryContext, StoreResult};
 use super::{agents, reputation, stored_feeds};
+use crate::schema::{
+    agent_contract_events, agent_snapshots, block_window, chain_cursor, counted_payments, events,
+    feedback, feedback_responses, feedback_revocations, identity_approvals, identity_metadata,
+    identity_registrations, identity_transfers, identity_uri_updates, outflows, payment_bindings,
+    payments, ratings, registry_events, validation_requests, validation_responses, watched_agents,
+    withdrawals, x402_channels,
+};
 use alloy::primitives::{Address, U256};
 use sqlx::AnyConnection;
 
 /// Every table whose rows are facts keyed by (chain_id, block_number, …).
 pub(crate) const FACT_TABLES: [&str; 21] = [
-    "events",
-    "watched_agents",
-    "payment_bindings",
-    "identity_registrations",
-    "identity_transfers",
-    "identity_uri_updates",
-    "identity_metadata",
-    "identity_approvals",
-    "feedback",
-    "feedback_revocations",
-    "feedback_responses",
-    "validation_requests",
-    "validation_responses",
-    "agent_contract_events",
-    "agent_snapshots",
-    "registry_events",
-    "ratings",
-    "withdrawals",
-    "payments",
-    "outflows",
-    "x402_channels",
+    events::NAME,
+    watched_agents::NAME,
+    payment_bindings::NAME,
+    identity_registrations::NAME,
+    identity_transfers::NAME,
+    identity_uri_updates::NAME,
+    identity_metadata::NAME,
+    identity_approvals::NAME,
+    feedback::NAME,
+    feedback_revocations::NAME,
+    feedback_responses::NAME,
+    validation_requests::NAME,
+    validation_responses::NAME,
+    agent_contract_events::NAME,
+    agent_snapshots::NAME,
+    registry_events::NAME,
+    ratings::NAME,
+    withdrawals::NAME,
+    payments::NAME,
+    outflows::NAME,
+    x402_channels::NAME,
 ];
 
 /// An ERC-8004 token a fact row names.
@@ -59,10 +66,10 @@ pub(super) async fn touched_above(
     let mut touched = Touched::default();
     let (chain, above) = (int("chain_id", chain_id)?, int("ancestor", ancestor)?);
     for table in [
-        "identity_registrations",
-        "identity_transfers",
-        "identity_uri_updates",
-        "identity_metadata",
+        identity_registrations::NAME,
+        identity_transfers::NAME,
+        identity_uri_updates::NAME,
+        identity_metadata::NAME,
     ] {
         let rows: Vec<TokenRow> = sqlx::query_as(&format!(
             "SELECT DISTINCT registry, token_id FROM {table} WHERE chain_id = $1 AND block_number > $2"
@@ -79,15 +86,16 @@ pub(super) async fn touched_above(
             ));
         }
     }
-    let approvals: Vec<ApprovalRow> = sqlx::query_as(
-        "SELECT DISTINCT registry, owner, token_id FROM identity_approvals WHERE chain_id = $1 AND block_number > $2",
-    )
+    let approvals: Vec<ApprovalRow> = sqlx::query_as(&format!(
+        "SELECT DISTINCT registry, owner, token_id FROM {identity_approvals_table} WHERE chain_id = $1 AND block_number > $2",
+        identity_approvals_table = identity_approvals::NAME,
+    ))
     .bind(chain)
     .bind(above)
     .fetch_all(&mut *conn)
     .await
     .context("finding approvals above a reorg")?;
-    let table = "identity_approvals";
+    let table = identity_approvals::NAME;
     for row in approvals {
         let registry: Address = decode::parse(table, "registry", &row.registry)?;
         // A token's approval touches that token; an operator's touches every agent of its owner.
@@ -99,10 +107,10 @@ pub(super) async fn touched_above(
         };
     }
     for (table, column) in [
-        ("agent_contract_events", "agent"),
-        ("agent_snapshots", "agent"),
-        ("registry_events", "agent"),
-        ("watched_agents", "address"),
+        (agent_contract_events::NAME, "agent"),
+        (agent_snapshots::NAME, "agent"),
+        (registry_events::NAME, "agent"),
+        (watched_agents::NAME, "address"),
     ] {
         let rows: Vec<String> = sqlx::query_scalar(&format!(
             "SELECT DISTINCT {column} FROM {table} WHERE chain_id = $1 AND block_number > $2"
@@ -145,33 +153,42 @@ pub(super) async fn rewind(
     }
     // Counted payments are derived from the payments; the agents they belonged to are marked
     // and rescored below, which rewrites theirs.
-    sqlx::query("DELETE FROM counted_payments WHERE chain_id = $1 AND block_number > $2")
-        .bind(chain_key)
-        .bind(above)
-        .execute(&mut *conn)
-        .await
-        .context("deleting counted payments above a reorg")?;
+    sqlx::query(&format!(
+        "DELETE FROM {counted_payments_table} WHERE chain_id = $1 AND block_number > $2",
+        counted_payments_table = counted_payments::NAME,
+    ))
+    .bind(chain_key)
+    .bind(above)
+    .execute(&mut *conn)
+    .await
+    .context("deleting counted payments above a reorg")?;
     stored_feeds::rewind(conn, chain_id, ancestor).await?;
     agents::refresh(conn, chain_id, touched).await?;
     reputation::settle(conn, chain_id, &chain.rules, ancestor).await?;
-    sqlx::query("DELETE FROM block_window WHERE chain_id = $1 AND number > $2")
-        .bind(chain_key)
-        .bind(above)
-        .execute(&mut *conn)
-        .await
-        .context("trimming the reorg window")?;
-    let hash: Option<String> =
-        sqlx::query_scalar("SELECT hash FROM block_window WHERE chain_id = $1 AND number = $2")
-            .bind(chain_key)
-            .bind(above)
-            .fetch_optional(&mut *conn)
-            .await
-            .context("reading the ancestor's hash")?;
+    sqlx::query(&format!(
+        "DELETE FROM {block_window_table} WHERE chain_id = $1 AND number > $2",
+        block_window_table = block_window::NAME,
+    ))
+    .bind(chain_key)
+    .bind(above)
+    .execute(&mut *conn)
+    .await
+    .context("trimming the reorg window")?;
+    let hash: Option<String> = sqlx::query_scalar(&format!(
+        "SELECT hash FROM {block_window_table} WHERE chain_id = $1 AND number = $2",
+        block_window_table = block_window::NAME,
+    ))
+    .bind(chain_key)
+    .bind(above)
+    .fetch_optional(&mut *conn)
+    .await
+    .context("reading the ancestor's hash")?;
     // The rescoring above settled every agent, so reputation is settled wherever the cursor is.
     let back = Dialect::of(conn).least("indexed_block", "$1");
     sqlx::query(&format!(
-        "UPDATE chain_cursor SET indexed_block = {back}, indexed_hash = $2, settled_block = {back}
-         WHERE chain_id = $3"
+        "UPDATE {chain_cursor_table} SET indexed_block = {back}, indexed_hash = $2, settled_block = {back}
+         WHERE chain_id = $3",
+        chain_cursor_table = chain_cursor::NAME,
     ))
     .bind(above)
     .bind(hash)

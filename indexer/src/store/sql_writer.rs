@@ -12,6 +12,7 @@ use super::{
     Dialect, QueryContext, StoreError, StoreResult, agents, cursor, postgres, reputation, rewind,
 };
 use crate::primitives::sql_uint;
+use crate::schema::chain_cursor;
 use crate::store::decode::int;
 use sqlx::AnyPool;
 
@@ -228,9 +229,10 @@ async fn rewind_chain(pool: &AnyPool, chain: &ChainContext, ancestor: u64) -> St
 async fn heads(pool: &AnyPool, chain_id: u64, head: u64, finalized: u64) -> StoreResult<()> {
     let dialect = Dialect::of_pool(pool);
     sqlx::query(&format!(
-        "UPDATE chain_cursor SET head_block = {}, finalized_block = {} WHERE chain_id = $3",
-        dialect.greatest("head_block", "$1"),
-        dialect.greatest("finalized_block", "$2"),
+        "UPDATE {chain_cursor_table} SET head_block = {head}, finalized_block = {finalized} WHERE chain_id = $3",
+        chain_cursor_table = chain_cursor::NAME,
+        head = dialect.greatest("head_block", "$1"),
+        finalized = dialect.greatest("finalized_block", "$2"),
     ))
     .bind(int("head", head)?)
     .bind(int("finalized", finalized)?)

@@ -9,6 +9,7 @@
 
 use super::decode::{self, int};
 use super::{QueryContext, Store, StoreError, StoreResult};
+use crate::schema::{chain_cursor, reputation_feed_pages, reputation_feeds};
 use sqlx::{AnyConnection, AnyPool};
 
 /// A stored feed's header.
@@ -75,7 +76,7 @@ struct HeaderRow {
 
 impl HeaderRow {
     fn decode(self) -> StoreResult<StoredFeed> {
-        let table = "reputation_feeds";
+        let table = reputation_feeds::NAME;
         Ok(StoredFeed {
             block: decode::uint(table, "block_number", self.block_number)?,
             agents: decode::uint(table, "agents", self.agents)?,
@@ -88,10 +89,11 @@ impl HeaderRow {
 impl Store {
     /// The feeds stored for `chain_id`, newest first.
     pub async fn stored_feeds(&self, chain_id: u64) -> StoreResult<Vec<StoredFeed>> {
-        let rows: Vec<HeaderRow> = sqlx::query_as(
-            "SELECT block_number, agents, bytes, sha256 FROM reputation_feeds
+        let rows: Vec<HeaderRow> = sqlx::query_as(&format!(
+            "SELECT block_number, agents, bytes, sha256 FROM {reputation_feeds_table}
              WHERE chain_id = $1 ORDER BY block_number DESC",
-        )
+            reputation_feeds_table = reputation_feeds::NAME,
+        ))
         .bind(int("chain_id", chain_id)?)
         .fetch_all(self.reader())
         .await
@@ -101,10 +103,11 @@ impl Store {
 
     /// The feed stored for `chain_id` at `block`, if there is one.
     pub async fn stored_feed(&self, chain_id: u64, block: u64) -> StoreResult<Option<StoredFeed>> {
-        let row: Option<HeaderRow> = sqlx::query_as(
-            "SELECT block_number, agents, bytes, sha256 FROM reputation_feeds
+        let row: Option<HeaderRow> = sqlx::query_as(&format!(
+            "SELECT block_number, agents, bytes, sha256 FROM {reputation_feeds_table}
              WHERE chain_id = $1 AND block_number = $2",
-        )
+            reputation_feeds_table = reputation_feeds::NAME,
+        ))
         .bind(int("chain_id", chain_id)?)
         .bind(int("block", block)?)
         .fetch_optional(self.reader())
@@ -120,10 +123,11 @@ impl Store {
         block: u64,
         page: u64,
     ) -> StoreResult<Option<String>> {
-        sqlx::query_scalar(
-            "SELECT lines FROM reputation_feed_pages
+        sqlx::query_scalar(&format!(
+            "SELECT lines FROM {reputation_feed_pages_table}
              WHERE chain_id = $1 AND block_number = $2 AND page = $3",
-        )
+            reputation_feed_pages_table = reputation_feed_pages::NAME,
+        ))
         .bind(int("chain_id", chain_id)?)
         .bind(int("block", block)?)
         .bind(int("page", page)?)
@@ -147,10 +151,11 @@ pub(super) async fn write(pool: &AnyPool, write: &FeedWrite) -> StoreResult<()> 
             page,
             lines,
         } => {
-            sqlx::query(
-                "INSERT INTO reputation_feed_pages (chain_id, block_number, page, lines)
+            sqlx::query(&format!(
+                "INSERT INTO {reputation_feed_pages_table} (chain_id, block_number, page, lines)
                  VALUES ($1, $2, $3, $4)",
-            )
+                reputation_feed_pages_table = reputation_feed_pages::NAME,
+            ))
             .bind(int("chain_id", *chain_id)?)
             .bind(int("block", *block)?)
             .bind(int("page", *page)?)
@@ -177,10 +182,11 @@ pub(super) async fn write(pool: &AnyPool, write: &FeedWrite) -> StoreResult<()> 
                     reason,
                 });
             }
-            sqlx::query(
-                "INSERT INTO reputation_feeds (chain_id, block_number, agents, bytes, sha256)
+            sqlx::query(&format!(
+                "INSERT INTO {reputation_feeds_table} (chain_id, block_number, agents, bytes, sha256)
                  VALUES ($1, $2, $3, $4, $5)",
-            )
+                reputation_feeds_table = reputation_feeds::NAME,
+            ))
             .bind(chain)
             .bind(int("block", feed.block)?)
             .bind(int("agents", feed.agents)?)
@@ -206,9 +212,10 @@ async fn incomplete(
     pages: u64,
 ) -> StoreResult<Option<String>> {
     let chain = int("chain_id", chain_id)?;
-    let found: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM reputation_feed_pages WHERE chain_id = $1 AND block_number = $2",
-    )
+    let found: i64 = sqlx::query_scalar(&format!(
+        "SELECT COUNT(*) FROM {reputation_feed_pages_table} WHERE chain_id = $1 AND block_number = $2",
+        reputation_feed_pages_table = reputation_feed_pages::NAME,
+    ))
     .bind(chain)
     .bind(int("block", block)?)
     .fetch_one(&mut *conn)
@@ -217,12 +224,14 @@ async fn incomplete(
     if u64::try_from(found).ok() != Some(pages) {
         return Ok(Some(format!("{found} of its {pages} pages are stored")));
     }
-    let indexed: Option<i64> =
-        sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = $1")
-            .bind(chain)
-            .fetch_optional(&mut *conn)
-            .await
-            .context("reading the indexed block")?;
+    let indexed: Option<i64> = sqlx::query_scalar(&format!(
+        "SELECT indexed_block FROM {chain_cursor_table} WHERE chain_id = $1",
+        chain_cursor_table = chain_cursor::NAME,
+    ))
+    .bind(chain)
+    .fetch_optional(&mut *conn)
+    .await
+    .context("reading the indexed block")?;
     match indexed.and_then(|i| u64::try_from(i).ok()) {
         Some(indexed) if indexed >= block => Ok(None),
         indexed => Ok(Some(format!(
@@ -233,11 +242,12 @@ async fn incomplete(
 
 /// Drops the feeds of `chain_id` beyond the newest `kept`, and any unfinished pages.
 async fn prune(conn: &mut AnyConnection, chain_id: u64, kept: u32) -> StoreResult<()> {
-    sqlx::query(
-        "DELETE FROM reputation_feeds WHERE chain_id = $1 AND block_number NOT IN (
-             SELECT block_number FROM reputation_feeds WHERE chain_id = $1
+    sqlx::query(&format!(
+        "DELETE FROM {reputation_feeds_table} WHERE chain_id = $1 AND block_number NOT IN (
+             SELECT block_number FROM {reputation_feeds_table} WHERE chain_id = $1
              ORDER BY block_number DESC LIMIT $2)",
-    )
+        reputation_feeds_table = reputation_feeds::NAME,
+    ))
     .bind(int("chain_id", chain_id)?)
     .bind(i64::from(kept))
     .execute(&mut *conn)
@@ -253,10 +263,12 @@ pub(super) async fn forget(conn: &mut AnyConnection, chain_id: u64) -> StoreResu
 
 /// Deletes the pages of `chain_id` that belong to no visible feed.
 async fn clear_unfinished(conn: &mut AnyConnection, chain_id: u64) -> StoreResult<()> {
-    sqlx::query(
-        "DELETE FROM reputation_feed_pages WHERE chain_id = $1 AND block_number NOT IN (
-             SELECT block_number FROM reputation_feeds WHERE chain_id = $1)",
-    )
+    sqlx::query(&format!(
+        "DELETE FROM {reputation_feed_pages_table} WHERE chain_id = $1 AND block_number NOT IN (
+             SELECT block_number FROM {reputation_feeds_table} WHERE chain_id = $1)",
+        reputation_feed_pages_table = reputation_feed_pages::NAME,
+        reputation_feeds_table = reputation_feeds::NAME,
+    ))
     .bind(int("chain_id", chain_id)?)
     .execute(&mut *conn)
     .await
@@ -272,7 +284,7 @@ pub(super) async fn rewind(
     ancestor: u64,
 ) -> StoreResult<()> {
     let (chain, above) = (int("chain_id", chain_id)?, int("ancestor", ancestor)?);
-    for table in ["reputation_feeds", "reputation_feed_pages"] {
+    for table in [reputation_feeds::NAME, reputation_feed_pages::NAME] {
         sqlx::query(&format!(
             "DELETE FROM {table} WHERE chain_id = $1 AND block_number > $2"
         ))
@@ -332,10 +344,13 @@ mod tests {
     }
 
     async fn page_rows(store: &Store) -> Vec<(i64, i64)> {
-        sqlx::query_as("SELECT block_number, page FROM reputation_feed_pages ORDER BY 1, 2")
-            .fetch_all(store.reader())
-            .await
-            .unwrap()
+        sqlx::query_as(&format!(
+            "SELECT block_number, page FROM {reputation_feed_pages_table} ORDER BY 1, 2",
+            reputation_feed_pages_table = reputation_feed_pages::NAME,
+        ))
+        .fetch_all(store.reader())
+        .await
+        .unwrap()
     }
 
     /// Feeds appear whole, the newest `kept` stay, an unfinished one is cleared by the next, an
@@ -351,10 +366,11 @@ mod tests {
         let mut conn = <AnyConnection as sqlx::Connection>::connect(&url)
             .await
             .unwrap();
-        sqlx::query(
-            "INSERT INTO chain_cursor (chain_id, name, indexed_block, finalized_block, head_block,
+        sqlx::query(&format!(
+            "INSERT INTO {chain_cursor_table} (chain_id, name, indexed_block, finalized_block, head_block,
                settled_block) VALUES (1, 't', 100, 100, 100, 100)",
-        )
+            chain_cursor_table = chain_cursor::NAME,
+        ))
         .execute(&mut conn)
         .await
         .unwrap();

@@ -8,7 +8,9 @@ use crate::agents::contracts::{
     Found, OwnFact, RegistryFact, SnapshotFact, apply_own, apply_registry, describe_card, found,
 };
 use crate::primitives::AgentKey;
-use crate::schema::{agent_contract_events, agent_snapshots, registry_events};
+use crate::schema::{
+    agent_contract_events, agent_snapshots, events, registry_events, watched_agents,
+};
 use crate::sources::hex_address;
 use crate::store::Dialect;
 use crate::store::StoreResult;
@@ -31,9 +33,13 @@ pub(super) async fn refresh(
     // How each was first found; an agent nothing found is gone.
     let mut discoveries: Vec<Discovery> = of_agents(
         conn,
-        "SELECT {rows} FROM watched_agents w INDEXED BY watched_agents_address JOIN events e
+        &format!(
+            "SELECT {{rows}} FROM {watched_agents_table} w INDEXED BY watched_agents_address JOIN {events_table} e
            ON e.chain_id = w.chain_id AND e.block_number = w.block_number AND e.log_index = w.log_index
          WHERE w.chain_id = ",
+            watched_agents_table = watched_agents::NAME,
+            events_table = events::NAME,
+        ),
         (chain_id, "w.address", &addresses),
         "",
         "reading how agent contracts were found",
@@ -143,11 +149,14 @@ async fn apply_own_events(
 ) -> StoreResult<()> {
     let facts: Vec<OwnEvent> = of_agents(
         conn,
-        "SELECT {rows} FROM (
+        &format!(
+            "SELECT {{rows}} FROM (
            SELECT agent, kind, value, block_number, log_index, timestamp,
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number DESC, log_index DESC) AS newest,
              row_number() OVER (PARTITION BY agent, kind ORDER BY block_number, log_index) AS oldest
-           FROM agent_contract_events WHERE chain_id = ",
+           FROM {agent_contract_events_table} WHERE chain_id = ",
+            agent_contract_events_table = agent_contract_events::NAME,
+        ),
         (chain_id, "agent", addresses),
         ") AS f WHERE newest = 1 OR (kind = 'interval' AND oldest = 1)",
         "reading agent contract events",
@@ -165,8 +174,9 @@ async fn apply_own_events(
         })
         .collect();
     let snapshots = snapshot_facts(conn, chain_id, addresses).await?;
-    apply_own(rows, own, snapshots)
-        .map_err(|error| decode::corrupt("agent_contract_events", "value", &error.value, &error))
+    apply_own(rows, own, snapshots).map_err(|error| {
+        decode::corrupt(agent_contract_events::NAME, "value", &error.value, &error)
+    })
 }
 
 /// The fields of every enrolment snapshot of `addresses`, as (agent, kind, position, value)
@@ -178,7 +188,10 @@ async fn snapshot_facts(
 ) -> StoreResult<Vec<SnapshotFact>> {
     let snapshots: Vec<SnapshotRow> = of_agents(
         conn,
-        "SELECT {rows} FROM agent_snapshots WHERE chain_id = ",
+        &format!(
+            "SELECT {{rows}} FROM {agent_snapshots_table} WHERE chain_id = ",
+            agent_snapshots_table = agent_snapshots::NAME,
+        ),
         (chain_id, "agent", addresses),
         "",
         "reading agent snapshots",
@@ -231,7 +244,10 @@ async fn apply_registry_events(
 ) -> StoreResult<()> {
     let events: Vec<(i64, i64, RegistryRow)> = of_agents_in_chain_order(
         conn,
-        "SELECT {rows} FROM registry_events INDEXED BY registry_events_agent WHERE chain_id = ",
+        &format!(
+            "SELECT {{rows}} FROM {registry_events_table} INDEXED BY registry_events_agent WHERE chain_id = ",
+            registry_events_table = registry_events::NAME,
+        ),
         (chain_id, "agent", addresses),
         "",
         "reading registry events",

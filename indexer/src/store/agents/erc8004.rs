@@ -14,6 +14,7 @@ use crate::schema::{
 use crate::sources::hex_address;
 use crate::store::Dialect;
 use crate::store::decode::int;
+use crate::store::identity_rows::{ApprovalRow, OperatorForAllRow};
 use crate::store::packed_row::{PackedRow, PerDialect, packed_row};
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows};
 use crate::store::{StoreError, StoreResult};
@@ -135,25 +136,6 @@ packed_row! {
     }
 }
 
-packed_row! {
-    /// A token's approved address set or cleared (`identity_approvals`).
-    struct ApprovalRow {
-        token_id: String = identity_approvals::token_id,
-        operator: String = identity_approvals::operator,
-        approved: i64 = identity_approvals::approved,
-    }
-}
-
-packed_row! {
-    /// An owner approving an operator for all its tokens, or revoking it (`identity_approvals`
-    /// without a token).
-    struct OperatorForAllRow {
-        owner: String = identity_approvals::owner,
-        operator: String = identity_approvals::operator,
-        approved: i64 = identity_approvals::approved,
-    }
-}
-
 /// Rows of `table` for `ids` of `registry` as `T` (whose fields select from `table`), in chain
 /// order: each row's block, log index and `T`. Every fact table has an index `{table}_token` by
 /// (chain, registry, token), which the lookup names (see `store::sql`).
@@ -188,9 +170,10 @@ async fn operators_for_all(
     let owners: Vec<&str> = owners.into_iter().collect();
     for chunk in owners.chunks(super::AGENTS_PER_QUERY) {
         let mut query = QueryBuilder::<Any>::new(format!(
-            "SELECT {} FROM identity_approvals INDEXED BY identity_approvals_owner
+            "SELECT {} FROM {} INDEXED BY identity_approvals_owner
              WHERE token_id IS NULL AND chain_id = ",
-            packed_rows::<OperatorForAllRow>(Dialect::of(conn))
+            packed_rows::<OperatorForAllRow>(Dialect::of(conn)),
+            identity_approvals::NAME
         ));
         query.push_bind(int("chain_id", chain_id)?);
         query.push(" AND registry = ");

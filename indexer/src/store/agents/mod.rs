@@ -13,6 +13,7 @@ use super::facts::Touched;
 use super::sql::push_in;
 use super::{QueryContext, StoreResult};
 use crate::agents::AgentState;
+use crate::schema::agents;
 use crate::sources::hex_address;
 use crate::store::Dialect;
 use crate::store::decode::{self, int};
@@ -60,9 +61,10 @@ async fn tokens_of_owner(
     registry: &Address,
     owner: &Address,
 ) -> StoreResult<Vec<U256>> {
-    let ids: Vec<String> = sqlx::query_scalar(
-        "SELECT token_id FROM agents WHERE chain_id = $1 AND source = 'erc8004' AND registry = $2 AND owner = $3",
-    )
+    let ids: Vec<String> = sqlx::query_scalar(&format!(
+        "SELECT token_id FROM {agents_table} WHERE chain_id = $1 AND source = 'erc8004' AND registry = $2 AND owner = $3",
+        agents_table = agents::NAME,
+    ))
     .bind(int("chain_id", chain_id)?)
     .bind(hex_address(registry))
     .bind(hex_address(owner))
@@ -70,7 +72,7 @@ async fn tokens_of_owner(
     .await
     .context("listing an owner's agents")?;
     ids.iter()
-        .map(|id| decode::parse("agents", "token_id", id))
+        .map(|id| decode::parse(agents::NAME, "token_id", id))
         .collect()
 }
 
@@ -82,7 +84,10 @@ async fn write(
     gone: &[String],
 ) -> StoreResult<()> {
     if !gone.is_empty() {
-        let mut delete = QueryBuilder::new("DELETE FROM agents WHERE agent_key");
+        let mut delete = QueryBuilder::new(format!(
+            "DELETE FROM {agents_table} WHERE agent_key",
+            agents_table = agents::NAME,
+        ));
         push_in(&mut delete, gone);
         Dialect::of(conn)
             .portable(delete)
@@ -94,11 +99,8 @@ async fn write(
     if computed.is_empty() {
         return Ok(());
     }
-    const COLUMNS: &str = "agent_key, chain_id, source, address, registry, token_id, owner, \
-        operators, uri, agent_wallet, payment_address, card, card_uri, card_hash, name, description, \
-        active, heartbeat_interval, last_heartbeat, registry_status, registered_block, registered_at, \
-        last_event_block";
-    let mut insert = QueryBuilder::<Any>::new(format!("INSERT INTO agents ({COLUMNS}) "));
+    let columns = agents::TABLE.column_list();
+    let mut insert = QueryBuilder::<Any>::new(format!("INSERT INTO {} ({columns}) ", agents::NAME));
     let chain = int("chain_id", chain_id)?;
     insert.push_values(computed, |mut row, agent| {
         row.push_bind(&agent.key)
@@ -125,7 +127,7 @@ async fn write(
             .push_bind(agent.registered_at)
             .push_bind(agent.last_event_block);
     });
-    insert.push(crate::store::sql::or_replace("agent_key", COLUMNS));
+    insert.push(crate::store::sql::or_replace("agent_key", &columns));
     Dialect::of(conn)
         .portable(insert)
         .build()

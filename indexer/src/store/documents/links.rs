@@ -3,6 +3,7 @@
 //! the registration files fetched (their A2A service, and the domain proof on that service's
 //! origin).
 
+use crate::schema::{agent_documents, agents, documents, feedback};
 use crate::store::sql::erc8004_key_sql;
 use crate::store::{Dialect, QueryContext, StoreResult};
 use sqlx::AnyConnection;
@@ -19,17 +20,18 @@ pub(super) async fn link(conn: &mut AnyConnection) -> StoreResult<()> {
         .execute(&mut *conn)
         .await
         .context("preparing document links")?;
-    sqlx::query(
+    sqlx::query(&format!(
         "INSERT INTO wanted_links
-         SELECT agent_key, 'registration', uri, 'registration' FROM agents
+         SELECT agent_key, 'registration', uri, 'registration' FROM {agents_table}
            WHERE source = 'erc8004' AND trim(coalesce(uri, '')) != ''
-         UNION SELECT agent_key, 'metadata', uri, 'any' FROM agents
+         UNION SELECT agent_key, 'metadata', uri, 'any' FROM {agents_table}
            WHERE source != 'erc8004' AND trim(coalesce(uri, '')) != ''
-         UNION SELECT agent_key, 'card', card_uri, 'card' FROM agents
+         UNION SELECT agent_key, 'card', card_uri, 'card' FROM {agents_table}
            WHERE trim(coalesce(card_uri, '')) != ''
-         UNION SELECT agent_key, 'onchain', 'eip155:' || chain_id || ':' || address, 'onchain' FROM agents
+         UNION SELECT agent_key, 'onchain', 'eip155:' || chain_id || ':' || address, 'onchain' FROM {agents_table}
            WHERE address IS NOT NULL",
-    )
+        agents_table = agents::NAME,
+    ))
     .execute(&mut *conn)
     .await
     .context("listing the documents agents point at")?;
@@ -38,10 +40,12 @@ pub(super) async fn link(conn: &mut AnyConnection) -> StoreResult<()> {
     // payment, so every feedback file of an existing agent is read once (and kept).
     sqlx::query(&format!(
         "INSERT INTO wanted_links
-         SELECT DISTINCT a.agent_key, 'feedback', f.feedback_uri, 'feedback' FROM feedback f
-         JOIN agents a ON a.agent_key = {}
+         SELECT DISTINCT a.agent_key, 'feedback', f.feedback_uri, 'feedback' FROM {feedback_table} f
+         JOIN {agents_table} a ON a.agent_key = {}
          WHERE trim(f.feedback_uri) != ''",
-        erc8004_key_sql("f.chain_id", "f.registry", "f.token_id")
+        erc8004_key_sql("f.chain_id", "f.registry", "f.token_id"),
+        feedback_table = feedback::NAME,
+        agents_table = agents::NAME
     ))
     .execute(&mut *conn)
     .await
@@ -53,11 +57,12 @@ pub(super) async fn link(conn: &mut AnyConnection) -> StoreResult<()> {
         "INSERT INTO wanted_links
          SELECT DISTINCT w.agent_key, 'card', {endpoint}, 'a2a'
          FROM wanted_links w
-         JOIN documents d ON d.uri = w.uri AND d.expect = w.expect AND d.kind = 'registration'
+         JOIN {documents_table} d ON d.uri = w.uri AND d.expect = w.expect AND d.kind = 'registration'
          CROSS JOIN {}
          WHERE lower({}) = 'a2a' AND {endpoint} IS NOT NULL",
         dialect.json_items("d.projection", "services", "s"),
         dialect.json_field("s.value", "name"),
+        documents_table = documents::NAME,
     ))
     .execute(&mut *conn)
     .await
@@ -79,16 +84,18 @@ pub(super) async fn link(conn: &mut AnyConnection) -> StoreResult<()> {
             .await
             .context("adding a domain proof link")?;
     }
-    sqlx::query(
-        "DELETE FROM agent_documents WHERE (agent_key, role, uri, expect) NOT IN
+    sqlx::query(&format!(
+        "DELETE FROM {agent_documents_table} WHERE (agent_key, role, uri, expect) NOT IN
            (SELECT agent_key, role, uri, expect FROM wanted_links)",
-    )
+        agent_documents_table = agent_documents::NAME,
+    ))
     .execute(&mut *conn)
     .await
     .context("removing stale document links")?;
-    sqlx::query(
-        "INSERT INTO agent_documents SELECT * FROM wanted_links WHERE true ON CONFLICT DO NOTHING",
-    )
+    sqlx::query(&format!(
+        "INSERT INTO {agent_documents_table} SELECT * FROM wanted_links WHERE true ON CONFLICT DO NOTHING",
+        agent_documents_table = agent_documents::NAME,
+    ))
     .execute(&mut *conn)
     .await
     .context("adding document links")?;

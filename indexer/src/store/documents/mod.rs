@@ -12,6 +12,9 @@ mod registrations;
 
 use super::{QueryContext, StoreResult, decode};
 use crate::documents::{Checked, Expect, Projection};
+use crate::schema::{
+    agent_documents, agent_profiles, agent_search, agent_skills, agents, document_lints, documents,
+};
 use sqlx::{AnyConnection, AnyPool};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,13 +48,15 @@ pub struct DueDocument {
 
 /// Documents linked to an agent that were never fetched or are due at `now`, at most `limit`.
 pub(super) async fn due(pool: &AnyPool, now: i64, limit: i64) -> StoreResult<Vec<DueDocument>> {
-    let rows: Vec<DueRow> = sqlx::query_as(
+    let rows: Vec<DueRow> = sqlx::query_as(&format!(
         "SELECT DISTINCT l.uri, l.expect, d.etag, d.last_modified, coalesce(d.failures, 0) AS failures,
            coalesce(d.next_fetch_at, 0) AS due_at
-         FROM agent_documents l LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
+         FROM {agent_documents_table} l LEFT JOIN {documents_table} d ON d.uri = l.uri AND d.expect = l.expect
          WHERE d.uri IS NULL OR d.next_fetch_at <= $1
          ORDER BY due_at LIMIT $2",
-    )
+        agent_documents_table = agent_documents::NAME,
+        documents_table = documents::NAME,
+    ))
     .bind(now)
     .bind(limit)
     .fetch_all(pool)
@@ -61,7 +66,7 @@ pub(super) async fn due(pool: &AnyPool, now: i64, limit: i64) -> StoreResult<Vec
         .map(|row| {
             let expect = Expect::parse(&row.expect).ok_or_else(|| {
                 decode::corrupt(
-                    "agent_documents",
+                    agent_documents::NAME,
                     "expect",
                     &row.expect,
                     "not a kind of document",
@@ -90,10 +95,12 @@ struct DueRow {
 
 /// Whether every linked document was fetched or failed at least once.
 pub(super) async fn all_attempted(pool: &AnyPool) -> StoreResult<bool> {
-    let pending: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM agent_documents l LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
+    let pending: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM {agent_documents_table} l LEFT JOIN {documents_table} d ON d.uri = l.uri AND d.expect = l.expect
          WHERE d.uri IS NULL",
-    )
+        agent_documents_table = agent_documents::NAME,
+        documents_table = documents::NAME,
+    ))
     .fetch_one(pool)
     .await
     .context("counting documents never fetched")?;
@@ -123,18 +130,20 @@ struct CountsRow {
 }
 
 pub(super) async fn counts(pool: &AnyPool) -> StoreResult<DocumentCounts> {
-    let row: CountsRow = sqlx::query_as(
-        "SELECT (SELECT count(*) FROM documents WHERE status = 'ok') AS ok,
-                (SELECT count(*) FROM documents WHERE status = 'invalid') AS invalid,
-                (SELECT count(*) FROM documents WHERE status = 'failed') AS failed,
-                (SELECT count(*) FROM (SELECT DISTINCT l.uri, l.expect FROM agent_documents l
-                   LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
+    let row: CountsRow = sqlx::query_as(&format!(
+        "SELECT (SELECT count(*) FROM {documents_table} WHERE status = 'ok') AS ok,
+                (SELECT count(*) FROM {documents_table} WHERE status = 'invalid') AS invalid,
+                (SELECT count(*) FROM {documents_table} WHERE status = 'failed') AS failed,
+                (SELECT count(*) FROM (SELECT DISTINCT l.uri, l.expect FROM {agent_documents_table} l
+                   LEFT JOIN {documents_table} d ON d.uri = l.uri AND d.expect = l.expect
                   WHERE d.uri IS NULL) AS never_fetched) AS pending",
-    )
+        documents_table = documents::NAME,
+        agent_documents_table = agent_documents::NAME,
+    ))
     .fetch_one(pool)
     .await
     .context("counting documents by state")?;
-    let count = |column, value| decode::uint("documents", column, value);
+    let count = |column, value| decode::uint(documents::NAME, column, value);
     Ok(DocumentCounts {
         ok: count("status = 'ok'", row.ok)?,
         invalid: count("status = 'invalid'", row.invalid)?,
@@ -146,28 +155,35 @@ pub(super) async fn counts(pool: &AnyPool) -> StoreResult<DocumentCounts> {
 /// Brings links and profiles in line with the agents table; returns the agents recomputed.
 pub(super) async fn sync(conn: &mut AnyConnection) -> StoreResult<u64> {
     links::link(conn).await?;
-    let stale: Vec<String> = sqlx::query_scalar(
-        "SELECT a.agent_key FROM agents a LEFT JOIN agent_profiles p ON p.agent_key = a.agent_key
+    let stale: Vec<String> = sqlx::query_scalar(&format!(
+        "SELECT a.agent_key FROM {agents_table} a LEFT JOIN {agent_profiles_table} p ON p.agent_key = a.agent_key
          WHERE p.agent_key IS NULL OR p.chain_block != a.last_event_block",
-    )
+        agents_table = agents::NAME,
+        agent_profiles_table = agent_profiles::NAME,
+    ))
     .fetch_all(&mut *conn)
     .await
     .context("finding agents whose profile is stale")?;
     // The chain said something new about these agents (a URI set again, a card updated): their
     // documents are fetched again now rather than at the next scheduled refresh.
-    sqlx::query(
-        "UPDATE documents SET next_fetch_at = 0 WHERE (uri, expect) IN (
-           SELECT l.uri, l.expect FROM agent_documents l
-           JOIN agent_profiles p ON p.agent_key = l.agent_key
-           JOIN agents a ON a.agent_key = l.agent_key
+    sqlx::query(&format!(
+        "UPDATE {documents_table} SET next_fetch_at = 0 WHERE (uri, expect) IN (
+           SELECT l.uri, l.expect FROM {agent_documents_table} l
+           JOIN {agent_profiles_table} p ON p.agent_key = l.agent_key
+           JOIN {agents_table} a ON a.agent_key = l.agent_key
            WHERE p.chain_block != a.last_event_block)",
-    )
+        documents_table = documents::NAME,
+        agent_documents_table = agent_documents::NAME,
+        agent_profiles_table = agent_profiles::NAME,
+        agents_table = agents::NAME,
+    ))
     .execute(&mut *conn)
     .await
     .context("scheduling documents of changed agents")?;
-    for table in ["agent_profiles", "agent_skills", "agent_search"] {
+    for table in [agent_profiles::NAME, agent_skills::NAME, agent_search::NAME] {
         sqlx::query(&format!(
-            "DELETE FROM {table} WHERE agent_key NOT IN (SELECT agent_key FROM agents)"
+            "DELETE FROM {table} WHERE agent_key NOT IN (SELECT agent_key FROM {agents_table})",
+            agents_table = agents::NAME
         ))
         .execute(&mut *conn)
         .await
@@ -190,9 +206,10 @@ pub(super) async fn save(
         let checked = &result.checked;
         touched.insert((checked.uri.clone(), expect));
         if checked.not_modified {
-            sqlx::query(
-                "UPDATE documents SET fetched_at = $1, next_fetch_at = $2, failures = 0 WHERE uri = $3 AND expect = $4",
-            )
+            sqlx::query(&format!(
+                "UPDATE {documents_table} SET fetched_at = $1, next_fetch_at = $2, failures = 0 WHERE uri = $3 AND expect = $4",
+                documents_table = documents::NAME,
+            ))
             .bind(result.fetched_at)
             .bind(result.next_fetch_at)
             .bind(&checked.uri)
@@ -220,25 +237,26 @@ pub(super) async fn save(
             None => (None, None),
         };
         // A failed refetch keeps the last good bytes and projection.
-        sqlx::query(
-            "INSERT INTO documents (uri, expect, status, source, bytes, hash, etag, last_modified, kind, projection,
+        sqlx::query(&format!(
+            "INSERT INTO {documents_table} (uri, expect, status, source, bytes, hash, etag, last_modified, kind, projection,
                 error, failures, fetched_at, next_fetch_at, signature)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
              ON CONFLICT (uri, expect) DO UPDATE SET
-               status = CASE WHEN $3 = 'failed' AND documents.kind IS NOT NULL THEN documents.status ELSE $3 END,
-               source = coalesce($4, documents.source),
-               bytes = coalesce($5, documents.bytes),
-               hash = coalesce($6, documents.hash),
-               etag = coalesce($7, documents.etag),
-               last_modified = coalesce($8, documents.last_modified),
-               kind = coalesce($9, documents.kind),
-               projection = coalesce($10, documents.projection),
+               status = CASE WHEN $3 = 'failed' AND {documents_table}.kind IS NOT NULL THEN {documents_table}.status ELSE $3 END,
+               source = coalesce($4, {documents_table}.source),
+               bytes = coalesce($5, {documents_table}.bytes),
+               hash = coalesce($6, {documents_table}.hash),
+               etag = coalesce($7, {documents_table}.etag),
+               last_modified = coalesce($8, {documents_table}.last_modified),
+               kind = coalesce($9, {documents_table}.kind),
+               projection = coalesce($10, {documents_table}.projection),
                error = $11,
-               failures = CASE WHEN $3 = 'failed' THEN documents.failures + 1 ELSE 0 END,
+               failures = CASE WHEN $3 = 'failed' THEN {documents_table}.failures + 1 ELSE 0 END,
                fetched_at = $13,
                next_fetch_at = $14,
-               signature = coalesce($15, documents.signature)",
-        )
+               signature = coalesce($15, {documents_table}.signature)",
+            documents_table = documents::NAME,
+        ))
         .bind(&checked.uri)
         .bind(expect)
         .bind(status)
@@ -259,28 +277,34 @@ pub(super) async fn save(
         .context("saving a document")?;
         if status == "failed" {
             // Keep the report of the last good fetch unless there never was one.
-            let had: Option<String> =
-                sqlx::query_scalar("SELECT kind FROM documents WHERE uri = $1 AND expect = $2")
-                    .bind(&checked.uri)
-                    .bind(expect)
-                    .fetch_one(&mut *conn)
-                    .await
-                    .context("reading a document's kind")?;
+            let had: Option<String> = sqlx::query_scalar(&format!(
+                "SELECT kind FROM {documents_table} WHERE uri = $1 AND expect = $2",
+                documents_table = documents::NAME,
+            ))
+            .bind(&checked.uri)
+            .bind(expect)
+            .fetch_one(&mut *conn)
+            .await
+            .context("reading a document's kind")?;
             if had.is_some() {
                 continue;
             }
         }
-        sqlx::query("DELETE FROM document_lints WHERE uri = $1 AND expect = $2")
-            .bind(&checked.uri)
-            .bind(expect)
-            .execute(&mut *conn)
-            .await
-            .context("clearing a document's lints")?;
+        sqlx::query(&format!(
+            "DELETE FROM {document_lints_table} WHERE uri = $1 AND expect = $2",
+            document_lints_table = document_lints::NAME,
+        ))
+        .bind(&checked.uri)
+        .bind(expect)
+        .execute(&mut *conn)
+        .await
+        .context("clearing a document's lints")?;
         for (position, lint) in checked.report.lints.iter().enumerate() {
-            sqlx::query(
-                "INSERT INTO document_lints (uri, expect, code, severity, message, path, position)
+            sqlx::query(&format!(
+                "INSERT INTO {document_lints_table} (uri, expect, code, severity, message, path, position)
                  VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            )
+                document_lints_table = document_lints::NAME,
+            ))
             .bind(&checked.uri)
             .bind(expect)
             .bind(lint.code)
@@ -297,10 +321,12 @@ pub(super) async fn save(
     let mut agents = BTreeSet::new();
     let mut rated: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
     for (uri, expect) in touched {
-        let rows: Vec<(String, i64)> = sqlx::query_as(
-            "SELECT l.agent_key, a.chain_id FROM agent_documents l
-             JOIN agents a ON a.agent_key = l.agent_key WHERE l.uri = $1 AND l.expect = $2",
-        )
+        let rows: Vec<(String, i64)> = sqlx::query_as(&format!(
+            "SELECT l.agent_key, a.chain_id FROM {agent_documents_table} l
+             JOIN {agents_table} a ON a.agent_key = l.agent_key WHERE l.uri = $1 AND l.expect = $2",
+            agent_documents_table = agent_documents::NAME,
+            agents_table = agents::NAME,
+        ))
         .bind(&uri)
         .bind(expect)
         .fetch_all(&mut *conn)

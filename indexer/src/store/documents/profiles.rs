@@ -4,6 +4,9 @@
 
 use super::json;
 use crate::documents::{ChainAgent, LinkRole, LinkedDocument, Profile, Projection, build_profile};
+use crate::schema::{
+    agent_documents, agent_profiles, agent_search, agent_skills, agents, documents,
+};
 use crate::store::decode;
 use crate::store::sql::or_replace;
 use crate::store::{QueryContext, StoreResult};
@@ -62,7 +65,7 @@ struct LinkRow {
 impl LinkRow {
     fn linked(self) -> StoreResult<LinkedDocument> {
         fn read<T: serde::de::DeserializeOwned>(text: &str) -> StoreResult<T> {
-            decode::json("documents", "projection", text)
+            decode::json(documents::NAME, "projection", text)
         }
         let projection = match (self.kind.as_deref(), self.projection.as_deref()) {
             (Some("card"), Some(text)) => Some(Projection::Card(Box::new(read(text)?))),
@@ -70,7 +73,7 @@ impl LinkRow {
             (None, None) => None,
             (kind, _) => {
                 return Err(decode::corrupt(
-                    "documents",
+                    documents::NAME,
                     "kind",
                     kind.unwrap_or("NULL"),
                     "a projection needs a kind of card or registration, and a kind its projection",
@@ -92,10 +95,11 @@ impl LinkRow {
 /// Recomputes the profile, skills and search row of each of `agents`.
 pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> StoreResult<()> {
     for key in agents {
-        let Some(agent) = sqlx::query_as::<_, AgentRow>(
+        let Some(agent) = sqlx::query_as::<_, AgentRow>(&format!(
             "SELECT chain_id, source, registry, token_id, name, description, card, card_hash, last_event_block
-             FROM agents WHERE agent_key = $1",
-        )
+             FROM {agents_table} WHERE agent_key = $1",
+            agents_table = agents::NAME,
+        ))
         .bind(key)
         .fetch_optional(&mut *conn)
         .await
@@ -103,11 +107,13 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
         else {
             continue;
         };
-        let documents: Vec<LinkRow> = sqlx::query_as(
-            "SELECT l.role, l.uri, d.status, d.kind, d.projection, d.hash, d.signature, d.source FROM agent_documents l
-             LEFT JOIN documents d ON d.uri = l.uri AND d.expect = l.expect
+        let documents: Vec<LinkRow> = sqlx::query_as(&format!(
+            "SELECT l.role, l.uri, d.status, d.kind, d.projection, d.hash, d.signature, d.source FROM {agent_documents_table} l
+             LEFT JOIN {documents_table} d ON d.uri = l.uri AND d.expect = l.expect
              WHERE l.agent_key = $1 AND l.role != 'feedback' ORDER BY l.role DESC, l.uri",
-        )
+            agent_documents_table = agent_documents::NAME,
+            documents_table = documents::NAME,
+        ))
         .bind(key)
         .fetch_all(&mut *conn)
         .await
@@ -155,26 +161,29 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
                 .collect::<Vec<_>>(),
         ]);
         let digest = format!("{:x}", alloy::primitives::keccak256(said.to_string()));
-        let previous: Option<(Option<String>, i64)> = sqlx::query_as(
-            "SELECT document_digest, document_seq FROM agent_profiles WHERE agent_key = $1",
-        )
+        let previous: Option<(Option<String>, i64)> = sqlx::query_as(&format!(
+            "SELECT document_digest, document_seq FROM {agent_profiles_table} WHERE agent_key = $1",
+            agent_profiles_table = agent_profiles::NAME,
+        ))
         .bind(key)
         .fetch_optional(&mut *conn)
         .await
         .context("reading an agent's document digest")?;
         let seq = match previous {
             Some((Some(old), seq)) if old == digest => seq,
-            _ => sqlx::query_scalar::<_, i64>(
-                "SELECT coalesce(max(document_seq), 0) + 1 FROM agent_profiles",
-            )
+            _ => sqlx::query_scalar::<_, i64>(&format!(
+                "SELECT coalesce(max(document_seq), 0) + 1 FROM {agent_profiles_table}",
+                agent_profiles_table = agent_profiles::NAME,
+            ))
             .fetch_one(&mut *conn)
             .await
             .context("numbering a document update")?,
         };
         sqlx::query(&format!(
-            "INSERT INTO agent_profiles ({PROFILE_COLUMNS})
+            "INSERT INTO {agent_profiles_table} ({PROFILE_COLUMNS})
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16){}",
-            or_replace("agent_key", PROFILE_COLUMNS)
+            or_replace("agent_key", PROFILE_COLUMNS),
+            agent_profiles_table = agent_profiles::NAME
         ))
         .bind(key)
         .bind(&name)
@@ -195,7 +204,7 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
         .execute(&mut *conn)
         .await
         .context("writing an agent profile")?;
-        for table in ["agent_skills", "agent_search"] {
+        for table in [agent_skills::NAME, agent_search::NAME] {
             sqlx::query(&format!("DELETE FROM {table} WHERE agent_key = $1"))
                 .bind(key)
                 .execute(&mut *conn)
@@ -208,9 +217,10 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
             if seen.insert(skill.id.clone(), ()).is_some() {
                 continue;
             }
-            sqlx::query(
-                "INSERT INTO agent_skills (agent_key, skill_id, name, description, tags) VALUES ($1, $2, $3, $4, $5)",
-            )
+            sqlx::query(&format!(
+                "INSERT INTO {agent_skills_table} (agent_key, skill_id, name, description, tags) VALUES ($1, $2, $3, $4, $5)",
+                agent_skills_table = agent_skills::NAME,
+            ))
             .bind(key)
             .bind(&skill.id)
             .bind(&skill.name)
@@ -225,9 +235,10 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
             .map(|s| format!("{} {}", s.name, s.description.clone().unwrap_or_default()))
             .collect();
         let tag_text: Vec<String> = skills.iter().flat_map(|s| s.tags.clone()).collect();
-        sqlx::query(
-            "INSERT INTO agent_search (agent_key, name, description, skills, tags) VALUES ($1, $2, $3, $4, $5)",
-        )
+        sqlx::query(&format!(
+            "INSERT INTO {agent_search_table} (agent_key, name, description, skills, tags) VALUES ($1, $2, $3, $4, $5)",
+            agent_search_table = agent_search::NAME,
+        ))
         .bind(key)
         .bind(&name)
         .bind(&description)

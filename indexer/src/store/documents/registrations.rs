@@ -5,6 +5,7 @@
 
 use super::json;
 use crate::documents::{LinkRole, LinkedDocument, Projection, RegistrationProjection, Service};
+use crate::schema::{agent_registration_text, agent_registrations};
 use crate::store::{QueryContext, StoreResult};
 use sqlx::AnyConnection;
 
@@ -28,7 +29,7 @@ pub(super) async fn registration(
             (LinkRole::Registration, Some(Projection::Registration(file))) => Some((&d.uri, file)),
             _ => None,
         });
-    for table in ["agent_registrations", "agent_registration_text"] {
+    for table in [agent_registrations::NAME, agent_registration_text::NAME] {
         sqlx::query(&format!("DELETE FROM {table} WHERE agent_key = $1"))
             .bind(key)
             .execute(&mut *conn)
@@ -38,9 +39,10 @@ pub(super) async fn registration(
     let Some((uri, file)) = found else {
         return Ok(());
     };
-    sqlx::query(
-        "INSERT INTO agent_registration_text (agent_key, name, description) VALUES ($1, $2, $3)",
-    )
+    sqlx::query(&format!(
+        "INSERT INTO {agent_registration_text_table} (agent_key, name, description) VALUES ($1, $2, $3)",
+        agent_registration_text_table = agent_registration_text::NAME,
+    ))
     .bind(key)
     .bind(&file.name)
     .bind(&file.description)
@@ -50,13 +52,12 @@ pub(super) async fn registration(
     let endpoint = |name: &str| service(file, name).map(|s| s.endpoint.clone());
     let version = |name: &str| service(file, name).and_then(|s| s.version.clone());
     let oasf = service(file, "oasf");
-    sqlx::query(
-        "INSERT INTO agent_registrations (agent_key, uri, name, description, image,
-            active, x402, supported_trusts, services, mcp_endpoint, mcp_version, a2a_endpoint,
-            a2a_version, web_endpoint, email_endpoint, oasf_endpoint, oasf_version, oasf_skills,
-            oasf_domains, ens, did)
+    sqlx::query(&format!(
+        "INSERT INTO {agent_registrations_table} ({columns})
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
-    )
+        agent_registrations_table = agent_registrations::NAME,
+        columns = agent_registrations::TABLE.column_list(),
+    ))
     .bind(key)
     .bind(uri)
     .bind(&file.name)

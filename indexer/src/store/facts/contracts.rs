@@ -4,6 +4,9 @@ use super::Touched;
 use super::payments::{Via, bind_payments, insert_payment};
 use crate::primitives::AgentKey;
 use crate::primitives::sql_int;
+use crate::schema::{
+    agent_contract_events, agent_snapshots, ratings, registry_events, watched_agents, withdrawals,
+};
 use crate::sources::{Decoded, RegistryAction, hex_address, hex_b256};
 use crate::store::StoreResult;
 use crate::store::batch::{AgentSnapshot, ChainContext, EventRecord};
@@ -46,7 +49,7 @@ pub(super) fn apply(
                 RegistryAction::Approved | RegistryAction::Deregistered => (None, None, None),
             };
             rows.push(
-"registry_events",
+registry_events::NAME,
 "chain_id, registry, agent, kind, actor, metadata_uri, pending, reason, block_number, log_index",
 vec![int("chain_id", chain_id)?.into(), (&emitter).into(), hex_address(agent).into(), decoded.kind().into(), hex_address(actor).into(), uri.into(), pending.into(), reason.into(), block.into(), log.into()],
 );
@@ -107,7 +110,7 @@ vec![int("chain_id", chain_id)?.into(), (&emitter).into(), hex_address(agent).in
         }
         Decoded::Withdrawn { token, to, amount } => {
             rows.push(
-                "withdrawals",
+                withdrawals::NAME,
                 "chain_id, agent, token, to_address, amount, block_number, log_index, tx_hash",
                 vec![
                     int("chain_id", chain_id)?.into(),
@@ -123,7 +126,7 @@ vec![int("chain_id", chain_id)?.into(), (&emitter).into(), hex_address(agent).in
         }
         Decoded::Rated { rater, score } => {
             rows.push(
-                "ratings",
+                ratings::NAME,
                 "chain_id, agent, rater, score, block_number, log_index, timestamp",
                 vec![
                     int("chain_id", chain_id)?.into(),
@@ -152,7 +155,7 @@ fn push_snapshot(
     let errors = (!snapshot.errors.is_empty())
         .then(|| serde_json::to_string(&snapshot.errors).expect("strings serialise"));
     rows.push(
-        "agent_snapshots",
+        agent_snapshots::NAME,
         "chain_id, agent, owner, card, active, heartbeat_interval, last_heartbeat, errors,
             block_number, log_index",
         vec![
@@ -187,7 +190,7 @@ fn watch(
     discovered_by: &str,
 ) -> StoreResult<()> {
     rows.push(
-        "watched_agents",
+        watched_agents::NAME,
         "chain_id, address, from_block, discovered_by, via, block_number, log_index",
         vec![
             int("chain_id", chain_id)?.into(),
@@ -212,7 +215,7 @@ fn agent_fact(
     value: &str,
 ) -> StoreResult<()> {
     rows.push(
-        "agent_contract_events",
+        agent_contract_events::NAME,
         "chain_id, agent, kind, value, block_number, log_index, timestamp",
         vec![
             int("chain_id", chain_id)?.into(),

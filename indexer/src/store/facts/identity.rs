@@ -3,6 +3,10 @@
 use super::Touched;
 use super::payments::bind_payments;
 use crate::primitives::AgentKey;
+use crate::schema::{
+    identity_approvals, identity_metadata, identity_registrations, identity_transfers,
+    identity_uri_updates,
+};
 use crate::sources::{Decoded, hex_address, hex_b256};
 use crate::store::StoreResult;
 use crate::store::batch::{ChainContext, EventRecord};
@@ -30,7 +34,7 @@ pub(super) fn apply(
             owner,
         } => {
             rows.push(
-"identity_registrations",
+identity_registrations::NAME,
 "chain_id, registry, token_id, owner, uri, block_number, log_index, tx_hash, timestamp",
 vec![int("chain_id", chain_id)?.into(), (&emitter).into(), token_id.to_string().into(), hex_address(owner).into(), uri.into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into(), int("block_timestamp", ev.block_timestamp)?.into()],
 );
@@ -38,7 +42,7 @@ vec![int("chain_id", chain_id)?.into(), (&emitter).into(), token_id.to_string().
         }
         Decoded::IdentityTransfer { from, to, token_id } => {
             rows.push(
-                "identity_transfers",
+                identity_transfers::NAME,
                 "chain_id, registry, token_id, from_address, to_address, block_number, log_index",
                 vec![
                     int("chain_id", chain_id)?.into(),
@@ -85,7 +89,7 @@ vec![int("chain_id", chain_id)?.into(), (&emitter).into(), token_id.to_string().
             updated_by,
         } => {
             rows.push(
-                "identity_uri_updates",
+                identity_uri_updates::NAME,
                 "chain_id, registry, token_id, uri, updated_by, block_number, log_index",
                 vec![
                     int("chain_id", chain_id)?.into(),
@@ -105,7 +109,7 @@ vec![int("chain_id", chain_id)?.into(), (&emitter).into(), token_id.to_string().
             value,
         } => {
             rows.push(
-                "identity_metadata",
+                identity_metadata::NAME,
                 "chain_id, registry, token_id, key, value, block_number, log_index",
                 vec![
                     int("chain_id", chain_id)?.into(),
@@ -143,7 +147,7 @@ fn approval(
     ev: &EventRecord,
 ) -> StoreResult<()> {
     rows.push(
-        "identity_approvals",
+        identity_approvals::NAME,
         "chain_id, registry, owner, operator, token_id, approved, block_number, log_index",
         vec![
             int("chain_id", chain_id)?.into(),

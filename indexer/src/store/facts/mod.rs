@@ -15,6 +15,7 @@ use super::StoreResult;
 use super::batch::{Batch, ChainContext, EventRecord};
 use super::decode::int;
 use super::rows::Rows;
+use crate::schema::{events, payment_bindings, x402_channels};
 use crate::sources::{Decoded, Role};
 use alloy::primitives::{Address, U256};
 use sqlx::AnyConnection;
@@ -95,10 +96,10 @@ pub(super) async fn write(
     let chain = &prepared.batch.chain;
     let rows = &mut prepared.rows;
     // Transfers are credited by position against every binding up to them, this batch's too.
-    rows.flush_table(conn, "payment_bindings").await?;
+    rows.flush_table(conn, payment_bindings::NAME).await?;
     let credited = payments::credit_transfers(conn, rows, chain, &prepared.transfers).await?;
     // Claims are credited against every channel up to them, this batch's too.
-    rows.flush_table(conn, "x402_channels").await?;
+    rows.flush_table(conn, x402_channels::NAME).await?;
     payments::credit_claims(conn, rows, chain, &prepared.claims).await?;
     for event in &credited {
         push_raw_event(rows, chain.chain_id, event)?;
@@ -161,7 +162,7 @@ fn push_raw_event(rows: &mut Rows, chain_id: u64, ev: &EventRecord) -> StoreResu
         Err(e) => (None, Some(e.to_string())),
     };
     rows.push(
-        "events",
+        events::NAME,
         "chain_id, block_number, log_index, block_hash, block_timestamp, tx_hash, address, source,
             topic0, topics, data, kind, decode_error",
         vec![

@@ -3,7 +3,7 @@
 //! are the channel's payer paying its receiver), and the transfers out of bound addresses
 //! (outflows).
 
-use crate::schema::{payment_bindings, x402_channels};
+use crate::schema::{outflows, payment_bindings, payments, x402_channels};
 use crate::sources::payments::Settlement;
 use crate::sources::{Decoded, hex_address, hex_b256};
 use crate::store::Dialect;
@@ -108,7 +108,7 @@ pub(super) fn open_channel(
         return Ok(());
     };
     rows.push(
-        "x402_channels",
+        x402_channels::NAME,
         "chain_id, block_number, log_index, channel_id, payer, receiver, token",
         vec![
             int("chain_id", chain.chain_id)?.into(),
@@ -167,8 +167,9 @@ pub(super) async fn credit_claims(
     let ids: Vec<&String> = ids.iter().collect();
     for chunk in ids.chunks(ADDRESSES_PER_QUERY) {
         let mut query = QueryBuilder::<Any>::new(format!(
-            "SELECT {} FROM x402_channels WHERE chain_id = ",
-            StoredChannel::named_select_list(Dialect::of(conn))
+            "SELECT {} FROM {x402_channels_table} WHERE chain_id = ",
+            StoredChannel::named_select_list(Dialect::of(conn)),
+            x402_channels_table = x402_channels::NAME
         ));
         query.push_bind(int("chain_id", chain.chain_id)?);
         query.push(" AND channel_id");
@@ -251,9 +252,10 @@ async fn bindings_of(
     let addresses: Vec<&String> = addresses.iter().collect();
     for chunk in addresses.chunks(ADDRESSES_PER_QUERY) {
         let mut query = QueryBuilder::<Any>::new(format!(
-            "SELECT {} FROM payment_bindings
-             WHERE agent_key IN (SELECT agent_key FROM payment_bindings WHERE chain_id = ",
-            Binding::named_select_list(Dialect::of(conn))
+            "SELECT {} FROM {payment_bindings_table}
+             WHERE agent_key IN (SELECT agent_key FROM {payment_bindings_table} WHERE chain_id = ",
+            Binding::named_select_list(Dialect::of(conn)),
+            payment_bindings_table = payment_bindings::NAME
         ));
         query.push_bind(int("chain_id", chain_id)?);
         query.push(" AND address IN (");
@@ -287,7 +289,7 @@ pub(super) fn bind_payments(
     ev: &EventRecord,
 ) -> StoreResult<()> {
     rows.push(
-        "payment_bindings",
+        payment_bindings::NAME,
         "chain_id, agent_key, address, block_number, log_index",
         vec![
             int("chain_id", chain_id)?.into(),
@@ -342,7 +344,7 @@ pub(super) fn insert_payment(
 ) -> StoreResult<()> {
     let nonce = via.nonce();
     rows.push(
-        "payments",
+        payments::NAME,
         "chain_id, block_number, log_index, agent_key, tx_hash, token, payer, payee, amount, eip3009, nonce, scheme, timestamp",
         vec![
             int("chain_id", chain_id)?.into(),
@@ -373,7 +375,7 @@ fn insert_outflow(
     amount: &U256,
 ) -> StoreResult<()> {
     rows.push(
-        "outflows",
+        outflows::NAME,
         "chain_id, block_number, log_index, agent_key, token, to_address, amount, timestamp",
         vec![
             int("chain_id", chain_id)?.into(),

@@ -2,6 +2,9 @@
 //! responses, validation requests and every validation response.
 
 use crate::primitives::sql_bits;
+use crate::schema::{
+    feedback, feedback_responses, feedback_revocations, validation_requests, validation_responses,
+};
 use crate::sources::{Decoded, hex_address, hex_b256};
 use crate::store::StoreResult;
 use crate::store::batch::{ChainContext, EventRecord};
@@ -36,7 +39,7 @@ pub(super) fn apply(
             shape,
         } => {
             rows.push(
-"feedback",
+feedback::NAME,
 "chain_id, registry, token_id, client, feedback_index, value, value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash, shape, block_number, log_index, tx_hash, timestamp",
 vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), token_id.to_string().into(), hex_address(client).into(), index.map(sql_bits).into(), value.to_string().into(), i64::from(*decimals).into(), tag1.into(), tag2.into(), endpoint.into(), uri.into(), hex_b256(hash).into(), shape.as_str().into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into(), int("block_timestamp", ev.block_timestamp)?.into()],
 );
@@ -47,7 +50,7 @@ vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), token_id.to_stri
             index,
         } => {
             rows.push(
-                "feedback_revocations",
+                feedback_revocations::NAME,
                 "chain_id, registry, token_id, client, feedback_index, block_number, log_index",
                 vec![
                     int("chain_id", chain_id)?.into(),
@@ -69,7 +72,7 @@ vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), token_id.to_stri
             hash,
         } => {
             rows.push(
-"feedback_responses",
+feedback_responses::NAME,
 "chain_id, registry, token_id, client, feedback_index, responder, response_uri, response_hash, block_number, log_index",
 vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), token_id.to_string().into(), hex_address(client).into(), sql_bits(*index).into(), hex_address(responder).into(), uri.into(), hex_b256(hash).into(), block.into(), log.into()],
 );
@@ -81,7 +84,7 @@ vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), token_id.to_stri
             request_hash,
         } => {
             rows.push(
-"validation_requests",
+validation_requests::NAME,
 "chain_id, registry, request_hash, validator, token_id, request_uri, block_number, log_index, tx_hash",
 vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), hex_b256(request_hash).into(), hex_address(validator).into(), token_id.to_string().into(), uri.into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into()],
 );
@@ -97,7 +100,7 @@ vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), hex_b256(request
             shape,
         } => {
             rows.push(
-"validation_responses",
+validation_responses::NAME,
 "chain_id, registry, request_hash, validator, token_id, response, response_uri, response_hash, tag, shape, block_number, log_index, tx_hash, timestamp",
 vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), hex_b256(request_hash).into(), hex_address(validator).into(), token_id.to_string().into(), i64::from(*response).into(), uri.into(), hex_b256(response_hash).into(), tag.into(), shape.as_str().into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into(), int("block_timestamp", ev.block_timestamp)?.into()],
 );

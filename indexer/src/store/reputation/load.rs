@@ -74,8 +74,9 @@ pub(super) async fn subjects(
     keys: &[String],
 ) -> StoreResult<Vec<Subject>> {
     let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT {} FROM agents WHERE agent_key",
-        packed::<SubjectRow>(Dialect::of(conn))
+        "SELECT {} FROM {agents_table} WHERE agent_key",
+        packed::<SubjectRow>(Dialect::of(conn)),
+        agents_table = agents::NAME
     ));
     push_in(&mut query, keys);
     let rows: Vec<SubjectRow> = fetch_packed(conn, query, "reading the agents to score").await?;
@@ -137,10 +138,11 @@ pub(super) async fn subjects_at(
     // every page sorted all of the chain's agents (a temporary B-tree), 70 ms a page at 100,000
     // agents; along the key's own index a page is a short range scan.
     let rows: Vec<SubjectRow> = sqlx::query_as(&format!(
-        "SELECT {} FROM agents
+        "SELECT {} FROM {agents_table}
          WHERE +chain_id = $1 AND registered_block <= $2 AND agent_key > $3
          ORDER BY agent_key LIMIT $4",
-        SubjectRow::named_select_list(Dialect::of(conn))
+        SubjectRow::named_select_list(Dialect::of(conn)),
+        agents_table = agents::NAME
     ))
     .bind(int("chain_id", chain_id)?)
     .bind(sql_bound(block))
@@ -276,8 +278,9 @@ async fn payments(
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
     let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT {} FROM payments WHERE block_number <= ",
-        packed_rows::<PackedPayment>(Dialect::of(conn))
+        "SELECT {} FROM {payments_table} WHERE block_number <= ",
+        packed_rows::<PackedPayment>(Dialect::of(conn)),
+        payments_table = payments::NAME
     ));
     query.push_bind(sql_bound(up_to));
     query.push(" AND agent_key");
@@ -323,8 +326,9 @@ async fn outflows(
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
     let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT {} FROM outflows WHERE block_number <= ",
-        packed::<PackedOutflow>(Dialect::of(conn))
+        "SELECT {} FROM {outflows_table} WHERE block_number <= ",
+        packed::<PackedOutflow>(Dialect::of(conn)),
+        outflows_table = outflows::NAME
     ));
     query.push_bind(sql_bound(up_to));
     query.push(" AND agent_key");
@@ -342,8 +346,8 @@ async fn outflows(
         };
         entry.saw(block_number)?;
         entry.facts.outflows.push(Outflow {
-            to: decode::parse("outflows", "to_address", &to)?,
-            timestamp: decode::uint("outflows", "timestamp", timestamp)?,
+            to: decode::parse(outflows::NAME, "to_address", &to)?,
+            timestamp: decode::uint(outflows::NAME, "timestamp", timestamp)?,
         });
     }
     Ok(())
@@ -365,7 +369,7 @@ pub(in crate::store) struct PaymentFields<'a> {
 impl PaymentFields<'_> {
     /// The payment they describe, or the column that does not read back.
     pub(in crate::store) fn parse(&self) -> StoreResult<Payment> {
-        let table = "payments";
+        let table = payments::NAME;
         Ok(Payment {
             payer: decode::parse(table, "payer", self.payer)?,
             payee: decode::parse(table, "payee", self.payee)?,

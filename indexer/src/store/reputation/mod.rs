@@ -21,6 +21,9 @@ use crate::primitives::sql_bound;
 use crate::reputation::{
     AgentFacts, Evaluation, Exclusion, Payment, ReputationRules, classify, evaluate,
 };
+use crate::schema::{
+    agent_reputation, agents, chain_cursor, events, reputation_dirty, reputation_rules,
+};
 use crate::store::Dialect;
 use crate::store::decode::{self, int};
 use load::Subject;
@@ -114,8 +117,10 @@ async fn rescore(
             .filter(|k| !present.contains(k))
             .collect();
         if !gone.is_empty() {
-            let mut delete =
-                QueryBuilder::<Any>::new("DELETE FROM agent_reputation WHERE agent_key");
+            let mut delete = QueryBuilder::<Any>::new(format!(
+                "DELETE FROM {agent_reputation_table} WHERE agent_key",
+                agent_reputation_table = agent_reputation::NAME,
+            ));
             push_in(&mut delete, gone);
             Dialect::of(conn)
                 .portable(delete)
@@ -178,14 +183,16 @@ pub(super) async fn settle(
     rules: &ReputationRules,
     head: u64,
 ) -> StoreResult<()> {
-    let keys: BTreeSet<String> =
-        sqlx::query_scalar("SELECT agent_key FROM reputation_dirty WHERE chain_id = $1")
-            .bind(int("chain_id", chain_id)?)
-            .fetch_all(&mut *conn)
-            .await
-            .context("reading the agents to rescore")?
-            .into_iter()
-            .collect();
+    let keys: BTreeSet<String> = sqlx::query_scalar(&format!(
+        "SELECT agent_key FROM {reputation_dirty_table} WHERE chain_id = $1",
+        reputation_dirty_table = reputation_dirty::NAME,
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .fetch_all(&mut *conn)
+    .await
+    .context("reading the agents to rescore")?
+    .into_iter()
+    .collect();
     if !keys.is_empty() {
         refresh(conn, chain_id, &keys, rules).await?;
     }
@@ -195,11 +202,14 @@ pub(super) async fn settle(
     if keys.is_empty() {
         return Ok(());
     }
-    sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = $1")
-        .bind(int("chain_id", chain_id)?)
-        .execute(&mut *conn)
-        .await
-        .context("clearing the agents rescored")?;
+    sqlx::query(&format!(
+        "DELETE FROM {reputation_dirty_table} WHERE chain_id = $1",
+        reputation_dirty_table = reputation_dirty::NAME,
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .execute(&mut *conn)
+    .await
+    .context("clearing the agents rescored")?;
     Ok(())
 }
 
@@ -222,49 +232,59 @@ pub(super) async fn adopt_rules(
     rules: &ReputationRules,
 ) -> StoreResult<u64> {
     let wanted = format!("{ROWS_FORMAT}{rules:?}");
-    let stored: Option<String> =
-        sqlx::query_scalar("SELECT rules FROM reputation_rules WHERE chain_id = $1")
-            .bind(int("chain_id", chain_id)?)
-            .fetch_optional(&mut *conn)
-            .await
-            .context("reading the reputation rules in force")?;
+    let stored: Option<String> = sqlx::query_scalar(&format!(
+        "SELECT rules FROM {reputation_rules_table} WHERE chain_id = $1",
+        reputation_rules_table = reputation_rules::NAME,
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .fetch_optional(&mut *conn)
+    .await
+    .context("reading the reputation rules in force")?;
     if stored.as_deref() == Some(wanted.as_str()) {
         return Ok(0);
     }
     // Feeds stored under the old rules (or the old form) would disagree with every other
     // instance's at the same block.
     super::stored_feeds::forget(conn, chain_id).await?;
-    let keys: BTreeSet<String> =
-        sqlx::query_scalar("SELECT agent_key FROM agents WHERE chain_id = $1")
-            .bind(int("chain_id", chain_id)?)
-            .fetch_all(&mut *conn)
-            .await
-            .context("listing the agents to rescore")?
-            .into_iter()
-            .collect();
+    let keys: BTreeSet<String> = sqlx::query_scalar(&format!(
+        "SELECT agent_key FROM {agents_table} WHERE chain_id = $1",
+        agents_table = agents::NAME,
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .fetch_all(&mut *conn)
+    .await
+    .context("listing the agents to rescore")?
+    .into_iter()
+    .collect();
     refresh(conn, chain_id, &keys, rules).await?;
     // The rank under the new rules, as of the epoch of the indexed block, then the paid agents
     // again under it.
-    let head: i64 =
-        sqlx::query_scalar("SELECT indexed_block FROM chain_cursor WHERE chain_id = $1")
-            .bind(int("chain_id", chain_id)?)
-            .fetch_optional(&mut *conn)
-            .await
-            .context("reading the indexed block")?
-            .unwrap_or(-1);
+    let head: i64 = sqlx::query_scalar(&format!(
+        "SELECT indexed_block FROM {chain_cursor_table} WHERE chain_id = $1",
+        chain_cursor_table = chain_cursor::NAME,
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .fetch_optional(&mut *conn)
+    .await
+    .context("reading the indexed block")?
+    .unwrap_or(-1);
     if let Ok(head) = u64::try_from(head) {
         trust::advance(conn, chain_id, head, rules, true).await?;
         rescore_under_new_rank(conn, chain_id, rules).await?;
     }
-    sqlx::query("DELETE FROM reputation_dirty WHERE chain_id = $1")
-        .bind(int("chain_id", chain_id)?)
-        .execute(&mut *conn)
-        .await
-        .context("clearing the agents rescored")?;
-    sqlx::query(
-        "INSERT INTO reputation_rules (chain_id, rules) VALUES ($1, $2)
+    sqlx::query(&format!(
+        "DELETE FROM {reputation_dirty_table} WHERE chain_id = $1",
+        reputation_dirty_table = reputation_dirty::NAME,
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .execute(&mut *conn)
+    .await
+    .context("clearing the agents rescored")?;
+    sqlx::query(&format!(
+        "INSERT INTO {reputation_rules_table} (chain_id, rules) VALUES ($1, $2)
          ON CONFLICT (chain_id) DO UPDATE SET rules = excluded.rules",
-    )
+        reputation_rules_table = reputation_rules::NAME,
+    ))
     .bind(int("chain_id", chain_id)?)
     .bind(wanted)
     .execute(&mut *conn)
@@ -288,7 +308,10 @@ async fn block_times(
     query.push_values(&blocks, |mut row, block| {
         row.push_bind(sql_bound(*block));
     });
-    query.push(") SELECT n, (SELECT block_timestamp FROM events WHERE chain_id = ");
+    query.push(format!(
+        ") SELECT n, (SELECT block_timestamp FROM {events_table} WHERE chain_id = ",
+        events_table = events::NAME,
+    ));
     query.push_bind(int("chain_id", chain_id)?);
     query.push(" AND block_number = n ORDER BY log_index LIMIT 1) AS t FROM wanted");
     // A block without stored events has no time here; its facts are then none of reputation's.
@@ -302,8 +325,8 @@ async fn block_times(
     for (block, timestamp) in rows {
         if let Some(timestamp) = timestamp {
             times.insert(
-                decode::uint("events", "block_number", block)?,
-                decode::uint("events", "block_timestamp", timestamp)?,
+                decode::uint(events::NAME, "block_number", block)?,
+                decode::uint(events::NAME, "block_timestamp", timestamp)?,
             );
         }
     }
@@ -325,10 +348,11 @@ fn canonical_evaluation(evaluation: &Evaluation) -> String {
 }
 
 async fn write(conn: &mut AnyConnection, computed: &[AgentReputation]) -> StoreResult<()> {
-    const COLUMNS: &str = "agent_key, chain_id, as_of_block, as_of_timestamp, score, \
-        payment_score, payment_count, unique_payers, excluded_payments, feedback_count, \
-        feedback_average, validation_average, rating_average, evaluation";
-    let mut insert = QueryBuilder::<Any>::new(format!("INSERT INTO agent_reputation ({COLUMNS}) "));
+    let columns = agent_reputation::TABLE.column_list();
+    let mut insert = QueryBuilder::<Any>::new(format!(
+        "INSERT INTO {} ({columns}) ",
+        agent_reputation::NAME
+    ));
     // Every integer is checked before the statement is built (its closure cannot fail).
     let integers = computed
         .iter()
@@ -371,7 +395,7 @@ async fn write(conn: &mut AnyConnection, computed: &[AgentReputation]) -> StoreR
             .push_bind(e.ratings.average)
             .push_bind(canonical_evaluation(e));
     });
-    insert.push(crate::store::sql::or_replace("agent_key", COLUMNS));
+    insert.push(crate::store::sql::or_replace("agent_key", &columns));
     Dialect::of(conn)
         .portable(insert)
         .build()
@@ -428,16 +452,17 @@ pub(super) async fn as_of_block(
     rules: &ReputationRules,
     mut page: impl FnMut(Vec<AgentReputation>),
 ) -> StoreResult<()> {
-    let timestamp: Option<i64> = sqlx::query_scalar(
-        "SELECT block_timestamp FROM events WHERE chain_id = $1 AND block_number <= $2
+    let timestamp: Option<i64> = sqlx::query_scalar(&format!(
+        "SELECT block_timestamp FROM {events_table} WHERE chain_id = $1 AND block_number <= $2
          ORDER BY block_number DESC LIMIT 1",
-    )
+        events_table = events::NAME,
+    ))
     .bind(int("chain_id", chain_id)?)
     .bind(sql_bound(block))
     .fetch_optional(&mut *conn)
     .await
     .context("reading the time of a feed's block")?;
-    let timestamp = decode::uint("events", "block_timestamp", timestamp.unwrap_or(0))?;
+    let timestamp = decode::uint(events::NAME, "block_timestamp", timestamp.unwrap_or(0))?;
     // The rank in force at the block: the stored one when the block is in its epoch, else
     // computed for the block's own epoch.
     let epoch = rules.trust.epoch_of(block);

@@ -3,6 +3,7 @@
 //! its stored text when that is canonical.
 
 use super::{AGENTS_PER_ROUND, AgentReputation, ROWS_FORMAT};
+use crate::schema::{agent_reputation, reputation_rules};
 use crate::store::decode::{self, int};
 use crate::store::{QueryContext, StoreResult};
 use sqlx::{AnyConnection, AnyPool};
@@ -24,10 +25,11 @@ pub(in crate::store) async fn stored(
     pool: &AnyPool,
     agent_key: &str,
 ) -> StoreResult<Option<AgentReputation>> {
-    let row: Option<StoredRow> = sqlx::query_as(
-        "SELECT chain_id, as_of_block, as_of_timestamp, score, evaluation FROM agent_reputation
+    let row: Option<StoredRow> = sqlx::query_as(&format!(
+        "SELECT chain_id, as_of_block, as_of_timestamp, score, evaluation FROM {agent_reputation_table}
          WHERE agent_key = $1",
-    )
+        agent_reputation_table = agent_reputation::NAME,
+    ))
     .bind(agent_key)
     .fetch_optional(pool)
     .await
@@ -62,7 +64,7 @@ pub struct StoredReputation {
 
 impl StoredRow {
     fn raw(self, canonical: bool) -> StoreResult<StoredReputation> {
-        let table = "agent_reputation";
+        let table = agent_reputation::NAME;
         Ok(StoredReputation {
             agent: self.agent_key,
             chain_id: decode::uint(table, "chain_id", self.chain_id)?,
@@ -77,7 +79,7 @@ impl StoredRow {
     fn decode(self) -> StoreResult<AgentReputation> {
         let raw = self.raw(false)?;
         Ok(AgentReputation {
-            evaluation: decode::json("agent_reputation", "evaluation", &raw.evaluation)?,
+            evaluation: decode::json(agent_reputation::NAME, "evaluation", &raw.evaluation)?,
             agent: raw.agent,
             chain_id: raw.chain_id,
             as_of_block: raw.as_of_block,
@@ -94,23 +96,26 @@ pub(in crate::store) async fn stored_in_key_order(
     chain_id: u64,
     mut page: impl FnMut(Vec<StoredReputation>),
 ) -> StoreResult<()> {
-    let rules: Option<String> =
-        sqlx::query_scalar("SELECT rules FROM reputation_rules WHERE chain_id = $1")
-            .bind(int("chain_id", chain_id)?)
-            .fetch_optional(&mut *conn)
-            .await
-            .context("reading the form of the stored reputation")?;
+    let rules: Option<String> = sqlx::query_scalar(&format!(
+        "SELECT rules FROM {reputation_rules_table} WHERE chain_id = $1",
+        reputation_rules_table = reputation_rules::NAME,
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .fetch_optional(&mut *conn)
+    .await
+    .context("reading the form of the stored reputation")?;
     let canonical = rules.is_some_and(|rules| rules.starts_with(ROWS_FORMAT));
     let mut after = String::new();
     loop {
         crate::priority::offer_core();
         // `+chain_id`: a page is a range of the key's index, not a sort of the chain's rows
         // (see `load::subjects_at`).
-        let rows: Vec<StoredRow> = sqlx::query_as(
+        let rows: Vec<StoredRow> = sqlx::query_as(&format!(
             "SELECT agent_key, chain_id, as_of_block, as_of_timestamp, score, evaluation
-             FROM agent_reputation WHERE +chain_id = $1 AND agent_key > $2
+             FROM {agent_reputation_table} WHERE +chain_id = $1 AND agent_key > $2
              ORDER BY agent_key LIMIT $3",
-        )
+            agent_reputation_table = agent_reputation::NAME,
+        ))
         .bind(int("chain_id", chain_id)?)
         .bind(after.as_str())
         .bind(AGENTS_PER_ROUND as i64)

@@ -4,6 +4,12 @@
 //! belong to.
 
 use crate::primitives::sql_bound;
+use crate::schema::{
+    agent_contract_events, agent_snapshots, feedback, feedback_responses, feedback_revocations,
+    identity_approvals, identity_metadata, identity_registrations, identity_transfers,
+    identity_uri_updates, outflows, payments, ratings, registry_events, reputation_dirty,
+    validation_requests, validation_responses, watched_agents, withdrawals,
+};
 use crate::store::decode::int;
 use crate::store::sql::{contract_key_sql, erc8004_key_sql};
 use crate::store::{QueryContext, StoreResult};
@@ -11,25 +17,25 @@ use sqlx::AnyConnection;
 
 /// Tables whose rows name an ERC-8004 agent by (identity registry, token id).
 const BY_TOKEN: [&str; 9] = [
-    "identity_registrations",
-    "identity_transfers",
-    "identity_uri_updates",
-    "identity_metadata",
-    "feedback",
-    "feedback_revocations",
-    "feedback_responses",
-    "validation_requests",
-    "validation_responses",
+    identity_registrations::NAME,
+    identity_transfers::NAME,
+    identity_uri_updates::NAME,
+    identity_metadata::NAME,
+    feedback::NAME,
+    feedback_revocations::NAME,
+    feedback_responses::NAME,
+    validation_requests::NAME,
+    validation_responses::NAME,
 ];
 
 /// Tables whose rows name an agent contract, and the column that does.
 const BY_CONTRACT: [(&str, &str); 6] = [
-    ("agent_contract_events", "agent"),
-    ("agent_snapshots", "agent"),
-    ("registry_events", "agent"),
-    ("ratings", "agent"),
-    ("withdrawals", "agent"),
-    ("watched_agents", "address"),
+    (agent_contract_events::NAME, "agent"),
+    (agent_snapshots::NAME, "agent"),
+    (registry_events::NAME, "agent"),
+    (ratings::NAME, "agent"),
+    (withdrawals::NAME, "agent"),
+    (watched_agents::NAME, "address"),
 ];
 
 /// Marks the agents with facts on `chain_id` in blocks `from..=to`. Operator approvals for all of
@@ -41,7 +47,7 @@ pub(in crate::store) async fn mark_dirty(
     from: u64,
     to: u64,
 ) -> StoreResult<()> {
-    let mut selects: Vec<String> = ["payments", "outflows"]
+    let mut selects: Vec<String> = [payments::NAME, outflows::NAME]
         .iter()
         .map(|table| {
             format!(
@@ -57,9 +63,10 @@ pub(in crate::store) async fn mark_dirty(
         )
     }));
     selects.push(format!(
-        "SELECT {} AS k FROM identity_approvals
+        "SELECT {} AS k FROM {identity_approvals_table}
          WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3 AND token_id IS NOT NULL",
-        erc8004_key_sql("$1", "registry", "token_id")
+        erc8004_key_sql("$1", "registry", "token_id"),
+        identity_approvals_table = identity_approvals::NAME
     ));
     selects.extend(BY_CONTRACT.iter().map(|(table, column)| {
         format!(
@@ -70,10 +77,9 @@ pub(in crate::store) async fn mark_dirty(
     }));
     // One statement for every table: a batch marks its agents in one round trip.
     sqlx::query(&format!(
-        "INSERT INTO reputation_dirty (chain_id, agent_key) SELECT DISTINCT $1, k FROM ({}) AS t WHERE true
+        "INSERT INTO {reputation_dirty_table} (chain_id, agent_key) SELECT DISTINCT $1, k FROM ({}) AS t WHERE true
          ON CONFLICT DO NOTHING",
-        selects.join(" UNION ALL ")
-    ))
+        selects.join(" UNION ALL "), reputation_dirty_table = reputation_dirty::NAME))
     .bind(int("chain_id", chain_id)?)
     .bind(sql_bound(from))
     .bind(sql_bound(to))

@@ -12,6 +12,9 @@ use crate::primitives::sql_bound;
 use crate::reputation::{
     AgentTrust, Payment, ReputationRules, TrustInputs, TrustRank, trust::edges, trust_rank,
 };
+use crate::schema::{
+    counted_payments, events, payment_bindings, trust_agents, trust_epochs, trust_payers,
+};
 use crate::sources::hex_address;
 use crate::store::Dialect;
 use crate::store::decode::{self, int};
@@ -33,7 +36,10 @@ pub(super) async fn write_counted(
     keys: &[String],
     counted: &BTreeMap<String, Vec<Payment>>,
 ) -> StoreResult<()> {
-    let mut delete = QueryBuilder::<Any>::new("DELETE FROM counted_payments WHERE chain_id = ");
+    let mut delete = QueryBuilder::<Any>::new(format!(
+        "DELETE FROM {counted_payments_table} WHERE chain_id = ",
+        counted_payments_table = counted_payments::NAME,
+    ));
     delete.push_bind(int("chain_id", chain_id)?);
     delete.push(" AND agent_key");
     push_in(&mut delete, keys);
@@ -59,9 +65,11 @@ pub(super) async fn write_counted(
                 ])
             })
             .collect::<StoreResult<Vec<_>>>()?;
-        const COLUMNS: &str = "chain_id, agent_key, block_number, log_index, payer, timestamp";
-        let mut insert =
-            QueryBuilder::<Any>::new(format!("INSERT INTO counted_payments ({COLUMNS}) "));
+        let columns = counted_payments::TABLE.column_list();
+        let mut insert = QueryBuilder::<Any>::new(format!(
+            "INSERT INTO {} ({columns}) ",
+            counted_payments::NAME
+        ));
         insert.push_values(chunk.iter().zip(numbers), |mut row, ((key, p), n)| {
             row.push_bind(chain)
                 .push_bind(*key)
@@ -72,7 +80,7 @@ pub(super) async fn write_counted(
         });
         insert.push(crate::store::sql::or_replace(
             "chain_id, agent_key, block_number, log_index",
-            COLUMNS,
+            &columns,
         ));
         Dialect::of(conn)
             .portable(insert)
@@ -86,15 +94,17 @@ pub(super) async fn write_counted(
 
 /// The epoch the chain's stored rank is computed as of, if it has one.
 async fn stored_epoch(conn: &mut AnyConnection, chain_id: u64) -> StoreResult<Option<Epoch>> {
-    let row: Option<(i64, i64)> =
-        sqlx::query_as("SELECT block_number, seeded FROM trust_epochs WHERE chain_id = $1")
-            .bind(int("chain_id", chain_id)?)
-            .fetch_optional(&mut *conn)
-            .await
-            .context("reading the trust epoch")?;
+    let row: Option<(i64, i64)> = sqlx::query_as(&format!(
+        "SELECT block_number, seeded FROM {trust_epochs_table} WHERE chain_id = $1",
+        trust_epochs_table = trust_epochs::NAME,
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .fetch_optional(&mut *conn)
+    .await
+    .context("reading the trust epoch")?;
     row.map(|(block, seeded)| {
         Ok(Epoch {
-            block: decode::uint("trust_epochs", "block_number", block)?,
+            block: decode::uint(trust_epochs::NAME, "block_number", block)?,
             seeded: seeded != 0,
         })
     })
@@ -146,26 +156,28 @@ pub(super) async fn compute(
     rules: &ReputationRules,
 ) -> StoreResult<(TrustRank, u64)> {
     let chain = int("chain_id", chain_id)?;
-    let timestamp: Option<i64> = sqlx::query_scalar(
-        "SELECT block_timestamp FROM events WHERE chain_id = $1 AND block_number <= $2
+    let timestamp: Option<i64> = sqlx::query_scalar(&format!(
+        "SELECT block_timestamp FROM {events_table} WHERE chain_id = $1 AND block_number <= $2
          ORDER BY block_number DESC LIMIT 1",
-    )
+        events_table = events::NAME,
+    ))
     .bind(chain)
     .bind(sql_bound(epoch))
     .fetch_optional(&mut *conn)
     .await
     .context("reading the time of a trust epoch")?;
-    let timestamp = decode::uint("events", "block_timestamp", timestamp.unwrap_or(0))?;
-    let rows: Vec<(String, String, i64)> = sqlx::query_as(
-        "SELECT agent_key, payer, timestamp FROM counted_payments
+    let timestamp = decode::uint(events::NAME, "block_timestamp", timestamp.unwrap_or(0))?;
+    let rows: Vec<(String, String, i64)> = sqlx::query_as(&format!(
+        "SELECT agent_key, payer, timestamp FROM {counted_payments_table}
          WHERE chain_id = $1 AND block_number <= $2",
-    )
+        counted_payments_table = counted_payments::NAME,
+    ))
     .bind(chain)
     .bind(sql_bound(epoch))
     .fetch_all(&mut *conn)
     .await
     .context("reading the payment graph")?;
-    let table = "counted_payments";
+    let table = counted_payments::NAME;
     let payments = rows
         .iter()
         .map(|(agent, payer, at)| {
@@ -187,10 +199,11 @@ async fn payment_addresses(
     chain_id: u64,
     epoch: u64,
 ) -> StoreResult<BTreeMap<Address, String>> {
-    let rows: Vec<(String, String)> = sqlx::query_as(
-        "SELECT agent_key, address FROM payment_bindings WHERE chain_id = $1 AND block_number <= $2
+    let rows: Vec<(String, String)> = sqlx::query_as(&format!(
+        "SELECT agent_key, address FROM {payment_bindings_table} WHERE chain_id = $1 AND block_number <= $2
          ORDER BY block_number, log_index",
-    )
+        payment_bindings_table = payment_bindings::NAME,
+    ))
     .bind(int("chain_id", chain_id)?)
     .bind(sql_bound(epoch))
     .fetch_all(&mut *conn)
@@ -206,7 +219,7 @@ async fn payment_addresses(
         if address.is_empty() {
             continue;
         }
-        let address = decode::parse("payment_bindings", "address", &address)?;
+        let address = decode::parse(payment_bindings::NAME, "address", &address)?;
         out.entry(address).or_insert(agent);
     }
     Ok(out)
@@ -221,7 +234,7 @@ async fn store(
     rank: &TrustRank,
 ) -> StoreResult<()> {
     let chain = int("chain_id", chain_id)?;
-    for table in ["trust_agents", "trust_payers"] {
+    for table in [trust_agents::NAME, trust_payers::NAME] {
         sqlx::query(&format!("DELETE FROM {table} WHERE chain_id = $1"))
             .bind(chain)
             .execute(&mut *conn)
@@ -230,9 +243,10 @@ async fn store(
     }
     let agents: Vec<(&String, &AgentTrust)> = rank.agents.iter().collect();
     for chunk in agents.chunks(ROWS_PER_INSERT) {
-        let mut insert = QueryBuilder::<Any>::new(
-            "INSERT INTO trust_agents (agent_key, chain_id, relative, top_payers) ",
-        );
+        let mut insert = QueryBuilder::<Any>::new(format!(
+            "INSERT INTO {trust_agents_table} (agent_key, chain_id, relative, top_payers) ",
+            trust_agents_table = trust_agents::NAME,
+        ));
         insert.push_values(chunk, |mut row, (key, trust)| {
             row.push_bind(key.as_str())
                 .push_bind(chain)
@@ -248,8 +262,10 @@ async fn store(
     }
     let payers: Vec<(&Address, &f64)> = rank.standing.iter().filter(|(_, s)| **s > 0.0).collect();
     for chunk in payers.chunks(ROWS_PER_INSERT) {
-        let mut insert =
-            QueryBuilder::<Any>::new("INSERT INTO trust_payers (chain_id, address, standing) ");
+        let mut insert = QueryBuilder::<Any>::new(format!(
+            "INSERT INTO {trust_payers_table} (chain_id, address, standing) ",
+            trust_payers_table = trust_payers::NAME,
+        ));
         insert.push_values(chunk, |mut row, (address, standing)| {
             row.push_bind(chain)
                 .push_bind(hex_address(address))
@@ -262,11 +278,12 @@ async fn store(
             .await
             .context("writing payers' standing")?;
     }
-    sqlx::query(
-        "INSERT INTO trust_epochs (chain_id, block_number, timestamp, seeded) VALUES ($1, $2, $3, $4)
+    sqlx::query(&format!(
+        "INSERT INTO {trust_epochs_table} (chain_id, block_number, timestamp, seeded) VALUES ($1, $2, $3, $4)
          ON CONFLICT (chain_id) DO UPDATE SET block_number = excluded.block_number,
            timestamp = excluded.timestamp, seeded = excluded.seeded",
-    )
+        trust_epochs_table = trust_epochs::NAME,
+    ))
     .bind(chain)
     .bind(int("epoch", epoch)?)
     .bind(int("timestamp", timestamp)?)
@@ -282,12 +299,14 @@ pub(super) async fn paid_agents(
     conn: &mut AnyConnection,
     chain_id: u64,
 ) -> StoreResult<BTreeSet<String>> {
-    let keys: Vec<String> =
-        sqlx::query_scalar("SELECT DISTINCT agent_key FROM counted_payments WHERE chain_id = $1")
-            .bind(int("chain_id", chain_id)?)
-            .fetch_all(&mut *conn)
-            .await
-            .context("listing the paid agents")?;
+    let keys: Vec<String> = sqlx::query_scalar(&format!(
+        "SELECT DISTINCT agent_key FROM {counted_payments_table} WHERE chain_id = $1",
+        counted_payments_table = counted_payments::NAME,
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .fetch_all(&mut *conn)
+    .await
+    .context("listing the paid agents")?;
     Ok(keys.into_iter().collect())
 }
 
@@ -304,9 +323,10 @@ pub(super) async fn stored_inputs(
     if !epoch.seeded {
         return Ok(());
     }
-    let mut query = QueryBuilder::<Any>::new(
-        "SELECT agent_key, relative, top_payers FROM trust_agents WHERE agent_key",
-    );
+    let mut query = QueryBuilder::<Any>::new(format!(
+        "SELECT agent_key, relative, top_payers FROM {trust_agents_table} WHERE agent_key",
+        trust_agents_table = trust_agents::NAME,
+    ));
     push_in(&mut query, loaded.keys());
     let rows: Vec<(String, f64, String)> = Dialect::of(conn)
         .portable(query)
@@ -316,7 +336,7 @@ pub(super) async fn stored_inputs(
         .context("reading agents' trust")?;
     let mut agents: BTreeMap<String, AgentTrust> = BTreeMap::new();
     for (key, relative, top) in rows {
-        let top_payers = decode::json("trust_agents", "top_payers", &top)?;
+        let top_payers = decode::json(trust_agents::NAME, "top_payers", &top)?;
         agents.insert(
             key,
             AgentTrust {
@@ -356,9 +376,10 @@ async fn standing_of(
     let mut out = BTreeMap::new();
     let payers: Vec<String> = payers.iter().map(hex_address).collect();
     for chunk in payers.chunks(ADDRESSES_PER_QUERY) {
-        let mut query = QueryBuilder::<Any>::new(
-            "SELECT address, standing FROM trust_payers WHERE chain_id = ",
-        );
+        let mut query = QueryBuilder::<Any>::new(format!(
+            "SELECT address, standing FROM {trust_payers_table} WHERE chain_id = ",
+            trust_payers_table = trust_payers::NAME,
+        ));
         query.push_bind(int("chain_id", chain_id)?);
         query.push(" AND address");
         push_in(&mut query, chunk);
@@ -370,7 +391,7 @@ async fn standing_of(
             .context("reading payers' standing")?;
         for (address, standing) in rows {
             out.insert(
-                decode::parse("trust_payers", "address", &address)?,
+                decode::parse(trust_payers::NAME, "address", &address)?,
                 standing,
             );
         }

@@ -5,13 +5,13 @@ use super::{Loaded, at, seen};
 use crate::primitives::sql_bound;
 use crate::reputation::{Outflow, Rating, SideChange};
 use crate::schema::{
-    Column, agent_contract_events, agent_snapshots, ratings, registry_events, withdrawals,
+    Column, agent_contract_events, agent_snapshots, events, ratings, registry_events, withdrawals,
 };
 use crate::store::Dialect;
 use crate::store::StoreResult;
 use crate::store::decode;
 use crate::store::decode::int;
-use crate::store::packed_row::{PackedRow, packed_row};
+use crate::store::packed_row::{PackedRow, PerDialect, packed_row};
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows, push_in};
 use alloy::primitives::Address;
 use sqlx::{Any, AnyConnection, QueryBuilder};
@@ -35,15 +35,21 @@ pub(super) async fn contract_facts(
         owners::<OwnerEvent>(
             conn,
             &scope,
-            "SELECT {rows} FROM agent_contract_events INDEXED BY agent_contract_events_agent
+            &format!(
+                "SELECT {{rows}} FROM {agent_contract_events_table} INDEXED BY agent_contract_events_agent
              WHERE kind = 'owner' AND chain_id = ",
+                agent_contract_events_table = agent_contract_events::NAME,
+            ),
         )
         .await?,
         owners::<SnapshotOwner>(
             conn,
             &scope,
-            "SELECT {rows} FROM agent_snapshots INDEXED BY agent_snapshots_agent
+            &format!(
+                "SELECT {{rows}} FROM {agent_snapshots_table} INDEXED BY agent_snapshots_agent
              WHERE owner IS NOT NULL AND chain_id = ",
+                agent_snapshots_table = agent_snapshots::NAME,
+            ),
         )
         .await?,
     ];
@@ -62,8 +68,11 @@ pub(super) async fn contract_facts(
     let enrolments = owners::<Enrolment>(
         conn,
         &scope,
-        "SELECT {rows} FROM registry_events INDEXED BY registry_events_agent
+        &format!(
+            "SELECT {{rows}} FROM {registry_events_table} INDEXED BY registry_events_agent
          WHERE kind = 'registered' AND chain_id = ",
+            registry_events_table = registry_events::NAME,
+        ),
     )
     .await?;
     for claim in enrolments {
@@ -80,7 +89,10 @@ pub(super) async fn contract_facts(
     let rows: Vec<(i64, i64, Withdrawal)> = scope
         .read(
             conn,
-            "SELECT {rows} FROM withdrawals w INDEXED BY withdrawals_agent WHERE chain_id = ",
+            &format!(
+                "SELECT {{rows}} FROM {withdrawals_table} w INDEXED BY withdrawals_agent WHERE chain_id = ",
+                withdrawals_table = withdrawals::NAME,
+            ),
             "reading agent contracts' withdrawals",
         )
         .await?;
@@ -95,15 +107,18 @@ pub(super) async fn contract_facts(
         };
         let entry = seen(loaded, key, block)?;
         entry.facts.outflows.push(Outflow {
-            to: decode::parse("withdrawals", "to_address", &to_address)?,
+            to: decode::parse(withdrawals::NAME, "to_address", &to_address)?,
             // A withdrawal always has its event stored; 0 only if that row were missing.
-            timestamp: decode::uint("events", "block_timestamp", timestamp.unwrap_or(0))?,
+            timestamp: decode::uint(events::NAME, "block_timestamp", timestamp.unwrap_or(0))?,
         });
     }
     let rows: Vec<(i64, i64, RatingRow)> = scope
         .read(
             conn,
-            "SELECT {rows} FROM ratings INDEXED BY ratings_agent WHERE chain_id = ",
+            &format!(
+                "SELECT {{rows}} FROM {ratings_table} INDEXED BY ratings_agent WHERE chain_id = ",
+                ratings_table = ratings::NAME,
+            ),
             "reading agent contracts' ratings",
         )
         .await?;
@@ -118,8 +133,8 @@ pub(super) async fn contract_facts(
         };
         let entry = seen(loaded, key, block)?;
         entry.facts.ratings.push(Rating {
-            rater: decode::parse("ratings", "rater", &rater)?,
-            score: decode::parse("ratings", "score", &score.to_string())?,
+            rater: decode::parse(ratings::NAME, "rater", &rater)?,
+            score: decode::parse(ratings::NAME, "score", &score.to_string())?,
             position: at(block, log)?,
         });
     }
@@ -253,8 +268,11 @@ packed_row! {
     struct Withdrawal {
         agent: String = withdrawals::agent,
         to_address: String = withdrawals::to_address,
-        timestamp: Option<i64> = "(SELECT block_timestamp FROM events e WHERE e.chain_id = w.chain_id
+        timestamp: Option<i64> = PerDialect(|_| format!(
+            "(SELECT block_timestamp FROM {events_table} e WHERE e.chain_id = w.chain_id
             AND e.block_number = w.block_number AND e.log_index = w.log_index)",
+            events_table = events::NAME,
+        )),
     }
 }
 

@@ -16,6 +16,7 @@ use crate::store::StoreResult;
 use crate::store::agents::wallet_from_metadata;
 use crate::store::decode;
 use crate::store::decode::int;
+use crate::store::identity_rows::{ApprovalRow, OperatorForAllRow};
 use crate::store::packed_row::{PackedRow, PerDialect, packed_row};
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows, push_in};
 use alloy::primitives::{Address, hex};
@@ -56,8 +57,10 @@ async fn of_tokens<T: PackedRow>(
 /// The index of `table` by (chain, registry, token id), as the migrations name it.
 fn token_index(table: &str) -> String {
     match table {
-        "feedback" | "validation_requests" | "validation_responses" => format!("{table}_agent"),
-        "feedback_revocations" | "feedback_responses" => format!("{table}_feedback"),
+        feedback::NAME | validation_requests::NAME | validation_responses::NAME => {
+            format!("{table}_agent")
+        }
+        feedback_revocations::NAME | feedback_responses::NAME => format!("{table}_feedback"),
         _ => format!("{table}_token"),
     }
 }
@@ -129,7 +132,11 @@ pub(super) async fn erc8004_side(
         let Some(key) = tokens.get(token.as_str()) else {
             continue;
         };
-        let operator: Address = decode::parse("identity_approvals", "operator", &operator)?;
+        let operator: Address = decode::parse(
+            identity_approvals::NAME,
+            identity_approvals::operator.name,
+            &operator,
+        )?;
         let approved = Some(operator).filter(|a| approved != 0 && !a.is_zero());
         let entry = seen(loaded, key, block)?;
         entry
@@ -142,9 +149,10 @@ pub(super) async fn erc8004_side(
         return Ok(());
     }
     let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT {} FROM identity_approvals INDEXED BY identity_approvals_owner
+        "SELECT {} FROM {} INDEXED BY identity_approvals_owner
          WHERE token_id IS NULL AND chain_id = ",
-        packed_rows::<OperatorForAllRow>(Dialect::of(conn))
+        packed_rows::<OperatorForAllRow>(Dialect::of(conn)),
+        identity_approvals::NAME
     ));
     query.push_bind(int("chain_id", scope.chain_id)?);
     query.push(" AND registry = ");
@@ -359,25 +367,6 @@ packed_row! {
                 dialect.hex(identity_metadata::value.name)
             )
         }),
-    }
-}
-
-packed_row! {
-    /// A token's approved address set or cleared (`identity_approvals`).
-    struct ApprovalRow {
-        token_id: String = identity_approvals::token_id,
-        operator: String = identity_approvals::operator,
-        approved: i64 = identity_approvals::approved,
-    }
-}
-
-packed_row! {
-    /// An owner approving an operator for all its tokens, or revoking it (`identity_approvals`
-    /// without a token).
-    struct OperatorForAllRow {
-        owner: String = identity_approvals::owner,
-        operator: String = identity_approvals::operator,
-        approved: i64 = identity_approvals::approved,
     }
 }
 

@@ -8,6 +8,7 @@
 use crate::documents::uri::is_content_addressed;
 use crate::documents::{Expect, FeedbackFileProjection};
 use crate::reputation::CitedPayment;
+use crate::schema::documents;
 use crate::store::Dialect;
 use crate::store::decode;
 use crate::store::sql::push_in;
@@ -33,9 +34,10 @@ pub(super) async fn stored(
     let mut out = BTreeMap::new();
     let uris: Vec<&String> = uris.iter().collect();
     for chunk in uris.chunks(URIS_PER_QUERY) {
-        let mut query = QueryBuilder::<Any>::new(
-            "SELECT uri, hash, projection FROM documents WHERE status = 'ok' AND kind = 'feedback' AND expect = ",
-        );
+        let mut query = QueryBuilder::<Any>::new(format!(
+            "SELECT uri, hash, projection FROM {documents_table} WHERE status = 'ok' AND kind = 'feedback' AND expect = ",
+            documents_table = documents::NAME,
+        ));
         query.push_bind(Expect::Feedback.as_str());
         query.push(" AND uri");
         push_in(&mut query, chunk.iter().map(|u| u.as_str()));
@@ -46,8 +48,8 @@ pub(super) async fn stored(
             .await
             .context("reading feedback files")?;
         for (uri, hash, projection) in rows {
-            let hash = decode::parse_opt("documents", "hash", hash.as_deref())?;
-            let file = decode::json("documents", "projection", &projection)?;
+            let hash = decode::parse_opt(documents::NAME, "hash", hash.as_deref())?;
+            let file = decode::json(documents::NAME, "projection", &projection)?;
             out.insert(uri, StoredFile { hash, file });
         }
     }
