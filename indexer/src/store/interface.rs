@@ -8,11 +8,20 @@ use super::batch::{Batch, ChainContext, ChainContexts};
 use super::cursor::{ChainProgress, ChainStatus, WatchedSets};
 use super::documents::{DocumentCounts, DocumentResult, DueDocument};
 use super::reputation::AgentReputation;
-use super::{ApplySummary, ClassifiedPayments, StoreResult};
+use super::{ClassifiedPayments, StoreResult};
 use crate::primitives::BlockRef;
 use crate::reputation::{FeedbackEntry, Payment, ReputationRules, TrustRank};
 use alloy::primitives::{Address, U256};
 use std::future::Future;
+
+/// What applying a batch did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ApplySummary {
+    /// Raw events stored.
+    pub events: u64,
+    /// Agents recomputed.
+    pub agents_refreshed: u64,
+}
 
 /// What can be read from an index.
 pub trait StoreRead: Send + Sync {

@@ -52,8 +52,8 @@ pub type ClassifiedPayments = std::collections::BTreeMap<
         Option<crate::reputation::Exclusion>,
     )>,
 >;
-pub use interface::{StoreRead, WriteBackend};
-pub use writer::{ApplySummary, QueuedBatch, SqlWriter, Writer};
+pub use interface::{ApplySummary, StoreRead, WriteBackend};
+pub use writer::{QueuedBatch, SqlWriter, Writer};
 
 use crate::primitives::BlockRef;
 use crate::reputation::{ReputationRules, TrustRank};
@@ -301,10 +301,9 @@ impl Store {
 
     /// Starts the single writer task; `capacity` bounds the queue of pending batches.
     pub fn writer(&self, capacity: usize) -> Writer {
-        Writer::over(
-            self.write.clone(),
-            self.dialect,
-            self.sqlite.as_ref().map(|parts| parts.checkpointer.clone()),
+        let checkpointer = self.sqlite.as_ref().map(|parts| parts.checkpointer.clone());
+        Writer::spawn(
+            SqlWriter::new(self.write.clone(), self.dialect, checkpointer),
             capacity,
         )
     }

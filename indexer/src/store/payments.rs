@@ -1,7 +1,7 @@
 //! Reading agents' credited payments back from the store: one agent's whole list, for
 //! reputation, and a page of many agents' lists, for the API.
 
-use super::reputation::PaymentFields;
+use super::decode;
 use super::{Dialect, PageWindow, QueryContext, StoreResult};
 use crate::primitives::sql_bound;
 use crate::reputation::Payment;
@@ -120,4 +120,35 @@ struct PaymentRow {
     #[sqlx(try_from = "crate::store::Flag")]
     x402: bool,
     tx_hash: String,
+}
+
+/// The stored columns of a payment.
+pub(in crate::store) struct PaymentFields<'a> {
+    pub(in crate::store) payer: &'a str,
+    pub(in crate::store) payee: &'a str,
+    pub(in crate::store) token: &'a str,
+    pub(in crate::store) amount: &'a str,
+    pub(in crate::store) block: i64,
+    pub(in crate::store) log_index: i64,
+    pub(in crate::store) timestamp: i64,
+    pub(in crate::store) x402: bool,
+    pub(in crate::store) tx_hash: &'a str,
+}
+
+impl PaymentFields<'_> {
+    /// The payment they describe, or the column that does not read back.
+    pub(in crate::store) fn parse(&self) -> StoreResult<Payment> {
+        let table = payments::NAME;
+        Ok(Payment {
+            payer: decode::parse(table, "payer", self.payer)?,
+            payee: decode::parse(table, "payee", self.payee)?,
+            token: decode::parse(table, "token", self.token)?,
+            amount: decode::parse(table, "amount", self.amount)?,
+            block: decode::uint(table, "block_number", self.block)?,
+            log_index: decode::uint(table, "log_index", self.log_index)?,
+            timestamp: decode::uint(table, "timestamp", self.timestamp)?,
+            x402: self.x402,
+            tx_hash: decode::parse(table, "tx_hash", self.tx_hash)?,
+        })
+    }
 }

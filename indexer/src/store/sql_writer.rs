@@ -5,9 +5,8 @@ use super::batch::{Batch, ChainContext, ChainContexts};
 use super::checkpoint::Checkpointer;
 use super::documents::{self, DocumentResult};
 use super::facts::{self, PreparedBatch};
-use super::interface::WriteBackend;
+use super::interface::{ApplySummary, WriteBackend};
 use super::statistics::Statistics;
-use super::writer::{ApplySummary, Writer};
 use super::{
     Dialect, QueryContext, StoreError, StoreResult, agents, cursor, postgres, reputation, rewind,
 };
@@ -15,25 +14,6 @@ use crate::primitives::sql_uint;
 use crate::schema::chain_cursor;
 use crate::store::decode::int;
 use sqlx::AnyPool;
-
-impl Writer<SqlWriter> {
-    pub(super) fn over(
-        pool: AnyPool,
-        dialect: Dialect,
-        checkpointer: Option<Checkpointer>,
-        capacity: usize,
-    ) -> Self {
-        Self::spawn(
-            SqlWriter {
-                pool,
-                dialect,
-                checkpointer,
-                statistics: Statistics::default(),
-            },
-            capacity,
-        )
-    }
-}
 
 /// The database side of the writer: the write connection, on SQLite the task that checkpoints
 /// the WAL after each command (see `checkpoint`), on PostgreSQL the chains' writer locks (see
@@ -44,6 +24,18 @@ pub struct SqlWriter {
     dialect: Dialect,
     checkpointer: Option<Checkpointer>,
     statistics: Statistics,
+}
+
+impl SqlWriter {
+    /// The database side over the write `pool`, checkpointing SQLite's WAL with `checkpointer`.
+    pub(super) fn new(pool: AnyPool, dialect: Dialect, checkpointer: Option<Checkpointer>) -> Self {
+        Self {
+            pool,
+            dialect,
+            checkpointer,
+            statistics: Statistics::default(),
+        }
+    }
 }
 
 impl WriteBackend for SqlWriter {

@@ -5,21 +5,12 @@
 
 use super::batch::{Batch, ChainContext, ChainContexts};
 use super::documents::DocumentResult;
-use super::interface::WriteBackend;
+use super::interface::{ApplySummary, WriteBackend};
 pub use super::sql_writer::SqlWriter;
 use super::stored_feeds::FeedWrite;
 use super::{StoreError, StoreResult};
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
-
-/// What applying a batch did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ApplySummary {
-    /// Raw events stored.
-    pub events: u64,
-    /// Agents recomputed.
-    pub agents_refreshed: u64,
-}
 
 /// What a writer handle asks of the writer task; `P` is the backend's prepared batch.
 enum Command<P> {

@@ -7,11 +7,12 @@ mod erc8004;
 mod feedback_files;
 
 use crate::primitives::sql_bound;
-use crate::reputation::{AgentFacts, Outflow, Payment};
+use crate::reputation::{AgentFacts, Outflow};
 use crate::schema::{agents, outflows, payments};
 use crate::store::Dialect;
 use crate::store::decode::{self, int};
 use crate::store::packed_row::{PackedRow, packed_row};
+use crate::store::payments::PaymentFields;
 use crate::store::sql::{fetch_packed, fetch_packed_in_chain_order, packed, packed_rows, push_in};
 use crate::store::{QueryContext, StoreResult};
 use contracts::contract_facts;
@@ -351,35 +352,4 @@ async fn outflows(
         });
     }
     Ok(())
-}
-
-/// The stored columns of a payment.
-pub(in crate::store) struct PaymentFields<'a> {
-    pub(in crate::store) payer: &'a str,
-    pub(in crate::store) payee: &'a str,
-    pub(in crate::store) token: &'a str,
-    pub(in crate::store) amount: &'a str,
-    pub(in crate::store) block: i64,
-    pub(in crate::store) log_index: i64,
-    pub(in crate::store) timestamp: i64,
-    pub(in crate::store) x402: bool,
-    pub(in crate::store) tx_hash: &'a str,
-}
-
-impl PaymentFields<'_> {
-    /// The payment they describe, or the column that does not read back.
-    pub(in crate::store) fn parse(&self) -> StoreResult<Payment> {
-        let table = payments::NAME;
-        Ok(Payment {
-            payer: decode::parse(table, "payer", self.payer)?,
-            payee: decode::parse(table, "payee", self.payee)?,
-            token: decode::parse(table, "token", self.token)?,
-            amount: decode::parse(table, "amount", self.amount)?,
-            block: decode::uint(table, "block_number", self.block)?,
-            log_index: decode::uint(table, "log_index", self.log_index)?,
-            timestamp: decode::uint(table, "timestamp", self.timestamp)?,
-            x402: self.x402,
-            tx_hash: decode::parse(table, "tx_hash", self.tx_hash)?,
-        })
-    }
 }

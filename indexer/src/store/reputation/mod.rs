@@ -31,7 +31,6 @@ use serde::{Deserialize, Serialize};
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(super) use load::PaymentFields;
 pub use stored::StoredReputation;
 pub(super) use stored::{stored, stored_in_key_order};
 pub(super) use touched::mark_dirty;
