@@ -182,16 +182,13 @@ pub(super) async fn settle(
     rules: &ReputationRules,
     head: u64,
 ) -> StoreResult<()> {
-    let keys: BTreeSet<String> = sqlx::query_scalar(&format!(
-        "SELECT agent_key FROM {reputation_dirty_table} WHERE chain_id = $1",
-        reputation_dirty_table = reputation_dirty::NAME,
-    ))
-    .bind(int("chain_id", chain_id)?)
-    .fetch_all(&mut *conn)
-    .await
-    .context("reading the agents to rescore")?
-    .into_iter()
-    .collect();
+    let keys = agent_keys(
+        conn,
+        reputation_dirty::NAME,
+        chain_id,
+        "reading the agents to rescore",
+    )
+    .await?;
     if !keys.is_empty() {
         refresh(conn, chain_id, &keys, rules).await?;
     }
@@ -210,6 +207,23 @@ pub(super) async fn settle(
     .await
     .context("clearing the agents rescored")?;
     Ok(())
+}
+
+/// The agent keys `table` holds for `chain_id`; `context` names the read in errors.
+async fn agent_keys(
+    conn: &mut AnyConnection,
+    table: &str,
+    chain_id: u64,
+    context: &'static str,
+) -> StoreResult<BTreeSet<String>> {
+    let keys: Vec<String> = sqlx::query_scalar(&format!(
+        "SELECT agent_key FROM {table} WHERE chain_id = $1"
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .fetch_all(&mut *conn)
+    .await
+    .context(context)?;
+    Ok(keys.into_iter().collect())
 }
 
 /// Rescores every paid agent of `chain_id` after its trust rank moved to a new epoch. Called
@@ -245,16 +259,13 @@ pub(super) async fn adopt_rules(
     // Feeds stored under the old rules (or the old form) would disagree with every other
     // instance's at the same block.
     super::stored_feeds::forget(conn, chain_id).await?;
-    let keys: BTreeSet<String> = sqlx::query_scalar(&format!(
-        "SELECT agent_key FROM {agents_table} WHERE chain_id = $1",
-        agents_table = agents::NAME,
-    ))
-    .bind(int("chain_id", chain_id)?)
-    .fetch_all(&mut *conn)
-    .await
-    .context("listing the agents to rescore")?
-    .into_iter()
-    .collect();
+    let keys = agent_keys(
+        conn,
+        agents::NAME,
+        chain_id,
+        "listing the agents to rescore",
+    )
+    .await?;
     refresh(conn, chain_id, &keys, rules).await?;
     // The rank under the new rules, as of the epoch of the indexed block, then the paid agents
     // again under it.
