@@ -7,7 +7,7 @@
 //! one pass to the next, so one pass each proves little either way. The server runs with
 //! the shipped limits, the per-client rate included, except that the legitimate load's address
 //! is in `unlimited_clients`: it stands for many clients at once. `ATTACK_CLASSES` picks some
-//! classes only (to find which one costs what). The attackers' client side runs at nice 19, as
+//! classes only (to find which one costs what), `ATTACK_LOADS` some loads only. The attackers' client side runs at nice 19, as
 //! remote machines' would cost this one nothing (`ATTACKERS_AT_NORMAL_PRIORITY` undoes that).
 //! `ATTACK_FLOOR` aims the attackers at a bare 429 server instead (`support/floor_server.rs`):
 //! what the legitimate load loses then is the floor no server can win back on this machine.
@@ -103,7 +103,7 @@ async fn main() -> anyhow::Result<()> {
     println!("serving at {} (pid {pid})", server.base);
 
     let mut rng = rand::rng();
-    let loads = [
+    let loads = chosen_loads(vec![
         Load {
             name: "agent by id @300/s",
             paths: api_loads::by_id(&keys, &mut rng),
@@ -119,7 +119,7 @@ async fn main() -> anyhow::Result<()> {
             paths: api_loads::sdk_searches(count, &mut rng),
             rate: Some(100),
         },
-    ];
+    ])?;
 
     // A first pass faults in the pages the loads read, so no measured pass pays for it.
     measure_all(&oha, &server.base, dir.path(), &loads, 2)?;
@@ -179,6 +179,27 @@ async fn main() -> anyhow::Result<()> {
     }
     drop(server);
     Ok(())
+}
+
+/// The loads whose names contain one of the words of `ATTACK_LOADS` (comma-separated, say
+/// `id` or `filtered,sdk`), or all of them when it is unset: a shorter run when only some
+/// loads are being looked at.
+fn chosen_loads(loads: Vec<Load>) -> anyhow::Result<Vec<Load>> {
+    let Ok(words) = std::env::var("ATTACK_LOADS") else {
+        return Ok(loads);
+    };
+    let wanted: Vec<String> = words.split(',').map(|w| w.trim().to_lowercase()).collect();
+    let chosen: Vec<Load> = loads
+        .into_iter()
+        .filter(|load| {
+            let name = load.name.to_lowercase();
+            wanted.iter().any(|word| name.contains(word.as_str()))
+        })
+        .collect();
+    if chosen.is_empty() {
+        anyhow::bail!("ATTACK_LOADS={words:?} names none of the loads");
+    }
+    Ok(chosen)
 }
 
 /// Rounds of a pass alone and a pass attacked (`ATTACK_ROUNDS`, 3).

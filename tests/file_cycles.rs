@@ -19,19 +19,9 @@ const CRATES: &[&str] = &[
 ];
 
 /// Pairs of files that still import each other, to be untangled (issue #31): the subgraph's
-/// SQL and its PostgreSQL rewriter (which goes once the catalogue is written per dialect), and
-/// the SQLite guard's sqlx driver types, whose traits name one another (a `Database` names its
-/// `Connection`, which names its `Options`, whose `connect` returns the `Connection`).
+/// SQL and its PostgreSQL rewriter (which goes once the catalogue is written per dialect).
 const PENDING: &[(&str, &str)] = &[
     ("api/src/subgraph/postgres.rs", "api/src/subgraph/sql.rs"),
-    (
-        "indexer/src/store/sqlite_guard/connection.rs",
-        "indexer/src/store/sqlite_guard/database.rs",
-    ),
-    (
-        "indexer/src/store/sqlite_guard/connection.rs",
-        "indexer/src/store/sqlite_guard/options.rs",
-    ),
 ];
 
 /// A module's path in its crate: `["store", "agents"]` for `store/agents/mod.rs` or

@@ -11,6 +11,7 @@ mod architecture_doc;
 mod card_check;
 mod circular_flow;
 mod client_connections;
+mod code_shape;
 mod content_addressing;
 mod crash_recovery;
 mod demo;

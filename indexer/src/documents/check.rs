@@ -269,7 +269,7 @@ async fn obtain(
                 ..
             }) => {
                 let unverified = match content.as_ref().map(|c| content_check(c, &bytes)) {
-                    Some(Err(differs)) => {
+                    Some(ContentCheck::Differs(differs)) => {
                         tracing::warn!(target: "agentindex::documents", %url, "a gateway served bytes that are not the CID's content");
                         last = (
                             "document.cid.mismatch",
@@ -278,8 +278,8 @@ async fn obtain(
                         );
                         continue;
                     }
-                    Some(Ok(unverified)) => unverified,
-                    None => None,
+                    Some(ContentCheck::Unverifiable(why)) => Some(why),
+                    Some(ContentCheck::Matches) | None => None,
                 };
                 return Ok(Obtained::Body(
                     final_url.to_string(),
@@ -300,29 +300,35 @@ async fn obtain(
     Err(last)
 }
 
-/// Whether `bytes` are the content `content` names: `Err` when they are not; `Ok(Some(why))`
-/// when that cannot be told; `Ok(None)` when they are.
-fn content_check(
-    content: &super::uri::IpfsContent,
-    bytes: &[u8],
-) -> Result<Option<String>, String> {
+/// What checking fetched bytes against the CID they were fetched by found.
+enum ContentCheck {
+    /// The bytes are the CID's content.
+    Matches,
+    /// They cannot be told apart from it here, and why.
+    Unverifiable(String),
+    /// They are not its content, in words.
+    Differs(String),
+}
+
+/// Whether `bytes` are the content `content` names.
+fn content_check(content: &super::uri::IpfsContent, bytes: &[u8]) -> ContentCheck {
     if content.inside {
-        return Ok(Some(format!(
+        return ContentCheck::Unverifiable(format!(
             "the document is a path inside {}, which its bytes alone cannot be checked against",
             content.cid
-        )));
+        ));
     }
     let cid = match Cid::parse(&content.cid) {
         Ok(cid) => cid,
-        Err(error) => return Ok(Some(error.to_string())),
+        Err(error) => return ContentCheck::Unverifiable(error.to_string()),
     };
     match cid.verify(bytes) {
-        Verdict::Matches => Ok(None),
-        Verdict::Differs => Err(format!(
+        Verdict::Matches => ContentCheck::Matches,
+        Verdict::Differs => ContentCheck::Differs(format!(
             "the bytes served are not the content of {}",
             content.cid
         )),
-        Verdict::Unverifiable(why) => Ok(Some(format!("{}: {why}", content.cid))),
+        Verdict::Unverifiable(why) => ContentCheck::Unverifiable(format!("{}: {why}", content.cid)),
     }
 }
 

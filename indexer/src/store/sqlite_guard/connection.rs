@@ -1,20 +1,17 @@
 //! The connection of [`super::DRIVER`]: a `SqliteConnection` to which every call is handed,
 //! and which, given a time limit, gives each statement a deadline as it starts.
 
-use super::database::GuardedSqlite;
-use super::options::GuardedOptions;
 use crate::priority::offer_core;
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use sqlx::Either;
-use sqlx::sqlite::{SqliteConnection, SqliteTransactionManager};
+use sqlx::sqlite::SqliteConnection;
 use sqlx_core::Error;
 use sqlx_core::any::{
     Any, AnyArguments, AnyConnectionBackend, AnyQueryResult, AnyRow, AnyStatement, AnyTypeInfo,
 };
 use sqlx_core::connection::{ConnectOptions, Connection};
 use sqlx_core::describe::Describe;
-use sqlx_core::transaction::{Transaction, TransactionManager};
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,7 +26,7 @@ const PROGRESS_STEPS: i32 = 10_000;
 /// A SQLite connection whose statements stop at a deadline, if it has a limit.
 #[derive(Debug)]
 pub(crate) struct GuardedConnection {
-    sqlite: SqliteConnection,
+    pub(super) sqlite: SqliteConnection,
     limit: Option<StatementLimit>,
 }
 
@@ -284,68 +281,7 @@ impl AnyConnectionBackend for GuardedConnection {
     }
 }
 
-/// The connection as a connection of [`GuardedSqlite`], which sqlx's registry requires; `Any`
-/// calls the [`AnyConnectionBackend`] methods above instead.
-impl Connection for GuardedConnection {
-    type Database = GuardedSqlite;
-    type Options = GuardedOptions;
-
-    fn close(self) -> BoxFuture<'static, Result<(), Error>> {
-        Connection::close(self.sqlite)
-    }
-
-    fn close_hard(self) -> BoxFuture<'static, Result<(), Error>> {
-        Connection::close_hard(self.sqlite)
-    }
-
-    fn ping(&mut self) -> BoxFuture<'_, Result<(), Error>> {
-        Connection::ping(&mut self.sqlite)
-    }
-
-    fn begin(&mut self) -> BoxFuture<'_, Result<Transaction<'_, GuardedSqlite>, Error>> {
-        Transaction::begin(self, None)
-    }
-
-    fn shrink_buffers(&mut self) {
-        Connection::shrink_buffers(&mut self.sqlite)
-    }
-
-    fn flush(&mut self) -> BoxFuture<'_, Result<(), Error>> {
-        Connection::flush(&mut self.sqlite)
-    }
-
-    fn should_flush(&self) -> bool {
-        Connection::should_flush(&self.sqlite)
-    }
-}
-
-/// The transactions of [`GuardedSqlite`]: SQLite's.
+/// The transactions of the driver's `Database`: SQLite's (the trait is implemented in
+/// `family.rs`).
 #[derive(Debug)]
 pub(crate) struct GuardedTransactions;
-
-impl TransactionManager for GuardedTransactions {
-    type Database = GuardedSqlite;
-
-    fn begin<'conn>(
-        conn: &'conn mut GuardedConnection,
-        statement: Option<Cow<'static, str>>,
-    ) -> BoxFuture<'conn, Result<(), Error>> {
-        SqliteTransactionManager::begin(&mut conn.sqlite, statement)
-    }
-
-    fn commit(conn: &mut GuardedConnection) -> BoxFuture<'_, Result<(), Error>> {
-        SqliteTransactionManager::commit(&mut conn.sqlite)
-    }
-
-    fn rollback(conn: &mut GuardedConnection) -> BoxFuture<'_, Result<(), Error>> {
-        SqliteTransactionManager::rollback(&mut conn.sqlite)
-    }
-
-    fn start_rollback(conn: &mut GuardedConnection) {
-        SqliteTransactionManager::start_rollback(&mut conn.sqlite)
-    }
-
-    fn get_transaction_depth(conn: &GuardedConnection) -> usize {
-        SqliteTransactionManager::get_transaction_depth(&conn.sqlite)
-    }
-}

@@ -25,6 +25,7 @@
 
 mod connection;
 mod database;
+mod family;
 mod options;
 
 use sqlx_core::any::driver::AnyDriver;
