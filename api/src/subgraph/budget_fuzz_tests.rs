@@ -12,7 +12,7 @@ use crate::graphql::{AgentSchema, schema};
 use crate::state::ApiState;
 use crate::subgraph::plan::{Item, Plan, Root, What, plan};
 use agentindex_indexer::config::Config;
-use agentindex_indexer::store::Store;
+use agentindex_indexer::store::{Dialect, Store};
 use async_graphql::Variables;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -270,7 +270,7 @@ async fn one_case(schema: &AgentSchema, budget: &QueryBudget, seed: u64) -> Outc
         );
     }
 
-    let planned = plan(&text, None, &Variables::default(), budget);
+    let planned = plan(Dialect::Sqlite, &text, None, &Variables::default(), budget);
     match (&verdict, &planned) {
         (Err(refusal), Err(error)) => assert_eq!(
             error.message,

@@ -6,6 +6,9 @@
 
 use super::*;
 use crate::subgraph::plan::{Root, plan};
+use agentindex_indexer::schema::{
+    agents, feedback, feedback_revocations, identity_metadata, validation_requests,
+};
 use agentindex_indexer::store::Store;
 use async_graphql::Variables;
 
@@ -27,50 +30,58 @@ async fn store() -> (tempfile::TempDir, Store) {
     let last = SPAM - 1;
     for statement in [
         format!(
-            "INSERT INTO agents (agent_key, chain_id, source, registry, token_id, owner, operators,
+            "INSERT INTO {} (agent_key, chain_id, source, registry, token_id, owner, operators,
                 active, registered_block, registered_at, last_event_block)
              SELECT '1:{REGISTRY}:' || t, 1, 'erc8004', '{REGISTRY}', CAST(t AS TEXT), '0xowner',
                     '[]', 1, 1, 12, 1
-               FROM (SELECT 7 AS t UNION ALL SELECT 8 UNION ALL SELECT 9)"
+               FROM (SELECT 7 AS t UNION ALL SELECT 8 UNION ALL SELECT 9)",
+            agents::NAME
         ),
         format!(
             "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {last})
-             INSERT INTO feedback (chain_id, registry, token_id, client, feedback_index, value,
+             INSERT INTO {} (chain_id, registry, token_id, client, feedback_index, value,
                 value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash, shape,
                 block_number, log_index, tx_hash, timestamp)
              SELECT 1, '{REGISTRY}', '7', printf('0x%040x', i % 13), i / 13 + 1,
                     CAST((i * 7919) % 1000 AS TEXT), i % 3, 'tag' || (i % 5), '', '', '', '0x',
                     'v2', 10 + i / 50, i % 50, '0x', 1000 + i / 50
-               FROM n"
+               FROM n",
+            feedback::NAME
         ),
         format!(
             "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 29)
-             INSERT INTO feedback (chain_id, registry, token_id, client, feedback_index, value,
+             INSERT INTO {} (chain_id, registry, token_id, client, feedback_index, value,
                 value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash, shape,
                 block_number, log_index, tx_hash, timestamp)
              SELECT 1, '{REGISTRY}', '8', printf('0x%040x', i % 4), i + 1, CAST(i AS TEXT), 0,
                     'tag' || (i % 5), '', '', '', '0x', 'v2', 1000 + i, 0, '0x', 5000 + i
-               FROM n"
+               FROM n",
+            feedback::NAME
         ),
-        "INSERT INTO feedback_revocations (chain_id, registry, token_id, client, feedback_index,
-            block_number, log_index)
-         SELECT chain_id, registry, token_id, client, feedback_index, block_number, log_index
-           FROM feedback WHERE log_index % 7 = 3"
-            .to_string(),
+        format!(
+            "INSERT INTO {} (chain_id, registry, token_id, client, feedback_index,
+                block_number, log_index)
+             SELECT chain_id, registry, token_id, client, feedback_index, block_number, log_index
+               FROM {} WHERE log_index % 7 = 3",
+            feedback_revocations::NAME,
+            feedback::NAME
+        ),
         format!(
             "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 39)
-             INSERT INTO validation_requests (chain_id, registry, request_hash, validator,
+             INSERT INTO {} (chain_id, registry, request_hash, validator,
                 token_id, request_uri, block_number, log_index, tx_hash)
              SELECT 1, '{REGISTRY}', printf('0x%064x', (i * 37) % 1009), '0xvalidator', '7', '',
                     2000 + i, 0, '0x'
-               FROM n"
+               FROM n",
+            validation_requests::NAME
         ),
         format!(
             "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 11)
-             INSERT INTO identity_metadata (chain_id, registry, token_id, key, value,
+             INSERT INTO {} (chain_id, registry, token_id, key, value,
                 block_number, log_index)
              SELECT 1, '{REGISTRY}', '7', 'key' || ((i * 5) % 12), x'00', 3000 + i, 0
-               FROM n"
+               FROM n",
+            identity_metadata::NAME
         ),
     ] {
         sqlx::query(&statement).execute(&pool).await.unwrap();
@@ -81,7 +92,14 @@ async fn store() -> (tempfile::TempDir, Store) {
 
 /// The first root list of `query`, as JSON.
 async fn list(store: &Store, query: &str) -> Json {
-    let plan = plan(query, None, &Variables::default(), &Default::default()).unwrap();
+    let plan = plan(
+        Dialect::Sqlite,
+        query,
+        None,
+        &Variables::default(),
+        &Default::default(),
+    )
+    .unwrap();
     let (_, Root::List(list)) = &plan.roots[0] else {
         panic!("a list")
     };
@@ -189,7 +207,14 @@ async fn each_agents_page_equals_its_root_list_in_every_order_and_filter() {
 /// derived field, last), for each of `parents` (their values of the list's links): the
 /// details of each parent's branch.
 async fn branch_plans(store: &Store, query: &str, parents: &[Json]) -> Vec<Vec<String>> {
-    let plan = plan(query, None, &Variables::default(), &Default::default()).unwrap();
+    let plan = plan(
+        Dialect::Sqlite,
+        query,
+        None,
+        &Variables::default(),
+        &Default::default(),
+    )
+    .unwrap();
     let (_, Root::List(list)) = &plan.roots[0] else {
         panic!("a list")
     };
@@ -206,7 +231,13 @@ async fn branch_plans(store: &Store, query: &str, parents: &[Json]) -> Vec<Vec<S
             (key.to_string(), values)
         })
         .collect();
-    let sql = pages(derived, paging, &parents, MAX_NESTED_ROWS + 1);
+    let sql = statements::pages(
+        Dialect::Sqlite,
+        derived,
+        paging,
+        &parents,
+        MAX_NESTED_ROWS + 1,
+    );
     let text = format!("EXPLAIN QUERY PLAN {}", sql.text);
     let mut explain = sqlx::query_as::<_, (i64, i64, i64, String)>(&text);
     for bind in sql.binds {
@@ -331,20 +362,22 @@ async fn parents_past_one_statement_each_get_their_own_page_and_share_the_bound(
     for statement in [
         format!(
             "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 249)
-             INSERT INTO agents (agent_key, chain_id, source, registry, token_id, owner,
+             INSERT INTO {} (agent_key, chain_id, source, registry, token_id, owner,
                 operators, active, registered_block, registered_at, last_event_block)
              SELECT '1:{REGISTRY}:' || i, 1, 'erc8004', '{REGISTRY}', CAST(i AS TEXT), '0xowner',
                     '[]', 1, 1, 12, 1
-               FROM n"
+               FROM n",
+            agents::NAME
         ),
         format!(
             "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 20249)
-             INSERT INTO feedback (chain_id, registry, token_id, client, feedback_index, value,
+             INSERT INTO {} (chain_id, registry, token_id, client, feedback_index, value,
                 value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash, shape,
                 block_number, log_index, tx_hash, timestamp)
              SELECT 1, '{REGISTRY}', CAST(i / 81 AS TEXT), '0xclient', i % 81 + 1, '1', 0, '', '',
                     '', '', '0x', 'v2', 10 + i / 81, i % 81, '0x', 24
-               FROM n"
+               FROM n",
+            feedback::NAME
         ),
     ] {
         sqlx::query(&statement).execute(&pool).await.unwrap();
@@ -380,6 +413,7 @@ async fn parents_past_one_statement_each_get_their_own_page_and_share_the_bound(
 
     // A hundred agents' 81 feedback a statement pass the bound in the third: refused.
     let plan = plan(
+        Dialect::Sqlite,
         "{ agents(first: 250) { id feedback(first: 100) { id } } }",
         None,
         &Variables::default(),

@@ -5,14 +5,16 @@
 //! (`crate::read::pages`): feedback is permissionless, and ranking every child of every parent
 //! to cut the pages let one spammed agent make every `agents { feedback(first: 1) }` sort all
 //! its feedback. Ties in any ordering are broken by `id`, as graph-node breaks them, so pages
-//! never overlap.
+//! never overlap. The statements themselves are written by [`statements`], for the pool's
+//! database.
 
-use super::catalogue::{self, Entity, Field, Paging, Shape};
+use super::catalogue::{self, Entity, Field, Shape};
 use super::plan::{Item, ListQuery, What};
 use super::refusal::Refusal;
-use super::sql::{Bind, Sql};
+use super::sql::Bind;
+use super::statements::{self, Columns};
 use super::values::{output, output_list};
-use crate::read::pages::{PARENTS_PER_STATEMENT, union_of_pages};
+use crate::read::pages::PARENTS_PER_STATEMENT;
 use crate::row_budget::RowBudget;
 use agentindex_indexer::store::Dialect;
 use async_graphql::indexmap::IndexMap;
@@ -65,30 +67,12 @@ impl Source<'_> {
             .map_err(|refused| RunError::Refused(refused.to_string()))
     }
 
-    /// The entities `query` asks for, as response objects. The page is chosen first, by the
-    /// keys alone, and only its rows are read: SQLite reads a statement's columns for every row
-    /// it sorts, and a broad search sorts every row to return a thousand.
+    /// The entities `query` asks for, as response objects (`statements::list` says how the
+    /// page is read).
     pub(crate) async fn list(&self, query: &ListQuery) -> Result<ConstValue, RunError> {
-        let entity = query.entity;
-        let keys = entity.keys.join(", ");
-        let order = order_by(entity, query.order, query.descending);
-        let columns = Columns::of(&query.items);
-        let mut page = Sql::new(format!("SELECT {keys} {}", entity.from));
-        self.chain_condition(entity, &mut page);
-        page.push(" AND ").append(query.filter.clone());
-        page.push(&order);
-        page.push(" LIMIT ")
-            .bind(Bind::Int(query.first))
-            .push(" OFFSET ")
-            .bind(Bind::Int(query.skip));
-        let mut sql = Sql::new(format!(
-            "SELECT json_array(NULL, json_array({keys}){}) {} AND ({keys}) IN (",
-            columns.sql, entity.from
-        ));
-        self.name_chain(&mut sql);
-        sql.append(page).push(")").push(&order);
+        let sql = statements::list(self.dialect(), query, self.chain);
         let rows = sql.rows(self.pool).await?;
-        self.charge(&rows, entity.name)?;
+        self.charge(&rows, query.entity.name)?;
         let objects = self.objects(&query.items, rows).await?;
         Ok(ConstValue::List(objects))
     }
@@ -100,39 +84,11 @@ impl Source<'_> {
         id: &str,
         items: &[Item],
     ) -> Result<ConstValue, RunError> {
-        let columns = Columns::of(items);
-        let mut sql = Sql::new(format!(
-            "SELECT json_array(NULL, json_array({}){}) {}",
-            entity.keys.join(", "),
-            columns.sql,
-            entity.from
-        ));
-        self.chain_condition(entity, &mut sql);
-        let mut by_id = async_graphql::indexmap::IndexMap::new();
-        by_id.insert(Name::new("id"), ConstValue::String(id.to_string()));
-        let condition = super::filter::condition(entity, &ConstValue::Object(by_id))?;
-        sql.push(" AND ").append(condition).push(" LIMIT 1");
+        let sql = statements::single(self.dialect(), entity, id, items, self.chain)?;
         let rows = sql.rows(self.pool).await?;
         self.charge(&rows, entity.name)?;
         let mut objects = self.objects(items, rows).await?;
         Ok(objects.pop().unwrap_or(ConstValue::Null))
-    }
-
-    /// Puts the endpoint's chain (or NULL, for every chain) where an entity's SQL reads `$CHAIN`.
-    fn name_chain(&self, sql: &mut Sql) {
-        let chain = self.chain.map_or("NULL".to_string(), |c| c.to_string());
-        sql.text = sql.text.replace("$CHAIN", &chain);
-    }
-
-    /// Limits rows to the endpoint's chain (and names it where an entity's SQL reads `$CHAIN`).
-    /// The comparison is kept from the planner's choice of index (`+`): the chain is rarely what
-    /// narrows a query down.
-    fn chain_condition(&self, entity: &Entity, sql: &mut Sql) {
-        self.name_chain(sql);
-        if let (Some(chain), false) = (self.chain, entity.chain.is_empty()) {
-            sql.push(&format!(" AND +{} = ", entity.chain))
-                .bind(Bind::Int(chain as i64));
-        }
     }
 
     /// `rows` as response objects, their references and derived lists read.
@@ -142,7 +98,7 @@ impl Source<'_> {
         rows: Vec<Row>,
     ) -> BoxFuture<'s, Result<Vec<ConstValue>, RunError>> {
         Box::pin(async move {
-            let columns = Columns::of(items);
+            let columns = Columns::of(self.dialect(), items);
             // Every referenced and derived field, read for all rows at once.
             let mut nested: Vec<Option<HashMap<String, Vec<ConstValue>>>> = Vec::new();
             for (index, item) in items.iter().enumerate() {
@@ -215,18 +171,13 @@ impl Source<'_> {
         let Shape::Ref { entity, .. } = field.shape else {
             unreachable!("only refs are referenced")
         };
-        let target = catalogue::entity(entity).expect("refs name entities");
+        let target = catalogue::of(self.dialect())
+            .entity(entity)
+            .expect("refs name entities");
         if keys.is_empty() {
             return Ok(HashMap::new());
         }
-        let columns = Columns::of(items);
-        let mut sql = Sql::new(format!(
-            "SELECT json_array(NULL, json_array({}){}) {} AND ",
-            target.keys.join(", "),
-            columns.sql,
-            target.from
-        ));
-        sql.append(among(self.dialect(), target.keys, &keys));
+        let sql = statements::referenced(self.dialect(), target, items, &keys);
         let rows = sql.rows(self.pool).await?;
         self.charge(&rows, field.name)?;
         let row_keys: Vec<String> = rows.iter().map(|row| row[1].to_string()).collect();
@@ -268,7 +219,9 @@ impl Source<'_> {
         let mut owners: Vec<&str> = Vec::new();
         for chunk in parents.chunks(PARENTS_PER_STATEMENT) {
             let room = MAX_NESTED_ROWS + 1 - rows.len() as i64;
-            let read = pages(query, paging, chunk, room).rows(self.pool).await?;
+            let read = statements::pages(self.dialect(), query, paging, chunk, room)
+                .rows(self.pool)
+                .await?;
             if (rows.len() + read.len()) as i64 > MAX_NESTED_ROWS {
                 return Err(RunError::Refused(format!(
                     "`{}` would read more than {MAX_NESTED_ROWS} entities for this page; ask for fewer parents or a smaller `first`",
@@ -303,60 +256,6 @@ impl Source<'_> {
     }
 }
 
-/// One statement reading the page `query` asks of each of `parents` (their values of the
-/// links of `paging`), at most `room` rows in all. Each parent's page is its own branch
-/// (`crate::read::pages`): the link columns bound to the parent's values, read through the
-/// index `paging` names for the page's order, then `LIMIT first OFFSET skip`. A parent whose
-/// rows that index holds in the page's order costs first + skip index entries however many
-/// rows it has, and any other a sort of its own rows only. Each row starts with its parent's
-/// place in `parents`. The branches carry their order keys out (`o0`, `o1`), and the union is
-/// ordered by them: a parent's rows come back in its page's order whatever order the database
-/// returns the branches in.
-fn pages(query: &ListQuery, paging: &Paging, parents: &[(String, Vec<Bind>)], room: i64) -> Sql {
-    let target = query.entity;
-    let rest = target
-        .from
-        .strip_prefix(&format!("FROM {} ", paging.table))
-        .unwrap_or_else(|| panic!("{} is read from {} first", target.name, paging.table));
-    let from = format!(
-        "FROM {} INDEXED BY {} {rest}",
-        paging.table,
-        paging.index_for(query.order)
-    );
-    let columns = Columns::of(&query.items);
-    let keys = target.keys.join(", ");
-    let terms = order_terms(target, query.order);
-    let direction = if query.descending { "DESC" } else { "ASC" };
-    let carried: String = terms
-        .iter()
-        .enumerate()
-        .map(|(n, term)| format!(", {term} AS o{n}"))
-        .collect();
-    let mut sql = Sql::new("SELECT row FROM (");
-    union_of_pages(&mut sql, parents, |sql, place, (_, values)| {
-        sql.push(&format!(
-            "SELECT json_array({place}, json_array({keys}){}) AS row{carried} {from}",
-            columns.sql
-        ));
-        for (link, value) in paging.links.iter().zip(values) {
-            sql.push(&format!(" AND {} = ", link.child))
-                .bind(value.clone());
-        }
-        sql.push(" AND ").append(query.filter.clone());
-        sql.push(&order_by(target, query.order, query.descending));
-        sql.push(" LIMIT ")
-            .bind(Bind::Int(query.first))
-            .push(" OFFSET ")
-            .bind(Bind::Int(query.skip));
-    });
-    let outer: Vec<String> = (0..terms.len())
-        .map(|n| format!("pages.o{n} {direction}"))
-        .collect();
-    sql.push(&format!(") AS pages ORDER BY {} LIMIT ", outer.join(", ")))
-        .bind(Bind::Int(room));
-    sql
-}
-
 /// A parent's values of its `count` links as binds, from the JSON array its row read; none for
 /// a parent with a NULL among them (no child's column equals NULL).
 fn link_values(parent: &Json, count: usize) -> Option<Vec<Bind>> {
@@ -373,97 +272,6 @@ fn link_values(parent: &Json, count: usize) -> Option<Vec<Bind>> {
             Json::Null | Json::Array(_) | Json::Object(_) => None,
         })
         .collect()
-}
-
-/// `ORDER BY` the field, then `id` the same way.
-fn order_by(entity: &Entity, order: &Field, descending: bool) -> String {
-    let direction = if descending { "DESC" } else { "ASC" };
-    let terms: Vec<String> = order_terms(entity, order)
-        .iter()
-        .map(|term| format!("{term} {direction}"))
-        .collect();
-    format!(" ORDER BY {}", terms.join(", "))
-}
-
-/// What an ordering by `order` compares: the field, then `id` unless the field is `id`.
-fn order_terms(entity: &Entity, order: &Field) -> Vec<&'static str> {
-    let id = entity.id().compare_sql();
-    if std::ptr::eq(order, entity.id()) {
-        vec![id]
-    } else {
-        vec![order.compare_sql(), id]
-    }
-}
-
-/// `columns` (key expressions) among `keys` (JSON arrays of key values, as the rows gave
-/// them). PostgreSQL compares the keys as JSON, each value keeping its type.
-fn among(dialect: Dialect, columns: &[&str], keys: &[&Json]) -> Sql {
-    if dialect == Dialect::Postgres {
-        let list = Json::Array(keys.iter().map(|k| (*k).clone()).collect()).to_string();
-        let mut sql = Sql::new(format!(
-            "jsonb_build_array({}) IN (SELECT j.value FROM jsonb_array_elements(CAST(",
-            columns.join(", ")
-        ));
-        sql.bind(Bind::Text(list)).push(" AS jsonb)) j)");
-        return sql;
-    }
-    let picks: Vec<String> = (0..columns.len())
-        .map(|i| format!("json_extract(j.value, '$[{i}]')"))
-        .collect();
-    let list = Json::Array(keys.iter().map(|k| (*k).clone()).collect()).to_string();
-    let mut sql = Sql::new(format!(
-        "({}) IN (SELECT {} FROM json_each(",
-        columns.join(", "),
-        picks.join(", ")
-    ));
-    sql.bind(Bind::Text(list)).push(") j)");
-    sql
-}
-
-/// The columns a selection reads, and where each item's value sits in a row.
-struct Columns {
-    /// `, expr, expr…`, to follow the keys in `json_array(…)`.
-    sql: String,
-    /// Per item, the index of its first value in a row.
-    slots: Vec<usize>,
-}
-
-impl Columns {
-    fn of(items: &[Item]) -> Self {
-        let mut sql = String::new();
-        let mut slots = Vec::with_capacity(items.len());
-        // A row starts with its parent's keys and its own.
-        let mut next = 2;
-        for item in items {
-            slots.push(next);
-            match &item.what {
-                What::Column(field) => {
-                    match field.shape {
-                        Shape::List(_) => sql.push_str(&format!(", json({})", field.sql)),
-                        _ => sql.push_str(&format!(", {}", field.sql)),
-                    }
-                    next += 1;
-                }
-                What::Ref(field, _) => {
-                    let Shape::Ref { keys, .. } = field.shape else {
-                        unreachable!("a ref item holds a ref field")
-                    };
-                    sql.push_str(&format!(", {}, json_array({})", field.sql, keys.join(", ")));
-                    next += 2;
-                }
-                What::Derived(field, _) => {
-                    let Shape::Derived { paging, .. } = field.shape else {
-                        unreachable!("a derived item holds a derived field")
-                    };
-                    let parent: Vec<&str> = paging.links.iter().map(|link| link.parent).collect();
-                    sql.push_str(&format!(", json_array({})", parent.join(", ")));
-                    next += 1;
-                }
-                What::Typename(_) => {}
-            }
-        }
-        Self { sql, slots }
-    }
 }
 
 #[cfg(test)]

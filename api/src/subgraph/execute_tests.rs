@@ -4,6 +4,7 @@
 use super::*;
 use crate::row_budget::RowBudget;
 use crate::subgraph::plan::{Root, plan};
+use agentindex_indexer::schema::{agents, feedback};
 use agentindex_indexer::store::Store;
 use async_graphql::Variables;
 
@@ -13,25 +14,27 @@ async fn store_with_feedback() -> (tempfile::TempDir, Store) {
     let url = format!("sqlite://{}", dir.path().join("bound.db").display());
     let store = Store::open(&url).await.unwrap();
     let pool = sqlx::AnyPool::connect(&url).await.unwrap();
-    sqlx::query(
+    sqlx::query(&format!(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 20)
-         INSERT INTO agents (agent_key, chain_id, source, registry, token_id, owner, operators,
+         INSERT INTO {} (agent_key, chain_id, source, registry, token_id, owner, operators,
             active, registered_block, registered_at, last_event_block)
          SELECT '1:0xreg:' || i, 1, 'erc8004', '0xreg', CAST(i AS TEXT), '0xowner', '[]', 1, 1, 12, 1
            FROM n",
-    )
+        agents::NAME
+    ))
     .execute(&pool)
     .await
     .unwrap();
-    sqlx::query(
+    sqlx::query(&format!(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 20999)
-         INSERT INTO feedback (chain_id, registry, token_id, client, feedback_index, value,
+         INSERT INTO {} (chain_id, registry, token_id, client, feedback_index, value,
             value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash, shape,
             block_number, log_index, tx_hash, timestamp)
          SELECT 1, '0xreg', CAST(i / 1000 AS TEXT), '0xclient', i % 1000 + 1, '50', 0, '', '', '',
                 '', '0x', 'v2', 2 + i / 1000, i % 1000, '0x', 24
            FROM n",
-    )
+        feedback::NAME
+    ))
     .execute(&pool)
     .await
     .unwrap();
@@ -39,7 +42,14 @@ async fn store_with_feedback() -> (tempfile::TempDir, Store) {
 }
 
 async fn run(store: &Store, query: &str) -> Result<ConstValue, RunError> {
-    let plan = plan(query, None, &Variables::default(), &Default::default()).unwrap();
+    let plan = plan(
+        Dialect::Sqlite,
+        query,
+        None,
+        &Variables::default(),
+        &Default::default(),
+    )
+    .unwrap();
     let (_, Root::List(list)) = &plan.roots[0] else {
         panic!("a list")
     };

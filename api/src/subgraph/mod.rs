@@ -1,9 +1,10 @@
 //! The agent0 subgraph's GraphQL, answered from agentindex's store at graph-node's URL
 //! (`/subgraphs/name/agent0`, every chain; `/subgraphs/name/agent0/{chainId}`, one), so an
-//! agent0 SDK user swaps one URL. [`catalogue`] is the schema and the SQL behind each field,
-//! [`plan`] reads a request against it, [`filter`] compiles `where`, [`execute`] runs it,
-//! [`values`] types what comes back and [`refusal`] words what is refused; `_meta` and the
-//! `block` argument are answered here.
+//! agent0 SDK user swaps one URL. [`catalogue`] is the schema and the SQL behind each field
+//! (written once for each database), [`plan`] reads a request against it, [`filter`] compiles
+//! `where`, [`statements`] writes what a plan reads, [`execute`] runs it, [`values`] types what
+//! comes back and [`refusal`] words what is refused; `_meta` and the `block` argument are
+//! answered here.
 
 #[cfg(test)]
 mod budget_fuzz_tests;
@@ -11,9 +12,9 @@ pub(crate) mod catalogue;
 pub(crate) mod execute;
 pub(crate) mod filter;
 pub(crate) mod plan;
-mod postgres;
 pub(crate) mod refusal;
 pub(crate) mod sql;
+pub(crate) mod statements;
 pub(crate) mod values;
 
 use crate::budget::QueryBudget;
@@ -22,6 +23,7 @@ use crate::client_error;
 use crate::metrics::Endpoint;
 use crate::row_budget::RowBudget;
 use crate::state::ApiState;
+use agentindex_indexer::schema::{chain_cursor, events};
 use agentindex_indexer::store::Flag;
 use async_graphql::indexmap::IndexMap;
 use async_graphql::{Name, Value as ConstValue};
@@ -183,6 +185,7 @@ async fn run(
     let budget = QueryBudget::new(state.api.query_limits.clone());
     let plan = filter::with_list_cap(state.api.reads.max_list_argument, || {
         plan::plan(
+            state.store.dialect(),
             &request.query,
             request.operation_name.as_deref(),
             &request.variables,
@@ -267,16 +270,19 @@ struct Head {
 
 impl Head {
     async fn read(pool: &sqlx::AnyPool, chain: Option<u64>) -> sqlx::Result<Self> {
-        let row: Option<(i64, Option<String>, Option<i64>, Flag)> = sqlx::query_as(
+        let statement = format!(
             "SELECT c.indexed_block, c.indexed_hash,
-                    (SELECT e.block_timestamp FROM events e WHERE e.chain_id = c.chain_id AND e.block_number = c.indexed_block LIMIT 1),
-                    EXISTS (SELECT 1 FROM events e WHERE e.chain_id = c.chain_id AND e.decode_error IS NOT NULL)
-               FROM chain_cursor c WHERE ($1 IS NULL OR c.chain_id = $1)
+                    (SELECT e.block_timestamp FROM {events} e WHERE e.chain_id = c.chain_id AND e.block_number = c.indexed_block LIMIT 1),
+                    EXISTS (SELECT 1 FROM {events} e WHERE e.chain_id = c.chain_id AND e.decode_error IS NOT NULL)
+               FROM {cursor} c WHERE ($1 IS NULL OR c.chain_id = $1)
               ORDER BY c.indexed_block LIMIT 1",
-        )
-        .bind(chain.map(|c| c as i64))
-        .fetch_optional(pool)
-        .await?;
+            events = events::NAME,
+            cursor = chain_cursor::NAME
+        );
+        let row: Option<(i64, Option<String>, Option<i64>, Flag)> = sqlx::query_as(&statement)
+            .bind(chain.map(|c| c as i64))
+            .fetch_optional(pool)
+            .await?;
         let (number, hash, timestamp, Flag(has_errors)) =
             row.unwrap_or((0, None, None, Flag(false)));
         Ok(Self {

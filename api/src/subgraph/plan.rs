@@ -19,6 +19,7 @@ pub(crate) use types::{Item, ListQuery, MetaItem, Plan, Root, What};
 
 use super::catalogue;
 use crate::budget::QueryBudget;
+use agentindex_indexer::store::Dialect;
 use async_graphql::parser::Positioned;
 use async_graphql::parser::types::{DocumentOperations, ExecutableDocument, OperationType};
 use async_graphql::{Name, Variables};
@@ -27,9 +28,11 @@ use reader::{Reader, response_key};
 /// Most fields a query's root may ask (aliases included), as `/graphql` bounds its aliases.
 pub(crate) const MAX_ROOT_FIELDS: usize = 30;
 
-/// Reads `text` (with `variables`, choosing `operation`) into a plan, refusing what is over
+/// Reads `text` (with `variables`, choosing `operation`) into a plan against the catalogue
+/// written for `dialect` (its filters written for that database), refusing what is over
 /// `budget` before expanding anything.
 pub(crate) fn plan(
+    dialect: Dialect,
     text: &str,
     operation: Option<&str>,
     variables: &Variables,
@@ -57,7 +60,13 @@ pub(crate) fn plan(
             values.insert(name, default.node.clone());
         }
     }
-    let mut reader = Reader::new(&document, &values, budget.limits().max_expanded_selections);
+    let catalogue = catalogue::of(dialect);
+    let mut reader = Reader::new(
+        catalogue,
+        &document,
+        &values,
+        budget.limits().max_expanded_selections,
+    );
     let fields = reader.flatten(&operation_def.node.selection_set, 0)?;
     if fields.len() > MAX_ROOT_FIELDS {
         return Err(QueryError::new(
@@ -76,7 +85,7 @@ pub(crate) fn plan(
             "__typename" => Root::Typename,
             "_meta" => Root::Meta(reader.meta(&field.node.selection_set, 0)?),
             _ => {
-                let Some((entity, many)) = catalogue::query_field(name) else {
+                let Some((entity, many)) = catalogue.query_field(name) else {
                     return Err(QueryError::new(
                         format!("Type `Query` has no field `{name}`"),
                         Some(field.pos),

@@ -5,9 +5,15 @@ use super::*;
 use async_graphql::Value as ConstValue;
 
 fn error(text: &str) -> String {
-    plan(text, None, &Variables::default(), &QueryBudget::default())
-        .unwrap_err()
-        .message
+    plan(
+        Dialect::Sqlite,
+        text,
+        None,
+        &Variables::default(),
+        &QueryBudget::default(),
+    )
+    .unwrap_err()
+    .message
 }
 
 #[test]
@@ -54,6 +60,7 @@ fn pages_are_bounded_as_graph_node_bounds_them() {
 fn metadata_lists_answer_under_both_plurals() {
     for field in ["agentMetadatas", "agentMetadata_collection"] {
         let plan = plan(
+            Dialect::Sqlite,
             &format!("{{ {field} {{ id key }} }}"),
             None,
             &Variables::default(),
@@ -83,6 +90,7 @@ fn variables_and_fragments_are_read() {
     variables.insert(Name::new("first"), ConstValue::Number(7.into()));
     variables.insert(Name::new("orderBy"), ConstValue::String("createdAt".into()));
     let plan = plan(
+        Dialect::Sqlite,
         "query Q($first: Int!, $orderBy: Agent_orderBy!, $skip: Int = 3) {
            page: agents(first: $first, skip: $skip, orderBy: $orderBy, orderDirection: desc) { ...Parts }
          }

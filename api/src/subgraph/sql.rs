@@ -47,6 +47,23 @@ impl Sql {
         self
     }
 
+    /// Appends `text`, whose `?`s are bound to `values` in order.
+    pub(crate) fn push_bound(
+        &mut self,
+        text: &str,
+        values: impl IntoIterator<Item = Bind>,
+    ) -> &mut Self {
+        let before = self.binds.len();
+        self.text.push_str(text);
+        self.binds.extend(values);
+        debug_assert_eq!(
+            text.matches('?').count(),
+            self.binds.len() - before,
+            "a value for each `?` of {text}"
+        );
+        self
+    }
+
     /// Appends another piece with its binds.
     pub(crate) fn append(&mut self, other: Sql) -> &mut Self {
         self.text.push_str(&other.text);
@@ -54,17 +71,12 @@ impl Sql {
         self
     }
 
-    /// Runs the statement, whose one column is a JSON array per row, and parses each row.
+    /// Runs the statement, whose one column is a JSON array per row (as text), and parses each
+    /// row. The statement is written for the pool's database but for its `?`s, which
+    /// PostgreSQL numbers (`Dialect::statement`).
     pub(crate) async fn rows(self, pool: &AnyPool) -> sqlx::Result<Vec<Vec<serde_json::Value>>> {
-        let this = match Dialect::of_pool(pool) {
-            Dialect::Sqlite => self,
-            Dialect::Postgres => super::postgres::render(self),
-        };
-        this.run(pool).await
-    }
-
-    async fn run(self, pool: &AnyPool) -> sqlx::Result<Vec<Vec<serde_json::Value>>> {
-        tracing::trace!(target: "agentindex::api::subgraph", sql = %self.text, binds = ?self.binds, "reading");
+        let statement = Dialect::of_pool(pool).statement(&self.text);
+        tracing::trace!(target: "agentindex::api::subgraph", sql = %statement, binds = ?self.binds, "reading");
         let mut arguments = AnyArguments::default();
         for bind in self.binds {
             let added = match bind {
@@ -74,7 +86,7 @@ impl Sql {
             };
             added.map_err(sqlx::Error::Encode)?;
         }
-        let texts: Vec<String> = sqlx::query_scalar_with::<Any, String, _>(&self.text, arguments)
+        let texts: Vec<String> = sqlx::query_scalar_with::<Any, String, _>(&statement, arguments)
             .fetch_all(pool)
             .await?;
         texts

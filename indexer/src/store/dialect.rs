@@ -226,6 +226,113 @@ impl Dialect {
             Self::Postgres => format!("json_build_array({columns})"),
         }
     }
+
+    /// The largest of `values` (two or more): SQLite's scalar `max`, which is NULL when one is
+    /// NULL; PostgreSQL's `GREATEST`, which passes over NULLs.
+    pub fn greatest_of(self, values: &[&str]) -> String {
+        match self {
+            Self::Sqlite => format!("max({})", values.join(", ")),
+            Self::Postgres => format!("GREATEST({})", values.join(", ")),
+        }
+    }
+
+    /// The bytes of `blob` as lower-case hex text.
+    pub fn lower_hex(self, blob: &str) -> String {
+        match self {
+            Self::Sqlite => format!("lower(hex({blob}))"),
+            Self::Postgres => format!("encode({blob}, 'hex')"),
+        }
+    }
+
+    /// The JSON text `text` as a JSON value (SQLite's `json`, PostgreSQL's `jsonb`): it
+    /// compares by value, and nests in a [`json_array`](Self::json_array) as JSON, not as a
+    /// string.
+    pub fn json(self, text: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json({text})"),
+            Self::Postgres => format!("({text})::jsonb"),
+        }
+    }
+
+    /// The aggregate of `value` over the rows, as a JSON value of an array (`[]` for no rows),
+    /// in the order the rows come.
+    pub fn json_aggregate(self, value: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json_group_array({value})"),
+            Self::Postgres => format!("coalesce(jsonb_agg({value}), '[]'::jsonb)"),
+        }
+    }
+
+    /// A table function of the members of the JSON array (text) `array`, one column `value`:
+    /// strings as text, numbers as numbers on SQLite and as their text on PostgreSQL. For a
+    /// `FROM`, an alias after it.
+    pub fn json_elements(self, array: &str) -> String {
+        match self {
+            Self::Sqlite => format!("json_each({array})"),
+            Self::Postgres => format!("jsonb_array_elements_text(({array})::jsonb)"),
+        }
+    }
+
+    /// The 1-based place of the first `needle` in `haystack` (0 when there is none).
+    pub fn position(self, haystack: &str, needle: &str) -> String {
+        match self {
+            Self::Sqlite => format!("instr({haystack}, {needle})"),
+            Self::Postgres => format!("strpos({haystack}, {needle})"),
+        }
+    }
+
+    /// True for (at least) the rows of a substring-indexed text table whose `column` holds the
+    /// text of `pattern`, a value made by [`substring_pattern`](Self::substring_pattern): an
+    /// FTS5 trigram `MATCH` on SQLite, a trigram-indexed `ILIKE` on PostgreSQL. Both ignore case.
+    pub fn substring_match(self, column: &str, pattern: &str) -> String {
+        match self {
+            Self::Sqlite => format!("{column} MATCH {pattern}"),
+            Self::Postgres => format!("{column} ILIKE {pattern}"),
+        }
+    }
+
+    /// The value bound as the pattern of [`substring_match`](Self::substring_match) for text
+    /// holding `text`: an FTS5 phrase (`"text"`, inner quotes doubled) on SQLite, a LIKE
+    /// pattern (`%text%`, `\`, `%` and `_` escaped) on PostgreSQL.
+    pub fn substring_pattern(self, text: &str) -> String {
+        match self {
+            Self::Sqlite => format!("\"{}\"", text.replace('"', "\"\"")),
+            Self::Postgres => {
+                let escaped = text
+                    .replace('\\', "\\\\")
+                    .replace('%', "\\%")
+                    .replace('_', "\\_");
+                format!("%{escaped}%")
+            }
+        }
+    }
+
+    /// SQLite's hint to read a table through the index `index` (` INDEXED BY index`, after the
+    /// table's alias); nothing on PostgreSQL, whose planner keeps statistics of its own.
+    pub fn index_hint(self, index: &str) -> String {
+        match self {
+            Self::Sqlite => format!(" INDEXED BY {index}"),
+            Self::Postgres => String::new(),
+        }
+    }
+
+    /// The join that reads its tables in the order they are written, with an `ON`: SQLite's
+    /// `CROSS JOIN` (which its planner does not reorder), PostgreSQL's plain `JOIN`.
+    pub fn join_in_order(self) -> &'static str {
+        match self {
+            Self::Sqlite => "CROSS JOIN",
+            Self::Postgres => "JOIN",
+        }
+    }
+
+    /// A JSON value the statement returns, as text both drivers read (SQLite's JSON is text
+    /// already).
+    pub fn json_as_text(self, json: &str) -> String {
+        match self {
+            Self::Sqlite => json.to_string(),
+            Self::Postgres => format!("CAST({json} AS TEXT)"),
+        }
+    }
 }
 
 /// `arguments` for PostgreSQL, with every text and byte value copied, so they outlive the

@@ -1,244 +1,352 @@
 //! The agents of the Identity Registry: `Agent`, its registration file (`AgentRegistrationFile`,
 //! from `agent_registrations`) and its metadata (`AgentMetadata`, the latest value of each key).
 
-use super::{
-    AGENT_ID, AGENT_KEY, AGENT_PARTS, Entity, Field, LAST_ACTIVITY, Ordered, Paging, Scalar, Shape,
-    UNREVOKED_FEEDBACK, compared, derived, int, link, list, parted, reference, scalar, text,
+use super::shared::{
+    AGENT_ID, agent_key, agent_parts, block_time, cid, last_activity, of_token,
+    registration_file_id, token_links, unrevoked_feedback, uri_event, uri_type,
 };
+use super::{
+    Entity, Field, Ordered, Paging, Scalar, at, compared, derived, int, keep, keep_all, list,
+    parted, reference, scalar, text,
+};
+use agentindex_indexer::schema::{
+    Column, agent_registration_text, agent_registrations, agent_skills, agent_terms, agents,
+    events, feedback, feedback_revocations, identity_metadata, validation_requests,
+};
+use agentindex_indexer::store::Dialect;
 
 /// An agent's feedback, a page per agent: by id and by createdAt through the indexes of
 /// migration 0015, in any other order from the agent's own feedback.
-const FEEDBACK_PAGES: Paging = Paging {
-    table: "feedback f",
-    links: token_links!("f"),
-    index: "feedback_agent_position",
-    ordered: &[
-        Ordered {
-            field: "id",
-            index: "feedback_agent_id",
-        },
-        Ordered {
-            field: "createdAt",
-            index: "feedback_agent_time",
-        },
-    ],
-};
+fn feedback_pages() -> Paging {
+    Paging {
+        table: keep(format!("{} f", feedback::NAME)),
+        links: token_links("f"),
+        index: "feedback_agent_position",
+        ordered: &[
+            Ordered {
+                field: "id",
+                index: "feedback_agent_id",
+            },
+            Ordered {
+                field: "createdAt",
+                index: "feedback_agent_time",
+            },
+        ],
+    }
+}
 
 /// An agent's validation requests, a page per agent (by id through its index).
-const VALIDATION_PAGES: Paging = Paging {
-    table: "validation_requests v",
-    links: token_links!("v"),
-    index: "validation_requests_agent",
-    ordered: &[Ordered {
-        field: "id",
-        index: "validation_requests_agent_id",
-    }],
-};
+fn validation_pages() -> Paging {
+    Paging {
+        table: keep(format!("{} v", validation_requests::NAME)),
+        links: token_links("v"),
+        index: "validation_requests_agent",
+        ordered: &[Ordered {
+            field: "id",
+            index: "validation_requests_agent_id",
+        }],
+    }
+}
 
 /// An agent's metadata (which only its owner sets), a page per agent.
-const METADATA_PAGES: Paging = Paging {
-    table: "identity_metadata m",
-    links: token_links!("m"),
-    index: "identity_metadata_token",
-    ordered: &[],
-};
+fn metadata_pages() -> Paging {
+    Paging {
+        table: keep(format!("{} m", identity_metadata::NAME)),
+        links: token_links("m"),
+        index: "identity_metadata_token",
+        ordered: &[],
+    }
+}
+
+/// When agents row `a` last changed: its latest event, metadata, feedback or revocation.
+fn agent_updated_at(dialect: Dialect) -> String {
+    let of_events = |facts: &str, alias: &str| {
+        format!(
+            "coalesce((SELECT max(e.block_timestamp) FROM {facts} {alias} JOIN {} e ON e.chain_id = {alias}.chain_id AND e.block_number = {alias}.block_number AND e.log_index = {alias}.log_index WHERE {}), 0)",
+            events::NAME,
+            of_token(alias)
+        )
+    };
+    let latest_event = format!(
+        "coalesce({}, a.registered_at)",
+        block_time("a", "a.last_event_block")
+    );
+    let metadata = of_events(identity_metadata::NAME, "m");
+    let feedback = format!(
+        "coalesce((SELECT max(f.timestamp) FROM {} f{} WHERE {}), 0)",
+        feedback::NAME,
+        dialect.index_hint("feedback_agent"),
+        of_token("f")
+    );
+    let revocations = of_events(feedback_revocations::NAME, "r");
+    dialect.greatest_of(&[&latest_event, &metadata, &feedback, &revocations])
+}
 
 /// `Agent`.
-pub(super) const AGENT: Entity = Entity {
-    name: "Agent",
-    single: "agent",
-    plural: "agents",
-    from: "FROM agents a WHERE a.source = 'erc8004'",
-    keys: AGENT_KEY,
-    chain: "a.chain_id",
-    fields: &[
-        parted(scalar("id", Scalar::Id, AGENT_ID), AGENT_PARTS),
-        scalar("chainId", Scalar::BigInt, "a.chain_id"),
-        compared(
-            "agentId",
-            Scalar::BigInt,
-            "a.token_id",
-            "CAST(a.token_id AS BIGINT)",
-        ),
-        scalar("agentURI", Scalar::String, "a.uri"),
-        scalar("agentURIType", Scalar::String, uri_type!("a.uri")),
-        Field {
-            indexed: true,
-            ..scalar("owner", Scalar::Bytes, "a.owner")
-        },
-        scalar("agentWallet", Scalar::Bytes, "a.agent_wallet"),
-        list("operators", Scalar::Bytes, "a.operators"),
-        scalar("createdAt", Scalar::BigInt, "a.registered_at"),
-        scalar(
-            "updatedAt",
-            Scalar::BigInt,
-            concat!(
-                "max(coalesce(",
-                block_time!("a", "a.last_event_block"),
-                ", a.registered_at), ",
-                "coalesce((SELECT max(e.block_timestamp) FROM identity_metadata m JOIN events e ON e.chain_id = m.chain_id AND e.block_number = m.block_number AND e.log_index = m.log_index WHERE ",
-                of_token!("m"),
-                "), 0), ",
-                "coalesce((SELECT max(f.timestamp) FROM feedback f INDEXED BY feedback_agent WHERE ",
-                of_token!("f"),
-                "), 0), ",
-                "coalesce((SELECT max(e.block_timestamp) FROM feedback_revocations r JOIN events e ON e.chain_id = r.chain_id AND e.block_number = r.block_number AND e.log_index = r.log_index WHERE ",
-                of_token!("r"),
-                "), 0))"
+pub(super) fn agent(dialect: Dialect) -> Entity {
+    let registration = format!(
+        "FROM {} g WHERE g.agent_key = a.agent_key",
+        agent_registrations::NAME
+    );
+    Entity {
+        name: "Agent",
+        single: "agent",
+        plural: "agents",
+        from: keep(format!(
+            "FROM {} a WHERE a.source = 'erc8004'",
+            agents::NAME
+        )),
+        keys: agent_key(),
+        chain: at("a", agents::chain_id),
+        fields: keep_all(vec![
+            parted(scalar("id", Scalar::Id, AGENT_ID), agent_parts()),
+            scalar("chainId", Scalar::BigInt, at("a", agents::chain_id)),
+            compared(
+                "agentId",
+                Scalar::BigInt,
+                at("a", agents::token_id),
+                "CAST(a.token_id AS BIGINT)",
             ),
-        ),
-        Field {
-            name: "registrationFile",
-            shape: Shape::Ref {
-                entity: "AgentRegistrationFile",
-                keys: AGENT_KEY,
+            scalar("agentURI", Scalar::String, at("a", agents::uri)),
+            scalar("agentURIType", Scalar::String, uri_type("a.uri")),
+            Field {
+                indexed: true,
+                ..scalar("owner", Scalar::Bytes, at("a", agents::owner))
             },
-            sql: concat!(
-                "(SELECT ",
-                regfile_id!(),
-                " FROM agent_registrations g WHERE g.agent_key = a.agent_key)"
+            scalar("agentWallet", Scalar::Bytes, at("a", agents::agent_wallet)),
+            list("operators", Scalar::Bytes, at("a", agents::operators)),
+            scalar("createdAt", Scalar::BigInt, at("a", agents::registered_at)),
+            scalar("updatedAt", Scalar::BigInt, agent_updated_at(dialect)),
+            Field {
+                compare: Some(keep(format!("(SELECT 1 {registration})"))),
+                correlated: Some(keep(format!("{registration} AND a.source = 'erc8004'"))),
+                ..reference(
+                    "registrationFile",
+                    "AgentRegistrationFile",
+                    format!("(SELECT {} {registration})", registration_file_id(dialect)),
+                    agent_key(),
+                )
+            },
+            derived(
+                "feedback",
+                "Feedback",
+                &["f.chain_id || ':' || f.registry || ':' || f.token_id"],
+                feedback_pages(),
             ),
-            compare: Some("(SELECT 1 FROM agent_registrations g WHERE g.agent_key = a.agent_key)"),
-            id_parts: &[],
-            member: None,
-            search: None,
-            member_check: None,
-            indexed: false,
-            correlated: Some(
-                "FROM agent_registrations g WHERE g.agent_key = a.agent_key AND a.source = 'erc8004'",
+            derived(
+                "validations",
+                "Validation",
+                &["v.chain_id || ':' || v.registry || ':' || v.token_id"],
+                validation_pages(),
             ),
-        },
-        derived(
-            "feedback",
-            "Feedback",
-            &["f.chain_id || ':' || f.registry || ':' || f.token_id"],
-            &FEEDBACK_PAGES,
-        ),
-        derived(
-            "validations",
-            "Validation",
-            &["v.chain_id || ':' || v.registry || ':' || v.token_id"],
-            &VALIDATION_PAGES,
-        ),
-        derived(
-            "metadata",
-            "AgentMetadata",
-            &["m.chain_id || ':' || m.registry || ':' || m.token_id"],
-            &METADATA_PAGES,
-        ),
-        scalar("totalFeedback", Scalar::BigInt, UNREVOKED_FEEDBACK),
-        scalar("lastActivity", Scalar::BigInt, LAST_ACTIVITY),
-    ],
-};
+            derived(
+                "metadata",
+                "AgentMetadata",
+                &["m.chain_id || ':' || m.registry || ':' || m.token_id"],
+                metadata_pages(),
+            ),
+            scalar("totalFeedback", Scalar::BigInt, unrevoked_feedback(dialect)),
+            scalar("lastActivity", Scalar::BigInt, last_activity(dialect)),
+        ]),
+    }
+}
+
+/// The test that the registration file `g` has the text bound to `?` in its `column` of the
+/// trigram-indexed text table.
+fn text_search(dialect: Dialect, column: Column) -> String {
+    format!(
+        "g.agent_key IN (SELECT x.agent_key FROM {} x WHERE {})",
+        agent_registration_text::NAME,
+        dialect.substring_match(&format!("x.{column}"), "?")
+    )
+}
 
 /// `AgentRegistrationFile`.
-pub(super) const AGENT_REGISTRATION_FILE: Entity = Entity {
-    name: "AgentRegistrationFile",
-    single: "agentRegistrationFile",
-    plural: "agentRegistrationFiles",
-    // Registrations first: a filter on a file's fields reads the narrow table, not every agent.
-    from: "FROM agent_registrations g CROSS JOIN agents a ON a.agent_key = g.agent_key WHERE a.source = 'erc8004'",
-    keys: &["g.agent_key"],
-    chain: "a.chain_id",
-    fields: &[
-        scalar("id", Scalar::Id, regfile_id!()),
-        scalar(
-            "cid",
-            Scalar::String,
-            "CASE WHEN lower(g.uri) LIKE 'ipfs://%' THEN substr(g.uri, 8) ELSE g.uri END",
-        ),
-        parted(
-            scalar("agentId", Scalar::String, AGENT_ID),
-            AGENT_PARTS,
-        ),
-        Field {
-            search: Some(
-                "g.agent_key IN (SELECT x.agent_key FROM agent_registration_text x WHERE x.name MATCH ?)",
-            ),
-            ..scalar("name", Scalar::String, "g.name")
-        },
-        Field {
-            search: Some(
-                "g.agent_key IN (SELECT x.agent_key FROM agent_registration_text x WHERE x.description MATCH ?)",
-            ),
-            ..scalar("description", Scalar::String, "g.description")
-        },
-        scalar("image", Scalar::String, "g.image"),
-        scalar("active", Scalar::Boolean, "g.active"),
-        scalar("x402Support", Scalar::Boolean, "g.x402"),
-        list("supportedTrusts", Scalar::String, "g.supported_trusts"),
-        scalar("endpointsRawJson", Scalar::String, "g.services"),
-        scalar("mcpEndpoint", Scalar::String, "g.mcp_endpoint"),
-        scalar("mcpVersion", Scalar::String, "g.mcp_version"),
-        scalar("a2aEndpoint", Scalar::String, "g.a2a_endpoint"),
-        scalar("a2aVersion", Scalar::String, "g.a2a_version"),
-        scalar("webEndpoint", Scalar::String, "g.web_endpoint"),
-        scalar("oasfEndpoint", Scalar::String, "g.oasf_endpoint"),
-        scalar("oasfVersion", Scalar::String, "g.oasf_version"),
-        list("oasfSkills", Scalar::String, "g.oasf_skills"),
-        list("oasfDomains", Scalar::String, "g.oasf_domains"),
-        scalar(
-            "hasOASF",
-            Scalar::Boolean,
-            // 1 or 0, a flag both databases compare with a bound integer.
-            "CASE WHEN g.oasf_skills != '[]' OR g.oasf_domains != '[]' THEN 1 ELSE 0 END",
-        ),
-        scalar("emailEndpoint", Scalar::String, "g.email_endpoint"),
-        scalar("ens", Scalar::String, "g.ens"),
-        scalar("did", Scalar::String, "g.did"),
-        list("mcpTools", Scalar::String, "'[]'"),
-        list("mcpPrompts", Scalar::String, "'[]'"),
-        list("mcpResources", Scalar::String, "'[]'"),
-        Field {
-            member: Some(
-                "g.agent_key IN (SELECT t.agent_key FROM agent_terms t WHERE t.term = lower(?) AND t.kind = 'skill'
-                   AND EXISTS (SELECT 1 FROM agent_skills k WHERE k.agent_key = t.agent_key AND k.skill_id = ?))",
-            ),
-            member_check: Some(
-                "EXISTS (SELECT 1 FROM agent_skills k WHERE k.agent_key = g.agent_key AND k.skill_id = ?)",
-            ),
-            ..list(
-                "a2aSkills",
+pub(super) fn agent_registration_file(dialect: Dialect) -> Entity {
+    let g = |column| at("g", column);
+    Entity {
+        name: "AgentRegistrationFile",
+        single: "agentRegistrationFile",
+        plural: "agentRegistrationFiles",
+        // Registrations first: a filter on a file's fields reads the narrow table, not every
+        // agent.
+        from: keep(format!(
+            "FROM {} g {} {} a ON a.agent_key = g.agent_key WHERE a.source = 'erc8004'",
+            agent_registrations::NAME,
+            dialect.join_in_order(),
+            agents::NAME
+        )),
+        keys: keep_all(vec![g(agent_registrations::agent_key)]),
+        chain: at("a", agents::chain_id),
+        fields: keep_all(vec![
+            scalar("id", Scalar::Id, registration_file_id(dialect)),
+            scalar("cid", Scalar::String, cid("g.uri")),
+            parted(scalar("agentId", Scalar::String, AGENT_ID), agent_parts()),
+            Field {
+                search: Some(keep(text_search(dialect, agent_registration_text::name))),
+                ..scalar("name", Scalar::String, g(agent_registrations::name))
+            },
+            Field {
+                search: Some(keep(text_search(
+                    dialect,
+                    agent_registration_text::description,
+                ))),
+                ..scalar(
+                    "description",
+                    Scalar::String,
+                    g(agent_registrations::description),
+                )
+            },
+            scalar("image", Scalar::String, g(agent_registrations::image)),
+            scalar("active", Scalar::Boolean, g(agent_registrations::active)),
+            scalar("x402Support", Scalar::Boolean, g(agent_registrations::x402)),
+            list(
+                "supportedTrusts",
                 Scalar::String,
-                "(SELECT json_group_array(k.skill_id) FROM (SELECT skill_id FROM agent_skills WHERE agent_key = g.agent_key ORDER BY skill_id) k)",
-            )
-        },
-        scalar("createdAt", Scalar::BigInt, uri_event!("block_timestamp")),
-    ],
-};
+                g(agent_registrations::supported_trusts),
+            ),
+            scalar(
+                "endpointsRawJson",
+                Scalar::String,
+                g(agent_registrations::services),
+            ),
+            scalar(
+                "mcpEndpoint",
+                Scalar::String,
+                g(agent_registrations::mcp_endpoint),
+            ),
+            scalar(
+                "mcpVersion",
+                Scalar::String,
+                g(agent_registrations::mcp_version),
+            ),
+            scalar(
+                "a2aEndpoint",
+                Scalar::String,
+                g(agent_registrations::a2a_endpoint),
+            ),
+            scalar(
+                "a2aVersion",
+                Scalar::String,
+                g(agent_registrations::a2a_version),
+            ),
+            scalar(
+                "webEndpoint",
+                Scalar::String,
+                g(agent_registrations::web_endpoint),
+            ),
+            scalar(
+                "oasfEndpoint",
+                Scalar::String,
+                g(agent_registrations::oasf_endpoint),
+            ),
+            scalar(
+                "oasfVersion",
+                Scalar::String,
+                g(agent_registrations::oasf_version),
+            ),
+            list(
+                "oasfSkills",
+                Scalar::String,
+                g(agent_registrations::oasf_skills),
+            ),
+            list(
+                "oasfDomains",
+                Scalar::String,
+                g(agent_registrations::oasf_domains),
+            ),
+            scalar(
+                "hasOASF",
+                Scalar::Boolean,
+                // 1 or 0, a flag both databases compare with a bound integer.
+                "CASE WHEN g.oasf_skills != '[]' OR g.oasf_domains != '[]' THEN 1 ELSE 0 END",
+            ),
+            scalar(
+                "emailEndpoint",
+                Scalar::String,
+                g(agent_registrations::email_endpoint),
+            ),
+            scalar("ens", Scalar::String, g(agent_registrations::ens)),
+            scalar("did", Scalar::String, g(agent_registrations::did)),
+            list("mcpTools", Scalar::String, "'[]'"),
+            list("mcpPrompts", Scalar::String, "'[]'"),
+            list("mcpResources", Scalar::String, "'[]'"),
+            Field {
+                member: Some(keep(format!(
+                    "g.agent_key IN (SELECT t.agent_key FROM {} t WHERE t.term = lower(?) AND t.kind = 'skill' AND EXISTS (SELECT 1 FROM {} k WHERE k.agent_key = t.agent_key AND k.skill_id = ?))",
+                    agent_terms::NAME,
+                    agent_skills::NAME
+                ))),
+                member_check: Some(keep(format!(
+                    "EXISTS (SELECT 1 FROM {} k WHERE k.agent_key = g.agent_key AND k.skill_id = ?)",
+                    agent_skills::NAME
+                ))),
+                ..list(
+                    "a2aSkills",
+                    Scalar::String,
+                    format!(
+                        "(SELECT {} FROM (SELECT skill_id FROM {} WHERE agent_key = g.agent_key ORDER BY skill_id) k)",
+                        dialect.json_aggregate("k.skill_id"),
+                        agent_skills::NAME
+                    ),
+                )
+            },
+            scalar("createdAt", Scalar::BigInt, uri_event("block_timestamp")),
+        ]),
+    }
+}
 
 /// `AgentMetadata`.
-pub(super) const AGENT_METADATA: Entity = Entity {
-    name: "AgentMetadata",
-    single: "agentMetadata",
-    plural: "agentMetadatas",
-    from: "FROM identity_metadata m JOIN agents a ON a.agent_key = m.chain_id || ':' || m.registry || ':' || m.token_id
-           WHERE (m.block_number, m.log_index) = (SELECT m2.block_number, m2.log_index FROM identity_metadata m2
-               WHERE m2.chain_id = m.chain_id AND m2.registry = m.registry AND m2.token_id = m.token_id AND m2.key = m.key
-               ORDER BY m2.block_number DESC, m2.log_index DESC LIMIT 1)",
-    keys: &["m.chain_id", "m.registry", "m.token_id", "m.key"],
-    chain: "m.chain_id",
-    fields: &[
-        scalar(
-            "id",
-            Scalar::Id,
-            "m.chain_id || ':' || m.token_id || ':' || m.key",
-        ),
-        parted(
-            reference(
-                "agent",
-                "Agent",
-                "m.chain_id || ':' || m.token_id",
-                &["m.chain_id || ':' || m.registry || ':' || m.token_id"],
+pub(super) fn agent_metadata(dialect: Dialect) -> Entity {
+    let m = |column| at("m", column);
+    Entity {
+        name: "AgentMetadata",
+        single: "agentMetadata",
+        plural: "agentMetadatas",
+        from: keep(format!(
+            "FROM {metadata} m JOIN {agents} a ON a.agent_key = m.chain_id || ':' || m.registry || ':' || m.token_id WHERE (m.block_number, m.log_index) = (SELECT m2.block_number, m2.log_index FROM {metadata} m2 WHERE m2.chain_id = m.chain_id AND m2.registry = m.registry AND m2.token_id = m.token_id AND m2.key = m.key ORDER BY m2.block_number DESC, m2.log_index DESC LIMIT 1)",
+            metadata = identity_metadata::NAME,
+            agents = agents::NAME
+        )),
+        keys: keep_all(vec![
+            m(identity_metadata::chain_id),
+            m(identity_metadata::registry),
+            m(identity_metadata::token_id),
+            m(identity_metadata::key),
+        ]),
+        chain: m(identity_metadata::chain_id),
+        fields: keep_all(vec![
+            scalar(
+                "id",
+                Scalar::Id,
+                "m.chain_id || ':' || m.token_id || ':' || m.key",
             ),
-            &[int("m.chain_id"), text("m.token_id")],
-        ),
-        scalar("key", Scalar::String, "m.key"),
-        scalar("value", Scalar::Bytes, "'0x' || lower(hex(m.value))"),
-        scalar(
-            "updatedAt",
-            Scalar::BigInt,
-            "(SELECT e.block_timestamp FROM events e WHERE e.chain_id = m.chain_id AND e.block_number = m.block_number AND e.log_index = m.log_index)",
-        ),
-    ],
-};
+            parted(
+                reference(
+                    "agent",
+                    "Agent",
+                    "m.chain_id || ':' || m.token_id",
+                    &["m.chain_id || ':' || m.registry || ':' || m.token_id"],
+                ),
+                vec![
+                    int(m(identity_metadata::chain_id)),
+                    text(m(identity_metadata::token_id)),
+                ],
+            ),
+            scalar("key", Scalar::String, m(identity_metadata::key)),
+            scalar(
+                "value",
+                Scalar::Bytes,
+                format!("'0x' || {}", dialect.lower_hex("m.value")),
+            ),
+            scalar(
+                "updatedAt",
+                Scalar::BigInt,
+                format!(
+                    "(SELECT e.block_timestamp FROM {} e WHERE e.chain_id = m.chain_id AND e.block_number = m.block_number AND e.log_index = m.log_index)",
+                    events::NAME
+                ),
+            ),
+        ]),
+    }
+}

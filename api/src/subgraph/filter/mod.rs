@@ -6,7 +6,7 @@
 //! walked; [`operators`] writes each clause's SQL, [`narrowing`] decides which clauses find rows
 //! by an index and which only test the rows found.
 
-use super::catalogue::{Entity, Field, Scalar, Shape};
+use super::catalogue::{Catalogue, Entity, Field, Scalar, Shape};
 use super::refusal::Refusal;
 use super::sql::Sql;
 use async_graphql::Value as ConstValue;
@@ -69,12 +69,23 @@ fn list_cap() -> usize {
         .unwrap_or_else(|_| agentindex_indexer::config::ReadsConfig::default().max_list_argument)
 }
 
-/// The SQL condition `filter` (a `{Entity}_filter` object) sets on rows of `entity`.
-pub(crate) fn condition(entity: &Entity, filter: &ConstValue) -> Result<Sql, Refusal> {
-    compile(entity, filter, 0, Mode::Find)
+/// The SQL condition `filter` (a `{Entity}_filter` object) sets on rows of `entity`, an entity
+/// of `catalogue` (whose database the SQL is written for).
+pub(crate) fn condition(
+    catalogue: &Catalogue,
+    entity: &Entity,
+    filter: &ConstValue,
+) -> Result<Sql, Refusal> {
+    compile(catalogue, entity, filter, 0, Mode::Find)
 }
 
-fn compile(entity: &Entity, filter: &ConstValue, depth: usize, mode: Mode) -> Result<Sql, Refusal> {
+fn compile(
+    catalogue: &Catalogue,
+    entity: &Entity,
+    filter: &ConstValue,
+    depth: usize,
+    mode: Mode,
+) -> Result<Sql, Refusal> {
     if depth > MAX_NESTING {
         return Err(Refusal::FilterTooDeep { max: MAX_NESTING });
     }
@@ -89,17 +100,18 @@ fn compile(entity: &Entity, filter: &ConstValue, depth: usize, mode: Mode) -> Re
         }
     };
     let clauses: Vec<(&str, &ConstValue)> = fields.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    let modes = modes_of(entity, &clauses, mode);
+    let modes = modes_of(catalogue, entity, &clauses, mode);
     let mut out = Sql::new("(true");
     for ((key, value), mode) in clauses.into_iter().zip(modes) {
         out.push(" AND ");
-        out.append(clause(entity, key, value, depth, mode)?);
+        out.append(clause(catalogue, entity, key, value, depth, mode)?);
     }
     out.push(")");
     Ok(out)
 }
 
 fn clause(
+    catalogue: &Catalogue,
     entity: &Entity,
     key: &str,
     value: &ConstValue,
@@ -127,7 +139,7 @@ fn clause(
         let modes = if key == "and" {
             let clauses: Vec<(&str, &ConstValue)> =
                 items.iter().map(|item| ("and", item)).collect();
-            modes_of(entity, &clauses, mode)
+            modes_of(catalogue, entity, &clauses, mode)
         } else {
             vec![mode; items.len()]
         };
@@ -135,7 +147,7 @@ fn clause(
         let mut out = Sql::new(if key == "and" { "(true" } else { "(false" });
         for (item, mode) in items.iter().zip(modes) {
             out.push(joiner);
-            out.append(compile(entity, item, depth + 1, mode)?);
+            out.append(compile(catalogue, entity, item, depth + 1, mode)?);
         }
         out.push(")");
         return Ok(out);
@@ -148,27 +160,28 @@ fn clause(
     if let Some(sql) = by_id_parts(field, operator, value) {
         return sql;
     }
+    let dialect = catalogue.dialect;
     match field.shape {
         Shape::Scalar(scalar) => {
-            scalar_clause(field, scalar, operator, value).ok_or_else(no_field)?
+            scalar_clause(dialect, field, scalar, operator, value).ok_or_else(no_field)?
         }
         Shape::List(scalar) => {
-            list_clause(field, scalar, operator, value, mode).ok_or_else(no_field)?
+            list_clause(dialect, field, scalar, operator, value, mode).ok_or_else(no_field)?
         }
         Shape::Ref {
             entity: target,
             keys,
         } => {
-            let target = super::catalogue::entity(target).expect("refs name entities");
+            let target = catalogue.entity(target).expect("refs name entities");
             if operator == "_" {
                 return match (mode, field.correlated) {
                     (Mode::Test, Some(from)) => {
                         let mut out = Sql::new(format!("EXISTS (SELECT 1 {from} AND "));
-                        out.append(compile(target, value, depth + 1, Mode::Test)?);
+                        out.append(compile(catalogue, target, value, depth + 1, Mode::Test)?);
                         out.push(")");
                         Ok(out)
                     }
-                    _ => nested(keys, target, target.keys, value, depth),
+                    _ => nested(catalogue, keys, target, target.keys, value, depth),
                 };
             }
             if matches!(value, ConstValue::Null) && matches!(operator, "" | "_not") {
@@ -178,7 +191,7 @@ fn clause(
                     field.compare_sql()
                 )));
             }
-            scalar_clause(field, Scalar::Id, operator, value).ok_or_else(no_field)?
+            scalar_clause(dialect, field, Scalar::Id, operator, value).ok_or_else(no_field)?
         }
         Shape::Derived {
             entity: target, by, ..
@@ -186,14 +199,17 @@ fn clause(
             if operator != "_" {
                 return Err(no_field());
             }
-            let target = super::catalogue::entity(target).expect("derived lists name entities");
-            nested(entity.keys, target, by, value, depth)
+            let target = catalogue
+                .entity(target)
+                .expect("derived lists name entities");
+            nested(catalogue, entity.keys, target, by, value, depth)
         }
     }
 }
 
 /// `outer` (expressions over this row) among `inner` of the `target` rows `filter` keeps.
 fn nested(
+    catalogue: &Catalogue,
     outer: &[&str],
     target: &Entity,
     inner: &[&str],
@@ -206,7 +222,7 @@ fn nested(
         inner.join(", "),
         target.from
     ));
-    out.append(compile(target, filter, depth + 1, Mode::Find)?);
+    out.append(compile(catalogue, target, filter, depth + 1, Mode::Find)?);
     out.push("))");
     Ok(out)
 }

@@ -3,15 +3,20 @@
 //! mode of each clause of an AND that follows from it.
 
 use super::{Mode, split};
-use crate::subgraph::catalogue::{Entity, Shape};
+use crate::subgraph::catalogue::{Catalogue, Entity, Shape};
 use async_graphql::Value as ConstValue;
 
 /// The mode of each of `clauses` (joined by AND): the clauses that narrow rows down best find
 /// them, the others only test what those find.
-pub(super) fn modes_of(entity: &Entity, clauses: &[(&str, &ConstValue)], mode: Mode) -> Vec<Mode> {
+pub(super) fn modes_of(
+    catalogue: &Catalogue,
+    entity: &Entity,
+    clauses: &[(&str, &ConstValue)],
+    mode: Mode,
+) -> Vec<Mode> {
     let strengths: Vec<u8> = clauses
         .iter()
-        .map(|(key, value)| strength(entity, key, value))
+        .map(|(key, value)| strength(catalogue, entity, key, value))
         .collect();
     let best = strengths.iter().copied().max().unwrap_or(0);
     strengths
@@ -27,7 +32,7 @@ pub(super) fn modes_of(entity: &Entity, clauses: &[(&str, &ConstValue)], mode: M
 /// text search of three characters or more; 1 for a list member (every row holding a value,
 /// often many); 0 for a clause that reads every row. A nested filter counts its best clause, an
 /// `and` its best item, an `or` its weakest.
-fn strength(entity: &Entity, key: &str, value: &ConstValue) -> u8 {
+fn strength(catalogue: &Catalogue, entity: &Entity, key: &str, value: &ConstValue) -> u8 {
     let items = |value: &ConstValue| -> Vec<ConstValue> {
         match value {
             ConstValue::List(items) => items.clone(),
@@ -37,7 +42,7 @@ fn strength(entity: &Entity, key: &str, value: &ConstValue) -> u8 {
     let best = |entity: &Entity, value: &ConstValue| match value {
         ConstValue::Object(fields) => fields
             .iter()
-            .map(|(k, v)| strength(entity, k.as_str(), v))
+            .map(|(k, v)| strength(catalogue, entity, k.as_str(), v))
             .max()
             .unwrap_or(0),
         _ => 0,
@@ -69,10 +74,9 @@ fn strength(entity: &Entity, key: &str, value: &ConstValue) -> u8 {
                     2
                 }
                 ("_contains", Shape::List(_)) if field.member.is_some() => 1,
-                ("_", Shape::Ref { entity: target, .. }) => best(
-                    crate::subgraph::catalogue::entity(target).expect("refs name entities"),
-                    value,
-                ),
+                ("_", Shape::Ref { entity: target, .. }) => {
+                    best(catalogue.entity(target).expect("refs name entities"), value)
+                }
                 _ => 0,
             }
         }

@@ -7,6 +7,7 @@ use crate::subgraph::catalogue::{Field, Scalar};
 use crate::subgraph::refusal::Refusal;
 use crate::subgraph::sql::{Bind, Sql};
 use crate::subgraph::values::{bind, bind_json};
+use agentindex_indexer::store::Dialect;
 use async_graphql::Value as ConstValue;
 
 /// An equality or `_in` test on an id made of parts, compared part by part on the columns that
@@ -71,6 +72,7 @@ pub(super) fn by_id_parts(
 }
 
 pub(super) fn scalar_clause(
+    dialect: Dialect,
     field: &Field,
     scalar: Scalar,
     operator: &str,
@@ -106,11 +108,13 @@ pub(super) fn scalar_clause(
                 Scalar::Int | Scalar::Boolean => "CAST(value AS BIGINT)",
                 _ => "value",
             };
-            out.push(&format!(
-                "{expr} {negate}IN (SELECT {member} FROM json_each("
-            ))
-            .bind(list)
-            .push("))");
+            out.push_bound(
+                &format!(
+                    "{expr} {negate}IN (SELECT {member} FROM {})",
+                    dialect.json_elements("?")
+                ),
+                [list],
+            );
         }),
         _ if text_like => {
             let test = text_test(operator)?;
@@ -137,14 +141,10 @@ pub(super) fn scalar_clause(
                 (field.search, &test.position, test.negate)
                 && needle.chars().count() >= 3
             {
-                let phrase = format!("\"{}\"", needle.replace('"', "\"\""));
-                let (before, after) = search.split_once('?').expect("a search binds its phrase");
-                out.push(before)
-                    .bind(Bind::Text(phrase))
-                    .push(after)
-                    .push(" AND ");
+                let pattern = dialect.substring_pattern(&needle);
+                out.push_bound(search, [Bind::Text(pattern)]).push(" AND ");
             }
-            out.append(test.sql(expr, needle));
+            out.append(test.sql(dialect, expr, needle));
             Ok(())
         }
         _ => return None,
@@ -206,7 +206,7 @@ fn text_test(operator: &str) -> Option<TextTest> {
 }
 
 impl TextTest {
-    fn sql(&self, expr: &str, needle: String) -> Sql {
+    fn sql(&self, dialect: Dialect, expr: &str, needle: String) -> Sql {
         let (hay, needle) = if self.nocase {
             (format!("lower({expr})"), needle.to_lowercase())
         } else {
@@ -220,9 +220,10 @@ impl TextTest {
         });
         match self.position {
             Position::Anywhere => {
-                out.push(&format!("instr({hay}, "))
-                    .bind(Bind::Text(needle))
-                    .push(") > 0");
+                out.push_bound(
+                    &format!("{} > 0", dialect.position(&hay, "?")),
+                    [Bind::Text(needle)],
+                );
             }
             Position::Start => {
                 out.push(&format!("substr({hay}, 1, "))
@@ -248,6 +249,7 @@ impl TextTest {
 }
 
 pub(super) fn list_clause(
+    dialect: Dialect,
     field: &Field,
     scalar: Scalar,
     operator: &str,
@@ -277,9 +279,10 @@ pub(super) fn list_clause(
             Ok(())
         }
         ("", _) => values(scalar, value).map(|list| {
-            out.push(&format!("json({expr}) = json("))
-                .bind(list)
-                .push(")");
+            out.push_bound(
+                &format!("{} = {}", dialect.json(expr), dialect.json("?")),
+                [list],
+            );
         }),
         ("_contains", _) => values(scalar, value).map(|list| {
             let (item, wanted) = if nocase {
@@ -287,11 +290,14 @@ pub(super) fn list_clause(
             } else {
                 ("h.value", "w.value")
             };
-            out.push("NOT EXISTS (SELECT 1 FROM json_each(")
-                .bind(list)
-                .push(&format!(
-                    ") w WHERE {wanted} NOT IN (SELECT {item} FROM json_each({expr}) h))"
-                ));
+            out.push_bound(
+                &format!(
+                    "NOT EXISTS (SELECT 1 FROM {} w WHERE {wanted} NOT IN (SELECT {item} FROM {} h))",
+                    dialect.json_elements("?"),
+                    dialect.json_elements(expr)
+                ),
+                [list],
+            );
         }),
         _ => return None,
     };

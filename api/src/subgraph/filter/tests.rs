@@ -2,8 +2,20 @@
 //! what it refuses, which clauses find rows and which test them, and ids compared part by part.
 
 use super::*;
-use crate::subgraph::catalogue::entity;
+use crate::subgraph::catalogue;
 use crate::subgraph::sql::Bind;
+use agentindex_indexer::schema::{agent_registrations, agent_terms};
+use agentindex_indexer::store::Dialect;
+
+/// The catalogue written for SQLite.
+fn sqlite() -> &'static Catalogue {
+    catalogue::of(Dialect::Sqlite)
+}
+
+/// The entity `name` of the catalogue written for SQLite.
+fn entity(name: &str) -> Option<&'static Entity> {
+    sqlite().entity(name)
+}
 
 fn filter(json: serde_json::Value) -> ConstValue {
     ConstValue::from_json(json).expect("a filter")
@@ -34,11 +46,16 @@ fn keys_split_into_field_and_operator() {
 #[test]
 fn unknown_keys_are_refused_in_graph_node_words() {
     let agent = entity("Agent").unwrap();
-    let error = condition(agent, &filter(serde_json::json!({ "colour": "red" })))
-        .unwrap_err()
-        .to_string();
+    let error = condition(
+        sqlite(),
+        agent,
+        &filter(serde_json::json!({ "colour": "red" })),
+    )
+    .unwrap_err()
+    .to_string();
     assert_eq!(error, "Type `Agent_filter` has no field `colour`");
     let error = condition(
+        sqlite(),
         agent,
         &filter(serde_json::json!({ "registrationFile_": { "hasWings": true } })),
     )
@@ -50,6 +67,7 @@ fn unknown_keys_are_refused_in_graph_node_words() {
     );
     // An operator a type does not have is an unknown field too.
     let error = condition(
+        sqlite(),
         agent,
         &filter(serde_json::json!({ "owner_gt_nocase": "x" })),
     )
@@ -64,6 +82,7 @@ fn the_narrowest_clause_finds_rows_and_the_others_test_them() {
     // A name search finds a handful; the skill list (every agent with the skill) is only
     // checked for those, row by row.
     let sql = condition(
+        sqlite(),
         agent,
         &filter(serde_json::json!({ "and": [
             { "registrationFile_": { "name_contains_nocase": "weather" } },
@@ -72,24 +91,22 @@ fn the_narrowest_clause_finds_rows_and_the_others_test_them() {
     )
     .unwrap();
     assert!(sql.text.contains("MATCH ?"), "{}", sql.text);
-    assert!(
-        sql.text
-            .contains("EXISTS (SELECT 1 FROM agent_registrations g"),
-        "{}",
-        sql.text
-    );
-    assert!(!sql.text.contains("agent_terms"), "{}", sql.text);
+    let correlated = format!("EXISTS (SELECT 1 FROM {} g", agent_registrations::NAME);
+    assert!(sql.text.contains(&correlated), "{}", sql.text);
+    assert!(!sql.text.contains(agent_terms::NAME), "{}", sql.text);
     // The skill alone is the best there is: it finds.
     let sql = condition(
+        sqlite(),
         agent,
         &filter(serde_json::json!({
             "registrationFile_": { "a2aSkills_contains": ["forecast"] }, "createdAt_gt": 5
         })),
     )
     .unwrap();
-    assert!(sql.text.contains("agent_terms"), "{}", sql.text);
+    assert!(sql.text.contains(agent_terms::NAME), "{}", sql.text);
     // A short piece of text has no trigram to look up: every name is read.
     let sql = condition(
+        sqlite(),
         agent,
         &filter(serde_json::json!({ "registrationFile_": { "name_contains_nocase": "ab" } })),
     )
@@ -101,6 +118,7 @@ fn the_narrowest_clause_finds_rows_and_the_others_test_them() {
 fn ids_compare_part_by_part() {
     let agent = entity("Agent").unwrap();
     let sql = condition(
+        sqlite(),
         agent,
         &filter(serde_json::json!({ "id_in": ["31337:7", "nonsense", "x:1"] })),
     )
@@ -117,6 +135,7 @@ fn ids_compare_part_by_part() {
 fn values_bind_in_order() {
     let agent = entity("Agent").unwrap();
     let sql = condition(
+        sqlite(),
         agent,
         &filter(serde_json::json!({
             "owner_in": ["0xAA", "0xbb"],
@@ -138,12 +157,86 @@ fn lists_past_the_cap_are_refused_naming_the_filter() {
     let agent = entity("Agent").unwrap();
     let owners: Vec<String> = (0..4).map(|n| format!("0x{n:040x}")).collect();
     let asked = filter(serde_json::json!({ "owner_in": owners }));
-    assert!(with_list_cap(4, || condition(agent, &asked)).is_ok());
-    let error = with_list_cap(3, || condition(agent, &asked)).unwrap_err();
+    assert!(with_list_cap(4, || condition(sqlite(), agent, &asked)).is_ok());
+    let error = with_list_cap(3, || condition(sqlite(), agent, &asked)).unwrap_err();
     assert_eq!(
         error.to_string(),
         "Filter `owner_in` of `Agent_filter` has 4 items; at most 3 are accepted"
     );
     let ors = filter(serde_json::json!({ "or": [{}, {}, {}, {}] }));
-    assert!(with_list_cap(3, || condition(agent, &ors)).is_err());
+    assert!(with_list_cap(3, || condition(sqlite(), agent, &ors)).is_err());
+}
+
+/// The catalogue written for PostgreSQL.
+fn postgres() -> &'static Catalogue {
+    catalogue::of(Dialect::Postgres)
+}
+
+#[test]
+fn each_database_gets_its_own_text_search_and_its_pattern_is_bound_as_such() {
+    let asked = filter(serde_json::json!({
+        "registrationFile_": { "name_contains_nocase": "50%_\"x" }
+    }));
+    // SQLite: an FTS5 trigram phrase, quotes doubled, then the exact test.
+    let agent = entity("Agent").unwrap();
+    let sql = condition(sqlite(), agent, &asked).unwrap();
+    assert!(sql.text.contains("x.name MATCH ?"), "{}", sql.text);
+    assert!(
+        sql.text.contains("instr(lower(g.name), ?) > 0"),
+        "{}",
+        sql.text
+    );
+    assert_eq!(
+        sql.binds,
+        vec![
+            Bind::Text("\"50%_\"\"x\"".into()),
+            Bind::Text("50%_\"x".into())
+        ]
+    );
+    // PostgreSQL: a trigram-indexed ILIKE of the piece as a LIKE pattern, escaped.
+    let agent = postgres().entity("Agent").unwrap();
+    let sql = condition(postgres(), agent, &asked).unwrap();
+    assert!(sql.text.contains("x.name ILIKE ?"), "{}", sql.text);
+    assert!(!sql.text.contains("MATCH"), "{}", sql.text);
+    assert!(
+        sql.text.contains("strpos(lower(g.name), ?) > 0"),
+        "{}",
+        sql.text
+    );
+    assert_eq!(
+        sql.binds,
+        vec![
+            Bind::Text("%50\\%\\_\"x%".into()),
+            Bind::Text("50%_\"x".into())
+        ]
+    );
+}
+
+#[test]
+fn lists_of_values_are_json_of_each_database() {
+    let asked = filter(serde_json::json!({
+        "owner_in": ["0xaa"],
+        "operators": ["0xbb"],
+        "operators_contains": ["0xcc"],
+    }));
+    let agent = entity("Agent").unwrap();
+    let sql = condition(sqlite(), agent, &asked).unwrap();
+    for piece in [
+        "a.owner IN (SELECT value FROM json_each(?))",
+        "json(a.operators) = json(?)",
+        "NOT EXISTS (SELECT 1 FROM json_each(?) w WHERE w.value NOT IN (SELECT h.value FROM json_each(a.operators) h))",
+    ] {
+        assert!(sql.text.contains(piece), "{piece} in {}", sql.text);
+    }
+    let agent = postgres().entity("Agent").unwrap();
+    let pg = condition(postgres(), agent, &asked).unwrap();
+    for piece in [
+        "a.owner IN (SELECT value FROM jsonb_array_elements_text((?)::jsonb))",
+        "(a.operators)::jsonb = (?)::jsonb",
+        "NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text((?)::jsonb) w WHERE w.value NOT IN (SELECT h.value FROM jsonb_array_elements_text((a.operators)::jsonb) h))",
+    ] {
+        assert!(pg.text.contains(piece), "{piece} in {}", pg.text);
+    }
+    assert!(!pg.text.contains("json_each"), "{}", pg.text);
+    assert_eq!(pg.binds, sql.binds);
 }

@@ -4,6 +4,7 @@
 
 use super::error::QueryError;
 use crate::budget::BudgetError;
+use crate::subgraph::catalogue::Catalogue;
 use async_graphql::parser::Positioned;
 use async_graphql::parser::types::{
     ExecutableDocument, Field as QueryField, Selection, SelectionSet,
@@ -21,6 +22,8 @@ pub(super) fn response_key(field: &QueryField) -> String {
 
 /// Reads one document; the selection's fields are checked with it too (selection.rs).
 pub(super) struct Reader<'a> {
+    /// The entities fields are checked against, their SQL written for the database at hand.
+    pub(super) catalogue: &'static Catalogue,
     document: &'a ExecutableDocument,
     variables: &'a Variables,
     /// The block a `block: { number }` argument asked for (the highest, when several do).
@@ -33,14 +36,16 @@ pub(super) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// A reader of `document` with `variables` (defaults filled in), expanding at most
-    /// `max_expanded` fields.
+    /// A reader of `document` with `variables` (defaults filled in) against `catalogue`,
+    /// expanding at most `max_expanded` fields.
     pub(super) fn new(
+        catalogue: &'static Catalogue,
         document: &'a ExecutableDocument,
         variables: &'a Variables,
         max_expanded: usize,
     ) -> Self {
         Self {
+            catalogue,
             document,
             variables,
             block: None,

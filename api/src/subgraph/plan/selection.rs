@@ -5,7 +5,7 @@
 use super::error::QueryError;
 use super::reader::{Reader, response_key};
 use super::types::{Item, ListQuery, MetaItem, Root, What};
-use crate::subgraph::catalogue::{self, Entity, Field, Shape};
+use crate::subgraph::catalogue::{Entity, Field, Shape};
 use crate::subgraph::filter;
 use crate::subgraph::sql::Sql;
 use async_graphql::Value as ConstValue;
@@ -91,7 +91,7 @@ impl<'a> Reader<'a> {
         };
         let filter = match self.argument(field, "where")? {
             None => Sql::new("true"),
-            Some(value) => filter::condition(entity, &value)
+            Some(value) => filter::condition(self.catalogue, entity, &value)
                 .map_err(|refusal| QueryError::new(refusal.to_string(), Some(field.pos)))?,
         };
         let items = self.items(entity, &field.node.selection_set, field, 1)?;
@@ -177,14 +177,17 @@ impl<'a> Reader<'a> {
                 }
                 Shape::Ref { entity: target, .. } => {
                     self.only_arguments(field, entity.name, &[])?;
-                    let target = catalogue::entity(target).expect("refs name entities");
+                    let target = self.catalogue.entity(target).expect("refs name entities");
                     What::Ref(
                         def,
                         self.items(target, &field.node.selection_set, field, depth + 1)?,
                     )
                 }
                 Shape::Derived { entity: target, .. } => {
-                    let target = catalogue::entity(target).expect("derived lists name entities");
+                    let target = self
+                        .catalogue
+                        .entity(target)
+                        .expect("derived lists name entities");
                     What::Derived(def, Box::new(self.list(target, field, entity.name)?))
                 }
             };

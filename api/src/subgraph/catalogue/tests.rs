@@ -1,0 +1,237 @@
+//! Unit tests of the catalogue written per database: both databases answer the same schema,
+//! each catalogue's SQL holds only its own database's constructs, and a field's SQL is what
+//! each database should read.
+
+use super::*;
+use agentindex_indexer::schema::{
+    agent_registration_text, agent_registrations, agents, events, feedback,
+};
+
+/// Every piece of SQL of `catalogue`, with where it is.
+fn every_sql(catalogue: &Catalogue) -> Vec<(String, &'static str)> {
+    let mut found = Vec::new();
+    for entity in &catalogue.entities {
+        let mut add = |what: &str, sql: &'static str| {
+            found.push((format!("{}.{what}", entity.name), sql));
+        };
+        add("from", entity.from);
+        entity.keys.iter().for_each(|key| add("key", key));
+        for field in entity.fields {
+            add(field.name, field.sql);
+            let optional = [
+                field.compare,
+                field.member,
+                field.search,
+                field.member_check,
+                field.correlated,
+            ];
+            optional
+                .into_iter()
+                .flatten()
+                .for_each(|sql| add(field.name, sql));
+            field
+                .id_parts
+                .iter()
+                .for_each(|part| add(field.name, part.sql));
+            match field.shape {
+                Shape::Ref { keys, .. } => keys.iter().for_each(|key| add(field.name, key)),
+                Shape::Derived { by, paging, .. } => {
+                    by.iter().for_each(|key| add(field.name, key));
+                    for link in paging.links {
+                        add(field.name, link.parent);
+                        add(field.name, link.child);
+                    }
+                }
+                Shape::Scalar(_) | Shape::List(_) => {}
+            }
+        }
+    }
+    found
+}
+
+/// The schema a catalogue answers: every entity's names and every field's type.
+fn schema_of(catalogue: &Catalogue) -> Vec<String> {
+    catalogue
+        .entities
+        .iter()
+        .flat_map(|entity| {
+            let head = format!("{} {} {}", entity.name, entity.single, entity.plural);
+            let fields = entity
+                .fields
+                .iter()
+                .map(|field| format!("{}.{}: {}", entity.name, field.name, field.type_text()));
+            std::iter::once(head).chain(fields)
+        })
+        .collect()
+}
+
+#[test]
+fn both_databases_answer_the_same_schema() {
+    let sqlite = schema_of(of(Dialect::Sqlite));
+    assert_eq!(sqlite, schema_of(of(Dialect::Postgres)));
+    assert_eq!(of(Dialect::Sqlite).entities.len(), 10);
+    assert!(sqlite.contains(&"Agent.registrationFile: AgentRegistrationFile".to_string()));
+    assert!(sqlite.contains(&"Agent.feedback: [Feedback!]!".to_string()));
+}
+
+#[test]
+fn each_catalogue_holds_only_its_own_databases_sql() {
+    let sqlite_only = [
+        "json_array(",
+        "json_group_array(",
+        "json_extract(",
+        "json_each(",
+        "json(",
+        "hex(",
+        "max(a",
+        "max(coalesce",
+        "instr(",
+        " MATCH ",
+        "INDEXED BY",
+        "CROSS JOIN",
+    ];
+    for (at, sql) in every_sql(of(Dialect::Postgres)) {
+        for construct in sqlite_only {
+            assert!(
+                !sql.contains(construct),
+                "{at} on PostgreSQL: {construct} in {sql}"
+            );
+        }
+    }
+    let postgres_only = [
+        "jsonb",
+        "json_build_array(",
+        "GREATEST(",
+        "encode(",
+        "strpos(",
+        "ILIKE",
+        "#>>",
+    ];
+    for (at, sql) in every_sql(of(Dialect::Sqlite)) {
+        for construct in postgres_only {
+            assert!(
+                !sql.contains(construct),
+                "{at} on SQLite: {construct} in {sql}"
+            );
+        }
+    }
+}
+
+/// The SQL of `entity`'s field `field` on `dialect`.
+fn sql_of(dialect: Dialect, entity: &str, field: &str) -> &'static str {
+    of(dialect)
+        .entity(entity)
+        .unwrap()
+        .field(field)
+        .unwrap()
+        .sql
+}
+
+#[test]
+fn an_agents_last_activity_is_the_larger_of_two_times_on_each_database() {
+    let feedback_time = |hint: &str| {
+        format!(
+            "coalesce((SELECT max(f.timestamp) FROM {} f{hint} WHERE f.chain_id = a.chain_id AND f.registry = a.registry AND f.token_id = a.token_id), 0)",
+            feedback::NAME
+        )
+    };
+    assert_eq!(
+        sql_of(Dialect::Sqlite, "Agent", "lastActivity"),
+        format!(
+            "max(a.registered_at, {})",
+            feedback_time(" INDEXED BY feedback_agent")
+        )
+    );
+    assert_eq!(
+        sql_of(Dialect::Postgres, "Agent", "lastActivity"),
+        format!("GREATEST(a.registered_at, {})", feedback_time(""))
+    );
+    // updatedAt: the largest of four, NULLs passed over on PostgreSQL as the coalesces do.
+    let updated = sql_of(Dialect::Postgres, "Agent", "updatedAt");
+    assert!(updated.starts_with("GREATEST(coalesce((SELECT e.block_timestamp FROM "));
+    assert_eq!(updated.matches("coalesce(").count(), 4, "{updated}");
+}
+
+#[test]
+fn json_and_hex_are_each_databases_own() {
+    // A path in a stored JSON document.
+    assert_eq!(
+        sql_of(Dialect::Sqlite, "FeedbackFile", "proofOfPaymentChainId"),
+        "CAST(json_extract(d.projection, '$.proof_of_payment.chain_id') AS TEXT)"
+    );
+    assert_eq!(
+        sql_of(Dialect::Postgres, "FeedbackFile", "proofOfPaymentChainId"),
+        "CAST(((d.projection)::jsonb #>> '{proof_of_payment,chain_id}') AS TEXT)"
+    );
+    assert_eq!(
+        sql_of(Dialect::Postgres, "FeedbackFile", "a2aSkills"),
+        "coalesce(((d.projection)::jsonb #>> '{a2a_skills}'), '[]')"
+    );
+    // Bytes as lower-case hex.
+    assert_eq!(
+        sql_of(Dialect::Sqlite, "AgentMetadata", "value"),
+        "'0x' || lower(hex(m.value))"
+    );
+    assert_eq!(
+        sql_of(Dialect::Postgres, "AgentMetadata", "value"),
+        "'0x' || encode(m.value, 'hex')"
+    );
+    // Rows aggregated into a JSON array, `[]` when there are none.
+    assert_eq!(
+        sql_of(Dialect::Postgres, "Protocol", "agents"),
+        format!(
+            "(SELECT coalesce(jsonb_agg(a.chain_id || ':' || a.token_id), '[]'::jsonb) FROM {} a WHERE a.chain_id = c.chain_id AND a.source = 'erc8004')",
+            agents::NAME
+        )
+    );
+    assert!(
+        sql_of(Dialect::Sqlite, "AgentRegistrationFile", "a2aSkills")
+            .starts_with("(SELECT json_group_array(k.skill_id) FROM ")
+    );
+    assert!(
+        sql_of(Dialect::Sqlite, "FeedbackResponse", "id")
+            .contains("':0x' || lower(hex(e.tx_hash)) || ':'")
+    );
+    assert!(
+        sql_of(Dialect::Postgres, "FeedbackResponse", "id")
+            .contains("':0x' || encode(e.tx_hash, 'hex') || ':'")
+    );
+    assert!(
+        sql_of(Dialect::Postgres, "Agent", "registrationFile").contains(&format!(
+            "'0x' || encode((SELECT e.tx_hash FROM {} e WHERE ",
+            events::NAME
+        ))
+    );
+}
+
+#[test]
+fn a_registration_files_text_is_searched_by_each_databases_trigram_index() {
+    let search = |dialect| {
+        of(dialect)
+            .entity("AgentRegistrationFile")
+            .unwrap()
+            .field("name")
+            .unwrap()
+            .search
+            .unwrap()
+    };
+    let names = |test: &str| {
+        format!(
+            "g.agent_key IN (SELECT x.agent_key FROM {} x WHERE x.name {test} ?)",
+            agent_registration_text::NAME
+        )
+    };
+    assert_eq!(search(Dialect::Sqlite), names("MATCH"));
+    assert_eq!(search(Dialect::Postgres), names("ILIKE"));
+    // The registration file is read before its agent, in that order on both.
+    let from = |dialect| of(dialect).entity("AgentRegistrationFile").unwrap().from;
+    let joined = |join: &str| {
+        format!(
+            "FROM {} g {join} {} a ON a.agent_key = g.agent_key WHERE a.source = 'erc8004'",
+            agent_registrations::NAME,
+            agents::NAME
+        )
+    };
+    assert_eq!(from(Dialect::Sqlite), joined("CROSS JOIN"));
+    assert_eq!(from(Dialect::Postgres), joined("JOIN"));
+}
