@@ -120,6 +120,28 @@ pub fn classify(facts: &AgentFacts, rules: &ReputationRules) -> Vec<Option<Exclu
         .collect()
 }
 
+/// The payments of `facts` that count under `rules`, in chain order (the ones the trust rank
+/// reads).
+pub fn payments_that_count(facts: &AgentFacts, rules: &ReputationRules) -> Vec<Payment> {
+    facts
+        .payments
+        .iter()
+        .zip(classify(facts, rules))
+        .filter(|(_, reason)| reason.is_none())
+        .map(|(payment, _)| payment.clone())
+        .collect()
+}
+
+/// Each payment of `facts`, in chain order, with why it does not count under `rules` (`None`:
+/// it counts).
+pub fn payments_with_exclusions(
+    facts: AgentFacts,
+    rules: &ReputationRules,
+) -> Vec<(Payment, Option<Exclusion>)> {
+    let reasons = classify(&facts, rules);
+    facts.payments.into_iter().zip(reasons).collect()
+}
+
 /// The reputation `facts` give as of `as_of` (a block timestamp) under `rules`.
 pub fn evaluate(facts: &AgentFacts, as_of: u64, rules: &ReputationRules) -> Evaluation {
     let mut excluded: BTreeMap<Exclusion, u64> = BTreeMap::new();
@@ -240,6 +262,38 @@ mod tests {
             "the former owner's later payment counts"
         );
         assert_eq!(got.composite.score, Some(got.payment_score.score));
+    }
+
+    #[test]
+    fn the_payments_that_count_are_those_without_a_reason_in_chain_order() {
+        let mut dust = pay(4, 35);
+        dust.amount = U256::from(99u64);
+        let mut facts = AgentFacts {
+            payments: vec![pay(1, 10), pay(2, 30), dust, pay(3, 50)],
+            ..AgentFacts::default()
+        };
+        facts
+            .side
+            .push((20, 0), SideChange::Owner(Address::repeat_byte(2)));
+        let reasons: Vec<Option<Exclusion>> = payments_with_exclusions(facts.clone(), &rules())
+            .into_iter()
+            .map(|(_, reason)| reason)
+            .collect();
+        assert_eq!(
+            reasons,
+            [None, Some(Exclusion::Owner), Some(Exclusion::Dust), None]
+        );
+        let paired: Vec<u64> = payments_with_exclusions(facts.clone(), &rules())
+            .iter()
+            .map(|(payment, _)| payment.block)
+            .collect();
+        assert_eq!(paired, [10, 30, 35, 50], "every payment, in chain order");
+        let counted: Vec<u64> = payments_that_count(&facts, &rules())
+            .iter()
+            .map(|payment| payment.block)
+            .collect();
+        assert_eq!(counted, [10, 50]);
+        assert!(payments_that_count(&AgentFacts::default(), &rules()).is_empty());
     }
 
     #[test]

@@ -1,14 +1,15 @@
-//! Reputation: which payments count ([`payments`]), what they say about an agent
-//! ([`features`]), the payment score ([`score`]), the trust rank over the payment graph
-//! ([`trust`]), feedback weighted by its evidence ([`evidence`]), feedback, validation and rating
-//! aggregates ([`feedback`], [`validations`], [`ratings`]), the composite score ([`composite`]),
-//! ERC-8004 `getSummary` ([`summary`]), who stood on the agent's side when ([`side`]), and all
-//! of it for one agent at once ([`evaluate`]) under one chain's [`rules`]. All are pure
-//! functions of indexed data and a block's timestamp, so two instances at the same block compute
-//! the same numbers. The formula is explained in `docs/reputation.md`; stored rows and the feed
-//! are in `store::reputation`.
+//! Reputation: which agents a transfer or a channel claim is credited to ([`crediting`]), which
+//! payments count ([`payments`]), what they say about an agent ([`features`]), the payment
+//! score ([`score`]), the trust rank over the payment graph ([`trust`]), feedback weighted by
+//! its evidence ([`evidence`]), feedback, validation and rating aggregates ([`feedback`],
+//! [`validations`], [`ratings`]), the composite score ([`composite`]), ERC-8004 `getSummary`
+//! ([`summary`]), who stood on the agent's side when ([`side`]), and all of it for one agent at
+//! once ([`evaluate`]) under one chain's [`rules`]. All are pure functions of indexed data and a
+//! block's timestamp, so two instances at the same block compute the same numbers. The formula
+//! is explained in `docs/reputation.md`; stored rows and the feed are in `store::reputation`.
 
 pub mod composite;
+pub mod crediting;
 pub mod evaluate;
 pub mod evidence;
 pub mod features;
@@ -23,7 +24,10 @@ pub mod trust;
 pub mod validations;
 
 pub use composite::{Components, Composite, Weights, composite};
-pub use evaluate::{AgentFacts, Evaluation, TrustEvaluation, TrustInputs, classify, evaluate};
+pub use evaluate::{
+    AgentFacts, Evaluation, TrustEvaluation, TrustInputs, classify, evaluate, payments_that_count,
+    payments_with_exclusions,
+};
 pub use evidence::{Evidence, FeedbackParams, FeedbackScore, WeightedFeedback, feedback_score};
 pub use features::{PaymentFeatures, features};
 pub use feedback::{FeedbackAggregate, Tally, aggregate};

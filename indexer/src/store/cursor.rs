@@ -168,6 +168,48 @@ pub(super) async fn remember_blocks(
     Ok(())
 }
 
+/// Moves `chain_id`'s cursor back to `ancestor` after a reorg (never forward): the reorg window
+/// loses the blocks above it, the cursor takes the ancestor's hash as the window remembers it,
+/// and reputation is settled there (a rewind rescores every agent it marked).
+pub(super) async fn rewind(
+    conn: &mut AnyConnection,
+    chain_id: u64,
+    ancestor: u64,
+) -> StoreResult<()> {
+    let (chain_key, above) = (int("chain_id", chain_id)?, int("ancestor", ancestor)?);
+    sqlx::query(&format!(
+        "DELETE FROM {block_window_table} WHERE chain_id = $1 AND number > $2",
+        block_window_table = block_window::NAME,
+    ))
+    .bind(chain_key)
+    .bind(above)
+    .execute(&mut *conn)
+    .await
+    .context("trimming the reorg window")?;
+    let hash: Option<String> = sqlx::query_scalar(&format!(
+        "SELECT hash FROM {block_window_table} WHERE chain_id = $1 AND number = $2",
+        block_window_table = block_window::NAME,
+    ))
+    .bind(chain_key)
+    .bind(above)
+    .fetch_optional(&mut *conn)
+    .await
+    .context("reading the ancestor's hash")?;
+    let back = Dialect::of(conn).least("indexed_block", "$1");
+    sqlx::query(&format!(
+        "UPDATE {chain_cursor_table} SET indexed_block = {back}, indexed_hash = $2, settled_block = {back}
+         WHERE chain_id = $3",
+        chain_cursor_table = chain_cursor::NAME,
+    ))
+    .bind(above)
+    .bind(hash)
+    .bind(chain_key)
+    .execute(&mut *conn)
+    .await
+    .context("moving a chain cursor back")?;
+    Ok(())
+}
+
 /// A `chain_cursor` row as progress and status read it.
 #[derive(sqlx::FromRow)]
 struct CursorRow {

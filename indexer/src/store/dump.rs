@@ -2,7 +2,7 @@
 //! one line per row, tables and rows in a fixed order. Progress bookkeeping (cursor heads, the
 //! reorg window) is left out because it depends on when the chain was watched, not on the chain.
 
-use super::rewind::FACT_TABLES;
+use super::stages::Stage;
 use super::{QueryContext, StoreResult};
 use sqlx::any::AnyTypeInfoKind;
 use sqlx::{AnyPool, Column, Row, ValueRef};
@@ -23,7 +23,8 @@ const DERIVED: [(&str, &str); 6] = [
 /// Every fact table, the agents, their reputation and the trust rank, rendered as text.
 pub async fn canonical(pool: &AnyPool) -> StoreResult<String> {
     let mut out = String::new();
-    let tables = FACT_TABLES
+    let tables = Stage::Facts
+        .tables()
         .iter()
         .map(|table| (*table, "chain_id, block_number, log_index"))
         .chain(DERIVED);

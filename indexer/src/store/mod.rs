@@ -32,6 +32,7 @@ mod sql;
 mod sql_writer;
 pub mod sqlite;
 mod sqlite_guard;
+mod stages;
 mod statistics;
 mod stored_feeds;
 mod writer;

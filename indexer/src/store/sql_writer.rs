@@ -1,15 +1,15 @@
 //! The writer's database side for SQLite and PostgreSQL alike ([`SqlWriter`]): each command of
-//! the writer task as one transaction on the write connection.
+//! the writer task as one transaction on the write connection. A batch runs through every
+//! stage in order (`stages/`), a rewind undoes them (`rewind.rs`).
 
 use super::batch::{Batch, ChainContext, ChainContexts};
 use super::checkpoint::Checkpointer;
 use super::documents::{self, DocumentResult};
 use super::facts::{self, PreparedBatch};
 use super::interface::{ApplySummary, WriteBackend};
+use super::stages::{BatchContext, STAGES, Stage};
 use super::statistics::Statistics;
-use super::{
-    Dialect, QueryContext, StoreError, StoreResult, agents, cursor, postgres, reputation, rewind,
-};
+use super::{Dialect, QueryContext, StoreError, StoreResult, cursor, postgres, reputation, rewind};
 use crate::primitives::sql_uint;
 use crate::schema::chain_cursor;
 use crate::store::decode::int;
@@ -141,40 +141,22 @@ async fn apply(
         });
     }
     let started = std::time::Instant::now();
-    let events = facts::write(&mut tx, &mut prepared).await?;
-    if dialect == Dialect::Postgres {
-        statistics
-            .after_writing(&mut tx, prepared.rows_by_table())
-            .await?;
-    }
-    let written = started.elapsed();
-    let touched = std::mem::take(&mut prepared.touched);
-    let summary = ApplySummary {
-        events,
-        agents_refreshed: (touched.erc8004.len() + touched.contracts.len()) as u64,
+    let mut context = BatchContext {
+        prepared: &mut prepared,
+        dialect,
+        statistics,
+        summary: ApplySummary::default(),
     };
-    agents::refresh(&mut tx, chain_id, touched).await?;
-    let (from, to) = (prepared.batch.from_block, prepared.batch.to_block);
-    reputation::mark_dirty(&mut tx, chain_id, from, to).await?;
-    if prepared.batch.settles {
-        let head = prepared.batch.to_block;
-        reputation::settle(&mut tx, chain_id, &prepared.batch.chain.rules, head).await?;
-        cursor::settled(&mut tx, chain_id, Some(prepared.batch.to_block)).await?;
+    // When each stage was done, since the first began.
+    let mut finished = [std::time::Duration::ZERO; STAGES.len()];
+    for (stage, done) in STAGES.into_iter().zip(&mut finished) {
+        stage.apply(&mut tx, &mut context).await?;
+        *done = started.elapsed();
     }
-    let refreshed = started.elapsed();
-    let batch = &prepared.batch;
-    if !batch.window.is_empty() {
-        cursor::remember_blocks(&mut tx, chain_id, &batch.window, batch.window_from).await?;
-    }
-    cursor::advance(
-        &mut tx,
-        chain_id,
-        batch.to_block,
-        batch.to_hash.as_ref(),
-        batch.finalized,
-        batch.head,
-    )
-    .await?;
+    let summary = context.summary;
+    // Written: the facts; refreshed: what derives from them (the stages before the cursor's).
+    let written = finished[Stage::Facts.position()];
+    let refreshed = finished[Stage::Cursor.position() - 1];
     tx.commit().await.context("committing a batch")?;
     for ((source, kind), count) in &prepared.kinds {
         crate::metrics::metrics().events(chain_id, source, kind, *count);

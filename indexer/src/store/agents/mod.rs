@@ -8,6 +8,7 @@
 
 mod contracts;
 mod erc8004;
+mod touched;
 
 use super::facts::Touched;
 use super::sql::push_in;
@@ -25,6 +26,7 @@ use std::collections::BTreeMap;
 const AGENTS_PER_QUERY: usize = 500;
 
 pub use crate::agents::wallet_from_metadata;
+pub(super) use touched::touched_above;
 
 /// Recomputes every agent in `touched`: rows are replaced, and agents whose facts are gone
 /// (undone by a reorg) are removed.

@@ -3,6 +3,7 @@
 //! are the channel's payer paying its receiver), and the transfers out of bound addresses
 //! (outflows).
 
+use crate::reputation::crediting;
 use crate::schema::{outflows, payment_bindings, payments, x402_channels};
 use crate::sources::payments::Settlement;
 use crate::sources::{Decoded, hex_address, hex_b256};
@@ -20,12 +21,10 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Recipient addresses per bindings query.
 const ADDRESSES_PER_QUERY: usize = 500;
 
-/// A token Transfer counts when its recipient is bound to an agent at that point of the chain
-/// (the agent's latest binding at or before the transfer names the recipient); only then is it
-/// stored, so what is stored never depends on how ranges were cut. A transfer out of an address
-/// bound to an agent is stored the same way as that agent's outflow (reputation discounts payers
-/// the agent funded). Every binding of the batch must be written before this runs. Returns the
-/// transfers stored.
+/// Stores each token Transfer as the payments and outflows `crediting::credit_transfer` finds
+/// for it against the bindings of its sender and recipient (reputation discounts payers the
+/// agent funded), and only then, so what is stored never depends on how ranges were cut. Every
+/// binding of the batch must be written before this runs. Returns the transfers stored.
 pub(super) async fn credit_transfers<'e>(
     conn: &mut AnyConnection,
     rows: &mut Rows,
@@ -43,7 +42,6 @@ pub(super) async fn credit_transfers<'e>(
         .flatten()
         .collect();
     let bindings = bindings_of(conn, chain.chain_id, &addresses).await?;
-    let bound_to = |address: &str, at: (i64, i64)| bound_to(&bindings, address, at);
     let mut stored = Vec::new();
     for ev in transfers {
         let Ok(Decoded::TokenTransfer { from, to, value }) = &ev.decoded else {
@@ -53,9 +51,13 @@ pub(super) async fn credit_transfers<'e>(
             int("block_number", ev.block_number)?,
             int("log_index", ev.log_index)?,
         );
-        let payees = bound_to(&hex_address(to), at);
-        let senders = bound_to(&hex_address(from), at);
-        for agent_key in &payees {
+        let credit = crediting::credit_transfer(
+            &bindings,
+            hex_address(from).as_str(),
+            hex_address(to).as_str(),
+            &at,
+        );
+        for agent_key in &credit.payees {
             insert_payment(
                 rows,
                 chain.chain_id,
@@ -68,27 +70,14 @@ pub(super) async fn credit_transfers<'e>(
                 Via::Transfer(ev.settlement),
             )?;
         }
-        for agent_key in &senders {
+        for agent_key in &credit.senders {
             insert_outflow(rows, chain.chain_id, ev, agent_key, to, value)?;
         }
-        if !payees.is_empty() || !senders.is_empty() {
+        if !credit.is_empty() {
             stored.push(ev);
         }
     }
     Ok(stored)
-}
-
-/// The agents `address` is bound to at position `at`: those whose latest binding at or before
-/// it names the address.
-fn bound_to<'b>(bindings: &'b BindingHistory, address: &str, at: (i64, i64)) -> Vec<&'b str> {
-    bindings
-        .iter()
-        .filter(|(_, history)| {
-            let known = history.partition_point(|(position, _)| *position <= at);
-            known > 0 && history[known - 1].1 == address
-        })
-        .map(|(agent, _)| agent.as_str())
-        .collect()
 }
 
 /// Records a batch-settlement channel as it opened.
@@ -136,17 +125,20 @@ packed_row! {
     }
 }
 
-/// A channel as stored, from the position it opened.
+/// A channel as stored.
 struct Channel {
-    opened: (i64, i64),
     payer: Address,
     receiver: Address,
     token: Address,
 }
 
+/// Each channel id's channels in chain order, with the position each opened at.
+type ChannelsById = BTreeMap<String, Vec<((i64, i64), Channel)>>;
+
 /// Credits each claim on a batch-settlement channel whose receiver is bound to an agent at the
-/// claim as a payment by the channel's payer, of the amount claimed, in the channel's token.
-/// Every channel of the batch must be written before this runs.
+/// claim as a payment by the channel's payer, of the amount claimed, in the channel's token (the
+/// channel and the agents as `crediting` finds them). Every channel of the batch must be written
+/// before this runs.
 pub(super) async fn credit_claims(
     conn: &mut AnyConnection,
     rows: &mut Rows,
@@ -163,7 +155,7 @@ pub(super) async fn credit_claims(
             _ => None,
         })
         .collect();
-    let mut channels: BTreeMap<String, Vec<Channel>> = BTreeMap::new();
+    let mut channels = ChannelsById::new();
     let ids: Vec<&String> = ids.iter().collect();
     for chunk in ids.chunks(ADDRESSES_PER_QUERY) {
         let mut query = QueryBuilder::<Any>::new(format!(
@@ -183,18 +175,21 @@ pub(super) async fn credit_claims(
             .context("reading x402 channels")?;
         let table = x402_channels::NAME;
         for row in found {
-            channels.entry(row.channel_id).or_default().push(Channel {
-                opened: (row.block_number, row.log_index),
+            let channel = Channel {
                 payer: decode::parse(table, x402_channels::payer.name, &row.payer)?,
                 receiver: decode::parse(table, x402_channels::receiver.name, &row.receiver)?,
                 token: decode::parse(table, x402_channels::token.name, &row.token)?,
-            });
+            };
+            channels
+                .entry(row.channel_id)
+                .or_default()
+                .push(((row.block_number, row.log_index), channel));
         }
     }
     let receivers: BTreeSet<String> = channels
         .values()
         .flatten()
-        .map(|c| hex_address(&c.receiver))
+        .map(|(_, c)| hex_address(&c.receiver))
         .collect();
     let bindings = bindings_of(conn, chain.chain_id, &receivers).await?;
     for ev in claims {
@@ -207,11 +202,12 @@ pub(super) async fn credit_claims(
         );
         let Some(opened) = channels
             .get(&hex_b256(channel))
-            .and_then(|list| list.iter().rev().find(|c| c.opened < at))
+            .and_then(|openings| crediting::channel_at(openings, &at))
         else {
             continue;
         };
-        for agent_key in bound_to(&bindings, &hex_address(&opened.receiver), at) {
+        let receiver = hex_address(&opened.receiver);
+        for agent_key in crediting::bound_agents(&bindings, receiver.as_str(), &at) {
             insert_payment(
                 rows,
                 chain.chain_id,

@@ -10,6 +10,7 @@
 //! pure function of those facts: the same whatever batches they arrived in, and after a reorg the
 //! recomputation from what remains gives what a fresh index of the new chain would.
 
+mod as_of;
 mod load;
 mod stored;
 mod touched;
@@ -19,7 +20,8 @@ use super::sql::push_in;
 use super::{PageWindow, QueryContext, StoreResult};
 use crate::primitives::sql_bound;
 use crate::reputation::{
-    AgentFacts, Evaluation, Exclusion, Payment, ReputationRules, classify, evaluate,
+    AgentFacts, Evaluation, Exclusion, Payment, ReputationRules, evaluate, payments_that_count,
+    payments_with_exclusions,
 };
 use crate::schema::{
     agent_reputation, agents, chain_cursor, events, reputation_dirty, reputation_rules,
@@ -31,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub(super) use as_of::{as_of_block, trust_rank_at};
 pub use stored::StoredReputation;
 pub(super) use stored::{stored, stored_in_key_order};
 pub(super) use touched::mark_dirty;
@@ -136,18 +139,7 @@ async fn rescore(
         if counted_payments == Counted::Record {
             let counted: BTreeMap<String, Vec<Payment>> = loaded
                 .iter()
-                .map(|(key, entry)| {
-                    let reasons = classify(&entry.facts, rules);
-                    let payments = entry
-                        .facts
-                        .payments
-                        .iter()
-                        .zip(reasons)
-                        .filter(|(_, reason)| reason.is_none())
-                        .map(|(payment, _)| payment.clone())
-                        .collect();
-                    (key.clone(), payments)
-                })
+                .map(|(key, entry)| (key.clone(), payments_that_count(&entry.facts, rules)))
                 .collect();
             trust::write_counted(conn, chain_id, chunk, &counted).await?;
         }
@@ -432,81 +424,10 @@ pub(super) async fn classified_payments(
         let loaded = load::side_facts(conn, chain_id, &subjects).await?;
         for (key, mut entry) in loaded {
             entry.facts.payments = pages.remove(&key).unwrap_or_default();
-            let reasons = classify(&entry.facts, rules);
-            let mut classified: Vec<(Payment, Option<Exclusion>)> =
-                entry.facts.payments.into_iter().zip(reasons).collect();
+            let mut classified = payments_with_exclusions(entry.facts, rules);
             classified.reverse();
             out.insert(key, classified);
         }
     }
     Ok(out)
-}
-
-/// The trust rank of `chain_id` in force at `block`: as of the block's epoch.
-pub(super) async fn trust_rank_at(
-    conn: &mut AnyConnection,
-    chain_id: u64,
-    block: u64,
-    rules: &ReputationRules,
-) -> StoreResult<(crate::reputation::TrustRank, u64)> {
-    trust::compute(conn, chain_id, rules.trust.epoch_of(block), rules).await
-}
-
-/// Every agent of `chain_id` registered by `block`, with its reputation as of `block`, in key
-/// order, handed to `page` a few hundred at a time. All pages come from one read transaction,
-/// so a batch committed meanwhile cannot make the pages disagree.
-pub(super) async fn as_of_block(
-    conn: &mut AnyConnection,
-    chain_id: u64,
-    block: u64,
-    rules: &ReputationRules,
-    mut page: impl FnMut(Vec<AgentReputation>),
-) -> StoreResult<()> {
-    let timestamp: Option<i64> = sqlx::query_scalar(&format!(
-        "SELECT block_timestamp FROM {events_table} WHERE chain_id = $1 AND block_number <= $2
-         ORDER BY block_number DESC LIMIT 1",
-        events_table = events::NAME,
-    ))
-    .bind(int("chain_id", chain_id)?)
-    .bind(sql_bound(block))
-    .fetch_optional(&mut *conn)
-    .await
-    .context("reading the time of a feed's block")?;
-    let timestamp = decode::uint(events::NAME, "block_timestamp", timestamp.unwrap_or(0))?;
-    // The rank in force at the block: the stored one when the block is in its epoch, else
-    // computed for the block's own epoch.
-    let epoch = rules.trust.epoch_of(block);
-    let computed = if trust::epoch_block(conn, chain_id).await? == Some(epoch) {
-        None
-    } else {
-        Some(trust::compute(conn, chain_id, epoch, rules).await?.0)
-    };
-    let mut after = String::new();
-    loop {
-        crate::priority::offer_core();
-        let subjects: Vec<Subject> =
-            load::subjects_at(conn, chain_id, block, &after, AGENTS_PER_ROUND).await?;
-        let Some(last) = subjects.last() else {
-            return Ok(());
-        };
-        after = last.key.clone();
-        let mut loaded = load::facts(conn, chain_id, &subjects, block).await?;
-        match &computed {
-            Some(rank) => {
-                trust::inputs_from(rank, epoch, &mut loaded, rules.trust.unproven_cap);
-            }
-            None => {
-                trust::stored_inputs(conn, chain_id, &mut loaded, rules.trust.unproven_cap).await?
-            }
-        }
-        page(
-            subjects
-                .iter()
-                .map(|subject| {
-                    let facts = loaded.remove(&subject.key).unwrap_or_default().facts;
-                    AgentReputation::of(subject, &facts, chain_id, block, timestamp, rules)
-                })
-                .collect(),
-        );
-    }
 }

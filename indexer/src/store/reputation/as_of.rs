@@ -1,0 +1,81 @@
+//! Reputation as of a past block, for the reputation feed: every agent's, recomputed from its
+//! facts up to the block under the trust rank in force there ([`as_of_block`]), and that rank
+//! itself ([`trust_rank_at`]).
+
+use super::load::{self, Subject};
+use super::{AGENTS_PER_ROUND, AgentReputation, trust};
+use crate::primitives::sql_bound;
+use crate::reputation::ReputationRules;
+use crate::schema::events;
+use crate::store::decode::{self, int};
+use crate::store::{QueryContext, StoreResult};
+use sqlx::AnyConnection;
+
+/// The trust rank of `chain_id` in force at `block`: as of the block's epoch.
+pub(in crate::store) async fn trust_rank_at(
+    conn: &mut AnyConnection,
+    chain_id: u64,
+    block: u64,
+    rules: &ReputationRules,
+) -> StoreResult<(crate::reputation::TrustRank, u64)> {
+    trust::compute(conn, chain_id, rules.trust.epoch_of(block), rules).await
+}
+
+/// Every agent of `chain_id` registered by `block`, with its reputation as of `block`, in key
+/// order, handed to `page` a few hundred at a time. All pages come from one read transaction,
+/// so a batch committed meanwhile cannot make the pages disagree.
+pub(in crate::store) async fn as_of_block(
+    conn: &mut AnyConnection,
+    chain_id: u64,
+    block: u64,
+    rules: &ReputationRules,
+    mut page: impl FnMut(Vec<AgentReputation>),
+) -> StoreResult<()> {
+    let timestamp: Option<i64> = sqlx::query_scalar(&format!(
+        "SELECT block_timestamp FROM {events_table} WHERE chain_id = $1 AND block_number <= $2
+         ORDER BY block_number DESC LIMIT 1",
+        events_table = events::NAME,
+    ))
+    .bind(int("chain_id", chain_id)?)
+    .bind(sql_bound(block))
+    .fetch_optional(&mut *conn)
+    .await
+    .context("reading the time of a feed's block")?;
+    let timestamp = decode::uint(events::NAME, "block_timestamp", timestamp.unwrap_or(0))?;
+    // The rank in force at the block: the stored one when the block is in its epoch, else
+    // computed for the block's own epoch.
+    let epoch = rules.trust.epoch_of(block);
+    let computed = if trust::epoch_block(conn, chain_id).await? == Some(epoch) {
+        None
+    } else {
+        Some(trust::compute(conn, chain_id, epoch, rules).await?.0)
+    };
+    let mut after = String::new();
+    loop {
+        crate::priority::offer_core();
+        let subjects: Vec<Subject> =
+            load::subjects_at(conn, chain_id, block, &after, AGENTS_PER_ROUND).await?;
+        let Some(last) = subjects.last() else {
+            return Ok(());
+        };
+        after = last.key.clone();
+        let mut loaded = load::facts(conn, chain_id, &subjects, block).await?;
+        match &computed {
+            Some(rank) => {
+                trust::inputs_from(rank, epoch, &mut loaded, rules.trust.unproven_cap);
+            }
+            None => {
+                trust::stored_inputs(conn, chain_id, &mut loaded, rules.trust.unproven_cap).await?
+            }
+        }
+        page(
+            subjects
+                .iter()
+                .map(|subject| {
+                    let facts = loaded.remove(&subject.key).unwrap_or_default().facts;
+                    AgentReputation::of(subject, &facts, chain_id, block, timestamp, rules)
+                })
+                .collect(),
+        );
+    }
+}
