@@ -364,5 +364,55 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
         .await
         .unwrap();
     assert_eq!(not_a_chain.status(), 404);
+
+    // The activity the writer keeps per agent (`lastActiveAt`, batch by batch and through the
+    // reorg above) is what the subgraph computes from the facts as `updatedAt`; the rated
+    // agent's newest activity is the feedback, after its own last event.
+    let updated: BTreeSet<(String, String)> = data(
+        &endpoint,
+        "{ agents(first: 1000) { agentId updatedAt } }",
+        json!({}),
+    )["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["agentId"].as_str().unwrap().to_string(),
+                a["updatedAt"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let nodes = data(
+        &format!("{}/graphql", served.base),
+        "{ agents(first: 100) { edges { node { tokenId lastEventBlock lastActivityBlock lastActiveAt } } } }",
+        json!({}),
+    )["agents"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|edge| edge["node"].clone())
+        .collect::<Vec<Value>>();
+    let active: BTreeSet<(String, String)> = nodes
+        .iter()
+        .filter_map(|n| {
+            Some((
+                n["tokenId"].as_str()?.to_string(),
+                n["lastActiveAt"].as_i64()?.to_string(),
+            ))
+        })
+        .collect();
+    assert_eq!(
+        active, updated,
+        "lastActiveAt of every ERC-8004 agent is its subgraph updatedAt"
+    );
+    let rated = nodes
+        .iter()
+        .find(|n| n["tokenId"] == json!(s.erc8004_id.to_string()))
+        .expect("the rated agent is listed");
+    assert!(
+        rated["lastActivityBlock"].as_i64().unwrap() > rated["lastEventBlock"].as_i64().unwrap(),
+        "the feedback came after the agent's own last event: {rated}"
+    );
     served.stop().await;
 }

@@ -4,20 +4,34 @@
 use super::days::{DAY_SECS, DailyPoint, MAX_ENTRIES, utc_date};
 use super::filter::AgentSource;
 use super::loader_set::Loaders;
+use super::loaders::AgentRowKey;
 use super::page_cost;
 use super::relations::{AgentPayment, Feedback, HistoryEvent, ListPage, Validation, charge, paged};
 use super::reputation::Reputation;
 use crate::read::activity::{FeedbackRow, HistoryRow, ValidationRow};
+use crate::read::agent_rows::Cells;
 use crate::read::agents::AgentRow;
 use crate::read::counts::{self, Relation};
 use crate::read::documents::{DocumentRow, LintRow};
 use crate::read::skills::SkillRow;
 use crate::state::ApiState;
 use agentindex_indexer::reputation::{Exclusion, Payment};
+use agentindex_indexer::schema::{Table, agent_activity};
 use async_graphql::{Context, ID, Json, Object, Result, SimpleObject};
+use std::sync::Arc;
 
 /// An agent known on-chain, with what its documents and its reputation say.
 pub(crate) struct Agent(pub(crate) AgentRow);
+
+impl Agent {
+    /// The agent's row of the declared per-agent `table`, through the row DataLoader.
+    async fn row_of(&self, ctx: &Context<'_>, table: &'static Table) -> Result<Option<Arc<Cells>>> {
+        let loader = &ctx.data_unchecked::<Loaders>().agent_rows;
+        Ok(loader
+            .load_one(AgentRowKey::new(table, &self.0.agent_key))
+            .await?)
+    }
+}
 
 #[Object]
 impl Agent {
@@ -110,6 +124,19 @@ impl Agent {
     /// Newest block of any of its own events.
     async fn last_event_block(&self) -> i64 {
         self.0.last_event_block
+    }
+
+    /// Newest block of anything on-chain about it: its own events, the metadata its owner
+    /// set, feedback given to it and revoked.
+    async fn last_activity_block(&self, ctx: &Context<'_>) -> Result<Option<i64>> {
+        let row = self.row_of(ctx, &agent_activity::TABLE).await?;
+        Ok(row.and_then(|cells| cells.integer(agent_activity::last_block)))
+    }
+
+    /// Timestamp of that block (what agent0's subgraph calls `updatedAt`).
+    async fn last_active_at(&self, ctx: &Context<'_>) -> Result<Option<i64>> {
+        let row = self.row_of(ctx, &agent_activity::TABLE).await?;
+        Ok(row.and_then(|cells| cells.integer(agent_activity::updated_at)))
     }
 
     /// Declares x402 payment anywhere.

@@ -4,8 +4,8 @@
 //! reads the store's low-priority pool and is never batched with anyone else's loads.
 
 use super::loaders::{
-    CountLoader, DocumentLoader, EvaluationLoader, FeedbackLoader, HistoryLoader, PaymentLoader,
-    SkillLoader, ValidationLoader,
+    AgentRowLoader, CountLoader, DocumentLoader, EvaluationLoader, FeedbackLoader, HistoryLoader,
+    PaymentLoader, SkillLoader, ValidationLoader,
 };
 use crate::state::ApiState;
 use agentindex_indexer::store::low_priority;
@@ -22,6 +22,8 @@ pub(crate) struct Loaders {
     pub(crate) evaluations: DataLoader<EvaluationLoader>,
     pub(crate) history: DataLoader<HistoryLoader>,
     pub(crate) counts: DataLoader<CountLoader>,
+    /// Rows of the declared per-agent tables (`AgentRowKey`).
+    pub(crate) agent_rows: DataLoader<AgentRowLoader>,
 }
 
 /// `request` as the calling task should run it: inside a [`low_priority::scope`], with loaders
@@ -60,6 +62,7 @@ impl Loaders {
             evaluations: DataLoader::new(EvaluationLoader(pool()), spawn),
             history: DataLoader::new(HistoryLoader(pool()), spawn),
             counts: DataLoader::new(CountLoader(pool()), spawn),
+            agent_rows: DataLoader::new(AgentRowLoader(pool()), spawn),
         }
     }
 }

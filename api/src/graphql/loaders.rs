@@ -2,6 +2,7 @@
 //! the page, never once per agent.
 
 use crate::read::activity::{self, FeedbackRow, HistoryRow, ValidationRow, Window};
+use crate::read::agent_rows::{self, Cells};
 use crate::read::counts::{self, Relation};
 use crate::read::documents::{self, DocumentRow};
 use crate::read::evaluations;
@@ -9,7 +10,7 @@ use crate::read::skills::{self, SkillRow};
 use crate::state::ApiState;
 use agentindex_indexer::primitives::{AgentKey, AgentKeyError};
 use agentindex_indexer::reputation::{Evaluation, Exclusion, Payment};
-use agentindex_indexer::schema::{agent_reputation, agents};
+use agentindex_indexer::schema::{Table, agent_reputation, agents};
 use agentindex_indexer::store::StoreRead;
 use agentindex_indexer::store::{PageWindow, StoreError};
 use async_graphql::dataloader::Loader;
@@ -40,6 +41,60 @@ impl Loader<String> for DocumentLoader {
 
     async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
         documents::of_agents(&self.0, keys).await.map_err(Arc::new)
+    }
+}
+
+/// One agent's row of a declared per-agent table (keyed by `agent_key`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct AgentRowKey {
+    /// The table, as declared in `agentindex_indexer::schema`.
+    pub(crate) table: &'static str,
+    /// The agent.
+    pub(crate) agent: String,
+}
+
+impl AgentRowKey {
+    /// `agent`'s row of `table`.
+    pub(crate) fn new(table: &'static Table, agent: &str) -> Self {
+        Self {
+            table: table.name,
+            agent: agent.to_string(),
+        }
+    }
+}
+
+/// Rows of any declared per-agent table by agent, read once per table for every agent asked.
+pub(crate) struct AgentRowLoader(pub(crate) AnyPool);
+
+impl Loader<AgentRowKey> for AgentRowLoader {
+    type Value = Arc<Cells>;
+    type Error = Arc<sqlx::Error>;
+
+    async fn load(
+        &self,
+        keys: &[AgentRowKey],
+    ) -> Result<HashMap<AgentRowKey, Self::Value>, Self::Error> {
+        let mut by_table: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+        for key in keys {
+            by_table
+                .entry(key.table)
+                .or_default()
+                .push(key.agent.clone());
+        }
+        let mut out = HashMap::new();
+        for (name, agents) in by_table {
+            let Some(table) = agentindex_indexer::schema::table(name) else {
+                continue;
+            };
+            let rows = agent_rows::of_agents(&self.0, table, &agents)
+                .await
+                .map_err(Arc::new)?;
+            out.extend(
+                rows.into_iter()
+                    .map(|(agent, cells)| (AgentRowKey { table: name, agent }, cells)),
+            );
+        }
+        Ok(out)
     }
 }
 

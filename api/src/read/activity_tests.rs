@@ -5,6 +5,7 @@
 
 use super::super::counts::{self, Relation};
 use super::{Window, feedback, history};
+use agentindex_indexer::schema::{self, identity_registrations, identity_uri_updates};
 use agentindex_indexer::store::Store;
 use sqlx::AnyPool;
 
@@ -23,22 +24,24 @@ async fn store_with_feedback() -> (tempfile::TempDir, Store, AnyPool) {
     for (token, count) in [(0, SPAMMED), (1, 5)] {
         sqlx::query(&format!(
             "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {last})
-             INSERT INTO feedback (chain_id, registry, token_id, client, feedback_index, value,
-                value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash, shape,
+             INSERT INTO {feedback_table} (chain_id, registry, token_id, client, feedback_index,
+                value, value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash, shape,
                 block_number, log_index, tx_hash, timestamp)
              SELECT 1, '{REGISTRY}', '{token}', '0xclient', i + 1, '50', 0, '', '', '', '', '0x',
                     'v2', 10 + i / 2, {token} * 10 + i % 2, '0x', 24
                FROM n",
-            last = count - 1
+            last = count - 1,
+            feedback_table = schema::feedback::NAME,
         ))
         .execute(&pool)
         .await
         .unwrap();
     }
     sqlx::query(&format!(
-        "INSERT INTO identity_registrations (chain_id, registry, token_id, owner, uri,
+        "INSERT INTO {} (chain_id, registry, token_id, owner, uri,
             block_number, log_index, tx_hash, timestamp)
-         VALUES (1, '{REGISTRY}', '1', '0xowner', 'ipfs://x', 3, 0, '0x', 12)"
+         VALUES (1, '{REGISTRY}', '1', '0xowner', 'ipfs://x', 3, 0, '0x', 12)",
+        identity_registrations::NAME
     ))
     .execute(&pool)
     .await
@@ -104,10 +107,11 @@ async fn history_pages_merge_the_tables_and_count_them_all() {
     let (_dir, store, writer) = store_with_feedback().await;
     sqlx::query(&format!(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 9)
-         INSERT INTO identity_uri_updates (chain_id, registry, token_id, uri, updated_by,
+         INSERT INTO {} (chain_id, registry, token_id, uri, updated_by,
             block_number, log_index)
          SELECT 1, '{REGISTRY}', '1', 'ipfs://' || i, '0xowner', 4 + i, 0
-           FROM n"
+           FROM n",
+        identity_uri_updates::NAME
     ))
     .execute(&writer)
     .await
@@ -149,13 +153,14 @@ async fn history_pages_merge_the_tables_and_count_them_all() {
 async fn a_page_of_feedback_walks_the_agents_index_without_sorting_its_list() {
     let (_dir, store, _) = store_with_feedback().await;
     let pool = store.reader();
-    let plan: Vec<crate::read::PlanStep> = sqlx::query_as(
+    let plan: Vec<crate::read::PlanStep> = sqlx::query_as(&format!(
         "EXPLAIN QUERY PLAN
-         SELECT * FROM (SELECT f.block_number FROM feedback f
+         SELECT * FROM (SELECT f.block_number FROM {} f
           WHERE f.chain_id = 1 AND f.registry = 'r' AND f.token_id = '0'
             AND f.block_number <= 500 AND (f.block_number < 500 OR f.log_index < 1)
           ORDER BY f.block_number DESC, f.log_index DESC LIMIT 21) AS page0",
-    )
+        schema::feedback::NAME
+    ))
     .fetch_all(pool)
     .await
     .unwrap();

@@ -6,6 +6,7 @@
 use super::super::cursor::Cursor;
 use super::{Order, Selection, list_planned};
 use crate::read::agent_walk::walk_budget;
+use agentindex_indexer::schema::{agent_profiles, agent_reputation, agent_skills, agents};
 use agentindex_indexer::store::Store;
 use sqlx::{Any, AnyPool, QueryBuilder};
 
@@ -18,10 +19,11 @@ async fn store_with_agents() -> (tempfile::TempDir, Store) {
     let pool = AnyPool::connect(&url).await.unwrap();
     let numbers: Vec<usize> = (0..AGENTS).collect();
     for chunk in numbers.chunks(300) {
-        let mut agents = QueryBuilder::<Any>::new(
-            "INSERT INTO agents (agent_key, chain_id, source, owner, operators, active,
+        let mut agents = QueryBuilder::<Any>::new(format!(
+            "INSERT INTO {} (agent_key, chain_id, source, owner, operators, active,
                registered_block, registered_at, last_event_block) ",
-        );
+            agents::NAME
+        ));
         // Blocks repeat (ten agents each) so the newest order has ties to break by key.
         agents.push_values(chunk, |mut row, i| {
             let block = (*i / 10) as i64;
@@ -36,11 +38,12 @@ async fn store_with_agents() -> (tempfile::TempDir, Store) {
                 .push_bind(block);
         });
         agents.build().execute(&pool).await.unwrap();
-        let mut scores = QueryBuilder::<Any>::new(
-            "INSERT INTO agent_reputation (agent_key, chain_id, as_of_block, as_of_timestamp,
+        let mut scores = QueryBuilder::<Any>::new(format!(
+            "INSERT INTO {} (agent_key, chain_id, as_of_block, as_of_timestamp,
                score, payment_score, payment_count, unique_payers, excluded_payments,
                feedback_count, evaluation) ",
-        );
+            agent_reputation::NAME
+        ));
         // 101 distinct scores: many ties.
         scores.push_values(chunk, |mut row, i| {
             row.push_bind(format!("1:{i:05}"))
@@ -56,10 +59,11 @@ async fn store_with_agents() -> (tempfile::TempDir, Store) {
                 .push_bind("{}");
         });
         scores.build().execute(&pool).await.unwrap();
-        let mut profiles = QueryBuilder::<Any>::new(
-            "INSERT INTO agent_profiles (agent_key, name, x402, input_modes, output_modes,
+        let mut profiles = QueryBuilder::<Any>::new(format!(
+            "INSERT INTO {} (agent_key, name, x402, input_modes, output_modes,
                payments, chain_block) ",
-        );
+            agent_profiles::NAME
+        ));
         // x402 is rare (one in fifty): a walk over a common term comes up short with it.
         profiles.push_values(chunk, |mut row, i| {
             row.push_bind(format!("1:{i:05}"))
@@ -71,8 +75,10 @@ async fn store_with_agents() -> (tempfile::TempDir, Store) {
                 .push_bind(1);
         });
         profiles.build().execute(&pool).await.unwrap();
-        let mut skills =
-            QueryBuilder::<Any>::new("INSERT INTO agent_skills (agent_key, skill_id, name, tags) ");
+        let mut skills = QueryBuilder::<Any>::new(format!(
+            "INSERT INTO {} (agent_key, skill_id, name, tags) ",
+            agent_skills::NAME
+        ));
         // Skill `common` on two agents in three; tag `half` on every other; tag `rare` on 31.
         skills.push_values(chunk, |mut row, i| {
             let skill = if i % 3 == 0 { "other" } else { "common" };

@@ -351,10 +351,11 @@ mod tests {
         let pool = AnyPool::connect(&url).await.unwrap();
         let numbers: Vec<usize> = (0..ROWS).collect();
         for chunk in numbers.chunks(150) {
-            let mut agents = QueryBuilder::<Any>::new(
-                "INSERT INTO agents (agent_key, chain_id, source, owner, operators, active,
+            let mut agents = QueryBuilder::<Any>::new(format!(
+                "INSERT INTO {} (agent_key, chain_id, source, owner, operators, active,
                    registered_block, registered_at, last_event_block) ",
-            );
+                agents::NAME
+            ));
             agents.push_values(chunk, |mut row, i| {
                 // Seven agents a block.
                 let block = (*i / 7) as i64 + 1;
@@ -369,11 +370,12 @@ mod tests {
                     .push_bind(block);
             });
             agents.build().execute(&pool).await.unwrap();
-            let mut scores = QueryBuilder::<Any>::new(
-                "INSERT INTO agent_reputation (agent_key, chain_id, as_of_block, as_of_timestamp,
+            let mut scores = QueryBuilder::<Any>::new(format!(
+                "INSERT INTO {} (agent_key, chain_id, as_of_block, as_of_timestamp,
                    score, payment_score, payment_count, unique_payers, excluded_payments,
                    feedback_count, evaluation) ",
-            );
+                agent_reputation::NAME
+            ));
             scores.push_values(chunk, |mut row, i| {
                 row.push_bind(format!("1:{i:05}"))
                     .push_bind(1)
@@ -388,10 +390,11 @@ mod tests {
                     .push_bind("{}");
             });
             scores.build().execute(&pool).await.unwrap();
-            let mut payments = QueryBuilder::<Any>::new(
-                "INSERT INTO payments (chain_id, block_number, log_index, agent_key, tx_hash,
+            let mut payments = QueryBuilder::<Any>::new(format!(
+                "INSERT INTO {} (chain_id, block_number, log_index, agent_key, tx_hash,
                    token, payer, payee, amount, eip3009, timestamp) ",
-            );
+                payments::NAME
+            ));
             payments.push_values(chunk, |mut row, i| {
                 // Three logs a block, each paying two agents: ties on (block, log index).
                 row.push_bind(1)

@@ -9,6 +9,7 @@
 
 pub(crate) mod activity;
 mod agent_filters;
+pub(crate) mod agent_rows;
 mod agent_walk;
 pub(crate) mod agents;
 pub(crate) mod changes;

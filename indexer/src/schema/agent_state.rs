@@ -51,7 +51,7 @@ super::tables! {
     /// Every skill id (case-folded) and tag of every agent as a row of its own, so a skill or
     /// tag filter is an index lookup; kept in step with `agent_skills` by the migrations'
     /// triggers.
-    agent_terms [term, kind, agent_key] {
+    agent_terms [term, kind, agent_key] as KeptByTrigger {
         term: String,
         /// skill | tag
         kind: String,
@@ -133,5 +133,18 @@ super::tables! {
         chain_block: i64,
         document_digest: Option<String>,
         document_seq: i64,
+    }
+
+    /// When each agent was last active on-chain, kept by the writer's activity stage
+    /// (`store/stages/activity.rs`): the newest of its own events, the metadata its owner set,
+    /// the feedback given to it and revoked.
+    agent_activity [agent_key] {
+        agent_key: String,
+        chain_id: i64,
+        /// the block of its newest fact
+        last_block: i64,
+        /// that fact's block time, as the agent0 subgraph reports `updatedAt` (the registration's
+        /// time when nothing followed it)
+        updated_at: i64,
     }
 }

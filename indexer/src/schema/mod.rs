@@ -14,6 +14,10 @@
 //!
 //! To add a table: declare it in the group of the stage that writes it (one `tables!` entry),
 //! and write its two migrations; the test names any difference between them and the entry.
+//! Nothing else lists it: each group's `tables!` lists its own tables (`TABLES`), [`ALL`] is the
+//! groups' lists one after another, and what reads every table (copying an index between
+//! databases, the schema test) reads [`ALL`]. A table is copied row for row unless its
+//! declaration says otherwise with its [`TableKind`]. A new group file goes into `GROUPS`.
 
 mod agent_state;
 mod chain_state;
@@ -84,6 +88,10 @@ pub enum TableKind {
     /// untyped), a table with a GIN-indexed search column on PostgreSQL (which holds that
     /// column besides the declared ones). Only the declared columns are read and written.
     SearchIndex,
+    /// An ordinary table whose rows the migrations' triggers write from another table's (as
+    /// `agent_terms` follows `agent_skills`): nothing writes it but them, so copying an index
+    /// leaves it to the target's triggers.
+    KeptByTrigger,
 }
 
 /// One column of a table.
@@ -150,51 +158,59 @@ impl std::fmt::Display for Table {
     }
 }
 
-/// Every table, in the order of the groups above.
-pub const ALL: &[Table] = &[
-    chain_cursor::TABLE,
-    block_window::TABLE,
-    events::TABLE,
-    watched_agents::TABLE,
-    agent_contract_events::TABLE,
-    registry_events::TABLE,
-    ratings::TABLE,
-    withdrawals::TABLE,
-    agent_snapshots::TABLE,
-    identity_registrations::TABLE,
-    identity_transfers::TABLE,
-    identity_uri_updates::TABLE,
-    identity_metadata::TABLE,
-    identity_approvals::TABLE,
-    feedback::TABLE,
-    feedback_revocations::TABLE,
-    feedback_responses::TABLE,
-    validation_requests::TABLE,
-    validation_responses::TABLE,
-    payment_bindings::TABLE,
-    payments::TABLE,
-    counted_payments::TABLE,
-    outflows::TABLE,
-    x402_channels::TABLE,
-    agents::TABLE,
-    agent_skills::TABLE,
-    agent_terms::TABLE,
-    agent_search::TABLE,
-    agent_registrations::TABLE,
-    agent_registration_text::TABLE,
-    agent_profiles::TABLE,
-    documents::TABLE,
-    document_lints::TABLE,
-    agent_documents::TABLE,
-    agent_reputation::TABLE,
-    reputation_rules::TABLE,
-    reputation_dirty::TABLE,
-    reputation_feeds::TABLE,
-    reputation_feed_pages::TABLE,
-    trust_agents::TABLE,
-    trust_epochs::TABLE,
-    trust_payers::TABLE,
+/// The groups' tables, in the order [`ALL`] lists them: each group in its declaration order.
+/// Nothing depends on that order (the migrations declare no foreign keys); it is fixed so that
+/// what reads every table reads them alike on every run.
+const GROUPS: [&[Table]; 8] = [
+    chain_state::TABLES,
+    contract_facts::TABLES,
+    identity_facts::TABLES,
+    feedback_facts::TABLES,
+    payment_facts::TABLES,
+    agent_state::TABLES,
+    document_state::TABLES,
+    reputation_state::TABLES,
 ];
+
+/// Every table: the groups' tables, one group after another (group by group in the order of
+/// the modules above, each group in its declaration order).
+pub const ALL: &[Table] = &concatenated::<{ table_count(&GROUPS) }>(&GROUPS);
+
+/// How many tables `groups` hold together.
+const fn table_count(groups: &[&[Table]]) -> usize {
+    let mut count = 0;
+    let mut group = 0;
+    while group < groups.len() {
+        count += groups[group].len();
+        group += 1;
+    }
+    count
+}
+
+/// The tables of `groups` one after another, `N` of them (a `const fn`, so [`ALL`] is a
+/// constant; a count that is not theirs fails the build).
+const fn concatenated<const N: usize>(groups: &[&[Table]]) -> [Table; N] {
+    const UNSET: Table = Table {
+        name: "",
+        columns: &[],
+        key: &[],
+        kind: TableKind::Table,
+    };
+    let mut all = [UNSET; N];
+    let mut at = 0;
+    let mut group = 0;
+    while group < groups.len() {
+        let mut table = 0;
+        while table < groups[group].len() {
+            all[at] = groups[group][table];
+            at += 1;
+            table += 1;
+        }
+        group += 1;
+    }
+    assert!(at == N, "the groups hold another number of tables");
+    all
+}
 
 /// The table named `name`, if it is declared.
 pub fn table(name: &str) -> Option<&'static Table> {
@@ -218,68 +234,79 @@ pub(crate) use table_kind;
 /// ```text
 /// tables! {
 ///     /// What the table holds.
-///     name [key_column, ..] (as SearchIndex)? {
+///     name [key_column, ..] (as Kind)? {
 ///         /// What the column holds.
 ///         column: RustType,
 ///     }
 /// }
 /// ```
+///
+/// `Kind` is a [`TableKind`] (`Table` when none is named). An invocation also declares
+/// `TABLES`, its tables in declaration order, for `GROUPS`: one invocation a group file.
 macro_rules! tables {
     ($(
         $(#[doc = $doc:expr])*
         $table:ident [$($key:ident),*] $(as $kind:ident)? {
             $($(#[doc = $column_doc:expr])* $column:ident: $ty:ty,)*
         }
-    )*) => {$(
-        $(#[doc = $doc])*
-        #[allow(non_upper_case_globals)]
-        pub mod $table {
-            use $crate::schema::{Column, SqlValue, Table};
+    )*) => {
+        $(
+            $(#[doc = $doc])*
+            #[allow(non_upper_case_globals)]
+            pub mod $table {
+                use $crate::schema::{Column, SqlValue, Table};
 
-            /// The table's name.
-            pub const NAME: &str = stringify!($table);
+                /// The table's name.
+                pub const NAME: &str = stringify!($table);
 
-            $(
-                #[doc = concat!("The column `", stringify!($table), ".", stringify!($column), "`.")]
-                #[doc = ""]
-                $(#[doc = $column_doc])*
-                pub const $column: Column = Column {
-                    table: NAME,
-                    name: stringify!($column),
-                    ty: <$ty as SqlValue>::TYPE,
-                    nullable: <$ty as SqlValue>::NULLABLE,
-                };
-            )*
-
-            /// The table's declaration.
-            pub const TABLE: Table = Table {
-                name: NAME,
-                columns: &[$($column),*],
-                key: &[$(stringify!($key)),*],
-                kind: $crate::schema::table_kind!($($kind)?),
-            };
-
-            /// One row, every column, read by name.
-            #[derive(Debug, Clone, PartialEq)]
-            pub struct Row {
                 $(
-                    #[doc = concat!("`", stringify!($column), "`.")]
+                    #[doc = concat!(
+                        "The column `", stringify!($table), ".", stringify!($column), "`."
+                    )]
                     #[doc = ""]
                     $(#[doc = $column_doc])*
-                    pub $column: $ty,
+                    pub const $column: Column = Column {
+                        table: NAME,
+                        name: stringify!($column),
+                        ty: <$ty as SqlValue>::TYPE,
+                        nullable: <$ty as SqlValue>::NULLABLE,
+                    };
                 )*
-            }
 
-            impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for Row {
-                fn from_row(row: &'r sqlx::any::AnyRow) -> sqlx::Result<Self> {
-                    use sqlx::Row as _;
-                    Ok(Self {
-                        $($column: row.try_get(stringify!($column))?,)*
-                    })
+                /// The table's declaration.
+                pub const TABLE: Table = Table {
+                    name: NAME,
+                    columns: &[$($column),*],
+                    key: &[$(stringify!($key)),*],
+                    kind: $crate::schema::table_kind!($($kind)?),
+                };
+
+                /// One row, every column, read by name.
+                #[derive(Debug, Clone, PartialEq)]
+                pub struct Row {
+                    $(
+                        #[doc = concat!("`", stringify!($column), "`.")]
+                        #[doc = ""]
+                        $(#[doc = $column_doc])*
+                        pub $column: $ty,
+                    )*
+                }
+
+                impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for Row {
+                    fn from_row(row: &'r sqlx::any::AnyRow) -> sqlx::Result<Self> {
+                        use sqlx::Row as _;
+                        Ok(Self {
+                            $($column: row.try_get(stringify!($column))?,)*
+                        })
+                    }
                 }
             }
-        }
-    )*};
+        )*
+
+        /// The group's tables, in declaration order (`pub(super)`: `schema::GROUPS` gathers them,
+        /// and the groups' `TABLES` would clash in `schema`'s glob re-exports).
+        pub(super) const TABLES: &[$crate::schema::Table] = &[$($table::TABLE),*];
+    };
 }
 pub(crate) use tables;
 
@@ -309,6 +336,15 @@ mod tests {
                 assert_eq!(column.table, table.name);
             }
         }
+    }
+
+    #[test]
+    fn all_is_the_groups_one_after_another() {
+        assert_eq!(ALL, GROUPS.concat());
+        assert_eq!(ALL.first().map(|t| t.name), Some(chain_cursor::NAME));
+        assert_eq!(ALL.last().map(|t| t.name), Some(trust_payers::NAME));
+        assert_eq!(agent_terms::TABLE.kind, TableKind::KeptByTrigger);
+        assert_eq!(agent_search::TABLE.kind, TableKind::SearchIndex);
     }
 
     #[test]

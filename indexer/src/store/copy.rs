@@ -1,74 +1,33 @@
 //! Copying an index from one database to another (SQLite to PostgreSQL, or back) without
-//! indexing again: every table, row for row, in one transaction on the target, which must be
-//! empty. The search tables are copied by their visible columns (each database keeps its own
-//! search index over them), and `agent_terms` is left to the trigger that derives it from
-//! `agent_skills`.
+//! indexing again: every table of [`schema::ALL`], row for row, in one transaction on the
+//! target, which must be empty. What is copied of a table follows its declaration's kind: an
+//! ordinary table every column, a search index its declared columns (each database keeps its own
+//! search index over them), and a table kept by triggers (`agent_terms`) nothing, its rows being
+//! written by the target's triggers as the rows they follow are copied. The tables are copied in
+//! the order of [`schema::ALL`]; the migrations declare no foreign keys, so no order is needed.
 
 use super::{Dialect, QueryContext, Store, StoreError, StoreResult};
-use crate::schema::{
-    agent_contract_events, agent_documents, agent_profiles, agent_registration_text,
-    agent_registrations, agent_reputation, agent_search, agent_skills, agent_snapshots, agents,
-    block_window, chain_cursor, counted_payments, document_lints, documents, events, feedback,
-    feedback_responses, feedback_revocations, identity_approvals, identity_metadata,
-    identity_registrations, identity_transfers, identity_uri_updates, outflows, payment_bindings,
-    payments, ratings, registry_events, reputation_dirty, reputation_feed_pages, reputation_feeds,
-    reputation_rules, trust_agents, trust_epochs, trust_payers, validation_requests,
-    validation_responses, watched_agents, withdrawals, x402_channels,
-};
+use crate::schema::{self, Table, TableKind, agents, chain_cursor, documents};
 use futures::TryStreamExt;
 use sqlx::any::{AnyArguments, AnyRow, AnyTypeInfoKind};
 use sqlx::{Arguments, Row, ValueRef};
 
-/// Every table of the schema but the derived `agent_terms`, with the columns copied (`*`: all).
-pub const TABLES: &[(&str, &str)] = &[
-    (chain_cursor::NAME, "*"),
-    (block_window::NAME, "*"),
-    (events::NAME, "*"),
-    (watched_agents::NAME, "*"),
-    (payment_bindings::NAME, "*"),
-    (identity_registrations::NAME, "*"),
-    (identity_transfers::NAME, "*"),
-    (identity_uri_updates::NAME, "*"),
-    (identity_metadata::NAME, "*"),
-    (identity_approvals::NAME, "*"),
-    (feedback::NAME, "*"),
-    (feedback_revocations::NAME, "*"),
-    (feedback_responses::NAME, "*"),
-    (validation_requests::NAME, "*"),
-    (validation_responses::NAME, "*"),
-    (agent_contract_events::NAME, "*"),
-    (agent_snapshots::NAME, "*"),
-    (registry_events::NAME, "*"),
-    (ratings::NAME, "*"),
-    (withdrawals::NAME, "*"),
-    (payments::NAME, "*"),
-    (outflows::NAME, "*"),
-    (x402_channels::NAME, "*"),
-    (agents::NAME, "*"),
-    (documents::NAME, "*"),
-    (document_lints::NAME, "*"),
-    (agent_documents::NAME, "*"),
-    (agent_profiles::NAME, "*"),
-    (agent_skills::NAME, "*"),
-    (
-        agent_search::NAME,
-        "agent_key, name, description, skills, tags",
-    ),
-    (agent_registrations::NAME, "*"),
-    (
-        agent_registration_text::NAME,
-        "agent_key, name, description",
-    ),
-    (agent_reputation::NAME, "*"),
-    (reputation_rules::NAME, "*"),
-    (reputation_dirty::NAME, "*"),
-    (counted_payments::NAME, "*"),
-    (trust_epochs::NAME, "*"),
-    (trust_agents::NAME, "*"),
-    (trust_payers::NAME, "*"),
-    (reputation_feeds::NAME, "*"),
-    (reputation_feed_pages::NAME, "*"),
-];
+/// The columns copied of `table`, as a SELECT lists them (`*`: every one), or `None` for a
+/// table the target's triggers fill.
+pub fn copied_columns(table: &Table) -> Option<String> {
+    match table.kind {
+        TableKind::Table => Some("*".into()),
+        TableKind::SearchIndex => Some(table.column_list()),
+        TableKind::KeptByTrigger => None,
+    }
+}
+
+/// Every table copied, in the order of [`schema::ALL`], with the columns copied of it.
+pub fn copied_tables() -> impl Iterator<Item = (&'static str, String)> {
+    schema::ALL
+        .iter()
+        .filter_map(|table| copied_columns(table).map(|columns| (table.name, columns)))
+}
 
 /// Values bound per INSERT (well under both databases' limits).
 const VALUES_PER_INSERT: usize = 8_000;
@@ -115,7 +74,7 @@ pub async fn copy(
             .context("taking one snapshot of the source")?;
     }
     let mut total = 0;
-    for (table, columns) in TABLES {
+    for (table, columns) in copied_tables() {
         let select = format!("SELECT {columns} FROM {table}");
         let mut rows = sqlx::query(&select).fetch(&mut *source);
         let mut batch: Vec<Vec<Cell>> = Vec::new();
@@ -223,11 +182,11 @@ async fn insert(
 
 #[cfg(test)]
 mod tests {
-    use super::TABLES;
-    use crate::schema::agent_terms;
+    use super::copied_tables;
+    use crate::schema::{self, TableKind, agent_registration_text, agent_search, agent_terms};
     use crate::store::Store;
 
-    /// A table added by a migration must be copied too (or named here as derived).
+    /// A table added by a migration must be copied too (or declared as kept by triggers).
     #[tokio::test]
     async fn every_table_of_the_schema_is_copied() {
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -242,10 +201,40 @@ mod tests {
         .fetch_all(store.reader())
         .await
         .expect("the schema");
-        let mut copied: Vec<String> = TABLES.iter().map(|(t, _)| t.to_string()).collect();
-        copied.push(agent_terms::NAME.into());
+        let mut copied: Vec<String> = copied_tables().map(|(t, _)| t.to_string()).collect();
+        let kept_by_triggers = schema::ALL
+            .iter()
+            .filter(|t| t.kind == TableKind::KeptByTrigger);
+        copied.extend(kept_by_triggers.map(|t| t.name.to_string()));
         copied.sort();
         assert_eq!(tables, copied);
         store.close().await;
+    }
+
+    /// Search indexes are copied by their declared columns, other tables whole, and
+    /// `agent_terms` is left to the triggers that follow `agent_skills`.
+    #[test]
+    fn each_kind_of_table_is_copied_as_it_says() {
+        let copied: Vec<(&str, String)> = copied_tables().collect();
+        let columns = |name: &str| {
+            copied
+                .iter()
+                .find(|(table, _)| *table == name)
+                .map(|(_, columns)| columns.as_str())
+        };
+        assert_eq!(
+            columns(agent_search::NAME),
+            Some("agent_key, name, description, skills, tags")
+        );
+        assert_eq!(
+            columns(agent_registration_text::NAME),
+            Some("agent_key, name, description")
+        );
+        assert_eq!(columns(agent_terms::NAME), None);
+        assert_eq!(columns(schema::agents::NAME), Some("*"));
+        let kept_by_triggers = schema::ALL
+            .iter()
+            .filter(|t| t.kind == TableKind::KeptByTrigger);
+        assert_eq!(copied.len(), schema::ALL.len() - kept_by_triggers.count());
     }
 }

@@ -8,8 +8,9 @@ use sqlx::any::AnyTypeInfoKind;
 use sqlx::{AnyPool, Column, Row, ValueRef};
 
 /// Derived tables and the order their rows are dumped in.
-const DERIVED: [(&str, &str); 6] = [
+const DERIVED: [(&str, &str); 7] = [
     ("agents", "agent_key"),
+    ("agent_activity", "agent_key"),
     ("agent_reputation", "agent_key"),
     (
         "counted_payments",

@@ -16,6 +16,7 @@
 //! A new signal is one more file here with its tables, its apply and its rewind, and one more
 //! entry in [`STAGES`] (and in [`Stage`]'s matches) at the place its inputs are ready.
 
+mod activity;
 mod agents;
 mod cursor;
 mod facts;
@@ -36,6 +37,8 @@ pub(super) enum Stage {
     Facts,
     /// The agents' current state, from their facts (`stages/agents.rs`).
     Agents,
+    /// When each agent was last active (`stages/activity.rs`).
+    Activity,
     /// The agents' reputation, its dirty marks and the trust rank (`stages/reputation.rs`).
     Reputation,
     /// The chain's cursor and reorg window (`stages/cursor.rs`).
@@ -43,9 +46,10 @@ pub(super) enum Stage {
 }
 
 /// The stages in the order a batch runs through them: each reads what those before it wrote.
-pub(super) const STAGES: [Stage; 4] = [
+pub(super) const STAGES: [Stage; 5] = [
     Stage::Facts,
     Stage::Agents,
+    Stage::Activity,
     Stage::Reputation,
     Stage::Cursor,
 ];
@@ -99,6 +103,7 @@ impl Stage {
         match self {
             Stage::Facts => facts::TABLES,
             Stage::Agents => agents::TABLES,
+            Stage::Activity => activity::TABLES,
             Stage::Reputation => reputation::TABLES,
             Stage::Cursor => cursor::TABLES,
         }
@@ -113,6 +118,7 @@ impl Stage {
         match self {
             Stage::Facts => facts::apply(conn, batch).await,
             Stage::Agents => agents::apply(conn, batch).await,
+            Stage::Activity => activity::apply(conn, batch).await,
             Stage::Reputation => reputation::apply(conn, batch).await,
             Stage::Cursor => cursor::apply(conn, batch).await,
         }
@@ -125,7 +131,7 @@ impl Stage {
         rewind: &mut RewindContext<'_>,
     ) -> StoreResult<()> {
         match self {
-            Stage::Facts | Stage::Cursor => Ok(()),
+            Stage::Facts | Stage::Activity | Stage::Cursor => Ok(()),
             Stage::Agents => agents::before_rewind(conn, rewind).await,
             Stage::Reputation => reputation::before_rewind(conn, rewind).await,
         }
@@ -140,6 +146,7 @@ impl Stage {
         match self {
             Stage::Facts => facts::rewind(conn, rewind).await,
             Stage::Agents => agents::rewind(conn, rewind).await,
+            Stage::Activity => activity::rewind(conn, rewind).await,
             Stage::Reputation => reputation::rewind(conn, rewind).await,
             Stage::Cursor => cursor::rewind(conn, rewind).await,
         }
