@@ -35,12 +35,14 @@ pub(super) async fn walk_bound(
     after: Option<&Cursor>,
     budget: i64,
 ) -> sqlx::Result<Option<Bound>> {
+    let dialect = Dialect::of_pool(pool);
     let mut query = QueryBuilder::<Any>::new("");
     match (order, after) {
         (Order::Reputation, after) => {
             query.push(format!(
-                "SELECT score FROM {} INDEXED BY agent_reputation_score WHERE true",
-                agent_reputation::NAME
+                "SELECT score FROM {}{} WHERE true",
+                agent_reputation::NAME,
+                dialect.index_hint("agent_reputation_score"),
             ));
             if let Some(min) = selection.min_reputation {
                 query.push(" AND score >= ");
@@ -53,8 +55,9 @@ pub(super) async fn walk_bound(
         }
         (_, after) => {
             query.push(format!(
-                "SELECT registered_block FROM {} INDEXED BY agents_newest WHERE true",
-                agents::NAME
+                "SELECT registered_block FROM {}{} WHERE true",
+                agents::NAME,
+                dialect.index_hint("agents_newest"),
             ));
             if let Some(Cursor::Newest { b, k }) = after {
                 push_after(&mut query, "registered_block", "<", *b, "agent_key", k);
@@ -64,11 +67,7 @@ pub(super) async fn walk_bound(
     }
     query.push(" LIMIT 1 OFFSET ");
     query.push_bind(budget);
-    let row = Dialect::of_pool(pool)
-        .portable(query)
-        .build()
-        .fetch_optional(pool)
-        .await?;
+    let row = dialect.portable(query).build().fetch_optional(pool).await?;
     row.map(|row| {
         Ok(if order == Order::Reputation {
             Bound::Score(row.try_get(0)?)

@@ -281,16 +281,17 @@ fn list_query<'a>(
     query.push(format!("SELECT {COLUMNS}, {rank} AS rank FROM "));
     let walk = matches!(plan, Plan::Walk(_));
     let (agents_table, reputation_table) = (agents::NAME, agent_reputation::NAME);
+    let join = dialect.join_in_order();
     query.push(match (selection.search.is_some(), order, walk) {
-        (true, ..) => format!("s CROSS JOIN {agents_table} a ON a.agent_key = s.agent_key"),
+        (true, ..) => format!("s {join} {agents_table} a ON a.agent_key = s.agent_key"),
         (false, Order::Reputation, true) => format!(
-            "{reputation_table} r INDEXED BY agent_reputation_score
-             CROSS JOIN {agents_table} a ON a.agent_key = r.agent_key"
+            "{reputation_table} r{} {join} {agents_table} a ON a.agent_key = r.agent_key",
+            dialect.index_hint("agent_reputation_score")
         ),
         (false, Order::Reputation, false) => {
-            format!("{reputation_table} r CROSS JOIN {agents_table} a ON a.agent_key = r.agent_key")
+            format!("{reputation_table} r {join} {agents_table} a ON a.agent_key = r.agent_key")
         }
-        (false, _, true) => format!("{agents_table} a INDEXED BY agents_newest"),
+        (false, _, true) => format!("{agents_table} a{}", dialect.index_hint("agents_newest")),
         (false, ..) => format!("{agents_table} a"),
     });
     query.push(format!(
@@ -357,13 +358,15 @@ fn list_query<'a>(
 
 /// How many agents `selection` matches.
 pub(crate) async fn count(pool: &AnyPool, selection: &Selection) -> sqlx::Result<i64> {
+    let dialect = Dialect::of_pool(pool);
     let mut query = QueryBuilder::<Any>::new("");
     match &selection.search {
         Some(search) => {
             query.push("WITH s AS MATERIALIZED (");
-            push_search_keys(&mut query, Dialect::of_pool(pool), search);
+            push_search_keys(&mut query, dialect, search);
             query.push(format!(
-                ") SELECT count(*) FROM s CROSS JOIN {} a ON a.agent_key = s.agent_key{}",
+                ") SELECT count(*) FROM s {} {} a ON a.agent_key = s.agent_key{}",
+                dialect.join_in_order(),
                 agents::NAME,
                 joins()
             ));
@@ -376,8 +379,8 @@ pub(crate) async fn count(pool: &AnyPool, selection: &Selection) -> sqlx::Result
             ));
         }
     }
-    push_filters(&mut query, Dialect::of_pool(pool), selection);
-    Dialect::of_pool(pool)
+    push_filters(&mut query, dialect, selection);
+    dialect
         .portable(query)
         .build_query_scalar()
         .fetch_one(pool)

@@ -2,13 +2,16 @@
 //!
 //! Statements are written once, in the SQL both SQLite and PostgreSQL accept: numbered
 //! parameters (`$1`), `ON CONFLICT … DO …`, `coalesce`, `CAST(… AS BIGINT)`. What only one of
-//! them has (SQLite's scalar `max(a, b)`, its JSON functions and index hints) comes from a method
-//! here, so a reader sees every divergence in one file.
+//! them has (SQLite's scalar `max(a, b)`, its JSON functions, its index hints and the `CROSS
+//! JOIN … ON` its planner keeps in order) comes from a method here, so a reader sees every
+//! divergence in one file; each statement is written in its database's form when it is built,
+//! and no SQL text is rewritten afterwards.
 //!
+//! The one exception is placeholder syntax, which sqlx's `Any` driver leaves to the caller.
 //! Built statements (a [`QueryBuilder`] with one `?` per bound value) keep SQLite's anonymous
 //! parameters, which it binds in constant time each: a multi-row INSERT binds tens of thousands.
-//! [`Dialect::portable`] numbers them for PostgreSQL, and drops SQLite's `INDEXED BY` hints
-//! (PostgreSQL's planner keeps statistics of its own).
+//! [`Dialect::portable`] (and [`Dialect::statement`] for a string) only numbers them (`$1`,
+//! `$2`, …) for PostgreSQL.
 
 use sqlx::any::{AnyArguments, AnyTypeInfoKind};
 use sqlx::{Any, AnyConnection, AnyPool, Execute, QueryBuilder};
@@ -55,12 +58,14 @@ impl Dialect {
     }
 
     /// `query` with its `?` parameters in this dialect's form (numbered for PostgreSQL), its
-    /// bound values kept.
+    /// bound values kept. Nothing else in its text changes: it must already be written for
+    /// this dialect (index hints through [`index_hint`](Self::index_hint), ordered joins
+    /// through [`join_in_order`](Self::join_in_order)).
     pub fn portable<'a>(self, mut query: QueryBuilder<'a, Any>) -> QueryBuilder<'a, Any> {
         if self == Self::Sqlite {
             return query;
         }
-        let text = number_parameters(&plain_joins(&without_index_hints(query.sql()))).into_owned();
+        let text = number_parameters(query.sql()).into_owned();
         let arguments = owned(
             query
                 .build()
@@ -72,14 +77,12 @@ impl Dialect {
         QueryBuilder::with_arguments(text, arguments)
     }
 
-    /// A whole statement written for SQLite (anonymous `?` parameters, index hints, `CROSS JOIN
-    /// … ON`) in this dialect's form.
+    /// A whole statement written for this dialect but with anonymous `?` parameters, those
+    /// numbered for PostgreSQL; like [`portable`](Self::portable), nothing else changes.
     pub fn statement(self, sql: &str) -> String {
         match self {
             Self::Sqlite => sql.to_string(),
-            Self::Postgres => {
-                number_parameters(&plain_joins(&without_index_hints(sql))).into_owned()
-            }
+            Self::Postgres => number_parameters(sql).into_owned(),
         }
     }
 
@@ -317,7 +320,9 @@ impl Dialect {
     }
 
     /// The join that reads its tables in the order they are written, with an `ON`: SQLite's
-    /// `CROSS JOIN` (which its planner does not reorder), PostgreSQL's plain `JOIN`.
+    /// `CROSS JOIN` (which its planner does not reorder), PostgreSQL's plain `JOIN`. (A `CROSS
+    /// JOIN` without `ON`, of a table function such as [`json_items`](Self::json_items), is the
+    /// same on both and written as it is.)
     pub fn join_in_order(self) -> &'static str {
         match self {
             Self::Sqlite => "CROSS JOIN",
@@ -368,48 +373,6 @@ fn owned(arguments: AnyArguments<'_>) -> AnyArguments<'static> {
     copy
 }
 
-/// `sql` without SQLite's ` INDEXED BY name` hints.
-fn without_index_hints(sql: &str) -> Cow<'_, str> {
-    const HINT: &str = " INDEXED BY ";
-    if !sql.contains(HINT) {
-        return Cow::Borrowed(sql);
-    }
-    let mut out = String::with_capacity(sql.len());
-    let mut rest = sql;
-    while let Some(at) = rest.find(HINT) {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + HINT.len()..];
-        let name_end = after
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(after.len());
-        rest = &after[name_end..];
-    }
-    out.push_str(rest);
-    Cow::Owned(out)
-}
-
-/// `sql` with SQLite's `CROSS JOIN table alias ON …` (a join whose order the planner keeps)
-/// as a plain `JOIN`, the only join PostgreSQL takes an `ON` for; a `CROSS JOIN` without `ON`
-/// stays.
-fn plain_joins(sql: &str) -> Cow<'_, str> {
-    const CROSS: &str = "CROSS JOIN ";
-    if !sql.contains(CROSS) {
-        return Cow::Borrowed(sql);
-    }
-    let mut out = String::with_capacity(sql.len());
-    let mut rest = sql;
-    while let Some(at) = rest.find(CROSS) {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + CROSS.len()..];
-        let words: Vec<&str> = after.split_whitespace().take(3).collect();
-        let has_on = words.len() == 3 && words[2] == "ON";
-        out.push_str(if has_on { "JOIN " } else { CROSS });
-        rest = after;
-    }
-    out.push_str(rest);
-    Cow::Owned(out)
-}
-
 /// `sql` with each `?` outside a quoted literal replaced by `$1`, `$2`, … in order.
 fn number_parameters(sql: &str) -> Cow<'_, str> {
     if !sql.contains('?') {
@@ -449,21 +412,29 @@ mod tests {
     }
 
     #[test]
-    fn cross_joins_with_a_condition_become_plain_joins() {
+    fn numbering_parameters_leaves_the_rest_of_the_text_alone() {
+        let sql = "SELECT a FROM t INDEXED BY t_agent CROSS JOIN u ON u.k = t.k WHERE a = ?";
         assert_eq!(
-            plain_joins("FROM s CROSS JOIN agents a ON a.k = s.k CROSS JOIN LATERAL f(x) AS e(m)"),
-            "FROM s JOIN agents a ON a.k = s.k CROSS JOIN LATERAL f(x) AS e(m)"
+            Dialect::Postgres.statement(sql),
+            "SELECT a FROM t INDEXED BY t_agent CROSS JOIN u ON u.k = t.k WHERE a = $1"
         );
+        assert_eq!(Dialect::Sqlite.statement(sql), sql);
     }
 
     #[test]
-    fn index_hints_are_dropped_for_postgres() {
+    fn index_hints_and_ordered_joins_are_written_per_dialect() {
+        let from = |dialect: Dialect| {
+            format!(
+                "FROM t x{} {} u ON u.k = x.k",
+                dialect.index_hint("t_agent"),
+                dialect.join_in_order()
+            )
+        };
         assert_eq!(
-            without_index_hints(
-                "SELECT a FROM t INDEXED BY t_agent WHERE x IN (SELECT 1 FROM u INDEXED BY u_k)"
-            ),
-            "SELECT a FROM t WHERE x IN (SELECT 1 FROM u)"
+            from(Dialect::Sqlite),
+            "FROM t x INDEXED BY t_agent CROSS JOIN u ON u.k = x.k"
         );
+        assert_eq!(from(Dialect::Postgres), "FROM t x JOIN u ON u.k = x.k");
     }
 
     #[test]

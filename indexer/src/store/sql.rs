@@ -1,10 +1,12 @@
 //! Small SQL-building helpers the store's modules share.
 //!
-//! Looking facts up for a set of agents: such a query names the index it must use (`INDEXED BY`)
-//! and leaves ordering to [`fetch_packed_in_chain_order`]. Left to itself (no statistics, and an
-//! `ORDER BY block_number, log_index` that matches the primary key) SQLite walks the whole table
-//! in key order instead of looking the agents up, so every batch would cost as much as the table
-//! is long and a backfill would grow with the square of the chain.
+//! Looking facts up for a set of agents: such a query names the index it must use (SQLite's
+//! `INDEXED BY`, written by [`Dialect::index_hint`]; nothing on PostgreSQL, whose planner keeps
+//! statistics of its own) and leaves ordering to [`fetch_packed_in_chain_order`]. Left to itself
+//! (no statistics, and an `ORDER BY block_number, log_index` that matches the primary key)
+//! SQLite walks the whole table in key order instead of looking the agents up, so every batch
+//! would cost as much as the table is long and a backfill would grow with the square of the
+//! chain.
 //!
 //! Reading many rows: sqlx hands each row from the connection's thread to the task on its own,
 //! and a task that keeps up sleeps and is woken once per row; with a few hundred thousand fact

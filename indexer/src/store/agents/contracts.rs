@@ -34,10 +34,11 @@ pub(super) async fn refresh(
     let mut discoveries: Vec<Discovery> = of_agents(
         conn,
         &format!(
-            "SELECT {{rows}} FROM {watched_agents_table} w INDEXED BY watched_agents_address JOIN {events_table} e
+            "SELECT {{rows}} FROM {watched_agents_table} w{hint} JOIN {events_table} e
            ON e.chain_id = w.chain_id AND e.block_number = w.block_number AND e.log_index = w.log_index
          WHERE w.chain_id = ",
             watched_agents_table = watched_agents::NAME,
+            hint = Dialect::of(conn).index_hint("watched_agents_address"),
             events_table = events::NAME,
         ),
         (chain_id, "w.address", &addresses),
@@ -245,8 +246,9 @@ async fn apply_registry_events(
     let events: Vec<(i64, i64, RegistryRow)> = of_agents_in_chain_order(
         conn,
         &format!(
-            "SELECT {{rows}} FROM {registry_events_table} INDEXED BY registry_events_agent WHERE chain_id = ",
+            "SELECT {{rows}} FROM {registry_events_table}{hint} WHERE chain_id = ",
             registry_events_table = registry_events::NAME,
+            hint = Dialect::of(conn).index_hint("registry_events_agent"),
         ),
         (chain_id, "agent", addresses),
         "",

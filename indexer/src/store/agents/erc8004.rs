@@ -147,9 +147,11 @@ async fn of_tokens<T: PackedRow>(
     table: &str,
     extra: &str,
 ) -> StoreResult<Vec<(i64, i64, T)>> {
+    let dialect = Dialect::of(conn);
     let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT {} FROM {table} INDEXED BY {table}_token WHERE chain_id = ",
-        packed_rows::<T>(Dialect::of(conn))
+        "SELECT {} FROM {table}{} WHERE chain_id = ",
+        packed_rows::<T>(dialect),
+        dialect.index_hint(&format!("{table}_token")),
     ));
     query.push_bind(int("chain_id", chain_id)?);
     query.push(" AND registry = ");
@@ -168,12 +170,13 @@ async fn operators_for_all(
 ) -> StoreResult<BTreeMap<String, Vec<String>>> {
     let mut approvals = Vec::new();
     let owners: Vec<&str> = owners.into_iter().collect();
+    let dialect = Dialect::of(conn);
     for chunk in owners.chunks(super::AGENTS_PER_QUERY) {
         let mut query = QueryBuilder::<Any>::new(format!(
-            "SELECT {} FROM {} INDEXED BY identity_approvals_owner
-             WHERE token_id IS NULL AND chain_id = ",
-            packed_rows::<OperatorForAllRow>(Dialect::of(conn)),
-            identity_approvals::NAME
+            "SELECT {} FROM {}{} WHERE token_id IS NULL AND chain_id = ",
+            packed_rows::<OperatorForAllRow>(dialect),
+            identity_approvals::NAME,
+            dialect.index_hint("identity_approvals_owner"),
         ));
         query.push_bind(int("chain_id", chain_id)?);
         query.push(" AND registry = ");

@@ -30,15 +30,17 @@ pub(super) async fn contract_facts(
         up_to,
         contracts,
     };
+    let dialect = Dialect::of(conn);
     let mut named_owner: BTreeSet<String> = BTreeSet::new();
     let named = [
         owners::<OwnerEvent>(
             conn,
             &scope,
             &format!(
-                "SELECT {{rows}} FROM {agent_contract_events_table} INDEXED BY agent_contract_events_agent
+                "SELECT {{rows}} FROM {agent_contract_events_table}{hint}
              WHERE kind = 'owner' AND chain_id = ",
                 agent_contract_events_table = agent_contract_events::NAME,
+                hint = dialect.index_hint("agent_contract_events_agent"),
             ),
         )
         .await?,
@@ -46,9 +48,10 @@ pub(super) async fn contract_facts(
             conn,
             &scope,
             &format!(
-                "SELECT {{rows}} FROM {agent_snapshots_table} INDEXED BY agent_snapshots_agent
+                "SELECT {{rows}} FROM {agent_snapshots_table}{hint}
              WHERE owner IS NOT NULL AND chain_id = ",
                 agent_snapshots_table = agent_snapshots::NAME,
+                hint = dialect.index_hint("agent_snapshots_agent"),
             ),
         )
         .await?,
@@ -69,9 +72,10 @@ pub(super) async fn contract_facts(
         conn,
         &scope,
         &format!(
-            "SELECT {{rows}} FROM {registry_events_table} INDEXED BY registry_events_agent
+            "SELECT {{rows}} FROM {registry_events_table}{hint}
          WHERE kind = 'registered' AND chain_id = ",
             registry_events_table = registry_events::NAME,
+            hint = dialect.index_hint("registry_events_agent"),
         ),
     )
     .await?;
@@ -90,8 +94,9 @@ pub(super) async fn contract_facts(
         .read(
             conn,
             &format!(
-                "SELECT {{rows}} FROM {withdrawals_table} w INDEXED BY withdrawals_agent WHERE chain_id = ",
+                "SELECT {{rows}} FROM {withdrawals_table} w{hint} WHERE chain_id = ",
                 withdrawals_table = withdrawals::NAME,
+                hint = dialect.index_hint("withdrawals_agent"),
             ),
             "reading agent contracts' withdrawals",
         )
@@ -116,8 +121,9 @@ pub(super) async fn contract_facts(
         .read(
             conn,
             &format!(
-                "SELECT {{rows}} FROM {ratings_table} INDEXED BY ratings_agent WHERE chain_id = ",
+                "SELECT {{rows}} FROM {ratings_table}{hint} WHERE chain_id = ",
                 ratings_table = ratings::NAME,
+                hint = dialect.index_hint("ratings_agent"),
             ),
             "reading agent contracts' ratings",
         )

@@ -39,10 +39,11 @@ async fn of_tokens<T: PackedRow>(
     tokens: &BTreeMap<&str, &str>,
     table: &str,
 ) -> StoreResult<Vec<(i64, i64, T)>> {
+    let dialect = Dialect::of(conn);
     let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT {} FROM {table} INDEXED BY {} WHERE chain_id = ",
-        packed_rows::<T>(Dialect::of(conn)),
-        token_index(table)
+        "SELECT {} FROM {table}{} WHERE chain_id = ",
+        packed_rows::<T>(dialect),
+        dialect.index_hint(&token_index(table)),
     ));
     query.push_bind(int("chain_id", scope.chain_id)?);
     query.push(" AND registry = ");
@@ -148,11 +149,12 @@ pub(super) async fn erc8004_side(
     if owners.is_empty() {
         return Ok(());
     }
+    let dialect = Dialect::of(conn);
     let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT {} FROM {} INDEXED BY identity_approvals_owner
-         WHERE token_id IS NULL AND chain_id = ",
-        packed_rows::<OperatorForAllRow>(Dialect::of(conn)),
-        identity_approvals::NAME
+        "SELECT {} FROM {}{} WHERE token_id IS NULL AND chain_id = ",
+        packed_rows::<OperatorForAllRow>(dialect),
+        identity_approvals::NAME,
+        dialect.index_hint("identity_approvals_owner"),
     ));
     query.push_bind(int("chain_id", scope.chain_id)?);
     query.push(" AND registry = ");
