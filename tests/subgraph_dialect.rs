@@ -2,7 +2,8 @@
 //! entities' ids and types, the chain's truth where the public subgraph differs (operators
 //! approved for all tokens, metadata set while registering), feedback with responses,
 //! validations, pages that stay whole when many agents share a sort key, `_meta`, the `block`
-//! argument, and graph-node's error wording.
+//! argument, graph-node's error wording, and `updatedAt` (kept by the writer) against the same
+//! time computed from the facts, in the order the agent0 SDK's default page reads it.
 
 use crate::support;
 
@@ -12,6 +13,8 @@ use alloy::sol_types::SolCall;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use support::graphql::{data, gql};
+
+mod updated_at;
 
 /// One request's first error message (`tools/graphql/query.mjs` reports each error's message).
 fn error(endpoint: &str, query: &str) -> String {
@@ -365,24 +368,12 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
         .unwrap();
     assert_eq!(not_a_chain.status(), 404);
 
-    // The activity the writer keeps per agent (`lastActiveAt`, batch by batch and through the
-    // reorg above) is what the subgraph computes from the facts as `updatedAt`; the rated
-    // agent's newest activity is the feedback, after its own last event.
-    let updated: BTreeSet<(String, String)> = data(
-        &endpoint,
-        "{ agents(first: 1000) { agentId updatedAt } }",
-        json!({}),
-    )["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| {
-            (
-                a["agentId"].as_str().unwrap().to_string(),
-                a["updatedAt"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    // `updatedAt` is the activity the writer keeps per agent (batch by batch and through the
+    // reorg above), which must be what the facts say, in the SDK's default page's order.
+    let from_facts = updated_at::matches_the_facts(&endpoint, chain, &db).await;
+
+    // The GraphQL API's `lastActiveAt` reads the same activity; the rated agent's newest is
+    // the feedback, after its own last event.
     let nodes = data(
         &format!("{}/graphql", served.base),
         "{ agents(first: 100) { edges { node { tokenId lastEventBlock lastActivityBlock lastActiveAt } } } }",
@@ -403,8 +394,8 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
         })
         .collect();
     assert_eq!(
-        active, updated,
-        "lastActiveAt of every ERC-8004 agent is its subgraph updatedAt"
+        active, from_facts,
+        "lastActiveAt of every ERC-8004 agent is its newest fact's time"
     );
     let rated = nodes
         .iter()

@@ -1,6 +1,7 @@
 //! Synthetic agents for the benchmarks: `count` agents written straight into a database, half
-//! ERC-8004 agents with feedback, half agent contracts with ratings, each paid four times, and
-//! optionally the profile, skills and search row their documents would give (`documents`).
+//! ERC-8004 agents with feedback, half agent contracts with ratings, each paid four times, each
+//! with the activity the writer's activity stage keeps for it, and optionally the profile,
+//! skills and search row their documents would give (`documents`).
 
 #![allow(dead_code)]
 
@@ -103,6 +104,24 @@ struct Agent {
     erc8004: bool,
     n: usize,
     block: i64,
+}
+
+impl Agent {
+    /// The block of its `k`th feedback (ERC-8004 agents get two).
+    fn feedback_block(&self, k: usize) -> i64 {
+        self.block + 500 * (k as i64 + 1)
+    }
+
+    /// The block of its newest fact the activity stage counts (`agent_activity.last_block`):
+    /// its own event, or for an ERC-8004 agent its last feedback (it has no metadata or
+    /// revocations). Its time is that block's.
+    fn last_active_block(&self) -> i64 {
+        if self.erc8004 {
+            self.feedback_block(1)
+        } else {
+            self.block
+        }
+    }
 }
 
 /// Runs a statement built with `?` parameters on SQLite or PostgreSQL.
@@ -253,6 +272,16 @@ pub(crate) async fn fill_paid(
                 .push_bind(a.block);
         });
         run(&mut tx, q).await?;
+        let mut q = QueryBuilder::<Any>::new(
+            "INSERT INTO agent_activity (agent_key, chain_id, last_block, updated_at) ",
+        );
+        q.push_values(chunk, |mut row, a| {
+            row.push_bind(&a.key)
+                .push_bind(CHAIN as i64)
+                .push_bind(a.last_active_block())
+                .push_bind(time(a.last_active_block()));
+        });
+        run(&mut tx, q).await?;
 
         let (tokens, contracts): (Vec<&Agent>, Vec<&Agent>) = chunk.iter().partition(|a| a.erc8004);
         if !tokens.is_empty() {
@@ -280,7 +309,7 @@ pub(crate) async fn fill_paid(
                    block_number, log_index, tx_hash, timestamp) ",
             );
             q.push_values(&feedback, |mut row, (a, k)| {
-                let block = a.block + 500 * (*k as i64 + 1);
+                let block = a.feedback_block(*k);
                 row.push_bind(CHAIN as i64)
                     .push_bind(hex(&registry()))
                     .push_bind(a.n.to_string())

@@ -5,7 +5,7 @@
 -- each batch touches, and recomputed for those a reorg touched. The index makes "most
 -- recently active first" a walk down it rather than a sort of every agent.
 CREATE TABLE agent_activity (
-    agent_key  TEXT    NOT NULL PRIMARY KEY,
+    agent_key  TEXT COLLATE "C" NOT NULL PRIMARY KEY,
     chain_id   BIGINT  NOT NULL,
     last_block BIGINT  NOT NULL,
     updated_at BIGINT  NOT NULL

@@ -15,16 +15,26 @@ use serde_json::Value as Json;
 
 /// The page `query` asks for of a root list, its keys chosen first, by the page's conditions
 /// alone, and only their rows read: SQLite reads a statement's columns for every row it sorts,
-/// and a broad search sorts every row to return a thousand. `chain` limits it to one chain.
+/// and a broad search sorts every row to return a thousand. A page in an order an index holds
+/// (`Field::walk`) whose filter narrows no rows down by an index chooses its keys walking that
+/// index, and stops after `first + skip` rows the filter keeps. `chain` limits it to one chain.
 pub(crate) fn list(dialect: Dialect, query: &ListQuery, chain: Option<u64>) -> Sql {
     let entity = query.entity;
     let keys = entity.keys.join(", ");
-    let order = order_by(entity, query.order, query.descending);
+    let order = order_by(&order_terms(entity, query.order), query.descending);
     let columns = Columns::of(dialect, &query.items);
-    let mut page = Sql::new(format!("SELECT {keys} {}", entity.from));
-    chain_condition(entity, chain, &mut page);
+    let walk = query.order.walk.filter(|_| !query.narrowed);
+    let (from, page_order) = match walk {
+        Some(walk) => (
+            walk.from,
+            order_by(&[walk.by, entity.id().compare_sql()], query.descending),
+        ),
+        None => (entity.from, order.clone()),
+    };
+    let mut page = Sql::new(format!("SELECT {keys} {from}"));
+    chain_condition(entity, chain, walk.is_some(), &mut page);
     page.push(" AND ").append(query.filter.clone());
-    page.push(&order);
+    page.push(&page_order);
     page.push(" LIMIT ")
         .bind(Bind::Int(query.first))
         .push(" OFFSET ")
@@ -53,7 +63,7 @@ pub(crate) fn single(
         row(dialect, "NULL", entity, &columns),
         entity.from
     ));
-    chain_condition(entity, chain, &mut sql);
+    chain_condition(entity, chain, false, &mut sql);
     let mut by_id = async_graphql::indexmap::IndexMap::new();
     by_id.insert(Name::new("id"), ConstValue::String(id.to_string()));
     let condition =
@@ -124,7 +134,7 @@ pub(crate) fn pages(
                 .bind(value.clone());
         }
         sql.push(" AND ").append(query.filter.clone());
-        sql.push(&order_by(target, query.order, query.descending));
+        sql.push(&order_by(&terms, query.descending));
         sql.push(" LIMIT ")
             .bind(Bind::Int(query.first))
             .push(" OFFSET ")
@@ -153,19 +163,23 @@ fn name_chain(chain: Option<u64>, sql: &mut Sql) {
 
 /// Limits rows to the endpoint's chain (and names it where an entity's SQL reads `$CHAIN`).
 /// The comparison is kept from the planner's choice of index (`+`): the chain is rarely what
-/// narrows a query down.
-fn chain_condition(entity: &Entity, chain: Option<u64>, sql: &mut Sql) {
+/// narrows a query down. A page `walked` down an index in its order compares it plainly: its
+/// plan is that index whatever the comparison, and PostgreSQL reckons how far the walk goes
+/// from the comparison's statistics, which `+` hides (taking the chain for one row in 200, it
+/// would sort every agent rather than walk).
+fn chain_condition(entity: &Entity, chain: Option<u64>, walked: bool, sql: &mut Sql) {
     name_chain(chain, sql);
     if let (Some(chain), false) = (chain, entity.chain.is_empty()) {
-        sql.push(&format!(" AND +{} = ", entity.chain))
+        let kept = if walked { "" } else { "+" };
+        sql.push(&format!(" AND {kept}{} = ", entity.chain))
             .bind(Bind::Int(chain as i64));
     }
 }
 
-/// `ORDER BY` the field, then `id` the same way.
-fn order_by(entity: &Entity, order: &Field, descending: bool) -> String {
+/// `ORDER BY` each of `terms` (an ordering's, as [`order_terms`] lists them) the same way.
+fn order_by(terms: &[&str], descending: bool) -> String {
     let direction = if descending { "DESC" } else { "ASC" };
-    let terms: Vec<String> = order_terms(entity, order)
+    let terms: Vec<String> = terms
         .iter()
         .map(|term| format!("{term} {direction}"))
         .collect();
@@ -263,3 +277,7 @@ impl Columns {
 #[cfg(test)]
 #[path = "statements_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "walk_tests.rs"]
+mod walk_tests;

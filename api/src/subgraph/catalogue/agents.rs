@@ -2,16 +2,16 @@
 //! from `agent_registrations`) and its metadata (`AgentMetadata`, the latest value of each key).
 
 use super::shared::{
-    AGENT_ID, agent_key, agent_parts, block_time, cid, last_activity, of_token,
-    registration_file_id, token_links, unrevoked_feedback, uri_event, uri_type,
+    AGENT_ID, agent_key, agent_parts, cid, last_activity, registration_file_id, token_links,
+    unrevoked_feedback, uri_event, uri_type,
 };
 use super::{
-    Entity, Field, Ordered, Paging, Scalar, at, compared, derived, int, keep, keep_all, list,
+    Entity, Field, Ordered, Paging, Scalar, Walk, at, compared, derived, int, keep, keep_all, list,
     parted, reference, scalar, text,
 };
 use agentindex_indexer::schema::{
-    Column, agent_registration_text, agent_registrations, agent_skills, agent_terms, agents,
-    events, feedback, feedback_revocations, identity_metadata, validation_requests,
+    Column, agent_activity, agent_registration_text, agent_registrations, agent_skills,
+    agent_terms, agents, events, feedback, identity_metadata, validation_requests,
 };
 use agentindex_indexer::store::Dialect;
 
@@ -58,28 +58,29 @@ fn metadata_pages() -> Paging {
     }
 }
 
-/// When agents row `a` last changed: its latest event, metadata, feedback or revocation.
-fn agent_updated_at(dialect: Dialect) -> String {
-    let of_events = |facts: &str, alias: &str| {
-        format!(
-            "coalesce((SELECT max(e.block_timestamp) FROM {facts} {alias} JOIN {} e ON e.chain_id = {alias}.chain_id AND e.block_number = {alias}.block_number AND e.log_index = {alias}.log_index WHERE {}), 0)",
-            events::NAME,
-            of_token(alias)
-        )
-    };
-    let latest_event = format!(
-        "coalesce({}, a.registered_at)",
-        block_time("a", "a.last_event_block")
-    );
-    let metadata = of_events(identity_metadata::NAME, "m");
-    let feedback = format!(
-        "coalesce((SELECT max(f.timestamp) FROM {} f{} WHERE {}), 0)",
-        feedback::NAME,
-        dialect.index_hint("feedback_agent"),
-        of_token("f")
-    );
-    let revocations = of_events(feedback_revocations::NAME, "r");
-    dialect.greatest_of(&[&latest_event, &metadata, &feedback, &revocations])
+/// When agents row `a` last changed (its latest event, metadata, feedback or revocation), as
+/// the writer's activity stage keeps it in `agent_activity`; `tests/subgraph_dialect.rs` checks
+/// it against the same time computed from the facts.
+fn agent_updated_at() -> String {
+    format!(
+        "(SELECT u.updated_at FROM {} u WHERE u.agent_key = a.agent_key)",
+        agent_activity::NAME,
+    )
+}
+
+/// Agents in `updatedAt` order: `agent_activity` read down its index on (updated_at,
+/// agent_key) of migration 0018, each row's agent found by its key.
+fn activity_walk(dialect: Dialect) -> &'static Walk {
+    Box::leak(Box::new(Walk {
+        from: keep(format!(
+            "FROM {} u{} {} {} a ON a.agent_key = u.agent_key WHERE a.source = 'erc8004'",
+            agent_activity::NAME,
+            dialect.index_hint("agent_activity_updated"),
+            dialect.join_in_order(),
+            agents::NAME,
+        )),
+        by: at("u", agent_activity::updated_at),
+    }))
 }
 
 /// `Agent`.
@@ -116,7 +117,10 @@ pub(super) fn agent(dialect: Dialect) -> Entity {
             scalar("agentWallet", Scalar::Bytes, at("a", agents::agent_wallet)),
             list("operators", Scalar::Bytes, at("a", agents::operators)),
             scalar("createdAt", Scalar::BigInt, at("a", agents::registered_at)),
-            scalar("updatedAt", Scalar::BigInt, agent_updated_at(dialect)),
+            Field {
+                walk: Some(activity_walk(dialect)),
+                ..scalar("updatedAt", Scalar::BigInt, agent_updated_at())
+            },
             Field {
                 compare: Some(keep(format!("(SELECT 1 {registration})"))),
                 correlated: Some(keep(format!("{registration} AND a.source = 'erc8004'"))),

@@ -17,7 +17,7 @@ mod shared;
 mod stats;
 mod types;
 
-pub(crate) use types::{Entity, Field, Link, Ordered, Paging, Part, Scalar, Shape};
+pub(crate) use types::{Entity, Field, Link, Ordered, Paging, Part, Scalar, Shape, Walk};
 
 use agentindex_indexer::schema::Column;
 use agentindex_indexer::store::Dialect;
@@ -145,6 +145,7 @@ fn field(name: &'static str, shape: Shape, sql: impl Into<String>) -> Field {
         member_check: None,
         indexed: false,
         correlated: None,
+        walk: None,
     }
 }
 

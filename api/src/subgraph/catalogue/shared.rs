@@ -1,6 +1,5 @@
-//! SQL several entities share: an agent's id, key and token, the facts of its token, when a
-//! block was mined, whether a feedback is revoked and what it is worth, the kind of a URI, and
-//! a registration file's id.
+//! SQL several entities share: an agent's id, key and token, the facts of its token, whether a
+//! feedback is revoked and what it is worth, the kind of a URI, and a registration file's id.
 
 use super::{Link, Part, at, int, keep, keep_all, link, text};
 use agentindex_indexer::schema::{
@@ -31,14 +30,6 @@ pub(super) fn token_links(fact: &str) -> &'static [Link] {
         link(at("a", agents::registry), keep(format!("{fact}.registry"))),
         link(at("a", agents::token_id), keep(format!("{fact}.token_id"))),
     ])
-}
-
-/// The block timestamp of block `block` on the chain of alias `chain`.
-pub(super) fn block_time(chain: &str, block: &str) -> String {
-    format!(
-        "(SELECT e.block_timestamp FROM {} e WHERE e.chain_id = {chain}.chain_id AND e.block_number = {block} LIMIT 1)",
-        events::NAME
-    )
 }
 
 /// The facts (alias `fact`) of the ERC-8004 token of agents row `a`.

@@ -4,7 +4,7 @@
 
 use super::*;
 use agentindex_indexer::schema::{
-    agent_registration_text, agent_registrations, agents, events, feedback,
+    agent_activity, agent_registration_text, agent_registrations, agents, events, feedback,
 };
 
 /// Every piece of SQL of `catalogue`, with where it is.
@@ -33,6 +33,10 @@ fn every_sql(catalogue: &Catalogue) -> Vec<(String, &'static str)> {
                 .id_parts
                 .iter()
                 .for_each(|part| add(field.name, part.sql));
+            if let Some(walk) = field.walk {
+                add(field.name, walk.from);
+                add(field.name, walk.by);
+            }
             match field.shape {
                 Shape::Ref { keys, .. } => keys.iter().for_each(|key| add(field.name, key)),
                 Shape::Derived { by, paging, .. } => {
@@ -106,6 +110,7 @@ fn each_catalogue_holds_only_its_own_databases_sql() {
         "strpos(",
         "ILIKE",
         "#>>",
+        "COLLATE",
     ];
     for (at, sql) in every_sql(of(Dialect::Sqlite)) {
         for construct in postgres_only {
@@ -146,10 +151,55 @@ fn an_agents_last_activity_is_the_larger_of_two_times_on_each_database() {
         sql_of(Dialect::Postgres, "Agent", "lastActivity"),
         format!("GREATEST(a.registered_at, {})", feedback_time(""))
     );
-    // updatedAt: the largest of four, NULLs passed over on PostgreSQL as the coalesces do.
-    let updated = sql_of(Dialect::Postgres, "Agent", "updatedAt");
-    assert!(updated.starts_with("GREATEST(coalesce((SELECT e.block_timestamp FROM "));
-    assert_eq!(updated.matches("coalesce(").count(), 4, "{updated}");
+}
+
+#[test]
+fn an_agents_update_time_is_the_one_its_activity_row_keeps_and_orders_by_its_index() {
+    let activity = agent_activity::NAME;
+    let updated =
+        |key: &str| format!("(SELECT u.updated_at FROM {activity} u WHERE u.agent_key = {key})");
+    // The same on both: the two keys share PostgreSQL's `COLLATE "C"`, so either index serves.
+    for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+        assert_eq!(
+            sql_of(dialect, "Agent", "updatedAt"),
+            updated("a.agent_key")
+        );
+    }
+    let walk = |dialect| {
+        of(dialect)
+            .entity("Agent")
+            .unwrap()
+            .field("updatedAt")
+            .unwrap()
+            .walk
+            .unwrap()
+    };
+    let from = |hint: &str, join: &str, key: &str| {
+        format!(
+            "FROM {activity} u{hint} {join} {} a ON a.agent_key = {key} WHERE a.source = 'erc8004'",
+            agents::NAME
+        )
+    };
+    assert_eq!(
+        walk(Dialect::Sqlite).from,
+        from(
+            " INDEXED BY agent_activity_updated",
+            "CROSS JOIN",
+            "u.agent_key"
+        )
+    );
+    assert_eq!(
+        walk(Dialect::Postgres).from,
+        from("", "JOIN", "u.agent_key")
+    );
+    assert_eq!(walk(Dialect::Sqlite).by, "u.updated_at");
+    // No other field has a walk.
+    let walks = of(Dialect::Sqlite)
+        .entities
+        .iter()
+        .flat_map(|entity| entity.fields.iter().filter(|f| f.walk.is_some()))
+        .count();
+    assert_eq!(walks, 1);
 }
 
 #[test]

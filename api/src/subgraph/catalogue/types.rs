@@ -1,5 +1,6 @@
 //! What the catalogue is made of: an entity with its rows' SQL and its fields, each field's
-//! graph-node type and the SQL that reads, compares and finds it.
+//! graph-node type and the SQL that reads, compares and finds it, and the index that holds its
+//! rows in a field's order.
 
 /// A scalar as graph-node types it; what it is sent as and how filters compare it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,6 +141,22 @@ pub(crate) struct Field {
     /// For a reference, `FROM … WHERE …` reading the referenced row of the row at hand (it may
     /// name this entity's aliases), for nested filters checked row by row.
     pub(crate) correlated: Option<&'static str>,
+    /// An index holding the entity's rows in this field's order, for root lists in that order.
+    pub(crate) walk: Option<&'static Walk>,
+}
+
+/// An index holding an entity's rows in the order of one of its fields: a root list in that
+/// order whose filter finds no rows by an index of its own (no clause narrows them down) reads
+/// its page's keys walking the index, testing each row it passes, and stops at the page rather
+/// than sorting every row the filter keeps. Ties on the field are still broken by `id`, sorted
+/// among the rows of each tie only.
+#[derive(Debug)]
+pub(crate) struct Walk {
+    /// `FROM … WHERE …` giving the same rows as the entity's `from` (and its aliases), read
+    /// through the index first.
+    pub(crate) from: &'static str,
+    /// The field's value as the index holds it, which the walk orders by.
+    pub(crate) by: &'static str,
 }
 
 /// One `:`-separated part of an id and the column that holds it.

@@ -79,6 +79,16 @@ pub(crate) fn condition(
     compile(catalogue, entity, filter, 0, Mode::Find)
 }
 
+/// Whether a clause of `filter` (a `{Entity}_filter` object) finds rows of `entity` by an index,
+/// narrowing them down, rather than testing every row.
+pub(crate) fn narrows(catalogue: &Catalogue, entity: &Entity, filter: &ConstValue) -> bool {
+    let ConstValue::Object(fields) = filter else {
+        return false;
+    };
+    let clauses: Vec<(&str, &ConstValue)> = fields.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    narrowing::narrows(catalogue, entity, &clauses)
+}
+
 fn compile(
     catalogue: &Catalogue,
     entity: &Entity,

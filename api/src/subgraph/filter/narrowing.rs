@@ -1,6 +1,7 @@
 //! Which clauses of a filter find rows by an index and which only test the rows found: each
-//! clause's strength (ids, indexed fields and trigram text strongest, list members next) and the
-//! mode of each clause of an AND that follows from it.
+//! clause's strength (ids, indexed fields and trigram text strongest, list members next), the
+//! mode of each clause of an AND that follows from it, and whether a filter narrows rows down
+//! at all.
 
 use super::{Mode, split};
 use crate::subgraph::catalogue::{Catalogue, Entity, Shape};
@@ -26,6 +27,17 @@ pub(super) fn modes_of(
             other => other,
         })
         .collect()
+}
+
+/// Whether any of `clauses` (joined by AND) narrows rows down by an index.
+pub(super) fn narrows(
+    catalogue: &Catalogue,
+    entity: &Entity,
+    clauses: &[(&str, &ConstValue)],
+) -> bool {
+    clauses
+        .iter()
+        .any(|(key, value)| strength(catalogue, entity, key, value) > 0)
 }
 
 /// How well clause `key: value` narrows rows down by an index: 2 for an id, an indexed field or a

@@ -225,20 +225,21 @@ impl TextTest {
                     [Bind::Text(needle)],
                 );
             }
+            // Lengths are bound as 64-bit integers, which PostgreSQL's substr does not take.
             Position::Start => {
-                out.push(&format!("substr({hay}, 1, "))
+                out.push(&format!("substr({hay}, 1, CAST("))
                     .bind(Bind::Int(length))
-                    .push(") = ")
+                    .push(" AS INTEGER)) = ")
                     .bind(Bind::Text(needle));
             }
             Position::End => {
                 // The last `length` characters, counted from the start (PostgreSQL's substr
                 // takes no negative start).
                 out.push(&format!(
-                    "({length} = 0 OR substr({hay}, length({hay}) + 1 - "
+                    "({length} = 0 OR substr({hay}, length({hay}) + 1 - CAST("
                 ))
                 .bind(Bind::Int(length.max(1)))
-                .push(") = ")
+                .push(" AS INTEGER)) = ")
                 .bind(Bind::Text(needle))
                 .push(")");
             }

@@ -240,3 +240,47 @@ fn lists_of_values_are_json_of_each_database() {
     assert!(!pg.text.contains("json_each"), "{}", pg.text);
     assert_eq!(pg.binds, sql.binds);
 }
+
+#[test]
+fn prefixes_and_suffixes_bind_their_length_as_an_integer_substr_takes() {
+    let agent = entity("Agent").unwrap();
+    for (key, length) in [
+        (
+            "agentURI_starts_with",
+            "substr(a.uri, 1, CAST(? AS INTEGER)) = ?",
+        ),
+        (
+            "agentURI_ends_with",
+            "substr(a.uri, length(a.uri) + 1 - CAST(? AS INTEGER)) = ?",
+        ),
+    ] {
+        let sql = condition(sqlite(), agent, &filter(serde_json::json!({ key: "ab" }))).unwrap();
+        assert!(sql.text.contains(length), "{key}: {}", sql.text);
+        assert_eq!(sql.binds, [Bind::Int(2), Bind::Text("ab".into())]);
+    }
+}
+
+#[test]
+fn a_filter_narrows_rows_when_a_clause_finds_them_by_an_index() {
+    let agent = entity("Agent").unwrap();
+    let narrows = |json| narrows(sqlite(), agent, &filter(json));
+    assert!(!narrows(
+        serde_json::json!({ "registrationFile_not": null })
+    ));
+    assert!(!narrows(
+        serde_json::json!({ "agentURI_starts_with": "ipfs://" })
+    ));
+    assert!(!narrows(serde_json::json!(null)));
+    assert!(narrows(serde_json::json!({ "owner": "0xaa" })));
+    assert!(narrows(serde_json::json!({
+        "registrationFile_not": null,
+        "registrationFile_": { "name_contains_nocase": "agent 7" }
+    })));
+    assert!(narrows(
+        serde_json::json!({ "and": [{ "id_in": ["1:2"] }] })
+    ));
+    // An `or` narrows only when each of its items does.
+    assert!(!narrows(serde_json::json!({ "or": [
+        { "owner": "0xaa" }, { "agentURI_starts_with": "ipfs://" }
+    ] })));
+}

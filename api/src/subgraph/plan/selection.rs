@@ -89,15 +89,19 @@ impl<'a> Reader<'a> {
                 ));
             }
         };
-        let filter = match self.argument(field, "where")? {
-            None => Sql::new("true"),
-            Some(value) => filter::condition(self.catalogue, entity, &value)
-                .map_err(|refusal| QueryError::new(refusal.to_string(), Some(field.pos)))?,
+        let (filter, narrowed) = match self.argument(field, "where")? {
+            None => (Sql::new("true"), false),
+            Some(value) => (
+                filter::condition(self.catalogue, entity, &value)
+                    .map_err(|refusal| QueryError::new(refusal.to_string(), Some(field.pos)))?,
+                filter::narrows(self.catalogue, entity, &value),
+            ),
         };
         let items = self.items(entity, &field.node.selection_set, field, 1)?;
         Ok(ListQuery {
             entity,
             filter,
+            narrowed,
             order,
             descending,
             first,

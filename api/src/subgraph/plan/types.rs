@@ -29,6 +29,9 @@ pub(crate) enum What {
 pub(crate) struct ListQuery {
     pub(crate) entity: &'static Entity,
     pub(crate) filter: Sql,
+    /// Whether a clause of the filter finds its rows by an index (the page is then sorted from
+    /// what that finds, never read walking an index in the page's order).
+    pub(crate) narrowed: bool,
     pub(crate) order: &'static Field,
     pub(crate) descending: bool,
     pub(crate) first: i64,
