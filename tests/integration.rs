@@ -36,6 +36,7 @@ mod no_orphans;
 mod operations;
 mod payment_reputation;
 mod postgres_backend;
+mod postgres_bulk_load;
 mod query_budgets;
 mod registration_paths;
 mod reorgs;

@@ -99,26 +99,69 @@ pub(crate) async fn index_pass_into(
     let elapsed = started.elapsed();
     anyhow::ensure!(status.success(), "{binary} failed: {status}");
 
-    let store = agentindex_indexer::store::Store::open(&url).await?;
+    // A bare pool, not the store: opening the store migrates, and the index may have been
+    // written by another build (a baseline) whose migrations are not this one's.
+    agentindex_indexer::store::install_drivers();
+    let pool = sqlx::AnyPool::connect(&url).await?;
     let events: i64 = sqlx::query_scalar("SELECT count(*) FROM events")
-        .fetch_one(store.reader())
+        .fetch_one(&pool)
         .await?;
     let db_bytes = match postgres {
         Some(_) => {
             let bytes: i64 = sqlx::query_scalar("SELECT pg_database_size(current_database())")
-                .fetch_one(store.reader())
+                .fetch_one(&pool)
                 .await?;
             bytes as u64
         }
         None => std::fs::metadata(&db)?.len(),
     };
-    store.close().await;
+    pool.close().await;
     Ok(IndexRun {
         elapsed,
         peak_kib,
         events,
         db_bytes,
     })
+}
+
+/// The reputation feed's digest of every chain of the SQLite index in `dir` (written by
+/// [`index_pass`]), as `binary` computes it: `agentindex copy` into a scratch database prints
+/// each chain's feed digest at its indexed block once it has checked the copy. Each build
+/// computes its own, so an index written by an older build is read by the same build.
+pub(crate) fn feed_digests(binary: &str, dir: &Path) -> anyhow::Result<String> {
+    let copy = dir.join("feed-copy.db");
+    let mut tied = TiedCommand::new(binary, Duration::from_secs(5));
+    tied.command()
+        .arg("copy")
+        .arg("--from")
+        .arg(format!("sqlite://{}", dir.join("bench.db").display()))
+        .arg("--to")
+        .arg(format!("sqlite://{}", copy.display()))
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let output = tied.spawn()?.wait_with_output()?;
+    let printed = String::from_utf8_lossy(&output.stdout);
+    anyhow::ensure!(
+        output.status.success(),
+        "{binary} copy failed ({}): {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let digests: Vec<&str> = printed
+        .split("sha-256 ")
+        .skip(1)
+        .map(|rest| {
+            rest.split(|c: char| !c.is_ascii_hexdigit())
+                .next()
+                .unwrap_or("")
+        })
+        .collect();
+    anyhow::ensure!(
+        !digests.is_empty(),
+        "{binary} copy printed no feed digest: {printed}"
+    );
+    Ok(digests.join(" "))
 }
 
 /// One pass of `eth_getLogs` over `[start, head]` in ranges of [`RANGE`] blocks: its duration

@@ -111,11 +111,13 @@ impl Server {
         let port = free_port()?;
         // Durability is not what the tests check: a test database skips the disk flushes. The
         // benchmarks (BENCH_POSTGRES) keep them, committing as SQLite's WAL mode does: a commit
-        // waits for no flush, so a power loss may lose the last commits, never consistency.
+        // waits for no flush, so a power loss may lose the last commits, never consistency. A
+        // benchmark may add settings of its own (BENCH_POSTGRES_SETTINGS, `-c name=value …`).
         let durability = if std::env::var_os("BENCH_POSTGRES").is_some() {
-            "-c synchronous_commit=off -c shared_buffers=1GB"
+            let own = std::env::var("BENCH_POSTGRES_SETTINGS").unwrap_or_default();
+            format!("-c synchronous_commit=off -c shared_buffers=1GB {own}")
         } else {
-            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off".to_string()
         };
         let script = format!(
             "'{postgres}' -D '{data}' -p {port} -k '{dir}' -c listen_addresses=127.0.0.1 \

@@ -63,6 +63,13 @@ pub struct AgentState {
     pub last_event_block: i64,
 }
 
+/// The payment address an ERC-8004 metadata entry binds its agent to: under the key
+/// `agentWallet`, `Some` of the wallet its value holds (`None` when it holds none, which
+/// withdraws the binding); any other key binds nothing.
+pub fn metadata_payment_address(key: &str, value: &[u8]) -> Option<Option<Address>> {
+    (key == "agentWallet").then(|| wallet_from_metadata(value))
+}
+
 /// The agentWallet in a metadata value: 20 raw bytes or a 32-byte ABI-encoded address.
 pub fn wallet_from_metadata(value: &[u8]) -> Option<Address> {
     match value.len() {

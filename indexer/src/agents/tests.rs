@@ -261,3 +261,29 @@ fn the_card_json_names_the_contract_and_a_zero_hash_anchors_nothing() {
     describe_card(&mut state);
     assert_eq!(state.name, None);
 }
+
+#[test]
+fn only_the_agent_wallet_key_binds_a_payment_address() {
+    let wallet = Address::from([7; 20]);
+    let mut word = [0u8; 32];
+    word[12..].copy_from_slice(wallet.as_slice());
+    assert_eq!(
+        metadata_payment_address("agentWallet", wallet.as_slice()),
+        Some(Some(wallet))
+    );
+    assert_eq!(
+        metadata_payment_address("agentWallet", &word),
+        Some(Some(wallet)),
+        "ABI-encoded"
+    );
+    assert_eq!(
+        metadata_payment_address("agentWallet", b"none"),
+        Some(None),
+        "a value that is no address withdraws the binding"
+    );
+    assert_eq!(metadata_payment_address("name", wallet.as_slice()), None);
+    assert_eq!(
+        metadata_payment_address("AgentWallet", wallet.as_slice()),
+        None
+    );
+}

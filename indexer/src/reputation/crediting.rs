@@ -4,12 +4,22 @@
 //! outflow of every agent its sender is so bound to; a claim on an x402 batch-settlement channel
 //! is its channel's payer paying the channel's receiver, the channel being the latest of its id
 //! opened before the claim. The store reads the bindings and channels, asks these and stores only
-//! what is credited, so what is stored never depends on how ranges were cut.
+//! what is credited, so what is stored never depends on how ranges were cut. Which of an agent
+//! contract's own receipts are payments at all is decided here too (native coin only); which
+//! metadata sets an ERC-8004 agent's payment address is `agents::metadata_payment_address`.
 //!
 //! Positions (block, log index) and addresses are whatever the caller compares them as: the
 //! store passes its stored integers and hex text, where an empty address is an unbinding.
 
+use alloy::primitives::Address;
 use std::collections::BTreeMap;
+
+/// Whether an agent contract's own `PaymentReceived` event is a payment to store: only in
+/// native coin, which leaves no other trace; a token payment is counted from the token's own
+/// `Transfer`.
+pub fn counts_payment_received(token: &Address) -> bool {
+    token.is_zero()
+}
 
 /// Whether an agent whose payment addresses are `history` (in chain order, each with the
 /// position it took effect at) receives at `address` at position `at`: its latest binding at or
@@ -154,5 +164,11 @@ mod tests {
         assert_eq!(channel_at(&openings, &(41, 0)), Some(&"reopened"));
         let none: [((i64, i64), &str); 0] = [];
         assert_eq!(channel_at(&none, &(50, 0)), None);
+    }
+
+    #[test]
+    fn only_native_coin_received_by_a_contract_is_counted_from_its_own_event() {
+        assert!(counts_payment_received(&Address::ZERO));
+        assert!(!counts_payment_received(&Address::from([1; 20])));
     }
 }

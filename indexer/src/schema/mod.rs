@@ -27,6 +27,7 @@ mod feedback_facts;
 mod identity_facts;
 mod payment_facts;
 mod reputation_state;
+mod row;
 
 pub use agent_state::*;
 pub use chain_state::*;
@@ -36,6 +37,8 @@ pub use feedback_facts::*;
 pub use identity_facts::*;
 pub use payment_facts::*;
 pub use reputation_state::*;
+pub(crate) use row::column_list;
+pub use row::{Cell, TableRow};
 
 /// A column's type, the same on both databases (see the module's header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -229,7 +232,7 @@ macro_rules! table_kind {
 pub(crate) use table_kind;
 
 /// Declares tables, each as a module named after it holding `NAME`, one [`Column`] constant
-/// per column (named as the column), `TABLE` and `Row`:
+/// per column (named as the column), `TABLE` and `Row` (a [`TableRow`], read with `FromRow`):
 ///
 /// ```text
 /// tables! {
@@ -290,6 +293,15 @@ macro_rules! tables {
                         $(#[doc = $column_doc])*
                         pub $column: $ty,
                     )*
+                }
+
+                impl $crate::schema::TableRow for Row {
+                    const TABLE: Table = TABLE;
+                    const COLUMNS: &'static str = $crate::schema::column_list!($($column),*);
+
+                    fn cells(self) -> Vec<$crate::schema::Cell> {
+                        vec![$(self.$column.into()),*]
+                    }
                 }
 
                 impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for Row {

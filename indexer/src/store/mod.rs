@@ -25,6 +25,7 @@ mod migration_tests;
 mod packed_row;
 mod payments;
 mod postgres;
+mod postgres_copy;
 mod reputation;
 mod rewind;
 mod rows;
@@ -35,6 +36,7 @@ mod sqlite_guard;
 mod stages;
 mod statistics;
 mod stored_feeds;
+mod wrapped_driver;
 mod writer;
 
 pub use agents::wallet_from_metadata;
@@ -202,15 +204,16 @@ pub struct OpenOptions {
     pub low_priority_readers: u32,
 }
 
-/// Installs the drivers of sqlx's `Any` pools and connections: PostgreSQL's, and for SQLite
-/// the store's own, whose connections can stop a statement past a time limit. Safe to call
-/// any number of times; everything in this process that opens an `Any` connection calls this
-/// and not `sqlx::any::install_default_drivers`, since the first to install wins and the other
-/// then panics.
+/// Installs the drivers of sqlx's `Any` pools and connections, the store's own: for PostgreSQL
+/// one whose connections also bulk-load rows with `COPY` (see `postgres_copy`), for SQLite one
+/// whose connections can stop a statement past a time limit. Safe to call any number of times;
+/// everything in this process that opens an `Any` connection calls this and not
+/// `sqlx::any::install_default_drivers`, since the first to install wins and the other then
+/// panics.
 pub fn install_drivers() {
     static DRIVERS: std::sync::Once = std::sync::Once::new();
     DRIVERS.call_once(|| {
-        sqlx::any::install_drivers(&[sqlx::postgres::any::DRIVER, sqlite_guard::DRIVER])
+        sqlx::any::install_drivers(&[postgres_copy::DRIVER, sqlite_guard::DRIVER])
             .expect("sqlx's Any drivers were installed before the store's (install_drivers)");
     });
 }

@@ -1,48 +1,17 @@
-//! Rows bound into multi-row INSERT statements as they are produced: one statement per few
-//! thousand values instead of one per row. Binding needs no connection, so a batch's rows are
-//! built by the follower that submits it, and the writer only executes the statements.
+//! Rows of declared tables (each a [`TableRow`]: every column named and typed as declared)
+//! bound as they are produced, a few thousand values to a statement instead of a statement a
+//! row: on SQLite a multi-row INSERT, on PostgreSQL a bulk load (`COPY`, see
+//! `postgres_copy`) with the same bound values. Binding needs no connection, so a batch's rows
+//! are built by the follower that submits it, and the writer only executes the statements.
 
 use super::{Dialect, QueryContext, StoreResult};
+use crate::schema::{Cell, TableRow};
 use sqlx::any::AnyArguments;
 use sqlx::{AnyConnection, Arguments};
 use std::collections::BTreeMap;
 
 /// SQLite's limit on bound parameters per statement, with a margin.
 const MAX_PARAMETERS: usize = 32_000;
-
-/// One column value of a row.
-#[derive(Debug, Clone)]
-pub(super) enum Value {
-    Int(Option<i64>),
-    Text(Option<String>),
-    Blob(Option<Vec<u8>>),
-    Bool(Option<bool>),
-}
-
-macro_rules! value_from {
-    ($($t:ty => |$v:ident| $e:expr),* $(,)?) => {
-        $(impl From<$t> for Value {
-            fn from($v: $t) -> Self {
-                $e
-            }
-        })*
-    };
-}
-
-value_from! {
-    i64 => |v| Value::Int(Some(v)),
-    Option<i64> => |v| Value::Int(v),
-    bool => |v| Value::Bool(Some(v)),
-    Option<bool> => |v| Value::Bool(v),
-    String => |v| Value::Text(Some(v)),
-    &String => |v| Value::Text(Some(v.clone())),
-    &str => |v| Value::Text(Some(v.to_string())),
-    Option<String> => |v| Value::Text(v),
-    Option<&str> => |v| Value::Text(v.map(str::to_string)),
-    &[u8] => |v| Value::Blob(Some(v.to_vec())),
-    Vec<u8> => |v| Value::Blob(Some(v)),
-    Option<Vec<u8>> => |v| Value::Blob(v),
-}
 
 /// One ready INSERT with its values bound; its text is written for the connection it runs on.
 struct Insert {
@@ -54,28 +23,24 @@ struct Insert {
 }
 
 impl Insert {
-    /// The statement's text: anonymous parameters for SQLite, numbered for PostgreSQL.
+    /// The statement's text: a multi-row INSERT with anonymous parameters for SQLite, a bulk
+    /// load for PostgreSQL.
     fn sql(&self, dialect: Dialect) -> String {
-        let mut sql = String::with_capacity(64 + self.rows * (self.width * 6 + 4));
+        if dialect == Dialect::Postgres {
+            return super::postgres_copy::copy_in(self.table, self.columns);
+        }
+        let mut sql = String::with_capacity(64 + self.rows * (self.width * 3 + 4));
         sql.push_str(&format!(
             "INSERT INTO {} ({}) VALUES ",
             self.table, self.columns
         ));
-        let mut number = 0;
         for row in 0..self.rows {
             sql.push_str(if row > 0 { ", (" } else { "(" });
             for column in 0..self.width {
                 if column > 0 {
                     sql.push_str(", ");
                 }
-                match dialect {
-                    Dialect::Sqlite => sql.push('?'),
-                    Dialect::Postgres => {
-                        number += 1;
-                        sql.push('$');
-                        sql.push_str(&number.to_string());
-                    }
-                }
+                sql.push('?');
             }
             sql.push(')');
         }
@@ -101,24 +66,24 @@ pub(super) struct Rows {
 }
 
 impl Rows {
-    /// Adds one row of `table`; `columns` lists them in the order of `values`.
-    pub(super) fn push(&mut self, table: &'static str, columns: &'static str, values: Vec<Value>) {
+    /// Adds one row of its table, every column, typed as the table declares them.
+    pub(super) fn insert<R: TableRow>(&mut self, row: R) {
+        let table = R::TABLE.name;
+        let cells = row.cells();
         let open = self.open.entry(table).or_insert_with(|| Open {
-            columns,
-            width: values.len(),
+            columns: R::COLUMNS,
+            width: cells.len(),
             rows: 0,
             arguments: AnyArguments::default(),
         });
-        debug_assert_eq!(open.width, values.len(), "row width of {table}");
-        for value in values {
-            let bound = match value {
-                Value::Int(v) => open.arguments.add(v),
-                Value::Text(v) => open.arguments.add(v),
-                Value::Blob(v) => open.arguments.add(v),
-                // Flags are integers (0 or 1) in both databases.
-                Value::Bool(v) => open.arguments.add(v.map(i64::from)),
+        for cell in cells {
+            let bound = match cell {
+                Cell::Integer(v) => open.arguments.add(v),
+                Cell::Real(v) => open.arguments.add(v),
+                Cell::Text(v) => open.arguments.add(v),
+                Cell::Blob(v) => open.arguments.add(v),
             };
-            bound.expect("integers, text and blobs always bind");
+            bound.expect("integers, reals, text and blobs always bind");
         }
         open.rows += 1;
         *self.counts.entry(table).or_default() += 1;
@@ -190,10 +155,10 @@ async fn execute(conn: &mut AnyConnection, inserts: Vec<Insert>) -> StoreResult<
         return Ok(());
     }
     let dialect = Dialect::of(conn);
-    // PostgreSQL connections plan every execution afresh (see `postgres`), which lookups need
-    // and a full-size INSERT, run dozens of times a backfill, does not: it keeps its plan. SET
-    // LOCAL ends with the transaction, whatever becomes of it.
-    plan_cache(conn, dialect, "auto").await?;
+    let inserts = match dialect {
+        Dialect::Sqlite => inserts,
+        Dialect::Postgres => one_per_table(inserts),
+    };
     for insert in inserts {
         let sql = insert.sql(dialect);
         sqlx::query_with(&sql, insert.arguments)
@@ -201,16 +166,22 @@ async fn execute(conn: &mut AnyConnection, inserts: Vec<Insert>) -> StoreResult<
             .await
             .context("writing fact rows")?;
     }
-    plan_cache(conn, dialect, "force_custom_plan").await
+    Ok(())
 }
 
-/// Sets PostgreSQL's plan cache mode for the rest of the transaction (or until set again).
-async fn plan_cache(conn: &mut AnyConnection, dialect: Dialect, mode: &str) -> StoreResult<()> {
-    if dialect == Dialect::Postgres {
-        sqlx::query(&format!("SET LOCAL plan_cache_mode = {mode}"))
-            .execute(&mut *conn)
-            .await
-            .context("setting the plan cache for fact rows")?;
+/// `inserts` with each table's rows in one statement, in the order of its first: a bulk load
+/// takes any number of values, where SQLite's statements each take at most
+/// [`MAX_PARAMETERS`].
+fn one_per_table(inserts: Vec<Insert>) -> Vec<Insert> {
+    let mut merged: Vec<Insert> = Vec::new();
+    for insert in inserts {
+        match merged.iter_mut().find(|m| m.table == insert.table) {
+            Some(into) => {
+                into.rows += insert.rows;
+                into.arguments.values.0.extend(insert.arguments.values.0);
+            }
+            None => merged.push(insert),
+        }
     }
-    Ok(())
+    merged
 }

@@ -7,7 +7,7 @@ use super::checkpoint::Checkpointer;
 use super::documents::{self, DocumentResult};
 use super::facts::{self, PreparedBatch};
 use super::interface::{ApplySummary, WriteBackend};
-use super::stages::{BatchContext, STAGES, Stage};
+use super::stages::{BatchContext, STAGES};
 use super::statistics::Statistics;
 use super::{Dialect, QueryContext, StoreError, StoreResult, cursor, postgres, reputation, rewind};
 use crate::primitives::sql_uint;
@@ -147,21 +147,20 @@ async fn apply(
         statistics,
         summary: ApplySummary::default(),
     };
-    // When each stage was done, since the first began.
-    let mut finished = [std::time::Duration::ZERO; STAGES.len()];
-    for (stage, done) in STAGES.into_iter().zip(&mut finished) {
+    // How long each stage took.
+    let mut took = [std::time::Duration::ZERO; STAGES.len()];
+    for (stage, took) in STAGES.into_iter().zip(&mut took) {
+        let begun = std::time::Instant::now();
         stage.apply(&mut tx, &mut context).await?;
-        *done = started.elapsed();
+        *took = begun.elapsed();
     }
     let summary = context.summary;
-    // Written: the facts; refreshed: what derives from them (the stages before the cursor's).
-    let written = finished[Stage::Facts.position()];
-    let refreshed = finished[Stage::Cursor.position() - 1];
     tx.commit().await.context("committing a batch")?;
     for ((source, kind), count) in &prepared.kinds {
         crate::metrics::metrics().events(chain_id, source, kind, *count);
     }
-    tracing::debug!(target: "agentindex::store", chain_id, ?written, ?refreshed, committed = ?started.elapsed(), "batch written");
+    let stages: Vec<_> = STAGES.into_iter().zip(took).collect();
+    tracing::debug!(target: "agentindex::store", chain_id, ?stages, committed = ?started.elapsed(), "batch written");
     Ok(summary)
 }
 

@@ -4,6 +4,7 @@ use super::Touched;
 use super::payments::{Via, bind_payments, insert_payment};
 use crate::primitives::AgentKey;
 use crate::primitives::sql_int;
+use crate::reputation::crediting;
 use crate::schema::{
     agent_contract_events, agent_snapshots, ratings, registry_events, watched_agents, withdrawals,
 };
@@ -48,11 +49,18 @@ pub(super) fn apply(
                 RegistryAction::Removed { reason } => (None, None, Some(reason.as_str())),
                 RegistryAction::Approved | RegistryAction::Deregistered => (None, None, None),
             };
-            rows.push(
-registry_events::NAME,
-"chain_id, registry, agent, kind, actor, metadata_uri, pending, reason, block_number, log_index",
-vec![int("chain_id", chain_id)?.into(), (&emitter).into(), hex_address(agent).into(), decoded.kind().into(), hex_address(actor).into(), uri.into(), pending.into(), reason.into(), block.into(), log.into()],
-);
+            rows.insert(registry_events::Row {
+                chain_id: int("chain_id", chain_id)?,
+                registry: emitter,
+                agent: hex_address(agent),
+                kind: decoded.kind().to_string(),
+                actor: hex_address(actor),
+                metadata_uri: uri.map(str::to_string),
+                pending: pending.map(i64::from),
+                reason: reason.map(str::to_string),
+                block_number: block,
+                log_index: log,
+            });
             if matches!(action, RegistryAction::Registered { .. }) {
                 watch(rows, chain_id, agent, ev, "registry")?;
                 if let Some(snapshot) = &ev.snapshot {
@@ -88,13 +96,11 @@ vec![int("chain_id", chain_id)?.into(), (&emitter).into(), hex_address(agent).in
             agent_fact(rows, chain_id, ev, "heartbeat", &at.to_string())?;
             touched.contracts.insert(ev.address);
         }
-        // Token payments are counted from the token's own Transfer; only native coin has no
-        // other trace.
         Decoded::PaymentReceived {
             payer,
             token,
             amount,
-        } if *token == Address::ZERO => {
+        } if crediting::counts_payment_received(token) => {
             let key = AgentKey::contract(chain_id, ev.address).to_string();
             insert_payment(
                 rows,
@@ -109,35 +115,27 @@ vec![int("chain_id", chain_id)?.into(), (&emitter).into(), hex_address(agent).in
             )?;
         }
         Decoded::Withdrawn { token, to, amount } => {
-            rows.push(
-                withdrawals::NAME,
-                "chain_id, agent, token, to_address, amount, block_number, log_index, tx_hash",
-                vec![
-                    int("chain_id", chain_id)?.into(),
-                    (&emitter).into(),
-                    hex_address(token).into(),
-                    hex_address(to).into(),
-                    amount.to_string().into(),
-                    block.into(),
-                    log.into(),
-                    hex_b256(&ev.tx_hash).into(),
-                ],
-            );
+            rows.insert(withdrawals::Row {
+                chain_id: int("chain_id", chain_id)?,
+                agent: emitter,
+                token: hex_address(token),
+                to_address: hex_address(to),
+                amount: amount.to_string(),
+                block_number: block,
+                log_index: log,
+                tx_hash: hex_b256(&ev.tx_hash),
+            });
         }
         Decoded::Rated { rater, score } => {
-            rows.push(
-                ratings::NAME,
-                "chain_id, agent, rater, score, block_number, log_index, timestamp",
-                vec![
-                    int("chain_id", chain_id)?.into(),
-                    (&emitter).into(),
-                    hex_address(rater).into(),
-                    i64::from(*score).into(),
-                    block.into(),
-                    log.into(),
-                    int("block_timestamp", ev.block_timestamp)?.into(),
-                ],
-            );
+            rows.insert(ratings::Row {
+                chain_id: int("chain_id", chain_id)?,
+                agent: emitter,
+                rater: hex_address(rater),
+                score: i64::from(*score),
+                block_number: block,
+                log_index: log,
+                timestamp: int("block_timestamp", ev.block_timestamp)?,
+            });
         }
         _ => {}
     }
@@ -154,30 +152,21 @@ fn push_snapshot(
 ) -> StoreResult<()> {
     let errors = (!snapshot.errors.is_empty())
         .then(|| serde_json::to_string(&snapshot.errors).expect("strings serialise"));
-    rows.push(
-        agent_snapshots::NAME,
-        "chain_id, agent, owner, card, active, heartbeat_interval, last_heartbeat, errors,
-            block_number, log_index",
-        vec![
-            int("chain_id", chain_id)?.into(),
-            hex_address(agent).into(),
-            snapshot.owner.as_ref().map(hex_address).into(),
-            snapshot
-                .card
-                .as_ref()
-                .map(|card| serde_json::to_string(card).expect("card fields serialise"))
-                .into(),
-            snapshot.active.into(),
-            snapshot
-                .heartbeat_interval
-                .and_then(|n| sql_int(n).ok())
-                .into(),
-            snapshot.last_heartbeat.and_then(|n| sql_int(n).ok()).into(),
-            errors.into(),
-            int("block_number", ev.block_number)?.into(),
-            int("log_index", ev.log_index)?.into(),
-        ],
-    );
+    rows.insert(agent_snapshots::Row {
+        chain_id: int("chain_id", chain_id)?,
+        agent: hex_address(agent),
+        owner: snapshot.owner.as_ref().map(hex_address),
+        card: snapshot
+            .card
+            .as_ref()
+            .map(|card| serde_json::to_string(card).expect("card fields serialise")),
+        active: snapshot.active.map(i64::from),
+        heartbeat_interval: snapshot.heartbeat_interval.and_then(|n| sql_int(n).ok()),
+        last_heartbeat: snapshot.last_heartbeat.and_then(|n| sql_int(n).ok()),
+        errors,
+        block_number: int("block_number", ev.block_number)?,
+        log_index: int("log_index", ev.log_index)?,
+    });
     Ok(())
 }
 
@@ -189,19 +178,15 @@ fn watch(
     ev: &EventRecord,
     discovered_by: &str,
 ) -> StoreResult<()> {
-    rows.push(
-        watched_agents::NAME,
-        "chain_id, address, from_block, discovered_by, via, block_number, log_index",
-        vec![
-            int("chain_id", chain_id)?.into(),
-            hex_address(agent).into(),
-            int("block_number", ev.block_number)?.into(),
-            discovered_by.into(),
-            hex_address(&ev.address).into(),
-            int("block_number", ev.block_number)?.into(),
-            int("log_index", ev.log_index)?.into(),
-        ],
-    );
+    rows.insert(watched_agents::Row {
+        chain_id: int("chain_id", chain_id)?,
+        address: hex_address(agent),
+        from_block: int("block_number", ev.block_number)?,
+        discovered_by: discovered_by.to_string(),
+        via: hex_address(&ev.address),
+        block_number: int("block_number", ev.block_number)?,
+        log_index: int("log_index", ev.log_index)?,
+    });
     let key = AgentKey::contract(chain_id, *agent).to_string();
     bind_payments(rows, chain_id, &key, &hex_address(agent), ev)?;
     Ok(())
@@ -214,18 +199,14 @@ fn agent_fact(
     kind: &str,
     value: &str,
 ) -> StoreResult<()> {
-    rows.push(
-        agent_contract_events::NAME,
-        "chain_id, agent, kind, value, block_number, log_index, timestamp",
-        vec![
-            int("chain_id", chain_id)?.into(),
-            hex_address(&ev.address).into(),
-            kind.into(),
-            value.into(),
-            int("block_number", ev.block_number)?.into(),
-            int("log_index", ev.log_index)?.into(),
-            int("block_timestamp", ev.block_timestamp)?.into(),
-        ],
-    );
+    rows.insert(agent_contract_events::Row {
+        chain_id: int("chain_id", chain_id)?,
+        agent: hex_address(&ev.address),
+        kind: kind.to_string(),
+        value: value.to_string(),
+        block_number: int("block_number", ev.block_number)?,
+        log_index: int("log_index", ev.log_index)?,
+        timestamp: int("block_timestamp", ev.block_timestamp)?,
+    });
     Ok(())
 }

@@ -33,27 +33,29 @@ pub(super) fn apply(
             uri,
             owner,
         } => {
-            rows.push(
-identity_registrations::NAME,
-"chain_id, registry, token_id, owner, uri, block_number, log_index, tx_hash, timestamp",
-vec![int("chain_id", chain_id)?.into(), (&emitter).into(), token_id.to_string().into(), hex_address(owner).into(), uri.into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into(), int("block_timestamp", ev.block_timestamp)?.into()],
-);
+            rows.insert(identity_registrations::Row {
+                chain_id: int("chain_id", chain_id)?,
+                registry: emitter,
+                token_id: token_id.to_string(),
+                owner: hex_address(owner),
+                uri: uri.clone(),
+                block_number: block,
+                log_index: log,
+                tx_hash: hex_b256(&ev.tx_hash),
+                timestamp: int("block_timestamp", ev.block_timestamp)?,
+            });
             touched.erc8004.insert((ev.address, *token_id));
         }
         Decoded::IdentityTransfer { from, to, token_id } => {
-            rows.push(
-                identity_transfers::NAME,
-                "chain_id, registry, token_id, from_address, to_address, block_number, log_index",
-                vec![
-                    int("chain_id", chain_id)?.into(),
-                    (&emitter).into(),
-                    token_id.to_string().into(),
-                    hex_address(from).into(),
-                    hex_address(to).into(),
-                    block.into(),
-                    log.into(),
-                ],
-            );
+            rows.insert(identity_transfers::Row {
+                chain_id: int("chain_id", chain_id)?,
+                registry: emitter,
+                token_id: token_id.to_string(),
+                from_address: hex_address(from),
+                to_address: hex_address(to),
+                block_number: block,
+                log_index: log,
+            });
             touched.erc8004.insert((ev.address, *token_id));
         }
         Decoded::Approval {
@@ -88,19 +90,15 @@ vec![int("chain_id", chain_id)?.into(), (&emitter).into(), token_id.to_string().
             uri,
             updated_by,
         } => {
-            rows.push(
-                identity_uri_updates::NAME,
-                "chain_id, registry, token_id, uri, updated_by, block_number, log_index",
-                vec![
-                    int("chain_id", chain_id)?.into(),
-                    (&emitter).into(),
-                    token_id.to_string().into(),
-                    uri.into(),
-                    hex_address(updated_by).into(),
-                    block.into(),
-                    log.into(),
-                ],
-            );
+            rows.insert(identity_uri_updates::Row {
+                chain_id: int("chain_id", chain_id)?,
+                registry: emitter,
+                token_id: token_id.to_string(),
+                uri: uri.clone(),
+                updated_by: hex_address(updated_by),
+                block_number: block,
+                log_index: log,
+            });
             touched.erc8004.insert((ev.address, *token_id));
         }
         Decoded::MetadataSet {
@@ -108,24 +106,18 @@ vec![int("chain_id", chain_id)?.into(), (&emitter).into(), token_id.to_string().
             key,
             value,
         } => {
-            rows.push(
-                identity_metadata::NAME,
-                "chain_id, registry, token_id, key, value, block_number, log_index",
-                vec![
-                    int("chain_id", chain_id)?.into(),
-                    (&emitter).into(),
-                    token_id.to_string().into(),
-                    key.into(),
-                    value.as_ref().into(),
-                    block.into(),
-                    log.into(),
-                ],
-            );
-            if key == "agentWallet" {
+            rows.insert(identity_metadata::Row {
+                chain_id: int("chain_id", chain_id)?,
+                registry: emitter,
+                token_id: token_id.to_string(),
+                key: key.clone(),
+                value: value.to_vec(),
+                block_number: block,
+                log_index: log,
+            });
+            if let Some(wallet) = crate::agents::metadata_payment_address(key, value) {
                 let agent_key = AgentKey::erc8004(chain_id, ev.address, *token_id).to_string();
-                let wallet = crate::store::wallet_from_metadata(value)
-                    .map(|w| hex_address(&w))
-                    .unwrap_or_default();
+                let wallet = wallet.map(|w| hex_address(&w)).unwrap_or_default();
                 bind_payments(rows, chain_id, &agent_key, &wallet, ev)?;
             }
             touched.erc8004.insert((ev.address, *token_id));
@@ -146,19 +138,15 @@ fn approval(
     approved: bool,
     ev: &EventRecord,
 ) -> StoreResult<()> {
-    rows.push(
-        identity_approvals::NAME,
-        "chain_id, registry, owner, operator, token_id, approved, block_number, log_index",
-        vec![
-            int("chain_id", chain_id)?.into(),
-            registry.into(),
-            hex_address(owner).into(),
-            hex_address(operator).into(),
-            token_id.map(U256::to_string).into(),
-            approved.into(),
-            int("block_number", ev.block_number)?.into(),
-            int("log_index", ev.log_index)?.into(),
-        ],
-    );
+    rows.insert(identity_approvals::Row {
+        chain_id: int("chain_id", chain_id)?,
+        registry: registry.to_string(),
+        owner: hex_address(owner),
+        operator: hex_address(operator),
+        token_id: token_id.map(U256::to_string),
+        approved: i64::from(approved),
+        block_number: int("block_number", ev.block_number)?,
+        log_index: int("log_index", ev.log_index)?,
+    });
     Ok(())
 }

@@ -161,30 +161,21 @@ fn push_raw_event(rows: &mut Rows, chain_id: u64, ev: &EventRecord) -> StoreResu
         Ok(decoded) => (Some(decoded.kind()), None),
         Err(e) => (None, Some(e.to_string())),
     };
-    rows.push(
-        events::NAME,
-        "chain_id, block_number, log_index, block_hash, block_timestamp, tx_hash, address, source,
-            topic0, topics, data, kind, decode_error",
-        vec![
-            int("chain_id", chain_id)?.into(),
-            int("block_number", ev.block_number)?.into(),
-            int("log_index", ev.log_index)?.into(),
-            ev.block_hash.as_slice().into(),
-            int("block_timestamp", ev.block_timestamp)?.into(),
-            ev.tx_hash.as_slice().into(),
-            ev.address.as_slice().into(),
-            ev.role.as_str().into(),
-            ev.topic0.map(|t| t.to_vec()).into(),
-            // The topics after the first, back to back (see migration 0007).
-            ev.topics
-                .iter()
-                .flat_map(|t| t.0)
-                .collect::<Vec<u8>>()
-                .into(),
-            ev.data.to_vec().into(),
-            kind.into(),
-            error.into(),
-        ],
-    );
+    rows.insert(events::Row {
+        chain_id: int("chain_id", chain_id)?,
+        block_number: int("block_number", ev.block_number)?,
+        log_index: int("log_index", ev.log_index)?,
+        block_hash: ev.block_hash.to_vec(),
+        block_timestamp: int("block_timestamp", ev.block_timestamp)?,
+        tx_hash: ev.tx_hash.to_vec(),
+        address: ev.address.to_vec(),
+        source: ev.role.as_str().to_string(),
+        topic0: ev.topic0.map(|t| t.to_vec()),
+        // The topics after the first, back to back (see migration 0007).
+        topics: ev.topics.iter().flat_map(|t| t.0).collect(),
+        data: ev.data.to_vec(),
+        kind: kind.map(str::to_string),
+        decode_error: error,
+    });
     Ok(())
 }

@@ -96,19 +96,15 @@ pub(super) fn open_channel(
     else {
         return Ok(());
     };
-    rows.push(
-        x402_channels::NAME,
-        "chain_id, block_number, log_index, channel_id, payer, receiver, token",
-        vec![
-            int("chain_id", chain.chain_id)?.into(),
-            int("block_number", ev.block_number)?.into(),
-            int("log_index", ev.log_index)?.into(),
-            hex_b256(channel).into(),
-            hex_address(payer).into(),
-            hex_address(receiver).into(),
-            hex_address(token).into(),
-        ],
-    );
+    rows.insert(x402_channels::Row {
+        chain_id: int("chain_id", chain.chain_id)?,
+        block_number: int("block_number", ev.block_number)?,
+        log_index: int("log_index", ev.log_index)?,
+        channel_id: hex_b256(channel),
+        payer: hex_address(payer),
+        receiver: hex_address(receiver),
+        token: hex_address(token),
+    });
     Ok(())
 }
 
@@ -284,17 +280,13 @@ pub(super) fn bind_payments(
     address: &str,
     ev: &EventRecord,
 ) -> StoreResult<()> {
-    rows.push(
-        payment_bindings::NAME,
-        "chain_id, agent_key, address, block_number, log_index",
-        vec![
-            int("chain_id", chain_id)?.into(),
-            agent_key.into(),
-            address.into(),
-            int("block_number", ev.block_number)?.into(),
-            int("log_index", ev.log_index)?.into(),
-        ],
-    );
+    rows.insert(payment_bindings::Row {
+        chain_id: int("chain_id", chain_id)?,
+        agent_key: agent_key.to_string(),
+        address: address.to_string(),
+        block_number: int("block_number", ev.block_number)?,
+        log_index: int("log_index", ev.log_index)?,
+    });
     Ok(())
 }
 
@@ -339,25 +331,21 @@ pub(super) fn insert_payment(
     via: Via,
 ) -> StoreResult<()> {
     let nonce = via.nonce();
-    rows.push(
-        payments::NAME,
-        "chain_id, block_number, log_index, agent_key, tx_hash, token, payer, payee, amount, eip3009, nonce, scheme, timestamp",
-        vec![
-            int("chain_id", chain_id)?.into(),
-            int("block_number", ev.block_number)?.into(),
-            int("log_index", ev.log_index)?.into(),
-            agent_key.into(),
-            hex_b256(&ev.tx_hash).into(),
-            hex_address(token).into(),
-            hex_address(payer).into(),
-            hex_address(payee).into(),
-            amount.to_string().into(),
-            nonce.is_some().into(),
-            nonce.as_ref().map(hex_b256).into(),
-            via.scheme().into(),
-            int("block_timestamp", ev.block_timestamp)?.into(),
-        ],
-    );
+    rows.insert(payments::Row {
+        chain_id: int("chain_id", chain_id)?,
+        block_number: int("block_number", ev.block_number)?,
+        log_index: int("log_index", ev.log_index)?,
+        agent_key: agent_key.to_string(),
+        tx_hash: hex_b256(&ev.tx_hash),
+        token: hex_address(token),
+        payer: hex_address(payer),
+        payee: hex_address(payee),
+        amount: amount.to_string(),
+        eip3009: i64::from(nonce.is_some()),
+        nonce: nonce.as_ref().map(hex_b256),
+        timestamp: int("block_timestamp", ev.block_timestamp)?,
+        scheme: via.scheme().map(str::to_string),
+    });
     Ok(())
 }
 
@@ -370,19 +358,15 @@ fn insert_outflow(
     to: &Address,
     amount: &U256,
 ) -> StoreResult<()> {
-    rows.push(
-        outflows::NAME,
-        "chain_id, block_number, log_index, agent_key, token, to_address, amount, timestamp",
-        vec![
-            int("chain_id", chain_id)?.into(),
-            int("block_number", ev.block_number)?.into(),
-            int("log_index", ev.log_index)?.into(),
-            agent_key.into(),
-            hex_address(&ev.address).into(),
-            hex_address(to).into(),
-            amount.to_string().into(),
-            int("block_timestamp", ev.block_timestamp)?.into(),
-        ],
-    );
+    rows.insert(outflows::Row {
+        chain_id: int("chain_id", chain_id)?,
+        block_number: int("block_number", ev.block_number)?,
+        log_index: int("log_index", ev.log_index)?,
+        agent_key: agent_key.to_string(),
+        token: hex_address(&ev.address),
+        to_address: hex_address(to),
+        amount: amount.to_string(),
+        timestamp: int("block_timestamp", ev.block_timestamp)?,
+    });
     Ok(())
 }

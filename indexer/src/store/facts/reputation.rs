@@ -38,30 +38,40 @@ pub(super) fn apply(
             hash,
             shape,
         } => {
-            rows.push(
-feedback::NAME,
-"chain_id, registry, token_id, client, feedback_index, value, value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash, shape, block_number, log_index, tx_hash, timestamp",
-vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), token_id.to_string().into(), hex_address(client).into(), index.map(sql_bits).into(), value.to_string().into(), i64::from(*decimals).into(), tag1.into(), tag2.into(), endpoint.into(), uri.into(), hex_b256(hash).into(), shape.as_str().into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into(), int("block_timestamp", ev.block_timestamp)?.into()],
-);
+            rows.insert(feedback::Row {
+                chain_id: int("chain_id", chain_id)?,
+                registry: identity_hex,
+                token_id: token_id.to_string(),
+                client: hex_address(client),
+                feedback_index: index.map(sql_bits),
+                value: value.to_string(),
+                value_decimals: i64::from(*decimals),
+                tag1: tag1.clone(),
+                tag2: tag2.clone(),
+                endpoint: endpoint.clone(),
+                feedback_uri: uri.clone(),
+                feedback_hash: hex_b256(hash),
+                shape: shape.as_str().to_string(),
+                block_number: block,
+                log_index: log,
+                tx_hash: hex_b256(&ev.tx_hash),
+                timestamp: int("block_timestamp", ev.block_timestamp)?,
+            });
         }
         Decoded::FeedbackRevoked {
             token_id,
             client,
             index,
         } => {
-            rows.push(
-                feedback_revocations::NAME,
-                "chain_id, registry, token_id, client, feedback_index, block_number, log_index",
-                vec![
-                    int("chain_id", chain_id)?.into(),
-                    (&identity_hex).into(),
-                    token_id.to_string().into(),
-                    hex_address(client).into(),
-                    sql_bits(*index).into(),
-                    block.into(),
-                    log.into(),
-                ],
-            );
+            rows.insert(feedback_revocations::Row {
+                chain_id: int("chain_id", chain_id)?,
+                registry: identity_hex,
+                token_id: token_id.to_string(),
+                client: hex_address(client),
+                feedback_index: sql_bits(*index),
+                block_number: block,
+                log_index: log,
+            });
         }
         Decoded::ResponseAppended {
             token_id,
@@ -71,11 +81,18 @@ vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), token_id.to_stri
             uri,
             hash,
         } => {
-            rows.push(
-feedback_responses::NAME,
-"chain_id, registry, token_id, client, feedback_index, responder, response_uri, response_hash, block_number, log_index",
-vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), token_id.to_string().into(), hex_address(client).into(), sql_bits(*index).into(), hex_address(responder).into(), uri.into(), hex_b256(hash).into(), block.into(), log.into()],
-);
+            rows.insert(feedback_responses::Row {
+                chain_id: int("chain_id", chain_id)?,
+                registry: identity_hex,
+                token_id: token_id.to_string(),
+                client: hex_address(client),
+                feedback_index: sql_bits(*index),
+                responder: hex_address(responder),
+                response_uri: uri.clone(),
+                response_hash: hex_b256(hash),
+                block_number: block,
+                log_index: log,
+            });
         }
         Decoded::ValidationRequest {
             validator,
@@ -83,11 +100,17 @@ vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), token_id.to_stri
             uri,
             request_hash,
         } => {
-            rows.push(
-validation_requests::NAME,
-"chain_id, registry, request_hash, validator, token_id, request_uri, block_number, log_index, tx_hash",
-vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), hex_b256(request_hash).into(), hex_address(validator).into(), token_id.to_string().into(), uri.into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into()],
-);
+            rows.insert(validation_requests::Row {
+                chain_id: int("chain_id", chain_id)?,
+                registry: identity_hex,
+                request_hash: hex_b256(request_hash),
+                validator: hex_address(validator),
+                token_id: token_id.to_string(),
+                request_uri: uri.clone(),
+                block_number: block,
+                log_index: log,
+                tx_hash: hex_b256(&ev.tx_hash),
+            });
         }
         Decoded::ValidationResponse {
             validator,
@@ -99,11 +122,22 @@ vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), hex_b256(request
             tag,
             shape,
         } => {
-            rows.push(
-validation_responses::NAME,
-"chain_id, registry, request_hash, validator, token_id, response, response_uri, response_hash, tag, shape, block_number, log_index, tx_hash, timestamp",
-vec![int("chain_id", chain_id)?.into(), (&identity_hex).into(), hex_b256(request_hash).into(), hex_address(validator).into(), token_id.to_string().into(), i64::from(*response).into(), uri.into(), hex_b256(response_hash).into(), tag.into(), shape.as_str().into(), block.into(), log.into(), hex_b256(&ev.tx_hash).into(), int("block_timestamp", ev.block_timestamp)?.into()],
-);
+            rows.insert(validation_responses::Row {
+                chain_id: int("chain_id", chain_id)?,
+                registry: identity_hex,
+                request_hash: hex_b256(request_hash),
+                validator: hex_address(validator),
+                token_id: token_id.to_string(),
+                response: i64::from(*response),
+                response_uri: uri.clone(),
+                response_hash: hex_b256(response_hash),
+                tag: tag.clone(),
+                shape: shape.as_str().to_string(),
+                block_number: block,
+                log_index: log,
+                tx_hash: hex_b256(&ev.tx_hash),
+                timestamp: int("block_timestamp", ev.block_timestamp)?,
+            });
         }
         _ => {}
     }

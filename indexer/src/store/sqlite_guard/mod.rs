@@ -18,14 +18,12 @@
 //! statement. One opened with `low_priority=true` ([`low_priority_parameter`]) lowers the
 //! priority of its worker thread as it connects, for reads nobody waits on.
 //!
-//! sqlx's registry wants a whole `Database` for a driver; [`database`] holds the parts `Any`
-//! never uses. This leans on sqlx-core items that are public but hidden from its documentation
-//! (`AnyConnectionBackend`, `AnyDriver`): its tests drive statements, bound values,
-//! transactions and the limit through the driver, and the store's tests run on nothing else.
+//! The plumbing every driver of ours shares (a `Database`, options and a connection handing
+//! each call to sqlx's own) is `wrapped_driver`'s; this module adds what SQLite's does
+//! ([`guard::StatementGuard`]). Its tests drive statements, bound values, transactions and the
+//! limit through the driver, and the store's tests run on nothing else.
 
-mod connection;
-mod database;
-mod family;
+mod guard;
 mod options;
 
 use sqlx_core::any::driver::AnyDriver;
@@ -34,7 +32,7 @@ use std::time::Duration;
 /// The `Any` driver for `sqlite:` URLs, in place of `sqlx::sqlite::any::DRIVER`. Creating or
 /// dropping a database through `Any` is not offered: the store creates its file on a native
 /// SQLite connection.
-pub(super) const DRIVER: AnyDriver = AnyDriver::without_migrate::<database::GuardedSqlite>();
+pub(super) const DRIVER: AnyDriver = super::wrapped_driver::driver::<guard::StatementGuard>();
 
 /// The query parameter (`key=value`) of a `sqlite:` URL that stops each statement of its
 /// connections `limit` after the statement starts.

@@ -1,14 +1,8 @@
-//! The connect options of [`super::DRIVER`]: SQLite's own, the time limit a `sqlite:` URL
-//! asks for with [`LIMIT_PARAM`], and the lowered priority it asks for with
-//! [`LOW_PRIORITY_PARAM`].
+//! What a `sqlite:` URL asks of [`super::DRIVER`] beyond SQLite's own options: the time limit
+//! of [`LIMIT_PARAM`] and the lowered priority of [`LOW_PRIORITY_PARAM`].
 
-use super::connection::GuardedConnection;
-use futures::future::BoxFuture;
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx_core::Error;
-use sqlx_core::any::AnyConnectOptions;
-use sqlx_core::connection::ConnectOptions;
-use std::str::FromStr;
 use std::time::Duration;
 use url::Url;
 
@@ -23,26 +17,19 @@ pub(crate) const LOW_PRIORITY_PARAM: &str = "low_priority";
 /// the first 15 bytes of a thread's name).
 pub(crate) const LOW_PRIORITY_THREAD: &str = "sqlite-low-";
 
-/// SQLite's options, the time limit of every statement (`None`: statements run to their end)
-/// and whether the connection's worker thread runs at the lowest priority.
-#[derive(Debug, Clone)]
-pub(crate) struct GuardedOptions {
-    pub(super) sqlite: SqliteConnectOptions,
+/// What a URL asks of the driver beyond SQLite's own options: the time limit of every
+/// statement (`None`: statements run to their end) and whether the connection's worker thread
+/// runs at the lowest priority.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GuardParams {
     pub(super) limit: Option<Duration>,
     pub(super) low_priority: bool,
 }
 
-/// What `url` asks of the driver beyond SQLite's own options.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct OwnParams {
-    limit: Option<Duration>,
-    low_priority: bool,
-}
-
 /// Splits [`LIMIT_PARAM`] and [`LOW_PRIORITY_PARAM`] off `url`: what they set, and the URL
 /// without them.
-fn split_own(url: &Url) -> Result<(OwnParams, Url), Error> {
-    let mut own = OwnParams {
+pub(super) fn split_own(url: &Url) -> Result<(GuardParams, Url), Error> {
+    let mut own = GuardParams {
         limit: None,
         low_priority: false,
     };
@@ -64,68 +51,27 @@ fn split_own(url: &Url) -> Result<(OwnParams, Url), Error> {
     Ok((own, rest))
 }
 
-impl FromStr for GuardedOptions {
-    type Err = Error;
-
-    fn from_str(url: &str) -> Result<Self, Error> {
-        Self::from_url(&url.parse().map_err(Error::config)?)
-    }
-}
-
-impl TryFrom<&AnyConnectOptions> for GuardedOptions {
-    type Error = Error;
-
-    /// What `Any` connects with: the URL, and the statement logging set on the pool.
-    fn try_from(any: &AnyConnectOptions) -> Result<Self, Error> {
-        let logs = &any.log_settings;
-        Ok(Self::from_url(&any.database_url)?
-            .log_statements(logs.statements_level)
-            .log_slow_statements(logs.slow_statements_level, logs.slow_statements_duration))
-    }
-}
-
-impl ConnectOptions for GuardedOptions {
-    type Connection = GuardedConnection;
-
-    fn from_url(url: &Url) -> Result<Self, Error> {
-        let (own, sqlite_url) = split_own(url)?;
-        let mut sqlite = SqliteConnectOptions::from_url(&sqlite_url)?;
-        if own.low_priority {
-            sqlite = sqlite.thread_name(|id| format!("{LOW_PRIORITY_THREAD}{id}"));
-        }
-        Ok(Self {
-            sqlite,
-            limit: own.limit,
-            low_priority: own.low_priority,
-        })
-    }
-
-    fn to_url_lossy(&self) -> Url {
-        self.sqlite.to_url_lossy()
-    }
-
-    fn connect(&self) -> BoxFuture<'_, Result<GuardedConnection, Error>> {
-        Box::pin(GuardedConnection::establish(
-            &self.sqlite,
-            self.limit,
-            self.low_priority,
-        ))
-    }
-
-    fn log_statements(mut self, level: log::LevelFilter) -> Self {
-        self.sqlite = self.sqlite.log_statements(level);
-        self
-    }
-
-    fn log_slow_statements(mut self, level: log::LevelFilter, duration: Duration) -> Self {
-        self.sqlite = self.sqlite.log_slow_statements(level, duration);
-        self
+/// SQLite's options with the worker threads of low-priority connections named
+/// [`LOW_PRIORITY_THREAD`]`N`.
+pub(super) fn name_workers(
+    options: SqliteConnectOptions,
+    own: &GuardParams,
+) -> SqliteConnectOptions {
+    if own.low_priority {
+        options.thread_name(|id| format!("{LOW_PRIORITY_THREAD}{id}"))
+    } else {
+        options
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::guard::StatementGuard;
     use super::*;
+    use crate::store::wrapped_driver::WrappedOptions;
+    use sqlx_core::connection::ConnectOptions;
+
+    type GuardedOptions = WrappedOptions<StatementGuard>;
 
     #[test]
     fn the_limit_is_taken_out_of_the_url_and_sqlite_keeps_the_rest() {
@@ -135,9 +81,9 @@ mod tests {
         assert!(!own.low_priority);
         assert_eq!(rest.as_str(), "sqlite:///data/index.db?mode=ro");
         let options = GuardedOptions::from_url(&url).unwrap();
-        assert_eq!(options.limit, Some(Duration::from_secs(11)));
+        assert_eq!(options.params.limit, Some(Duration::from_secs(11)));
         assert_eq!(
-            options.sqlite.get_filename(),
+            options.base.get_filename(),
             std::path::Path::new("/data/index.db")
         );
 

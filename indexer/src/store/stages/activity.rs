@@ -65,14 +65,14 @@ pub(super) async fn apply(
              FROM {agents} a WHERE a.chain_id = $1 AND a.last_event_block >= $2 \
            UNION ALL \
            SELECT a.agent_key, m.block_number, e.block_timestamp FROM {metadata} m \
-             JOIN {events} e ON {event_m} JOIN {agents} a ON {token_m} \
+             {in_order} {events} e ON {event_m} JOIN {agents} a ON {token_m} \
             WHERE m.chain_id = $1 AND m.block_number >= $2 \
            UNION ALL \
            SELECT a.agent_key, f.block_number, f.timestamp FROM {feedback} f \
              JOIN {agents} a ON {token_f} WHERE f.chain_id = $1 AND f.block_number >= $2 \
            UNION ALL \
            SELECT a.agent_key, r.block_number, e.block_timestamp FROM {revocations} r \
-             JOIN {events} e ON {event_r} JOIN {agents} a ON {token_r} \
+             {in_order} {events} e ON {event_r} JOIN {agents} a ON {token_r} \
             WHERE r.chain_id = $1 AND r.block_number >= $2 \
          ) AS touched WHERE true GROUP BY agent_key \
          ON CONFLICT (agent_key) DO UPDATE SET last_block = {last_block}, updated_at = {updated_at}",
@@ -83,6 +83,9 @@ pub(super) async fn apply(
         feedback = feedback::NAME,
         revocations = feedback_revocations::NAME,
         own = own_event_time(),
+        // The batch's metadata and revocations are few beside its events: read them first
+        // and look their events up (SQLite would otherwise walk every event of the batch).
+        in_order = dialect.join_in_order(),
         event_m = event_of("m"),
         event_r = event_of("r"),
         token_m = of_token("m"),

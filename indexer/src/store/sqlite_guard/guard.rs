@@ -1,32 +1,32 @@
-//! The connection of [`super::DRIVER`]: a `SqliteConnection` to which every call is handed,
-//! and which, given a time limit, gives each statement a deadline as it starts.
+//! What [`super::DRIVER`] adds to each SQLite connection ([`StatementGuard`]): given a time
+//! limit, a deadline for each statement as it starts, and given a low priority, a worker thread
+//! that runs at the lowest priority. Everything else is SQLite's own connection, handed every
+//! call by the shared plumbing of `wrapped_driver`.
 
+use super::options::{self, GuardParams};
 use crate::priority::offer_core;
+use crate::store::wrapped_driver::Wrapper;
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use sqlx::Either;
 use sqlx::sqlite::SqliteConnection;
+use sqlx::sqlite::{Sqlite, SqliteConnectOptions};
 use sqlx_core::Error;
-use sqlx_core::any::{
-    Any, AnyArguments, AnyConnectionBackend, AnyQueryResult, AnyRow, AnyStatement, AnyTypeInfo,
-};
-use sqlx_core::connection::{ConnectOptions, Connection};
-use sqlx_core::describe::Describe;
-use std::borrow::Cow;
+use sqlx_core::any::{AnyArguments, AnyConnectionBackend, AnyQueryResult, AnyRow};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::Poll;
 use std::time::{Duration, Instant};
+use url::Url;
 
 /// Virtual-machine steps of a statement between two calls of the progress handler, which
 /// reads the clock: 10,000 steps are well under a millisecond, and the clock costs a few
 /// nanoseconds of them. A statement shorter than this never calls it.
 const PROGRESS_STEPS: i32 = 10_000;
 
-/// A SQLite connection whose statements stop at a deadline, if it has a limit.
+/// The state of a connection of the driver: the limit on its statements, if it has one.
 #[derive(Debug)]
-pub(crate) struct GuardedConnection {
-    pub(super) sqlite: SqliteConnection,
+pub(crate) struct StatementGuard {
     limit: Option<StatementLimit>,
 }
 
@@ -117,21 +117,16 @@ impl StatementLimit {
     }
 }
 
-impl GuardedConnection {
-    /// Connects to SQLite with `options`, its statements stopped `limit` after they start, its
-    /// worker thread at the lowest priority if `low_priority`.
-    pub(super) async fn establish(
-        options: &sqlx::sqlite::SqliteConnectOptions,
-        limit: Option<Duration>,
-        low_priority: bool,
-    ) -> Result<Self, Error> {
-        let mut sqlite = options.connect().await?;
-        if low_priority {
-            lower_worker(&mut sqlite).await?;
+impl StatementGuard {
+    /// Sets up `sqlite`, just opened, as `params` ask: its statements stopped `limit` after they
+    /// start, its worker thread at the lowest priority if `low_priority`.
+    async fn set_up(sqlite: &mut SqliteConnection, params: &GuardParams) -> Result<Self, Error> {
+        if params.low_priority {
+            lower_worker(sqlite).await?;
         }
-        let limit = match limit {
-            Some(limit) => Some(StatementLimit::install(&mut sqlite, limit).await?),
-            None if low_priority => {
+        let limit = match params.limit {
+            Some(limit) => Some(StatementLimit::install(sqlite, limit).await?),
+            None if params.low_priority => {
                 let mut handle = sqlite.lock_handle().await?;
                 handle.set_progress_handler(PROGRESS_STEPS, || {
                     offer_core();
@@ -141,7 +136,7 @@ impl GuardedConnection {
             }
             None => None,
         };
-        Ok(Self { sqlite, limit })
+        Ok(Self { limit })
     }
 }
 
@@ -158,15 +153,33 @@ async fn lower_worker(sqlite: &mut SqliteConnection) -> Result<(), Error> {
     Ok(())
 }
 
-impl AnyConnectionBackend for GuardedConnection {
+impl Wrapper for StatementGuard {
+    type Base = Sqlite;
+    type Params = GuardParams;
+
+    fn split_url(url: &Url) -> Result<(GuardParams, Url), Error> {
+        options::split_own(url)
+    }
+
+    fn adjust(options: SqliteConnectOptions, params: &GuardParams) -> SqliteConnectOptions {
+        options::name_workers(options, params)
+    }
+
+    fn attach<'c>(
+        sqlite: &'c mut SqliteConnection,
+        params: &'c GuardParams,
+    ) -> BoxFuture<'c, Result<Self, Error>> {
+        Box::pin(Self::set_up(sqlite, params))
+    }
+
     fn fetch_many<'q>(
         &'q mut self,
+        sqlite: &'q mut SqliteConnection,
         query: &'q str,
         persistent: bool,
         arguments: Option<AnyArguments<'q>>,
     ) -> BoxStream<'q, sqlx::Result<Either<AnyQueryResult, AnyRow>>> {
-        let Self { sqlite, limit } = self;
-        let Some(limit) = limit else {
+        let Some(limit) = &mut self.limit else {
             return AnyConnectionBackend::fetch_many(sqlite, query, persistent, arguments);
         };
         let limited = async move {
@@ -185,12 +198,12 @@ impl AnyConnectionBackend for GuardedConnection {
 
     fn fetch_optional<'q>(
         &'q mut self,
+        sqlite: &'q mut SqliteConnection,
         query: &'q str,
         persistent: bool,
         arguments: Option<AnyArguments<'q>>,
     ) -> BoxFuture<'q, sqlx::Result<Option<AnyRow>>> {
-        let Self { sqlite, limit } = self;
-        let Some(limit) = limit else {
+        let Some(limit) = &mut self.limit else {
             return AnyConnectionBackend::fetch_optional(sqlite, query, persistent, arguments);
         };
         Box::pin(async move {
@@ -202,86 +215,7 @@ impl AnyConnectionBackend for GuardedConnection {
         })
     }
 
-    // Everything below is SQLite's own, as sqlx's driver does it. A transaction's `BEGIN`,
-    // `COMMIT` and `ROLLBACK` run outside the limit: no deadline stands after a statement that
-    // finished, and after one left unfinished they take too few steps to meet the handler.
-
-    fn name(&self) -> &str {
-        AnyConnectionBackend::name(&self.sqlite)
-    }
-
-    fn close(self: Box<Self>) -> BoxFuture<'static, sqlx::Result<()>> {
-        Connection::close(self.sqlite)
-    }
-
-    fn close_hard(self: Box<Self>) -> BoxFuture<'static, sqlx::Result<()>> {
-        Connection::close_hard(self.sqlite)
-    }
-
-    fn ping(&mut self) -> BoxFuture<'_, sqlx::Result<()>> {
-        AnyConnectionBackend::ping(&mut self.sqlite)
-    }
-
-    fn begin(&mut self, statement: Option<Cow<'static, str>>) -> BoxFuture<'_, sqlx::Result<()>> {
-        AnyConnectionBackend::begin(&mut self.sqlite, statement)
-    }
-
-    fn commit(&mut self) -> BoxFuture<'_, sqlx::Result<()>> {
-        AnyConnectionBackend::commit(&mut self.sqlite)
-    }
-
-    fn rollback(&mut self) -> BoxFuture<'_, sqlx::Result<()>> {
-        AnyConnectionBackend::rollback(&mut self.sqlite)
-    }
-
-    fn start_rollback(&mut self) {
-        AnyConnectionBackend::start_rollback(&mut self.sqlite)
-    }
-
-    fn get_transaction_depth(&self) -> usize {
-        AnyConnectionBackend::get_transaction_depth(&self.sqlite)
-    }
-
-    fn cached_statements_size(&self) -> usize {
-        AnyConnectionBackend::cached_statements_size(&self.sqlite)
-    }
-
-    fn clear_cached_statements(&mut self) -> BoxFuture<'_, sqlx::Result<()>> {
-        AnyConnectionBackend::clear_cached_statements(&mut self.sqlite)
-    }
-
-    fn shrink_buffers(&mut self) {
-        AnyConnectionBackend::shrink_buffers(&mut self.sqlite)
-    }
-
-    fn flush(&mut self) -> BoxFuture<'_, sqlx::Result<()>> {
-        AnyConnectionBackend::flush(&mut self.sqlite)
-    }
-
-    fn should_flush(&self) -> bool {
-        AnyConnectionBackend::should_flush(&self.sqlite)
-    }
-
-    fn as_migrate(
-        &mut self,
-    ) -> sqlx::Result<&mut (dyn sqlx_core::migrate::Migrate + Send + 'static)> {
-        AnyConnectionBackend::as_migrate(&mut self.sqlite)
-    }
-
-    fn prepare_with<'c, 'q: 'c>(
-        &'c mut self,
-        sql: &'q str,
-        parameters: &[AnyTypeInfo],
-    ) -> BoxFuture<'c, sqlx::Result<AnyStatement<'q>>> {
-        AnyConnectionBackend::prepare_with(&mut self.sqlite, sql, parameters)
-    }
-
-    fn describe<'q>(&'q mut self, sql: &'q str) -> BoxFuture<'q, sqlx::Result<Describe<Any>>> {
-        AnyConnectionBackend::describe(&mut self.sqlite, sql)
-    }
+    // A transaction's `BEGIN`, `COMMIT` and `ROLLBACK` run outside the limit: no deadline
+    // stands after a statement that finished, and after one left unfinished they take too few
+    // steps to meet the handler.
 }
-
-/// The transactions of the driver's `Database`: SQLite's (the trait is implemented in
-/// `family.rs`).
-#[derive(Debug)]
-pub(crate) struct GuardedTransactions;
