@@ -1,5 +1,6 @@
 //! The agent0 SDK's default page benchmark: 100,000 agents (50,000 ERC-8004 agents with
-//! registration files, `support/agents.rs`) served by the real `agentindex serve`, and the
+//! registration files, `support/agents.rs`, and the event of each registration, which a
+//! registration file's id is read from) served by the real `agentindex serve`, and the
 //! pages `searchAgents({})` asks for on the subgraph endpoint (`SearchAgentsV2`, every agent
 //! with a registration file, 1,000 a page) timed one request at a time: newest `updatedAt`
 //! first as the SDK asks, and by `createdAt` for comparison; beside them the SDK's narrower
@@ -10,9 +11,12 @@
 //!
 //! Run with `scripts/bench-sdk-page` (or `cargo run --release --example sdk_page_bench --
 //! [agents] [requests]` after building `agentindex`; `AGENTINDEX_BIN` names another build of
-//! the server, the same database served by older code). `BENCH_POSTGRES=1` fills a PostgreSQL
-//! database (on a server started for the run) instead of SQLite; `SDK_PAGE_BENCH_DB` names the
-//! database to fill and keep (a `sqlite://` or `postgres://` URL, to look at plans afterwards).
+//! the server, or several separated by commas: each serves the same database in turn, and
+//! every one must answer every load with the same bytes as the first). `BENCH_POSTGRES=1`
+//! fills a PostgreSQL database (on a server started for the run) instead of SQLite;
+//! `SDK_PAGE_BENCH_DB` names the database to fill and keep (a `sqlite://` or `postgres://` URL,
+//! to look at plans afterwards); a kept database that already holds the agents is served again
+//! as it is.
 
 #[path = "support/agents.rs"]
 mod agents;
@@ -24,8 +28,10 @@ mod postgres;
 #[path = "support/serve_process.rs"]
 mod serve_process;
 
+use agentindex_indexer::store::Dialect;
 use serde_json::{Value, json};
 use sqlx::any::AnyPoolOptions;
+use sqlx::{Any, QueryBuilder};
 use std::process::Stdio;
 use std::time::Instant;
 
@@ -45,6 +51,8 @@ struct Measured {
     p99: f64,
     /// Agents in the last answer (none for `/healthz`).
     agents: usize,
+    /// The last answer's body.
+    body: Vec<u8>,
 }
 
 /// The SDK's search document in the subgraph endpoint's URL with `filter` as its `where`, a
@@ -124,6 +132,7 @@ async fn measure(
 ) -> anyhow::Result<Measured> {
     let mut times = Vec::with_capacity(requests);
     let mut agents = 0;
+    let mut last = Vec::new();
     for k in 0..WARM_UP + requests {
         let path = &load.paths[k % load.paths.len()];
         let started = Instant::now();
@@ -142,6 +151,7 @@ async fn measure(
         if k >= WARM_UP {
             times.push(elapsed);
         }
+        last = body.to_vec();
     }
     times.sort_by(f64::total_cmp);
     let at = |p: f64| times[((p * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1];
@@ -150,7 +160,84 @@ async fn measure(
         p50: at(0.50),
         p99: at(0.99),
         agents,
+        body: last,
     })
+}
+
+/// Prints what each load measured against `binary`, and each p50 as a multiple of the by-name
+/// search's.
+fn print_results(binary: &str, requests: usize, results: &[Measured]) {
+    println!("served by {binary}");
+    let baseline = results[1].p50;
+    println!(
+        "{:<36} {:>8} {:>8} {:>10} {:>10} {:>12}",
+        "load", "requests", "agents", "p50 ms", "p99 ms", "p50 vs name"
+    );
+    for m in results {
+        println!(
+            "{:<36} {requests:>8} {:>8} {:>10.2} {:>10.2} {:>11.2}x",
+            m.name,
+            m.agents,
+            m.p50,
+            m.p99,
+            m.p50 / baseline
+        );
+    }
+}
+
+/// Writes the event of every identity registration that has none, and returns how many it
+/// wrote: `support/agents.rs` writes one event a block (at log 0) and each registration at a
+/// log of its own. A registration file's id is its registration's transaction hash and URI;
+/// without the event SQLite answers the hash empty, and PostgreSQL the whole file null.
+async fn registration_events(url: &str) -> anyhow::Result<u64> {
+    let pool = AnyPoolOptions::new()
+        .max_connections(1)
+        .connect(url)
+        .await?;
+    let mut conn = pool.acquire().await?;
+    let mut q = QueryBuilder::<Any>::new(
+        "INSERT INTO events (chain_id, block_number, log_index, block_hash, block_timestamp,
+           tx_hash, address, source, topics, data)
+         SELECT r.chain_id, r.block_number, r.log_index, ",
+    );
+    q.push_bind(vec![0u8; 32])
+        .push(", r.timestamp, ")
+        .push_bind(vec![0xabu8; 32])
+        .push(", ")
+        .push_bind(vec![0u8; 20])
+        .push(", 'bench', ")
+        .push_bind(Vec::<u8>::new())
+        .push(", ")
+        .push_bind(Vec::<u8>::new())
+        .push(
+            " FROM identity_registrations r WHERE NOT EXISTS (SELECT 1 FROM events e
+               WHERE e.chain_id = r.chain_id AND e.block_number = r.block_number
+                 AND e.log_index = r.log_index)",
+        );
+    let written = Dialect::of(&conn)
+        .portable(q)
+        .build()
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+    drop(conn);
+    pool.close().await;
+    Ok(written)
+}
+
+/// The agents a kept database (`SDK_PAGE_BENCH_DB`) already holds from an earlier run, served
+/// again without filling it; 0 for a new one (or one the query cannot read).
+async fn already_filled(url: &str) -> i64 {
+    agentindex_indexer::store::install_drivers();
+    let Ok(pool) = AnyPoolOptions::new().max_connections(1).connect(url).await else {
+        return 0;
+    };
+    let count = sqlx::query_scalar::<_, i64>("SELECT count(*) FROM agents")
+        .fetch_one(&pool)
+        .await
+        .unwrap_or(0);
+    pool.close().await;
+    count
 }
 
 #[tokio::main]
@@ -158,7 +245,7 @@ async fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1).map(|a| a.parse::<usize>());
     let count = args.next().transpose()?.unwrap_or(100_000);
     let requests = args.next().transpose()?.unwrap_or(20).max(1);
-    let binary =
+    let binaries =
         std::env::var("AGENTINDEX_BIN").unwrap_or_else(|_| "target/release/agentindex".into());
     let dir = tempfile::tempdir()?;
     let url = match std::env::var("SDK_PAGE_BENCH_DB") {
@@ -169,9 +256,18 @@ async fn main() -> anyhow::Result<()> {
         Err(_) => format!("sqlite://{}", dir.path().join("sdk.db").display()),
     };
     let started = Instant::now();
-    let (store, _keys) = agents::open_filled(&url, count, true).await?;
-    store.close().await;
-    if url.starts_with("postgres") {
+    let filled = already_filled(&url).await;
+    if filled > 0 {
+        anyhow::ensure!(
+            filled == count as i64,
+            "{url} holds {filled} agents, not {count}: name a new database to fill"
+        );
+    } else {
+        let (store, _keys) = agents::open_filled(&url, count, true).await?;
+        store.close().await;
+    }
+    let events = registration_events(&url).await?;
+    if (filled == 0 || events > 0) && url.starts_with("postgres") {
         // The statistics the writer's ANALYZEs leave behind on an index it wrote.
         let pool = AnyPoolOptions::new()
             .max_connections(1)
@@ -181,7 +277,7 @@ async fn main() -> anyhow::Result<()> {
         pool.close().await;
     }
     println!(
-        "loaded {count} agents with registration files into {} in {:.1} s; serving with {binary}",
+        "loaded {count} agents with registration files into {} in {:.1} s",
         url.split(':').next().unwrap_or_default(),
         started.elapsed().as_secs_f64()
     );
@@ -191,28 +287,30 @@ async fn main() -> anyhow::Result<()> {
     let config = dir.path().join("serve.toml");
     let toml = api_loads::serve_config(&url) + "\n[api.caches]\nresponse_cache_bytes = 1\n";
     std::fs::write(&config, toml)?;
-    let server = serve_process::start(&binary, &config, "error", Stdio::null(), |_| Ok(()))?;
     let client = reqwest::Client::new();
-    let mut results = Vec::new();
-    for load in loads(count, requests) {
-        results.push(measure(&client, &server.base, &load, requests).await?);
-    }
-    drop(server);
-
-    let baseline = results[1].p50;
-    println!(
-        "{:<36} {:>8} {:>8} {:>10} {:>10} {:>12}",
-        "load", "requests", "agents", "p50 ms", "p99 ms", "p50 vs name"
-    );
-    for m in &results {
-        println!(
-            "{:<36} {requests:>8} {:>8} {:>10.2} {:>10.2} {:>11.2}x",
-            m.name,
-            m.agents,
-            m.p50,
-            m.p99,
-            m.p50 / baseline
-        );
+    // Each build in turn, on the same database; every one answers every load with the same
+    // bytes.
+    let mut first: Option<Vec<Measured>> = None;
+    for binary in binaries.split(',') {
+        let server = serve_process::start(binary, &config, "error", Stdio::null(), |_| Ok(()))?;
+        let mut results = Vec::new();
+        for load in loads(count, requests) {
+            results.push(measure(&client, &server.base, &load, requests).await?);
+        }
+        drop(server);
+        print_results(binary, requests, &results);
+        match &first {
+            Some(first) => {
+                for (theirs, ours) in first.iter().zip(&results) {
+                    anyhow::ensure!(
+                        theirs.body == ours.body,
+                        "{binary} answers `{}` with other bytes than the first build",
+                        ours.name
+                    );
+                }
+            }
+            None => first = Some(results),
+        }
     }
     Ok(())
 }

@@ -104,15 +104,14 @@ async fn list(store: &Store, query: &str) -> Json {
         panic!("a list")
     };
     let rows = RowBudget::new(1_000_000);
-    let answer = Source {
+    Source {
         pool: store.reader(),
         chain: None,
         rows: &rows,
     }
-    .list(list)
+    .list_json(list)
     .await
-    .unwrap();
-    answer.into_json().unwrap()
+    .unwrap()
 }
 
 /// Each page of `field` (with `arguments` and the `where` fields `filter`) under agents 7, 8
@@ -429,7 +428,7 @@ async fn parents_past_one_statement_each_get_their_own_page_and_share_the_bound(
         chain: None,
         rows: &rows,
     }
-    .list(query)
+    .list_json(query)
     .await
     .unwrap_err();
     assert!(

@@ -1,28 +1,38 @@
 //! A plan run against the store: one SQL statement per list, then one per referenced or derived
-//! field for all the rows above it at once, and the rows assembled into the response in the
-//! order the query asked for its fields. A derived list is read a page per parent, each page
-//! its own `UNION ALL` branch that reads its parent's children in order and stops at the page
+//! field for all the rows above it at once, and the rows written into the response in the
+//! order the query asked for its fields. A reference the catalogue can read from the row at
+//! hand (`Field::correlated`, an agent's registration file) is read in that row's own
+//! statement instead: a page of agents with their files is one statement, not two, and the
+//! file's id is read once. A derived list is read a page per parent, each page its own `UNION
+//! ALL` branch that reads its parent's children in order and stops at the page
 //! (`crate::read::pages`): feedback is permissionless, and ranking every child of every parent
 //! to cut the pages let one spammed agent make every `agents { feedback(first: 1) }` sort all
 //! its feedback. Ties in any ordering are broken by `id`, as graph-node breaks them, so pages
 //! never overlap. The statements themselves are written by [`statements`], for the pool's
-//! database.
+//! database. Each row's values are written as JSON straight from the row's text ([`written`]):
+//! a page of a thousand agents is some thirty thousand values, and none is built as a value of
+//! its own; the objects of referenced and derived fields are written first, each into its own
+//! buffer ([`nested`]), and copied into their parents'.
+//!
+//! [`written`]: super::written
+//! [`nested`]: super::nested
 
 use super::catalogue::{self, Entity, Field, Shape};
+use super::nested::{Found, Nested};
 use super::plan::{Item, ListQuery, What};
 use super::refusal::Refusal;
-use super::sql::Bind;
+use super::sql::{Bind, Row, parse_row, parse_rows};
 use super::statements::{self, Columns};
-use super::values::{output, output_list};
+use super::written::{write_output, write_output_list, write_str};
 use crate::read::pages::PARENTS_PER_STATEMENT;
 use crate::row_budget::RowBudget;
 use agentindex_indexer::store::Dialect;
 use async_graphql::indexmap::IndexMap;
-use async_graphql::{Name, Value as ConstValue};
 use futures_util::future::BoxFuture;
 use serde_json::Value as Json;
+use serde_json::value::RawValue;
 use sqlx::AnyPool;
-use std::collections::HashMap;
+use std::ops::Range;
 
 /// Where rows come from, the chain the endpoint is limited to, and the request's row budget
 /// (every statement's rows are charged to it as they are read, each statement itself bounded).
@@ -51,9 +61,28 @@ pub(crate) enum RunError {
     Query(#[from] Refusal),
 }
 
-/// One row read: the place of the parent it belongs to among those read (derived lists), its
-/// own keys, then a value per column.
-type Row = Vec<Json>;
+/// A row whose values are not the JSON they claim to be.
+fn unreadable(error: serde_json::Error) -> RunError {
+    RunError::Store(sqlx::Error::Decode(Box::new(error)))
+}
+
+/// A value of a row read as JSON: keys and links, whose text written back (`to_string`) is what
+/// the objects found for them are filed under, so that the same values written differently by
+/// two statements still match.
+fn json_of(raw: &RawValue) -> Result<Json, RunError> {
+    serde_json::from_str(raw.get()).map_err(unreadable)
+}
+
+/// The items a response object writes, in the order it holds their keys: each key once, in
+/// the place of its first item, with its last item's value (as inserting every item in turn
+/// into an ordered map leaves them).
+fn response_order(items: &[Item]) -> Vec<usize> {
+    let mut places: IndexMap<&str, usize> = IndexMap::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        places.insert(item.key.as_str(), index);
+    }
+    places.into_values().collect()
+}
 
 impl Source<'_> {
     fn dialect(&self) -> Dialect {
@@ -61,113 +90,202 @@ impl Source<'_> {
     }
 
     /// Charges `rows` read for `what` to the request's budget; past it the query is refused.
-    fn charge(&self, rows: &[Row], what: &str) -> Result<(), RunError> {
+    fn charge(&self, rows: usize, what: &str) -> Result<(), RunError> {
         self.rows
-            .charge(rows.len() as u64, what)
+            .charge(rows as u64, what)
             .map_err(|refused| RunError::Refused(refused.to_string()))
     }
 
-    /// The entities `query` asks for, as response objects (`statements::list` says how the
-    /// page is read).
-    pub(crate) async fn list(&self, query: &ListQuery) -> Result<ConstValue, RunError> {
+    /// Writes the entities `query` asks for into `out`, a JSON array of response objects
+    /// (`statements::list` says how the page is read).
+    pub(crate) async fn list(&self, query: &ListQuery, out: &mut Vec<u8>) -> Result<(), RunError> {
         let sql = statements::list(self.dialect(), query, self.chain);
-        let rows = sql.rows(self.pool).await?;
-        self.charge(&rows, query.entity.name)?;
-        let objects = self.objects(&query.items, rows).await?;
-        Ok(ConstValue::List(objects))
+        let texts = sql.rows(self.pool).await?;
+        let rows = parse_rows(&texts)?;
+        self.charge(rows.len(), query.entity.name)?;
+        out.push(b'[');
+        let columns = Columns::of(self.dialect(), &query.items);
+        self.objects(&query.items, columns, &rows, out).await?;
+        out.push(b']');
+        Ok(())
     }
 
-    /// The entity with `id`, or null.
+    /// Writes the entity with `id` into `out`, or null.
     pub(crate) async fn single(
         &self,
         entity: &'static Entity,
         id: &str,
         items: &[Item],
-    ) -> Result<ConstValue, RunError> {
+        out: &mut Vec<u8>,
+    ) -> Result<(), RunError> {
         let sql = statements::single(self.dialect(), entity, id, items, self.chain)?;
-        let rows = sql.rows(self.pool).await?;
-        self.charge(&rows, entity.name)?;
-        let mut objects = self.objects(items, rows).await?;
-        Ok(objects.pop().unwrap_or(ConstValue::Null))
+        let texts = sql.rows(self.pool).await?;
+        let rows = parse_rows(&texts)?;
+        self.charge(rows.len(), entity.name)?;
+        let mut text = Vec::new();
+        let columns = Columns::of(self.dialect(), items);
+        let objects = self.objects(items, columns, &rows, &mut text).await?;
+        match objects.last() {
+            Some(object) => out.extend_from_slice(&text[object.clone()]),
+            None => out.extend_from_slice(b"null"),
+        }
+        Ok(())
     }
 
-    /// `rows` as response objects, their references and derived lists read.
+    /// Writes `rows` into `out` as response objects, a comma between each two, their
+    /// references and derived lists read first; returns where each object is in `out`.
+    /// `columns` says where each item's value is in a row.
     fn objects<'s>(
         &'s self,
         items: &'s [Item],
-        rows: Vec<Row>,
-    ) -> BoxFuture<'s, Result<Vec<ConstValue>, RunError>> {
+        columns: Columns,
+        rows: &'s [Row<'s>],
+        out: &'s mut Vec<u8>,
+    ) -> BoxFuture<'s, Result<Vec<Range<usize>>, RunError>> {
         Box::pin(async move {
-            let columns = Columns::of(self.dialect(), items);
             // Every referenced and derived field, read for all rows at once.
-            let mut nested: Vec<Option<HashMap<String, Vec<ConstValue>>>> = Vec::new();
+            let mut nested: Vec<Option<Nested>> = Vec::with_capacity(items.len());
             for (index, item) in items.iter().enumerate() {
+                let slot = columns.slots[index];
                 let found = match &item.what {
+                    What::Ref(field, sub) if field.correlated.is_some() => {
+                        Some(self.folded(field, sub, rows, slot).await?)
+                    }
                     What::Ref(field, sub) => {
-                        let slot = columns.slots[index];
-                        let keys: Vec<&Json> = rows
-                            .iter()
-                            .filter(|row| !row[slot].is_null())
-                            .map(|row| &row[slot + 1])
-                            .collect();
-                        Some(self.referenced(field, sub, keys).await?)
+                        // A row whose reference is null refers to nothing.
+                        let mut keys = Vec::new();
+                        let mut row_keys = Vec::with_capacity(rows.len());
+                        for row in rows {
+                            if row[slot].get() == "null" {
+                                row_keys.push(None);
+                                continue;
+                            }
+                            let key = json_of(row[slot + 1])?;
+                            row_keys.push(Some(key.to_string()));
+                            keys.push(key);
+                        }
+                        let found = self.referenced(field, sub, keys).await?;
+                        Some(Nested::Keyed { found, row_keys })
                     }
                     What::Derived(field, query) => {
-                        let slot = columns.slots[index];
-                        let parents: Vec<&Json> = rows.iter().map(|row| &row[slot]).collect();
-                        Some(self.derived(field, query, parents).await?)
+                        let parents = rows
+                            .iter()
+                            .map(|row| json_of(row[slot]))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        let row_keys = parents.iter().map(|p| Some(p.to_string())).collect();
+                        let found = self.derived(field, query, parents).await?;
+                        Some(Nested::Keyed { found, row_keys })
                     }
                     _ => None,
                 };
                 nested.push(found);
             }
+            // Each key as it is written, once for all rows.
+            let order: Vec<(usize, Vec<u8>)> = response_order(items)
+                .into_iter()
+                .map(|index| {
+                    let mut key = Vec::new();
+                    write_str(&items[index].key, &mut key);
+                    key.push(b':');
+                    (index, key)
+                })
+                .collect();
             let mut objects = Vec::with_capacity(rows.len());
-            for row in &rows {
-                let mut object = IndexMap::new();
-                for (index, item) in items.iter().enumerate() {
-                    let slot = columns.slots[index];
-                    let value = match &item.what {
-                        What::Typename(name) => ConstValue::String((*name).to_string()),
-                        What::Column(field) => match field.shape {
-                            Shape::List(scalar) => output_list(scalar, &row[slot]),
-                            Shape::Scalar(scalar) => output(scalar, &row[slot]),
-                            _ => ConstValue::Null,
-                        },
-                        What::Ref(..) => {
-                            if row[slot].is_null() {
-                                ConstValue::Null
-                            } else {
-                                let key = row[slot + 1].to_string();
-                                nested[index]
-                                    .as_ref()
-                                    .and_then(|found| found.get(&key))
-                                    .and_then(|found| found.first().cloned())
-                                    .unwrap_or(ConstValue::Null)
-                            }
-                        }
-                        What::Derived(..) => ConstValue::List(
-                            nested[index]
-                                .as_ref()
-                                .and_then(|found| found.get(&row[slot].to_string()))
-                                .cloned()
-                                .unwrap_or_default(),
-                        ),
-                    };
-                    object.insert(Name::new(&item.key), value);
+            for (place, row) in rows.iter().enumerate() {
+                if place > 0 {
+                    out.push(b',');
                 }
-                objects.push(ConstValue::Object(object));
+                let start = out.len();
+                out.push(b'{');
+                for (n, (index, key)) in order.iter().enumerate() {
+                    if n > 0 {
+                        out.push(b',');
+                    }
+                    let index = *index;
+                    let item = &items[index];
+                    out.extend_from_slice(key);
+                    let slot = columns.slots[index];
+                    let nested = || nested[index].as_ref().expect("read above");
+                    match &item.what {
+                        What::Typename(name) => write_str(name, out),
+                        What::Column(field) => match field.shape {
+                            Shape::List(scalar) => {
+                                write_output_list(scalar, row[slot], out).map_err(unreadable)?
+                            }
+                            Shape::Scalar(scalar) => {
+                                write_output(scalar, row[slot], out).map_err(unreadable)?
+                            }
+                            _ => out.extend_from_slice(b"null"),
+                        },
+                        What::Ref(..) => match nested().first_of(place) {
+                            Some(object) => out.extend_from_slice(object),
+                            None => out.extend_from_slice(b"null"),
+                        },
+                        What::Derived(..) => {
+                            out.push(b'[');
+                            for (n, object) in nested().all_of(place).enumerate() {
+                                if n > 0 {
+                                    out.push(b',');
+                                }
+                                out.extend_from_slice(object);
+                            }
+                            out.push(b']');
+                        }
+                    }
+                }
+                out.push(b'}');
+                objects.push(start..out.len());
             }
             Ok(objects)
         })
     }
 
-    /// The entities `field` refers to, by their keys.
+    /// The rows `field` refers to as `rows` hold them at `slot` (read through the field's
+    /// `correlated` SQL, `statements::Columns`): each row's object, none where the row or its
+    /// id is null.
+    async fn folded(
+        &self,
+        field: &Field,
+        items: &[Item],
+        rows: &[Row<'_>],
+        slot: usize,
+    ) -> Result<Nested, RunError> {
+        let Shape::Ref { entity, .. } = field.shape else {
+            unreachable!("only refs are referenced")
+        };
+        let target = catalogue::of(self.dialect())
+            .entity(entity)
+            .expect("refs name entities");
+        let mut found = Vec::new();
+        let mut of_row = Vec::with_capacity(rows.len());
+        for row in rows {
+            let value = row[slot].get();
+            let referenced = match value {
+                "null" => None,
+                _ => Some(parse_row(value)?).filter(|row| row[0].get() != "null"),
+            };
+            of_row.push(referenced.is_some().then_some(found.len()));
+            found.extend(referenced);
+        }
+        self.charge(found.len(), field.name)?;
+        let mut text = Vec::new();
+        let columns = Columns::folded(self.dialect(), target, items);
+        let objects = self.objects(items, columns, &found, &mut text).await?;
+        let of_row = of_row
+            .into_iter()
+            .map(|at| at.map(|at| objects[at].clone()))
+            .collect();
+        Ok(Nested::Own { text, of_row })
+    }
+
+    /// The entities `field` refers to, by their keys (JSON arrays of key values, as the rows
+    /// referring to them gave them).
     async fn referenced(
         &self,
         field: &Field,
         items: &[Item],
-        keys: Vec<&Json>,
-    ) -> Result<HashMap<String, Vec<ConstValue>>, RunError> {
+        keys: Vec<Json>,
+    ) -> Result<Found, RunError> {
         let Shape::Ref { entity, .. } = field.shape else {
             unreachable!("only refs are referenced")
         };
@@ -175,18 +293,24 @@ impl Source<'_> {
             .entity(entity)
             .expect("refs name entities");
         if keys.is_empty() {
-            return Ok(HashMap::new());
+            return Ok(Found::default());
         }
+        let keys: Vec<&Json> = keys.iter().collect();
         let sql = statements::referenced(self.dialect(), target, items, &keys);
-        let rows = sql.rows(self.pool).await?;
-        self.charge(&rows, field.name)?;
-        let row_keys: Vec<String> = rows.iter().map(|row| row[1].to_string()).collect();
-        let objects = self.objects(items, rows).await?;
-        let mut out: HashMap<String, Vec<ConstValue>> = HashMap::new();
+        let texts = sql.rows(self.pool).await?;
+        let rows = parse_rows(&texts)?;
+        self.charge(rows.len(), field.name)?;
+        let row_keys = rows
+            .iter()
+            .map(|row| json_of(row[1]).map(|key| key.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut found = Found::default();
+        let columns = Columns::of(self.dialect(), items);
+        let objects = self.objects(items, columns, &rows, &mut found.text).await?;
         for (key, object) in row_keys.into_iter().zip(objects) {
-            out.entry(key).or_default().push(object);
+            found.by_key.entry(key).or_default().push(object);
         }
-        Ok(out)
+        Ok(found)
     }
 
     /// The derived list `field` of each parent, paged per parent: `parents` holds each parent's
@@ -197,8 +321,8 @@ impl Source<'_> {
         &self,
         field: &Field,
         query: &ListQuery,
-        parents: Vec<&Json>,
-    ) -> Result<HashMap<String, Vec<ConstValue>>, RunError> {
+        parents: Vec<Json>,
+    ) -> Result<Found, RunError> {
         let Shape::Derived { paging, .. } = field.shape else {
             unreachable!("only derived lists are derived")
         };
@@ -208,51 +332,67 @@ impl Source<'_> {
             .into_iter()
             .filter(|parent| seen.insert(parent.to_string()))
             .filter_map(|parent| {
-                let values = link_values(parent, paging.links.len())?;
+                let values = link_values(&parent, paging.links.len())?;
                 Some((parent.to_string(), values))
             })
             .collect();
         if parents.is_empty() || query.first == 0 {
-            return Ok(HashMap::new());
+            return Ok(Found::default());
         }
-        let mut rows: Vec<Row> = Vec::new();
+        let mut texts: Vec<String> = Vec::new();
         let mut owners: Vec<&str> = Vec::new();
         for chunk in parents.chunks(PARENTS_PER_STATEMENT) {
-            let room = MAX_NESTED_ROWS + 1 - rows.len() as i64;
+            let room = MAX_NESTED_ROWS + 1 - texts.len() as i64;
             let read = statements::pages(self.dialect(), query, paging, chunk, room)
                 .rows(self.pool)
                 .await?;
-            if (rows.len() + read.len()) as i64 > MAX_NESTED_ROWS {
+            if (texts.len() + read.len()) as i64 > MAX_NESTED_ROWS {
                 return Err(RunError::Refused(format!(
                     "`{}` would read more than {MAX_NESTED_ROWS} entities for this page; ask for fewer parents or a smaller `first`",
                     field.name
                 )));
             }
-            self.charge(&read, field.name)?;
-            for row in read {
-                let owner = row[0]
+            self.charge(read.len(), field.name)?;
+            for text in read {
+                let place = json_of(parse_row(&text)?[0])?;
+                let owner = place
                     .as_u64()
                     .and_then(|place| chunk.get(usize::try_from(place).ok()?))
                     .map(|(key, _)| key.as_str())
                     .ok_or_else(|| {
                         RunError::Store(sqlx::Error::Decode(
-                            format!(
-                                "a page of `{}` names no parent read: {}",
-                                field.name, row[0]
-                            )
-                            .into(),
+                            format!("a page of `{}` names no parent read: {place}", field.name)
+                                .into(),
                         ))
                     })?;
                 owners.push(owner);
-                rows.push(row);
+                texts.push(text);
             }
         }
-        let objects = self.objects(&query.items, rows).await?;
-        let mut out: HashMap<String, Vec<ConstValue>> = HashMap::new();
+        let rows = parse_rows(&texts)?;
+        let mut found = Found::default();
+        let columns = Columns::of(self.dialect(), &query.items);
+        let objects = self
+            .objects(&query.items, columns, &rows, &mut found.text)
+            .await?;
         for (owner, object) in owners.into_iter().zip(objects) {
-            out.entry(owner.to_string()).or_default().push(object);
+            found
+                .by_key
+                .entry(owner.to_string())
+                .or_default()
+                .push(object);
         }
-        Ok(out)
+        Ok(found)
+    }
+}
+
+#[cfg(test)]
+impl Source<'_> {
+    /// [`Source::list`]'s array, read back as JSON.
+    pub(crate) async fn list_json(&self, query: &ListQuery) -> Result<Json, RunError> {
+        let mut out = Vec::new();
+        self.list(query, &mut out).await?;
+        Ok(serde_json::from_slice(&out).expect("a list is written as JSON"))
     }
 }
 

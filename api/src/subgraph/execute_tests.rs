@@ -41,7 +41,7 @@ async fn store_with_feedback() -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
-async fn run(store: &Store, query: &str) -> Result<ConstValue, RunError> {
+async fn run(store: &Store, query: &str) -> Result<Json, RunError> {
     let plan = plan(
         Dialect::Sqlite,
         query,
@@ -59,7 +59,7 @@ async fn run(store: &Store, query: &str) -> Result<ConstValue, RunError> {
         chain: None,
         rows: &rows,
     }
-    .list(list)
+    .list_json(list)
     .await
 }
 
@@ -84,18 +84,44 @@ async fn a_nested_list_reading_too_many_rows_is_refused() {
     )
     .await
     .unwrap();
-    let ConstValue::List(agents) = answer else {
-        panic!("a list")
-    };
-    let read: usize = agents
+    let read: usize = answer
+        .as_array()
+        .expect("a list")
         .iter()
-        .map(|agent| match agent {
-            ConstValue::Object(fields) => match &fields["feedback"] {
-                ConstValue::List(feedback) => feedback.len(),
-                _ => 0,
-            },
-            _ => 0,
-        })
+        .map(|agent| agent["feedback"].as_array().map_or(0, Vec::len))
         .sum();
     assert_eq!(read, 20_000);
+}
+
+/// A key asked twice is answered once, in the place of the first and with the last one's value
+/// (as graph-node's ordered objects keep a key inserted again).
+#[tokio::test]
+async fn a_key_asked_twice_keeps_its_first_place_and_its_last_value() {
+    let (_dir, store) = store_with_feedback().await;
+    let query = "{ agents(first: 1) { x: id __typename x: owner id __typename } }";
+    let plan = plan(
+        Dialect::Sqlite,
+        query,
+        None,
+        &Variables::default(),
+        &Default::default(),
+    )
+    .unwrap();
+    let (_, Root::List(list)) = &plan.roots[0] else {
+        panic!("a list")
+    };
+    let rows = RowBudget::new(1_000_000);
+    let mut out = Vec::new();
+    Source {
+        pool: store.reader(),
+        chain: None,
+        rows: &rows,
+    }
+    .list(list, &mut out)
+    .await
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        r#"[{"x":"0xowner","__typename":"Agent","id":"1:0"}]"#
+    );
 }

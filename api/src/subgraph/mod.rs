@@ -3,19 +3,21 @@
 //! agent0 SDK user swaps one URL. [`catalogue`] is the schema and the SQL behind each field
 //! (written once for each database), [`plan`] reads a request against it, [`filter`] compiles
 //! `where`, [`statements`] writes what a plan reads, [`execute`] runs it, [`values`] types what
-//! comes back and [`refusal`] words what is refused; `_meta` and the `block` argument are
-//! answered here.
+//! comes back, [`written`] writes it into the response and [`refusal`] words what is refused;
+//! `_meta` and the `block` argument are answered here.
 
 #[cfg(test)]
 mod budget_fuzz_tests;
 pub(crate) mod catalogue;
 pub(crate) mod execute;
 pub(crate) mod filter;
+mod nested;
 pub(crate) mod plan;
 pub(crate) mod refusal;
 pub(crate) mod sql;
 pub(crate) mod statements;
 pub(crate) mod values;
+pub(crate) mod written;
 
 use crate::budget::QueryBudget;
 use crate::cache_key::CacheKey;
@@ -127,17 +129,8 @@ async fn answer(state: &ApiState, chain: Option<u64>, request: async_graphql::Re
             .observe(Endpoint::Subgraph, &operation, started.elapsed());
         return json_body(StatusCode::OK, body);
     }
-    // `data` keeps the fields in the order the query asked for them.
     let (status, body, cacheable) = match run(state, chain, &request).await {
-        Ok(data) => {
-            let mut body = IndexMap::new();
-            body.insert(Name::new("data"), data);
-            (
-                StatusCode::OK,
-                serde_json::to_vec(&ConstValue::Object(body)).unwrap_or_default(),
-                true,
-            )
-        }
+        Ok(body) => (StatusCode::OK, body, true),
         Err(errors) => (
             StatusCode::OK,
             serde_json::to_vec(
@@ -175,11 +168,12 @@ fn json_body(status: StatusCode, body: Vec<u8>) -> Response {
         .into_response()
 }
 
+/// The body of the answer to `request`: `{"data":{…}}`.
 async fn run(
     state: &ApiState,
     chain: Option<u64>,
     request: &async_graphql::Request,
-) -> Result<ConstValue, Vec<QueryError>> {
+) -> Result<Vec<u8>, Vec<QueryError>> {
     // Planning is synchronous and expands fragments: the budget (`[api.query_limits]`) is
     // checked inside it first, so what reaches the expansion is small.
     let budget = QueryBudget::new(state.api.query_limits.clone());
@@ -203,11 +197,14 @@ async fn run(
     }
 }
 
+/// Runs `plan`: the body of its answer, `{"data":{…}}`, each root field written as JSON under
+/// its key in the order the query asked for them (a key asked twice in the place of the first,
+/// with the last one's value).
 async fn execute_plan(
     state: &ApiState,
     chain: Option<u64>,
     plan: Plan,
-) -> Result<ConstValue, Vec<QueryError>> {
+) -> Result<Vec<u8>, Vec<QueryError>> {
     let pool = state.store.reader();
     let failed = |e: execute::RunError| {
         let message = match &e {
@@ -245,19 +242,39 @@ async fn execute_plan(
         chain,
         rows: &rows,
     };
-    let mut data = IndexMap::new();
+    let mut data: IndexMap<String, Vec<u8>> = IndexMap::new();
     for (key, root) in plan.roots {
-        let value = match root {
-            Root::Typename => ConstValue::String("Query".into()),
-            Root::List(query) => source.list(&query).await.map_err(failed)?,
-            Root::Single { entity, id, items } => {
-                source.single(entity, &id, &items).await.map_err(failed)?
+        let mut value = Vec::new();
+        match root {
+            Root::Typename => written::write_str("Query", &mut value),
+            Root::List(query) => source.list(&query, &mut value).await.map_err(failed)?,
+            Root::Single { entity, id, items } => source
+                .single(entity, &id, &items, &mut value)
+                .await
+                .map_err(failed)?,
+            Root::Meta(items) => {
+                let meta = head.as_ref().expect("read for _meta").meta(&items);
+                serde_json::to_writer(&mut value, &meta).expect("writing to a Vec cannot fail");
             }
-            Root::Meta(items) => head.as_ref().expect("read for _meta").meta(&items),
-        };
-        data.insert(Name::new(key), value);
+        }
+        data.insert(key, value);
     }
-    Ok(ConstValue::Object(data))
+    let size: usize = data
+        .iter()
+        .map(|(key, value)| key.len() + value.len() + 4)
+        .sum();
+    let mut body = Vec::with_capacity(size + 12);
+    body.extend_from_slice(b"{\"data\":{");
+    for (n, (key, value)) in data.iter().enumerate() {
+        if n > 0 {
+            body.push(b',');
+        }
+        written::write_str(key, &mut body);
+        body.push(b':');
+        body.extend_from_slice(value);
+    }
+    body.extend_from_slice(b"}}");
+    Ok(body)
 }
 
 /// The indexed block the answers stand at: the least advanced of the chains served.

@@ -1,6 +1,8 @@
-//! SQL text with its bound values, built up piece by piece, and run against the read pool.
+//! SQL text with its bound values, built up piece by piece, and run against the read pool; the
+//! rows it reads, each a JSON array, split into their values' JSON texts.
 
 use agentindex_indexer::store::Dialect;
+use serde_json::value::RawValue;
 use sqlx::any::AnyArguments;
 use sqlx::{Any, AnyPool, Arguments};
 
@@ -71,10 +73,10 @@ impl Sql {
         self
     }
 
-    /// Runs the statement, whose one column is a JSON array per row (as text), and parses each
-    /// row. The statement is written for the pool's database but for its `?`s, which
-    /// PostgreSQL numbers (`Dialect::statement`).
-    pub(crate) async fn rows(self, pool: &AnyPool) -> sqlx::Result<Vec<Vec<serde_json::Value>>> {
+    /// Runs the statement, whose one column is a JSON array per row (as text), and returns
+    /// each row's text ([`parse_row`] reads it). The statement is written for the pool's
+    /// database but for its `?`s, which PostgreSQL numbers (`Dialect::statement`).
+    pub(crate) async fn rows(self, pool: &AnyPool) -> sqlx::Result<Vec<String>> {
         let statement = Dialect::of_pool(pool).statement(&self.text);
         tracing::trace!(target: "agentindex::api::subgraph", sql = %statement, binds = ?self.binds, "reading");
         let mut arguments = AnyArguments::default();
@@ -86,15 +88,22 @@ impl Sql {
             };
             added.map_err(sqlx::Error::Encode)?;
         }
-        let texts: Vec<String> = sqlx::query_scalar_with::<Any, String, _>(&statement, arguments)
+        sqlx::query_scalar_with::<Any, String, _>(&statement, arguments)
             .fetch_all(pool)
-            .await?;
-        texts
-            .iter()
-            .map(|text| {
-                serde_json::from_str::<Vec<serde_json::Value>>(text)
-                    .map_err(|e| sqlx::Error::Decode(Box::new(e)))
-            })
-            .collect()
+            .await
     }
+}
+
+/// One row a statement read: the values of its JSON array, each as its JSON text, borrowed
+/// from the row's text.
+pub(crate) type Row<'t> = Vec<&'t RawValue>;
+
+/// The values of the row `text` (a JSON array).
+pub(crate) fn parse_row(text: &str) -> sqlx::Result<Row<'_>> {
+    serde_json::from_str(text).map_err(|e| sqlx::Error::Decode(Box::new(e)))
+}
+
+/// The rows `texts`, each read by [`parse_row`].
+pub(crate) fn parse_rows(texts: &[String]) -> sqlx::Result<Vec<Row<'_>>> {
+    texts.iter().map(|text| parse_row(text)).collect()
 }

@@ -2,7 +2,8 @@
 //! keys first, then read), one entity by id, the entities rows refer to, and a page per parent
 //! of a derived list. Each returns one column, a JSON array per row (as text): its parent's
 //! place among those read (NULL at the root), its own keys, then a value per column the
-//! selection reads. `execute` runs them and assembles the rows.
+//! selection reads; a reference read through `Field::correlated` is one value, the referenced
+//! row's own array (its id first). `execute` runs them and assembles the rows.
 
 use super::catalogue::{self, Entity, Field, Paging, Shape};
 use super::plan::{Item, ListQuery, What};
@@ -39,14 +40,26 @@ pub(crate) fn list(dialect: Dialect, query: &ListQuery, chain: Option<u64>) -> S
         .bind(Bind::Int(query.first))
         .push(" OFFSET ")
         .bind(Bind::Int(query.skip));
+    let (among, close) = among_page(dialect, entity.keys);
     let mut sql = Sql::new(format!(
-        "SELECT {} {} AND ({keys}) IN (",
+        "SELECT {} {} AND {among}",
         row(dialect, "NULL", entity, &columns),
         entity.from
     ));
     name_chain(chain, &mut sql);
-    sql.append(page).push(")").push(&order);
+    sql.append(page).push(close).push(&order);
     sql
+}
+
+/// The test that a row's `keys` are among those of a page, as the text before and after the
+/// page's statement: `(keys) IN (…)`, or on PostgreSQL for a single key `key = ANY(ARRAY(…))`,
+/// which reads the page's rows through the key's index where `IN` is planned as reading every
+/// row of the entity and keeping those in the page.
+fn among_page(dialect: Dialect, keys: &[&str]) -> (String, &'static str) {
+    match (dialect, keys) {
+        (Dialect::Postgres, [key]) => (format!("{key} = ANY(ARRAY("), "))"),
+        _ => (format!("({}) IN (", keys.join(", ")), ")"),
+    }
 }
 
 /// The entity with `id`, if there is one (on `chain`, when given).
@@ -233,33 +246,62 @@ pub(crate) struct Columns {
 }
 
 impl Columns {
+    /// The columns of `items`, each after the row's first two values (its parent's place and
+    /// its own keys).
     pub(crate) fn of(dialect: Dialect, items: &[Item]) -> Self {
+        Self::written(dialect, items, None)
+    }
+
+    /// The columns of `items` of a row of `target` read inside its parent's row
+    /// ([`Columns::of`] writes it there): the row's first value is the target's id, which an
+    /// `id` item reads rather than a column of its own.
+    pub(crate) fn folded(dialect: Dialect, target: &Entity, items: &[Item]) -> Self {
+        Self::written(dialect, items, Some(target.id()))
+    }
+
+    fn written(dialect: Dialect, items: &[Item], id_first: Option<&Field>) -> Self {
         let mut sql = String::new();
         let mut slots = Vec::with_capacity(items.len());
-        // A row starts with its parent's keys and its own.
+        // A row starts with its parent's place (or its id) and its own keys.
         let mut next = 2;
         for item in items {
-            slots.push(next);
             match &item.what {
+                What::Column(field) if id_first.is_some_and(|id| std::ptr::eq(*field, id)) => {
+                    slots.push(0);
+                }
                 What::Column(field) => {
+                    slots.push(next);
                     match field.shape {
                         Shape::List(_) => sql.push_str(&format!(", {}", dialect.json(field.sql))),
                         _ => sql.push_str(&format!(", {}", field.sql)),
                     }
                     next += 1;
                 }
-                What::Ref(field, _) => {
-                    let Shape::Ref { keys, .. } = field.shape else {
+                What::Ref(field, sub) => {
+                    slots.push(next);
+                    let Shape::Ref { entity, keys } = field.shape else {
                         unreachable!("a ref item holds a ref field")
                     };
-                    sql.push_str(&format!(
-                        ", {}, {}",
-                        field.sql,
-                        dialect.json_array(&keys.join(", "))
-                    ));
-                    next += 2;
+                    match field.correlated {
+                        Some(from) => {
+                            let target = catalogue::of(dialect)
+                                .entity(entity)
+                                .expect("refs name entities");
+                            sql.push_str(&format!(", {}", folded_row(dialect, target, from, sub)));
+                            next += 1;
+                        }
+                        None => {
+                            sql.push_str(&format!(
+                                ", {}, {}",
+                                field.sql,
+                                dialect.json_array(&keys.join(", "))
+                            ));
+                            next += 2;
+                        }
+                    }
                 }
                 What::Derived(field, _) => {
+                    slots.push(next);
                     let Shape::Derived { paging, .. } = field.shape else {
                         unreachable!("a derived item holds a derived field")
                     };
@@ -267,11 +309,22 @@ impl Columns {
                     sql.push_str(&format!(", {}", dialect.json_array(&parent.join(", "))));
                     next += 1;
                 }
-                What::Typename(_) => {}
+                What::Typename(_) => slots.push(next),
             }
         }
         Self { sql, slots }
     }
+}
+
+/// The row of `target` a reference reads, read inside its parent's row through `from` (the
+/// reference's `Field::correlated`): a JSON array of the target's id, its keys and the columns
+/// of `items` ([`Columns::folded`]), or NULL when there is none. The reference is null when
+/// the row is, or its id: its own SQL is that id read the same way, so it is not read again.
+fn folded_row(dialect: Dialect, target: &Entity, from: &str, items: &[Item]) -> String {
+    let columns = Columns::folded(dialect, target, items);
+    let keys = dialect.json_array(&target.keys.join(", "));
+    let row = dialect.json_array(&format!("{}, {keys}{}", target.id().sql, columns.sql));
+    format!("(SELECT {row} {from} LIMIT 1)")
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::subgraph::plan::{Root, plan};
-use agentindex_indexer::schema::{agents, feedback};
+use agentindex_indexer::schema::{agent_registrations, agents, feedback};
 use async_graphql::Variables;
 
 /// The plan of `query` against the catalogue written for `dialect`: its first root list.
@@ -32,19 +32,24 @@ fn a_root_list_is_written_for_postgres_with_its_column_as_text() {
     assert!(
         sql.text.starts_with(
             "SELECT CAST(json_build_array(NULL, json_build_array(a.agent_key), \
-             a.chain_id || ':' || a.token_id, (a.operators)::jsonb, (SELECT '0x' || encode("
+             a.chain_id || ':' || a.token_id, (a.operators)::jsonb, \
+             (SELECT json_build_array('0x' || encode("
         ),
         "{}",
         sql.text
     );
     let id = "a.chain_id || ':' || a.token_id";
     let agents = agents::NAME;
+    // The registration file is read in the agent's own row, its id first.
+    let registrations = agent_registrations::NAME;
     assert!(
         sql.text.ends_with(&format!(
-            ", json_build_array(a.agent_key), json_build_array(a.chain_id, a.registry, a.token_id)) AS TEXT) \
-             FROM {agents} a WHERE a.source = 'erc8004' AND (a.agent_key) IN (SELECT a.agent_key \
+            ", json_build_array(g.agent_key)) FROM {registrations} g \
+             WHERE g.agent_key = a.agent_key AND a.source = 'erc8004' LIMIT 1), \
+             json_build_array(a.chain_id, a.registry, a.token_id)) AS TEXT) \
+             FROM {agents} a WHERE a.source = 'erc8004' AND a.agent_key = ANY(ARRAY(SELECT a.agent_key \
              FROM {agents} a WHERE a.source = 'erc8004' AND +a.chain_id = ? AND (true AND (a.owner = ?)) \
-             ORDER BY {id} ASC LIMIT ? OFFSET ?) ORDER BY {id} ASC"
+             ORDER BY {id} ASC LIMIT ? OFFSET ?)) ORDER BY {id} ASC"
         )),
         "{}",
         sql.text
@@ -60,15 +65,23 @@ fn a_root_list_is_written_for_postgres_with_its_column_as_text() {
     );
     let numbered = Dialect::Postgres.statement(&sql.text);
     assert!(numbered.contains("+a.chain_id = $1 AND (true AND (a.owner = $2))"));
-    assert!(numbered.ends_with(&format!("LIMIT $3 OFFSET $4) ORDER BY {id} ASC")));
+    assert!(numbered.ends_with(&format!("LIMIT $3 OFFSET $4)) ORDER BY {id} ASC")));
     // SQLite's is the same statement in its own SQL.
     let list = first_list(Dialect::Sqlite, query);
     let sqlite = super::list(Dialect::Sqlite, &list, Some(5));
     assert!(
         sqlite.text.starts_with(
             "SELECT json_array(NULL, json_array(a.agent_key), a.chain_id || ':' || a.token_id, \
-             json(a.operators), (SELECT '0x' || lower(hex("
+             json(a.operators), (SELECT json_array('0x' || lower(hex("
         ),
+        "{}",
+        sqlite.text
+    );
+    // SQLite reads the page's keys with `IN`, through the key's index already.
+    assert!(
+        sqlite.text.contains(&format!(
+            "FROM {agents} a WHERE a.source = 'erc8004' AND (a.agent_key) IN (SELECT a.agent_key "
+        )),
         "{}",
         sqlite.text
     );

@@ -109,10 +109,8 @@ async fn page(store: &Store, query: &str) -> Vec<(String, String)> {
         chain: Some(1),
         rows: &rows,
     }
-    .list(&list_of(query))
+    .list_json(&list_of(query))
     .await
-    .unwrap()
-    .into_json()
     .unwrap();
     answer
         .as_array()

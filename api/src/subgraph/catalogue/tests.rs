@@ -285,3 +285,39 @@ fn a_registration_files_text_is_searched_by_each_databases_trigram_index() {
     assert_eq!(from(Dialect::Sqlite), joined("CROSS JOIN"));
     assert_eq!(from(Dialect::Postgres), joined("JOIN"));
 }
+
+/// A reference read through `correlated` in its parent's row is null when that row's id is
+/// (`statements::Columns`), which holds because its own SQL is that id read the same way: the
+/// target's `id` SQL, from the rows `correlated` reads (which may add a test of the parent's).
+#[test]
+fn a_reference_read_in_its_parent_row_is_its_target_id() {
+    for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+        let catalogue = of(dialect);
+        let mut correlated = 0;
+        for entity in &catalogue.entities {
+            for field in entity.fields {
+                let (Some(from), Shape::Ref { entity: target, .. }) =
+                    (field.correlated, field.shape)
+                else {
+                    continue;
+                };
+                correlated += 1;
+                let target = catalogue.entity(target).unwrap();
+                let rows = field
+                    .sql
+                    .strip_prefix(&format!("(SELECT {} ", target.id().sql))
+                    .and_then(|rest| rest.strip_suffix(')'))
+                    .unwrap_or_else(|| {
+                        panic!("{}.{} is not its target's id", entity.name, field.name)
+                    });
+                assert!(
+                    from.starts_with(rows),
+                    "{}.{}: {from}",
+                    entity.name,
+                    field.name
+                );
+            }
+        }
+        assert_eq!(correlated, 1, "registrationFile");
+    }
+}

@@ -139,7 +139,10 @@ pub(crate) struct Field {
     /// Whether an index finds rows by this field's value (equality and `_in`).
     pub(crate) indexed: bool,
     /// For a reference, `FROM … WHERE …` reading the referenced row of the row at hand (it may
-    /// name this entity's aliases), for nested filters checked row by row.
+    /// name this entity's aliases), for nested filters checked row by row; the answer reads
+    /// the referenced row's fields through it too, in the row at hand's own statement. The
+    /// reference's `sql` is then the target's `id` read from these rows, so that the reference
+    /// is null exactly when the row read is absent or its id null (`catalogue/tests.rs`).
     pub(crate) correlated: Option<&'static str>,
     /// An index holding the entity's rows in this field's order, for root lists in that order.
     pub(crate) walk: Option<&'static Walk>,
