@@ -4,13 +4,15 @@
 //! from their facts ([`agents`]), the SQLite store with its single writer ([`store`]) and the
 //! engine that runs them with the documents worker ([`engine`]), over the shared value types of
 //! [`primitives`] and the tables declared once in [`schema`]. URLs that may carry secrets are
-//! shown through [`redact`].
+//! shown through [`redact`]; evaluations and feed lines are written in RFC 8785 canonical form
+//! by [`canonical_json`].
 //!
 //! `docs/architecture.md` draws the data path, the invariants and where each is kept, and the
 //! layers these modules form. The contracts it decodes and the devnet it is tested on live in
 //! `agentindex-contracts`.
 
 pub mod agents;
+pub mod canonical_json;
 pub mod config;
 pub mod documents;
 pub mod engine;

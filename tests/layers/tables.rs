@@ -11,11 +11,15 @@ pub(super) const INDEXER: &[(&str, &[&str])] = &[
     ("redact", &[]),
     ("priority", &[]),
     ("schema", &[]),
+    ("canonical_json", &[]),
     ("config", &["primitives", "redact"]),
     ("sources", &["primitives"]),
     ("rpc", &["primitives", "metrics", "redact", "config"]),
     ("documents", &["primitives", "metrics", "redact", "config"]),
-    ("reputation", &["primitives", "config", "priority"]),
+    (
+        "reputation",
+        &["primitives", "config", "priority", "canonical_json"],
+    ),
     ("agents", &["primitives", "sources"]),
     (
         "store",
@@ -30,6 +34,7 @@ pub(super) const INDEXER: &[(&str, &[&str])] = &[
             "agents",
             "priority",
             "schema",
+            "canonical_json",
         ],
     ),
     (
@@ -48,7 +53,14 @@ pub(super) const INDEXER: &[(&str, &[&str])] = &[
     ),
     (
         "feed",
-        &["primitives", "config", "reputation", "store", "priority"],
+        &[
+            "primitives",
+            "config",
+            "reputation",
+            "store",
+            "priority",
+            "canonical_json",
+        ],
     ),
     (
         "engine",

@@ -7,6 +7,7 @@
 pub mod keeper;
 pub mod spool;
 
+use crate::canonical_json;
 use crate::reputation::ReputationRules;
 use crate::store::{AgentReputation, Store, StoreError, StoreRead, StoredReputation};
 use std::io;
@@ -99,7 +100,7 @@ pub async fn write_lines(
 
 /// The canonical line of a reputation computed now.
 fn computed_line(agent: &AgentReputation) -> Result<Vec<u8>, FeedLinesError> {
-    serde_jcs::to_vec(agent).map_err(|e| FeedLinesError::Encode {
+    canonical_json::to_vec(agent).map_err(|e| FeedLinesError::Encode {
         agent: agent.agent.clone(),
         reason: e.to_string(),
     })
@@ -128,8 +129,12 @@ fn stored_line(stored: &StoredReputation) -> Result<Vec<u8>, FeedLinesError> {
         };
         return computed_line(&whole);
     }
-    let agent = serde_jcs::to_string(&stored.agent).map_err(encode)?;
-    let score = serde_jcs::to_string(&stored.score).map_err(encode)?;
+    let canonical = |e: canonical_json::CanonicalJsonError| FeedLinesError::Encode {
+        agent: stored.agent.clone(),
+        reason: e.to_string(),
+    };
+    let agent = canonical_json::to_string(&stored.agent).map_err(canonical)?;
+    let score = canonical_json::to_string(&stored.score).map_err(canonical)?;
     Ok(format!(
         "{{\"agent\":{agent},\"as_of_block\":{},\"as_of_timestamp\":{},\"chain_id\":{},\
          \"evaluation\":{},\"score\":{score}}}",
@@ -192,7 +197,7 @@ mod tests {
                 as_of_block: 28,
                 as_of_timestamp: 1_795_706_234,
                 score,
-                evaluation: serde_jcs::to_string(&evaluation).unwrap(),
+                evaluation: canonical_json::to_string(&evaluation).unwrap(),
                 canonical: true,
             };
             // The same row written in the older form (serde_json's) comes out the same.

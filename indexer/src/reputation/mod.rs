@@ -41,4 +41,6 @@ pub use trust::{AgentTrust, PaidEdge, TrustParams, TrustRank, trust_component, t
 pub use validations::{ValidationAggregate, ValidationResponse};
 
 #[cfg(test)]
+mod canonical_tests;
+#[cfg(test)]
 mod tests;

@@ -343,9 +343,9 @@ const ROWS_FORMAT: &str = "rows 2; ";
 /// `evaluation` in RFC 8785 canonical form (the feed's); a non-finite number, which has none,
 /// is written as null (as serde_json writes it).
 fn canonical_evaluation(evaluation: &Evaluation) -> String {
-    serde_jcs::to_string(evaluation).unwrap_or_else(|_| {
+    crate::canonical_json::to_string(evaluation).unwrap_or_else(|_| {
         let value = serde_json::to_value(evaluation).expect("an evaluation serialises");
-        serde_jcs::to_string(&value).expect("a JSON value has a canonical form")
+        crate::canonical_json::to_string(&value).expect("a JSON value has a canonical form")
     })
 }
 
