@@ -5,7 +5,7 @@
 //! all the agent's feedback.
 
 use super::*;
-use crate::subgraph::plan::{Root, plan};
+use crate::subgraph::plan::{Root, first_list, plan};
 use agentindex_indexer::schema::{
     agents, feedback, feedback_revocations, identity_metadata, validation_requests,
 };
@@ -92,17 +92,7 @@ async fn store() -> (tempfile::TempDir, Store) {
 
 /// The first root list of `query`, as JSON.
 async fn list(store: &Store, query: &str) -> Json {
-    let plan = plan(
-        Dialect::Sqlite,
-        query,
-        None,
-        &Variables::default(),
-        &Default::default(),
-    )
-    .unwrap();
-    let (_, Root::List(list)) = &plan.roots[0] else {
-        panic!("a list")
-    };
+    let list = &first_list(Dialect::Sqlite, query);
     let rows = RowBudget::new(1_000_000);
     Source {
         pool: store.reader(),
@@ -206,17 +196,7 @@ async fn each_agents_page_equals_its_root_list_in_every_order_and_filter() {
 /// derived field, last), for each of `parents` (their values of the list's links): the
 /// details of each parent's branch.
 async fn branch_plans(store: &Store, query: &str, parents: &[Json]) -> Vec<Vec<String>> {
-    let plan = plan(
-        Dialect::Sqlite,
-        query,
-        None,
-        &Variables::default(),
-        &Default::default(),
-    )
-    .unwrap();
-    let (_, Root::List(list)) = &plan.roots[0] else {
-        panic!("a list")
-    };
+    let list = &first_list(Dialect::Sqlite, query);
     let Some(What::Derived(field, derived)) = list.items.last().map(|i| &i.what) else {
         panic!("a derived list last")
     };

@@ -3,10 +3,9 @@
 
 use super::*;
 use crate::row_budget::RowBudget;
-use crate::subgraph::plan::{Root, plan};
+use crate::subgraph::plan::first_list;
 use agentindex_indexer::schema::{agents, feedback};
 use agentindex_indexer::store::Store;
-use async_graphql::Variables;
 
 /// 21 ERC-8004 agents with 1,000 feedback each, written straight into a fresh store.
 async fn store_with_feedback() -> (tempfile::TempDir, Store) {
@@ -42,17 +41,7 @@ async fn store_with_feedback() -> (tempfile::TempDir, Store) {
 }
 
 async fn run(store: &Store, query: &str) -> Result<Json, RunError> {
-    let plan = plan(
-        Dialect::Sqlite,
-        query,
-        None,
-        &Variables::default(),
-        &Default::default(),
-    )
-    .unwrap();
-    let (_, Root::List(list)) = &plan.roots[0] else {
-        panic!("a list")
-    };
+    let list = &first_list(Dialect::Sqlite, query);
     let rows = RowBudget::new(1_000_000);
     Source {
         pool: store.reader(),
@@ -99,17 +88,7 @@ async fn a_nested_list_reading_too_many_rows_is_refused() {
 async fn a_key_asked_twice_keeps_its_first_place_and_its_last_value() {
     let (_dir, store) = store_with_feedback().await;
     let query = "{ agents(first: 1) { x: id __typename x: owner id __typename } }";
-    let plan = plan(
-        Dialect::Sqlite,
-        query,
-        None,
-        &Variables::default(),
-        &Default::default(),
-    )
-    .unwrap();
-    let (_, Root::List(list)) = &plan.roots[0] else {
-        panic!("a list")
-    };
+    let list = &first_list(Dialect::Sqlite, query);
     let rows = RowBudget::new(1_000_000);
     let mut out = Vec::new();
     Source {

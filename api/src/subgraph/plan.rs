@@ -125,6 +125,24 @@ fn choose<'d>(
     }
 }
 
+/// For tests: the first root of `query`, planned for `dialect` with no variables, which must be
+/// a list.
+#[cfg(test)]
+pub(crate) fn first_list(dialect: Dialect, query: &str) -> ListQuery {
+    let planned = plan(
+        dialect,
+        query,
+        None,
+        &Variables::default(),
+        &Default::default(),
+    )
+    .unwrap();
+    match planned.roots.into_iter().next() {
+        Some((_, Root::List(list))) => list,
+        _ => panic!("{query} starts with a list"),
+    }
+}
+
 #[cfg(test)]
 #[path = "plan_tests.rs"]
 mod tests;

@@ -3,25 +3,8 @@
 //! database's pattern.
 
 use super::*;
-use crate::subgraph::plan::{Root, plan};
+use crate::subgraph::plan::first_list;
 use agentindex_indexer::schema::{agent_registrations, agents, feedback};
-use async_graphql::Variables;
-
-/// The plan of `query` against the catalogue written for `dialect`: its first root list.
-fn first_list(dialect: Dialect, query: &str) -> ListQuery {
-    let plan = plan(
-        dialect,
-        query,
-        None,
-        &Variables::default(),
-        &Default::default(),
-    )
-    .unwrap();
-    match plan.roots.into_iter().next() {
-        Some((_, Root::List(list))) => list,
-        _ => panic!("{query} starts with a list"),
-    }
-}
 
 #[test]
 fn a_root_list_is_written_for_postgres_with_its_column_as_text() {

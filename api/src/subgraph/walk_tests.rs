@@ -8,10 +8,9 @@
 use super::*;
 use crate::row_budget::RowBudget;
 use crate::subgraph::execute::Source;
-use crate::subgraph::plan::{Root, plan};
+use crate::subgraph::plan::first_list;
 use agentindex_indexer::schema::{agent_activity, agent_registrations, agents};
 use agentindex_indexer::store::Store;
-use async_graphql::Variables;
 
 /// Agents written, numbered from 0.
 const AGENTS: u64 = 300;
@@ -85,22 +84,6 @@ async fn store() -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
-/// The root list `query` asks for.
-fn list_of(query: &str) -> ListQuery {
-    let plan = plan(
-        Dialect::Sqlite,
-        query,
-        None,
-        &Variables::default(),
-        &Default::default(),
-    )
-    .unwrap();
-    match plan.roots.into_iter().next() {
-        Some((_, Root::List(list))) => list,
-        _ => panic!("{query} starts with a list"),
-    }
-}
-
 /// The ids and `updatedAt`s of the page `query` asks for, read from `store`.
 async fn page(store: &Store, query: &str) -> Vec<(String, String)> {
     let rows = RowBudget::new(1_000_000);
@@ -109,7 +92,7 @@ async fn page(store: &Store, query: &str) -> Vec<(String, String)> {
         chain: Some(1),
         rows: &rows,
     }
-    .list_json(&list_of(query))
+    .list_json(&first_list(Dialect::Sqlite, query))
     .await
     .unwrap();
     answer
@@ -182,7 +165,7 @@ async fn every_page_in_update_order_is_the_page_sorted_from_every_agent() {
 #[tokio::test]
 async fn only_a_page_no_clause_narrows_walks_the_activity_index() {
     let walks = |query: &str| {
-        let sql = list(Dialect::Sqlite, &list_of(query), None);
+        let sql = list(Dialect::Sqlite, &first_list(Dialect::Sqlite, query), None);
         sql.text.contains(&format!(
             "FROM {} u INDEXED BY agent_activity_updated CROSS JOIN",
             agent_activity::NAME
@@ -219,7 +202,11 @@ async fn the_walk_reads_the_index_in_order_and_sorts_only_within_a_tie() {
     let (_dir, store) = store().await;
     let query = "{ agents(where: { registrationFile_not: null }, first: 20, orderBy: updatedAt,
         orderDirection: desc) { id updatedAt } }";
-    let sql = list(Dialect::Sqlite, &list_of(query), Some(1));
+    let sql = list(
+        Dialect::Sqlite,
+        &first_list(Dialect::Sqlite, query),
+        Some(1),
+    );
     // The chain compared plainly: the walk is the plan whatever the comparison.
     assert!(
         sql.text.contains(" AND a.chain_id = ? AND "),
