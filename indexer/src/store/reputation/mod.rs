@@ -12,28 +12,24 @@
 
 mod as_of;
 mod load;
+mod rescore;
 mod stored;
 mod touched;
 mod trust;
 
-use super::sql::push_in;
 use super::{PageWindow, QueryContext, StoreResult};
-use crate::primitives::sql_bound;
 use crate::reputation::{
-    AgentFacts, Evaluation, Exclusion, Payment, ReputationRules, evaluate, payments_that_count,
-    payments_with_exclusions,
+    AgentFacts, Evaluation, Exclusion, Payment, ReputationRules, evaluate, payments_with_exclusions,
 };
-use crate::schema::{
-    agent_reputation, agents, chain_cursor, events, reputation_dirty, reputation_rules,
-};
-use crate::store::Dialect;
-use crate::store::decode::{self, int};
+use crate::schema::{agents, chain_cursor, reputation_dirty, reputation_rules};
+use crate::store::decode::int;
 use load::Subject;
 use serde::{Deserialize, Serialize};
-use sqlx::{Any, AnyConnection, QueryBuilder};
+use sqlx::AnyConnection;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(super) use as_of::{as_of_block, trust_rank_at};
+use rescore::{Counted, rescore};
 pub use stored::StoredReputation;
 pub(super) use stored::{stored, stored_in_key_order};
 pub(super) use touched::mark_dirty;
@@ -89,80 +85,6 @@ pub(super) async fn refresh(
     rules: &ReputationRules,
 ) -> StoreResult<()> {
     rescore(conn, chain_id, keys, rules, Counted::Record).await
-}
-
-/// Whether a rescore records the agents' counted payments again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Counted {
-    /// Their facts or the rules may have changed: record them.
-    Record,
-    /// Only the trust rank moved, and every agent's counted payments were recorded when its
-    /// facts last changed (which payments count does not depend on the rank): keep them.
-    Unchanged,
-}
-
-async fn rescore(
-    conn: &mut AnyConnection,
-    chain_id: u64,
-    keys: &BTreeSet<String>,
-    rules: &ReputationRules,
-    counted_payments: Counted,
-) -> StoreResult<()> {
-    let keys: Vec<String> = keys.iter().cloned().collect();
-    crate::metrics::metrics().reputation(chain_id, keys.len() as u64);
-    for chunk in keys.chunks(AGENTS_PER_ROUND) {
-        let subjects = load::subjects(conn, chunk).await?;
-        let present: BTreeSet<&str> = subjects.iter().map(|s| s.key.as_str()).collect();
-        let gone: Vec<&str> = chunk
-            .iter()
-            .map(String::as_str)
-            .filter(|k| !present.contains(k))
-            .collect();
-        if !gone.is_empty() {
-            let mut delete = QueryBuilder::<Any>::new(format!(
-                "DELETE FROM {agent_reputation_table} WHERE agent_key",
-                agent_reputation_table = agent_reputation::NAME,
-            ));
-            push_in(&mut delete, gone);
-            Dialect::of(conn)
-                .portable(delete)
-                .build()
-                .execute(&mut *conn)
-                .await
-                .context("removing the reputation of agents that are gone")?;
-        }
-        if subjects.is_empty() {
-            continue;
-        }
-        let mut loaded = load::facts(conn, chain_id, &subjects, u64::MAX).await?;
-        trust::stored_inputs(conn, chain_id, &mut loaded, rules.trust.unproven_cap).await?;
-        if counted_payments == Counted::Record {
-            let counted: BTreeMap<String, Vec<Payment>> = loaded
-                .iter()
-                .map(|(key, entry)| (key.clone(), payments_that_count(&entry.facts, rules)))
-                .collect();
-            trust::write_counted(conn, chain_id, chunk, &counted).await?;
-        }
-        let as_of: BTreeMap<&str, u64> = subjects
-            .iter()
-            .map(|s| {
-                let last = loaded.get(&s.key).map_or(0, |l| l.last_block);
-                (s.key.as_str(), last.max(s.last_event_block))
-            })
-            .collect();
-        let times = block_times(conn, chain_id, as_of.values().copied().collect()).await?;
-        let mut computed = Vec::with_capacity(subjects.len());
-        for subject in &subjects {
-            let facts = loaded.remove(&subject.key).unwrap_or_default().facts;
-            let block = as_of[subject.key.as_str()];
-            let timestamp = times.get(&block).copied().unwrap_or(0);
-            computed.push(AgentReputation::of(
-                subject, &facts, chain_id, block, timestamp, rules,
-            ));
-        }
-        write(conn, &computed).await?;
-    }
-    Ok(())
 }
 
 /// Rescores every agent of `chain_id` marked dirty, and clears the marks; then brings the trust
@@ -295,117 +217,10 @@ pub(super) async fn adopt_rules(
     Ok(keys.len() as u64)
 }
 
-/// The timestamps of `blocks`, from the events stored in them: the first event of each block
-/// (every event of a block carries the block's timestamp), found through the primary key
-/// without reading the block's other events.
-async fn block_times(
-    conn: &mut AnyConnection,
-    chain_id: u64,
-    blocks: BTreeSet<u64>,
-) -> StoreResult<BTreeMap<u64, u64>> {
-    if blocks.is_empty() {
-        return Ok(BTreeMap::new());
-    }
-    let mut query = QueryBuilder::<Any>::new("WITH wanted(n) AS (");
-    query.push_values(&blocks, |mut row, block| {
-        row.push_bind(sql_bound(*block));
-    });
-    query.push(format!(
-        ") SELECT n, (SELECT block_timestamp FROM {events_table} WHERE chain_id = ",
-        events_table = events::NAME,
-    ));
-    query.push_bind(int("chain_id", chain_id)?);
-    query.push(" AND block_number = n ORDER BY log_index LIMIT 1) AS t FROM wanted");
-    // A block without stored events has no time here; its facts are then none of reputation's.
-    let rows: Vec<(i64, Option<i64>)> = Dialect::of(conn)
-        .portable(query)
-        .build_query_as()
-        .fetch_all(&mut *conn)
-        .await
-        .context("reading block timestamps for reputation")?;
-    let mut times = BTreeMap::new();
-    for (block, timestamp) in rows {
-        if let Some(timestamp) = timestamp {
-            times.insert(
-                decode::uint(events::NAME, "block_number", block)?,
-                decode::uint(events::NAME, "block_timestamp", timestamp)?,
-            );
-        }
-    }
-    Ok(times)
-}
-
 /// The form stored rows are written in, recorded with the rules (see [`adopt_rules`]): rows
 /// of an older form are rescored at the next start like rows of other rules. Since 2: each
 /// evaluation in RFC 8785 canonical form, so the latest feed copies it into its lines as it is.
 const ROWS_FORMAT: &str = "rows 2; ";
-
-/// `evaluation` in RFC 8785 canonical form (the feed's); a non-finite number, which has none,
-/// is written as null (as serde_json writes it).
-fn canonical_evaluation(evaluation: &Evaluation) -> String {
-    crate::canonical_json::to_string(evaluation).unwrap_or_else(|_| {
-        let value = serde_json::to_value(evaluation).expect("an evaluation serialises");
-        crate::canonical_json::to_string(&value).expect("a JSON value has a canonical form")
-    })
-}
-
-async fn write(conn: &mut AnyConnection, computed: &[AgentReputation]) -> StoreResult<()> {
-    let columns = agent_reputation::TABLE.column_list();
-    let mut insert = QueryBuilder::<Any>::new(format!(
-        "INSERT INTO {} ({columns}) ",
-        agent_reputation::NAME
-    ));
-    // Every integer is checked before the statement is built (its closure cannot fail).
-    let integers = computed
-        .iter()
-        .map(|r| {
-            let e = &r.evaluation;
-            Ok([
-                int("chain_id", r.chain_id)?,
-                int("as_of_block", r.as_of_block)?,
-                int("as_of_timestamp", r.as_of_timestamp)?,
-                int("payment_count", e.payments.payment_count)?,
-                int("unique_payers", e.payments.unique_payers)?,
-                int("excluded_payments", e.excluded.values().sum::<u64>())?,
-                int("feedback_count", e.feedback.overall.count)?,
-            ])
-        })
-        .collect::<StoreResult<Vec<_>>>()?;
-    insert.push_values(computed.iter().zip(integers), |mut row, (r, n)| {
-        let e = &r.evaluation;
-        let [
-            chain,
-            block,
-            timestamp,
-            payments,
-            payers,
-            excluded,
-            feedback,
-        ] = n;
-        row.push_bind(&r.agent)
-            .push_bind(chain)
-            .push_bind(block)
-            .push_bind(timestamp)
-            .push_bind(r.score)
-            .push_bind(e.payment_score.score)
-            .push_bind(payments)
-            .push_bind(payers)
-            .push_bind(excluded)
-            .push_bind(feedback)
-            .push_bind(e.feedback.overall.average)
-            .push_bind(e.validations.average)
-            .push_bind(e.ratings.average)
-            .push_bind(canonical_evaluation(e));
-    });
-    insert.push(crate::store::sql::or_replace("agent_key", &columns));
-    Dialect::of(conn)
-        .portable(insert)
-        .build()
-        .execute(&mut *conn)
-        .await
-        .context("writing agents' reputation")?;
-    Ok(())
-}
 
 /// The window `page` of the payments credited to each of `keys` (agents of `chain_id`), newest
 /// first, with why each does not count (`None`: it counts). Only the page and the agents' own
