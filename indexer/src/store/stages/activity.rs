@@ -15,6 +15,7 @@ use crate::schema::{
 use crate::store::decode::int;
 use crate::store::{Dialect, QueryContext, StoreResult};
 use sqlx::{AnyConnection, Row};
+use std::collections::BTreeMap;
 
 /// The tables the stage owns.
 pub(super) const TABLES: &[&str] = &[agent_activity::NAME];
@@ -44,7 +45,8 @@ fn own_event_time() -> String {
     )
 }
 
-/// Raises the activity of every agent the batch's blocks hold a newer fact of.
+/// Raises the activity of every agent the batch's blocks hold a newer fact of (then on
+/// PostgreSQL analyzes `agent_activity` when it has grown enough).
 pub(super) async fn apply(
     conn: &mut AnyConnection,
     batch: &mut BatchContext<'_>,
@@ -94,12 +96,17 @@ pub(super) async fn apply(
         last_block = newer("last_block"),
         updated_at = newer("updated_at"),
     );
-    sqlx::query(&sql)
+    let raised = sqlx::query(&sql)
         .bind(chain)
         .bind(from)
         .execute(&mut *conn)
         .await
-        .context("raising the activity of the agents a batch touched")?;
+        .context("raising the activity of the agents a batch touched")?
+        .rows_affected();
+    if dialect == Dialect::Postgres {
+        let written = BTreeMap::from([(agent_activity::NAME, raised)]);
+        batch.statistics.after_writing(conn, &written).await?;
+    }
     Ok(())
 }
 

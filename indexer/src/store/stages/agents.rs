@@ -4,21 +4,32 @@
 
 use super::{BatchContext, RewindContext};
 use crate::schema::agents;
-use crate::store::StoreResult;
 use crate::store::agents::{refresh, touched_above};
+use crate::store::{Dialect, StoreResult};
 use sqlx::AnyConnection;
+use std::collections::BTreeMap;
 
 /// The tables the stage owns.
 pub(super) const TABLES: &[&str] = &[agents::NAME];
 
-/// Recomputes the agents the batch's events touched.
+/// Recomputes the agents the batch's events touched, then on PostgreSQL analyzes `agents` when
+/// it has grown enough.
 pub(super) async fn apply(
     conn: &mut AnyConnection,
     batch: &mut BatchContext<'_>,
 ) -> StoreResult<()> {
     let touched = std::mem::take(&mut batch.prepared.touched);
-    batch.summary.agents_refreshed = (touched.erc8004.len() + touched.contracts.len()) as u64;
-    refresh(conn, batch.prepared.batch.chain.chain_id, touched).await
+    let refreshed = (touched.erc8004.len() + touched.contracts.len()) as u64;
+    batch.summary.agents_refreshed = refreshed;
+    refresh(conn, batch.prepared.batch.chain.chain_id, touched).await?;
+    if batch.dialect == Dialect::Postgres {
+        // Every later stage reads agents by token or key: planned on the statistics of the
+        // nearly empty table a backfill starts from, those reads walk the chain's agents.
+        // (The agents refreshed, new or not, stand for the rows written.)
+        let written = BTreeMap::from([(agents::NAME, refreshed)]);
+        batch.statistics.after_writing(conn, &written).await?;
+    }
+    Ok(())
 }
 
 /// Notes the agents the facts above the ancestor name.
