@@ -18,7 +18,7 @@ mod agents;
 
 use agentindex_indexer::reputation::trust::edges;
 use agentindex_indexer::reputation::{
-    Payment, ScoreParams, TrustParams, payment_score, trust_rank,
+    PayerClusters, Payment, ScoreParams, TrustParams, payment_score, trust_rank,
 };
 use agentindex_indexer::store::{Store, StoreRead};
 use alloy::primitives::{Address, B256, U256};
@@ -117,7 +117,7 @@ async fn main() -> anyhow::Result<()> {
             now,
             params.half_life_secs,
         );
-        let computed = trust_rank(&graph, &BTreeMap::new(), &trust);
+        let computed = trust_rank(&graph, &BTreeMap::new(), &trust, &PayerClusters::default());
         full = full.min(started.elapsed());
         rank = Some((graph.len(), computed));
     }

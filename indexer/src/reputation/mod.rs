@@ -1,12 +1,13 @@
 //! Reputation: which agents a transfer or a channel claim is credited to ([`crediting`]), which
 //! payments count ([`payments`]), what they say about an agent ([`features`]), the payment
-//! score ([`score`]), the trust rank over the payment graph ([`trust`]), feedback weighted by
-//! its evidence ([`evidence`]), feedback, validation and rating aggregates ([`feedback`],
-//! [`validations`], [`ratings`]), the composite score ([`composite`]), ERC-8004 `getSummary`
-//! ([`summary`]), who stood on the agent's side when ([`side`]), and all of it for one agent at
-//! once ([`evaluate`]) under one chain's [`rules`]. All are pure functions of indexed data and a
-//! block's timestamp, so two instances at the same block compute the same numbers. The formula
-//! is explained in `docs/reputation.md`; stored rows and the feed are in `store::reputation`.
+//! score ([`score`]), the trust rank over the payment graph ([`trust`]) with payers grouped by
+//! who funded them ([`funding`]), feedback weighted by its evidence ([`evidence`]), feedback,
+//! validation and rating aggregates ([`feedback`], [`validations`], [`ratings`]), the composite
+//! score ([`composite`]), ERC-8004 `getSummary` ([`summary`]), who stood on the agent's side
+//! when ([`side`]), and all of it for one agent at once ([`evaluate`]) under one chain's
+//! [`rules`]. All are pure functions of indexed data and a block's timestamp, so two instances
+//! at the same block compute the same numbers. The formula is explained in
+//! `docs/reputation.md`; stored rows and the feed are in `store::reputation`.
 
 pub mod composite;
 pub mod crediting;
@@ -14,6 +15,7 @@ pub mod evaluate;
 pub mod evidence;
 pub mod features;
 pub mod feedback;
+pub mod funding;
 pub mod payments;
 pub mod ratings;
 pub mod rules;
@@ -31,6 +33,7 @@ pub use evaluate::{
 pub use evidence::{Evidence, FeedbackParams, FeedbackScore, WeightedFeedback, feedback_score};
 pub use features::{PaymentFeatures, features};
 pub use feedback::{FeedbackAggregate, Tally, aggregate};
+pub use funding::{FundingEdge, FundingParams, PayerCluster, PayerClusters, payer_clusters};
 pub use payments::{AgentSide, Exclusion, Intermediaries, Payment, TokenRule, exclusion};
 pub use ratings::{Rating, RatingAggregate};
 pub use rules::ReputationRules;

@@ -13,6 +13,7 @@
 //! Deterministic: nodes are visited in a fixed order and sums taken in that order, so two
 //! instances with the same payments compute the same floats.
 
+use super::funding::PayerClusters;
 use crate::config::TrustConfig;
 use alloy::primitives::Address;
 use serde::{Deserialize, Serialize};
@@ -140,12 +141,18 @@ pub struct TrustRank {
 /// addresses to their agent (an address bound to several goes to the first), so that an agent
 /// paying others is one node with the agent it is.
 ///
+/// Payers `clusters` joins (by who funded them, [`super::funding`]) are one payer to the seeds:
+/// an agent makes a payer broad only when payers of two clusters pay it, and a cluster's seed
+/// is what one payer of its joint breadth would get, shared among its members by their own.
+/// Without clusters every payer is its own, and the floats are what they were before clusters.
+///
 /// Nodes are numbered agents first (by key), then the other accounts (by address), and every sum
 /// runs in that order, so the floats do not depend on the order of `edges`.
 pub fn trust_rank(
     edges: &[PaidEdge],
     addresses: &BTreeMap<Address, String>,
     params: &TrustParams,
+    clusters: &PayerClusters,
 ) -> TrustRank {
     // Number the nodes.
     let mut agent_keys: BTreeSet<&str> = edges.iter().map(|e| e.agent.as_str()).collect();
@@ -215,16 +222,8 @@ pub fn trust_rank(
     }
 
     // Seeds: configured addresses, and payers by the breadth of what they pay.
-    let mut seed = vec![0.0; nodes];
-    for (from, s) in seed.iter_mut().enumerate() {
-        let breadth = merged[starts[from]..starts[from + 1]]
-            .iter()
-            .filter(|(_, to, _)| payers_of[*to] >= 2)
-            .count();
-        if breadth >= 2 {
-            *s += (breadth as f64).ln();
-        }
-    }
+    let cluster = cluster_of_nodes(nodes, clusters, &account_index);
+    let mut seed = payer_seeds(nodes, &merged, &starts, &cluster);
     for address in &params.seeds {
         seed[node_of(address)] += params.seed_weight;
     }
@@ -320,103 +319,91 @@ pub fn trust_rank(
     }
 }
 
+/// Each node's funding cluster: a number past the nodes shared by the members of one cluster
+/// of `clusters`, else the node's own (agents are never clustered: they are their own payers).
+fn cluster_of_nodes(
+    nodes: usize,
+    clusters: &PayerClusters,
+    account_index: &HashMap<Address, usize>,
+) -> Vec<usize> {
+    let mut cluster: Vec<usize> = (0..nodes).collect();
+    let mut numbers: BTreeMap<Address, usize> = BTreeMap::new();
+    for (payer, representative) in &clusters.of {
+        if let Some(&node) = account_index.get(payer) {
+            let next = nodes + numbers.len();
+            cluster[node] = *numbers.entry(*representative).or_insert(next);
+        }
+    }
+    cluster
+}
+
+/// Each node's seed from what it pays (`merged`, its out-edges from `starts[node]`): `ln` of
+/// its breadth, the agents it pays that payers of another cluster pay too, when that is at
+/// least 2; for a member of a cluster, `ln` of the cluster's joint breadth shared by the
+/// members' own breadths.
+fn payer_seeds(
+    nodes: usize,
+    merged: &[(usize, usize, f64)],
+    starts: &[usize],
+    cluster: &[usize],
+) -> Vec<f64> {
+    // Agents paid by two clusters or more (edges run by payer, so the first cluster seen is
+    // compared with every later one).
+    let mut first_cluster: Vec<Option<usize>> = vec![None; nodes];
+    let mut broadly_paid = vec![false; nodes];
+    for (from, to, _) in merged {
+        match first_cluster[*to] {
+            None => first_cluster[*to] = Some(cluster[*from]),
+            Some(seen) if seen != cluster[*from] => broadly_paid[*to] = true,
+            Some(_) => {}
+        }
+    }
+    let breadth: Vec<usize> = (0..nodes)
+        .map(|from| {
+            merged[starts[from]..starts[from + 1]]
+                .iter()
+                .filter(|(_, to, _)| broadly_paid[*to])
+                .count()
+        })
+        .collect();
+    // Each cluster's joint breadth and the sum of its members' own.
+    let mut joint: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut members_breadth: BTreeMap<usize, usize> = BTreeMap::new();
+    for from in (0..nodes).filter(|n| cluster[*n] != *n) {
+        *members_breadth.entry(cluster[from]).or_default() += breadth[from];
+        for (_, to, _) in &merged[starts[from]..starts[from + 1]] {
+            if broadly_paid[*to] {
+                joint.insert((cluster[from], *to));
+            }
+        }
+    }
+    let mut joint_breadth: BTreeMap<usize, usize> = BTreeMap::new();
+    for (c, _) in joint {
+        *joint_breadth.entry(c).or_default() += 1;
+    }
+    (0..nodes)
+        .map(|node| {
+            let own = breadth[node];
+            if cluster[node] == node {
+                return if own >= 2 { (own as f64).ln() } else { 0.0 };
+            }
+            let c = cluster[node];
+            let joint = joint_breadth.get(&c).copied().unwrap_or(0);
+            let all = members_breadth[&c];
+            if joint >= 2 && own > 0 {
+                (joint as f64).ln() * (own as f64 / all as f64)
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
 /// The trust component (0–100) of an agent with relative trust `relative`.
 pub fn trust_component(relative: f64, params: &TrustParams) -> f64 {
     100.0 * (1.0 - (-relative / params.scale).exp())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn edge(payer: u16, agent: &str) -> PaidEdge {
-        let mut bytes = [0u8; 20];
-        bytes[18..].copy_from_slice(&payer.to_be_bytes());
-        PaidEdge {
-            payer: Address::from(bytes),
-            agent: agent.to_string(),
-            weight: 2f64.ln(),
-        }
-    }
-
-    /// Six wallets that each pay the honest agent and two agents others pay too, and `sybils`
-    /// fresh wallets that each pay the sybil agent once.
-    fn graph(sybils: u16) -> Vec<PaidEdge> {
-        let mut edges = Vec::new();
-        for payer in 1..=6 {
-            for agent in ["honest", "x", "y"] {
-                edges.push(edge(payer, agent));
-            }
-        }
-        for payer in 1000..1000 + sybils {
-            edges.push(edge(payer, "sybil"));
-        }
-        edges
-    }
-
-    #[test]
-    fn fresh_wallets_pass_no_trust_however_many() {
-        for sybils in [30, 300] {
-            let rank = trust_rank(&graph(sybils), &BTreeMap::new(), &TrustParams::default());
-            assert!(rank.seeded);
-            assert!(rank.agents["honest"].relative > 0.5);
-            assert_eq!(rank.agents["sybil"].relative, 0.0);
-            assert_eq!(rank.standing[&edge(1000, "").payer], 0.0);
-            assert_eq!(rank.standing[&edge(1, "").payer], 1.0);
-            assert_eq!(rank.agents["honest"].top_payers.len(), TOP_PAYERS);
-        }
-    }
-
-    #[test]
-    fn a_seed_makes_the_agents_it_pays_trusted() {
-        let edges = vec![edge(1, "a"), edge(2, "b")];
-        let unseeded = trust_rank(&edges, &BTreeMap::new(), &TrustParams::default());
-        assert!(!unseeded.seeded, "no payer is broad: the rank says nothing");
-        let params = TrustParams {
-            seeds: BTreeSet::from([edge(1, "").payer]),
-            ..TrustParams::default()
-        };
-        let seeded = trust_rank(&edges, &BTreeMap::new(), &params);
-        assert!(seeded.agents["a"].relative > seeded.agents["b"].relative);
-        assert_eq!(seeded.agents["b"].relative, 0.0);
-    }
-
-    #[test]
-    fn an_agent_passes_on_the_trust_it_earned() {
-        // Agent "a" earns trust from the broad payers and pays "z" from its payment address.
-        let mut edges = graph(0);
-        edges.push(edge(1, "a"));
-        edges.push(edge(2, "a"));
-        edges.push(edge(500, "z"));
-        let addresses = BTreeMap::from([(edge(500, "").payer, "a".to_string())]);
-        let rank = trust_rank(&edges, &addresses, &TrustParams::default());
-        assert!(rank.agents["z"].relative > 0.0);
-        let unbound = trust_rank(&edges, &BTreeMap::new(), &TrustParams::default());
-        assert_eq!(unbound.agents["z"].relative, 0.0);
-    }
-
-    #[test]
-    fn the_rank_does_not_depend_on_the_order_of_edges() {
-        let mut edges = graph(30);
-        let forward = trust_rank(&edges, &BTreeMap::new(), &TrustParams::default());
-        edges.reverse();
-        let backward = trust_rank(&edges, &BTreeMap::new(), &TrustParams::default());
-        assert_eq!(forward, backward);
-    }
-
-    #[test]
-    fn epochs_are_multiples_of_the_interval() {
-        let params = TrustParams {
-            interval_blocks: 100,
-            ..TrustParams::default()
-        };
-        assert_eq!(
-            [
-                params.epoch_of(0),
-                params.epoch_of(99),
-                params.epoch_of(250)
-            ],
-            [0, 0, 200]
-        );
-    }
-}
+#[path = "trust_tests.rs"]
+mod tests;

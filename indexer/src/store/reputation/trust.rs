@@ -10,7 +10,8 @@
 use super::load::Loaded;
 use crate::primitives::sql_bound;
 use crate::reputation::{
-    AgentTrust, Payment, ReputationRules, TrustInputs, TrustRank, trust::edges, trust_rank,
+    AgentTrust, PayerClusters, Payment, ReputationRules, TrustInputs, TrustRank, trust::edges,
+    trust_rank,
 };
 use crate::schema::{
     counted_payments, events, payment_bindings, trust_agents, trust_epochs, trust_payers,
@@ -190,7 +191,10 @@ pub(super) async fn compute(
         .collect::<StoreResult<Vec<_>>>()?;
     let graph = edges(payments, timestamp, rules.params.half_life_secs);
     let addresses = payment_addresses(conn, chain_id, epoch).await?;
-    Ok((trust_rank(&graph, &addresses, &rules.trust), timestamp))
+    Ok((
+        trust_rank(&graph, &addresses, &rules.trust, &PayerClusters::default()),
+        timestamp,
+    ))
 }
 
 /// Each address bound to an agent as of `epoch`, to the first of its agents by key.
