@@ -6,8 +6,9 @@
 //! the trust rank, not sixteen (issue #32's puppet ring). A funder that fills many accounts
 //! within one window (an exchange, a bridge, a faucet, payroll, and the mint itself, the zero
 //! address) is a hub: its edges join nothing, so customers of one exchange keep their own
-//! standing. A ring larger than the hub fan-out in one window is taken for a hub: that is this
-//! rule's limit, and docs/reputation.md says so.
+//! standing. A hub is still its customers' source of money: an agent paid only by payers of one
+//! source is not broadly paid (see `trust_rank`), so a ring funded all at once, fifty wallets
+//! or more, gains nothing by passing for a hub.
 //!
 //! Pure and deterministic: accounts are numbered in address order, every union keeps the
 //! smaller number as the root, and the result does not depend on the order of the edges.
@@ -77,6 +78,11 @@ pub struct PayerClusters {
     pub explained: BTreeMap<Address, PayerCluster>,
     /// The funders found to be hubs (the zero address always is).
     pub hubs: BTreeSet<Address>,
+    /// Each payer in no cluster that a hub funded (the first such hub; the mint is no one's):
+    /// its money's source, which payers of one agent must not all share for the agent to
+    /// count as broadly paid. Funding fifty wallets at once makes their funder a hub, not a
+    /// way out of this.
+    pub sources: BTreeMap<Address, Address>,
 }
 
 impl PayerClusters {
@@ -102,6 +108,13 @@ pub fn payer_clusters(
         .collect();
     kept.sort_by_key(|e| (e.block, e.log_index, e.funder, e.funded));
     let hubs = hubs(&kept, params);
+    let mut hub_funded: BTreeMap<Address, Address> = BTreeMap::new();
+    for edge in &kept {
+        let from_hub = edge.funder != Address::ZERO && hubs.contains(&edge.funder);
+        if from_hub && payers.contains(&edge.funded) {
+            hub_funded.entry(edge.funded).or_insert(edge.funder);
+        }
+    }
     let joining: Vec<&FundingEdge> = kept
         .into_iter()
         .filter(|e| !hubs.contains(&e.funder))
@@ -143,6 +156,10 @@ pub fn payer_clusters(
             clusters.explained.insert(payer, cluster.clone());
         }
     }
+    clusters.sources = hub_funded
+        .into_iter()
+        .filter(|(payer, _)| !clusters.of.contains_key(payer))
+        .collect();
     clusters
 }
 

@@ -77,6 +77,8 @@ fn a_hub_clusters_none_of_its_customers() {
     let found = clusters(&edges, &payers(1000..1200));
     assert!(found.is_empty());
     assert!(found.hubs.contains(&account(9)));
+    assert_eq!(found.sources.len(), 200);
+    assert!(found.sources.values().all(|hub| *hub == account(9)));
 }
 
 #[test]
@@ -117,6 +119,10 @@ fn mints_stale_and_dust_transfers_join_nothing() {
     );
     assert!(found.is_empty(), "{found:?}");
     assert!(found.hubs.contains(&Address::ZERO));
+    assert!(
+        found.sources.is_empty(),
+        "the mint is no one's source of money"
+    );
 }
 
 #[test]

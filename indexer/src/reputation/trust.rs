@@ -142,8 +142,9 @@ pub struct TrustRank {
 /// paying others is one node with the agent it is.
 ///
 /// Payers `clusters` joins (by who funded them, [`super::funding`]) are one payer to the seeds:
-/// an agent makes a payer broad only when payers of two clusters pay it, and a cluster's seed
-/// is what one payer of its joint breadth would get, shared among its members by their own.
+/// an agent makes a payer broad only when payers of two sources of money pay it (two clusters,
+/// or payers funded by two hubs, or by none), and a cluster's seed is what one payer of its
+/// joint breadth would get, shared among its members by their own.
 /// Without clusters every payer is its own, and the floats are what they were before clusters.
 ///
 /// Nodes are numbered agents first (by key), then the other accounts (by address), and every sum
@@ -222,8 +223,8 @@ pub fn trust_rank(
     }
 
     // Seeds: configured addresses, and payers by the breadth of what they pay.
-    let cluster = cluster_of_nodes(nodes, clusters, &account_index);
-    let mut seed = payer_seeds(nodes, &merged, &starts, &cluster);
+    let (cluster, source) = cluster_of_nodes(nodes, clusters, &account_index);
+    let mut seed = payer_seeds(nodes, &merged, &starts, &cluster, &source);
     for address in &params.seeds {
         seed[node_of(address)] += params.seed_weight;
     }
@@ -320,12 +321,14 @@ pub fn trust_rank(
 }
 
 /// Each node's funding cluster: a number past the nodes shared by the members of one cluster
-/// of `clusters`, else the node's own (agents are never clustered: they are their own payers).
+/// of `clusters`, else the node's own (agents are never clustered: they are their own payers);
+/// and each node's source of money: its cluster, or for a payer a hub funded, a number shared
+/// by the hub's customers.
 fn cluster_of_nodes(
     nodes: usize,
     clusters: &PayerClusters,
     account_index: &HashMap<Address, usize>,
-) -> Vec<usize> {
+) -> (Vec<usize>, Vec<usize>) {
     let mut cluster: Vec<usize> = (0..nodes).collect();
     let mut numbers: BTreeMap<Address, usize> = BTreeMap::new();
     for (payer, representative) in &clusters.of {
@@ -334,27 +337,37 @@ fn cluster_of_nodes(
             cluster[node] = *numbers.entry(*representative).or_insert(next);
         }
     }
-    cluster
+    let mut source = cluster.clone();
+    let mut hubs: BTreeMap<Address, usize> = BTreeMap::new();
+    let first_hub = nodes + numbers.len();
+    for (payer, hub) in &clusters.sources {
+        if let Some(&node) = account_index.get(payer) {
+            let next = first_hub + hubs.len();
+            source[node] = *hubs.entry(*hub).or_insert(next);
+        }
+    }
+    (cluster, source)
 }
 
 /// Each node's seed from what it pays (`merged`, its out-edges from `starts[node]`): `ln` of
-/// its breadth, the agents it pays that payers of another cluster pay too, when that is at
-/// least 2; for a member of a cluster, `ln` of the cluster's joint breadth shared by the
+/// its breadth, the agents it pays that payers of another source of money pay too, when that
+/// is at least 2; for a member of a cluster, `ln` of the cluster's joint breadth shared by the
 /// members' own breadths.
 fn payer_seeds(
     nodes: usize,
     merged: &[(usize, usize, f64)],
     starts: &[usize],
     cluster: &[usize],
+    source: &[usize],
 ) -> Vec<f64> {
-    // Agents paid by two clusters or more (edges run by payer, so the first cluster seen is
+    // Agents paid from two sources or more (edges run by payer, so the first source seen is
     // compared with every later one).
-    let mut first_cluster: Vec<Option<usize>> = vec![None; nodes];
+    let mut first_source: Vec<Option<usize>> = vec![None; nodes];
     let mut broadly_paid = vec![false; nodes];
     for (from, to, _) in merged {
-        match first_cluster[*to] {
-            None => first_cluster[*to] = Some(cluster[*from]),
-            Some(seen) if seen != cluster[*from] => broadly_paid[*to] = true,
+        match first_source[*to] {
+            None => first_source[*to] = Some(source[*from]),
+            Some(seen) if seen != source[*from] => broadly_paid[*to] = true,
             Some(_) => {}
         }
     }

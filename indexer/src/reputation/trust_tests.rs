@@ -124,9 +124,9 @@ fn epochs_are_multiples_of_the_interval() {
 }
 
 /// Issue #32's ring beside honest trade: five customers each pay "honest", "x" and "y"; one
-/// account fills 16 fresh wallets, and each wallet pays 3 of the 4 ring agents. With `funder`
+/// account fills `wallets` fresh wallets, and each wallet pays 3 of the 4 ring agents. With `funder`
 /// paying "x" and "y" itself when asked.
-fn ring(funder_pays: bool) -> (Vec<PaidEdge>, Vec<FundingEdge>, BTreeSet<Address>) {
+fn ring(wallets: u16, funder_pays: bool) -> (Vec<PaidEdge>, Vec<FundingEdge>, BTreeSet<Address>) {
     let mut paid = Vec::new();
     for customer in 1..=5 {
         for agent in ["honest", "x", "y"] {
@@ -134,7 +134,7 @@ fn ring(funder_pays: bool) -> (Vec<PaidEdge>, Vec<FundingEdge>, BTreeSet<Address
         }
     }
     let mut funding = Vec::new();
-    for wallet in 0..16u16 {
+    for wallet in 0..wallets {
         let puppet = 100 + wallet;
         funding.push(FundingEdge {
             funder: edge(50, "").payer,
@@ -167,7 +167,7 @@ fn clusters_of(funding: &[FundingEdge], payers: &BTreeSet<Address>) -> PayerClus
 #[test]
 fn a_funded_ring_earns_no_trust_once_its_wallets_are_one_payer() {
     for funder_pays in [false, true] {
-        let (paid, funding, payers) = ring(funder_pays);
+        let (paid, funding, payers) = ring(16, funder_pays);
         let params = TrustParams::default();
         let blind = trust_rank(&paid, &BTreeMap::new(), &params, &PayerClusters::default());
         assert!(
@@ -221,4 +221,60 @@ fn clusters_that_join_no_payer_of_the_graph_change_nothing() {
         trust_rank(&edges, &BTreeMap::new(), &params, &unrelated),
         trust_rank(&edges, &BTreeMap::new(), &params, &PayerClusters::default())
     );
+}
+
+#[test]
+fn a_ring_funded_all_at_once_gains_nothing_by_passing_for_a_hub() {
+    // 64 wallets filled in one block make their funder a hub: none is clustered, but all share
+    // one source of money, and the ring agents are paid from that source alone.
+    let (paid, funding, payers) = ring(64, false);
+    let params = TrustParams::default();
+    let blind = trust_rank(&paid, &BTreeMap::new(), &params, &PayerClusters::default());
+    assert!(blind.agents["ring0"].relative > blind.agents["honest"].relative);
+    let clusters = clusters_of(&funding, &payers);
+    assert!(clusters.hubs.contains(&edge(50, "").payer));
+    assert!(clusters.of.is_empty());
+    assert_eq!(clusters.sources.len(), 64);
+    let rank = trust_rank(&paid, &BTreeMap::new(), &params, &clusters);
+    for ring_agent in ["ring0", "ring1", "ring2", "ring3"] {
+        assert_eq!(rank.agents[ring_agent].relative, 0.0, "{ring_agent}");
+    }
+    assert!(rank.agents["honest"].relative > 0.5);
+}
+
+#[test]
+fn customers_of_one_exchange_keep_their_standing() {
+    // An exchange funds 200 customers within one window, each paying 2 of 6 honest agents that
+    // five customers funded elsewhere pay too: the rank is the one without the funding.
+    let honest = ["h0", "h1", "h2", "h3", "h4", "h5"];
+    let mut paid = Vec::new();
+    for customer in 1..=5 {
+        for agent in honest {
+            paid.push(edge(customer, agent));
+        }
+    }
+    let mut funding = Vec::new();
+    for c in 0..200u16 {
+        let customer = 1000 + c;
+        funding.push(FundingEdge {
+            funder: edge(9, "").payer,
+            funded: edge(customer, "").payer,
+            block: 100 + u64::from(c % 10),
+            log_index: u64::from(c),
+            next_block: 120,
+            token: Address::repeat_byte(0x55),
+            amount: U256::from(20_000_000u64),
+        });
+        paid.push(edge(customer, honest[usize::from(c) % 6]));
+        paid.push(edge(customer, honest[(usize::from(c) + 1) % 6]));
+    }
+    let payers: BTreeSet<Address> = paid.iter().map(|e| e.payer).collect();
+    let clusters = clusters_of(&funding, &payers);
+    assert!(clusters.of.is_empty());
+    assert_eq!(clusters.sources.len(), 200);
+    let params = TrustParams::default();
+    let with = trust_rank(&paid, &BTreeMap::new(), &params, &clusters);
+    let without = trust_rank(&paid, &BTreeMap::new(), &params, &PayerClusters::default());
+    assert_eq!(with, without);
+    assert!(with.standing[&edge(1000, "").payer] > 0.5);
 }
