@@ -145,11 +145,13 @@ pub fn payer_clusters(
         hubs,
         ..PayerClusters::default()
     };
+    members.retain(|_, payers_in| payers_in.len() >= 2);
+    let explained = explain(&joining, &number, &mut roots, &members);
     for (root, payers_in) in members {
-        if payers_in.len() < 2 {
-            continue;
-        }
-        let cluster = explain(&joining, &number, &mut roots, root, payers_in.len() as u64);
+        let cluster = PayerCluster {
+            size: payers_in.len() as u64,
+            ..explained[&root].clone()
+        };
         let representative = payers_in[0];
         for payer in payers_in {
             clusters.of.insert(payer, representative);
@@ -204,39 +206,49 @@ fn widest_window(funded: &[(u64, Address)], window: u64) -> usize {
     widest
 }
 
-/// A cluster's explanation: the funder of most of its accounts (the smallest address among
-/// equals), the cluster's payer count, and that funder's first funding block in it.
+/// Each cluster's explanation (by root, for the roots of `clusters`; `size` left at 0): the
+/// funder of most of its accounts (the smallest address among equals), and that funder's first
+/// funding block in it. One pass over the edges.
 fn explain(
     edges: &[&FundingEdge],
     number: &HashMap<Address, usize>,
     roots: &mut Roots,
-    root: usize,
-    size: u64,
-) -> PayerCluster {
-    let mut funded_by: BTreeMap<Address, (BTreeSet<Address>, u64)> = BTreeMap::new();
+    clusters: &BTreeMap<usize, Vec<Address>>,
+) -> BTreeMap<usize, PayerCluster> {
+    type FundedBy = BTreeMap<Address, (BTreeSet<Address>, u64)>;
+    let mut funded_by: BTreeMap<usize, FundedBy> = BTreeMap::new();
     for edge in edges {
-        if roots.root(number[&edge.funder]) != root {
+        let root = roots.root(number[&edge.funder]);
+        if !clusters.contains_key(&root) {
             continue;
         }
         let (funded, first) = funded_by
+            .entry(root)
+            .or_default()
             .entry(edge.funder)
             .or_insert_with(|| (BTreeSet::new(), edge.block));
         funded.insert(edge.funded);
         *first = (*first).min(edge.block);
     }
-    // Most accounts funded first; among equals the smallest address (the map's order).
-    let mut best: Option<(Address, usize, u64)> = None;
-    for (funder, (funded, first)) in funded_by {
-        if best.is_none_or(|(_, most, _)| funded.len() > most) {
-            best = Some((funder, funded.len(), first));
-        }
-    }
-    let (funder, _, block) = best.expect("a cluster of two payers has a funding edge");
-    PayerCluster {
-        funder,
-        size,
-        block,
-    }
+    funded_by
+        .into_iter()
+        .map(|(root, funders)| {
+            // Most accounts funded first; among equals the smallest address (the map's order).
+            let mut best: Option<(Address, usize, u64)> = None;
+            for (funder, (funded, first)) in funders {
+                if best.is_none_or(|(_, most, _)| funded.len() > most) {
+                    best = Some((funder, funded.len(), first));
+                }
+            }
+            let (funder, _, block) = best.expect("a funder was seen");
+            let cluster = PayerCluster {
+                funder,
+                size: 0,
+                block,
+            };
+            (root, cluster)
+        })
+        .collect()
 }
 
 /// Union-find over numbered accounts: a root is its component's smallest number.
