@@ -312,6 +312,18 @@ async fn sdk_queries_search_filter_order_and_page_through_agents() {
         10,
         "the new one is counted now"
     );
+    // The count alone (directly, or through a fragment) reads no page and counts the same.
+    for count_only in [
+        "{ agents(filter: { active: true }) { totalCount } }",
+        "{ agents(filter: { active: true }) { ...counted } } fragment counted on AgentConnection { totalCount }",
+    ] {
+        let counted = data(&endpoint, count_only, json!({}));
+        assert_eq!(
+            counted["agents"]["totalCount"],
+            list(json!({ "filter": { "active": true } }))["totalCount"],
+            "{count_only}"
+        );
+    }
     assert_eq!(
         by(json!({ "active": true })).len(),
         10,

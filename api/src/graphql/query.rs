@@ -69,6 +69,13 @@ impl AgentQuery {
         };
         let pool = state.store.reader();
         agents::settle_search(pool, &mut selection).await?;
+        if !reads_the_page(ctx) {
+            // Only the count is asked for: no page to read.
+            return Ok(AgentConnection {
+                empty: false,
+                ..AgentConnection::empty(selection)
+            });
+        }
         let mut listed = agents::list(
             pool,
             &selection,
@@ -127,6 +134,13 @@ fn fits(cursor: &Cursor, order: Order) -> bool {
             | (Cursor::Reputation { .. }, Order::Reputation)
             | (Cursor::Relevance { .. }, Order::Relevance)
     )
+}
+
+/// Whether the selection on a connection field reads its page (`edges` or `pageInfo`, named
+/// directly or in fragments): a query for `totalCount` alone only counts.
+fn reads_the_page(ctx: &Context<'_>) -> bool {
+    let selected = ctx.look_ahead();
+    selected.field("edges").exists() || selected.field("pageInfo").exists()
 }
 
 /// A page of agents.

@@ -179,6 +179,9 @@ async fn any_pool(
     }
     AnyPoolOptions::new()
         .max_connections(connections)
+        // A file has no connection to lose: sqlx's ping before handing out a connection is one
+        // more round trip to its worker thread per statement, and the ping on release stays.
+        .test_before_acquire(false)
         .after_connect(move |conn, _| {
             let settings = settings.clone();
             Box::pin(async move {
