@@ -21,8 +21,8 @@ mod agents;
 
 use agentindex_indexer::reputation::trust::edges;
 use agentindex_indexer::reputation::{
-    FundingEdge, FundingParams, PayerClusters, Payment, ScoreParams, TrustParams, payer_clusters,
-    payment_score, trust_rank,
+    FundingEdge, FundingParams, PaidEdge, PayerClusters, Payment, ScoreParams, TrustParams,
+    payer_clusters, payment_score, trust_rank,
 };
 use agentindex_indexer::store::{Store, StoreRead};
 use alloy::primitives::{Address, B256, U256};
@@ -116,11 +116,7 @@ async fn main() -> anyhow::Result<()> {
     let mut rank = None;
     for _ in 0..PASSES {
         let started = Instant::now();
-        let graph = edges(
-            flat.iter().map(|(a, p, t)| (keys[*a].as_str(), *p, *t)),
-            now,
-            params.half_life_secs,
-        );
+        let graph = graph_of(flat.as_slice(), &keys, now, &params);
         let computed = trust_rank(&graph, &BTreeMap::new(), &trust, &PayerClusters::default());
         full = full.min(started.elapsed());
         rank = Some((graph.len(), computed));
@@ -149,6 +145,20 @@ async fn main() -> anyhow::Result<()> {
         interval,
     )
     .await
+}
+
+/// The payment graph's edges as of `now` from the generated payments `(agent, payer, time)`.
+fn graph_of(
+    flat: &[(usize, Address, u64)],
+    keys: &[String],
+    now: u64,
+    params: &ScoreParams,
+) -> Vec<PaidEdge> {
+    edges(
+        flat.iter().map(|(a, p, t)| (keys[*a].as_str(), *p, *t)),
+        now,
+        params.half_life_secs,
+    )
 }
 
 /// The same rank with its payers grouped by who funded them (issue #32): 40% of the payers
@@ -203,11 +213,7 @@ fn with_funding(
     let mut result = None;
     for _ in 0..PASSES {
         let started = Instant::now();
-        let graph = edges(
-            flat.iter().map(|(a, p, t)| (keys[*a].as_str(), *p, *t)),
-            now,
-            params.half_life_secs,
-        );
+        let graph = graph_of(flat, keys, now, &params);
         let graph_payers: BTreeSet<Address> = graph.iter().map(|e| e.payer).collect();
         let clusters = payer_clusters(&funding, &graph_payers, |_, _| false, &funding_params);
         let rank = trust_rank(&graph, &BTreeMap::new(), &trust, &clusters);

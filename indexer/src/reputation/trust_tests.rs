@@ -123,6 +123,19 @@ fn epochs_are_multiples_of_the_interval() {
     );
 }
 
+/// `funder` sends 5 USDC to `to` at `block`; `to` moves money on at `next_block`.
+fn funded(funder: u16, to: u16, block: u64, next_block: u64) -> FundingEdge {
+    FundingEdge {
+        funder: edge(funder, "").payer,
+        funded: edge(to, "").payer,
+        block,
+        log_index: u64::from(to),
+        next_block,
+        token: Address::repeat_byte(0x55),
+        amount: U256::from(5_000_000u64),
+    }
+}
+
 /// Issue #32's ring beside honest trade: five customers each pay "honest", "x" and "y"; one
 /// account fills `wallets` fresh wallets, and each wallet pays 3 of the 4 ring agents. With `funder`
 /// paying "x" and "y" itself when asked.
@@ -136,15 +149,7 @@ fn ring(wallets: u16, funder_pays: bool) -> (Vec<PaidEdge>, Vec<FundingEdge>, BT
     let mut funding = Vec::new();
     for wallet in 0..wallets {
         let puppet = 100 + wallet;
-        funding.push(FundingEdge {
-            funder: edge(50, "").payer,
-            funded: edge(puppet, "").payer,
-            block: 10,
-            log_index: u64::from(wallet),
-            next_block: 11,
-            token: Address::repeat_byte(0x55),
-            amount: U256::from(4_110_000u64),
-        });
+        funding.push(funded(50, puppet, 10, 11));
         for k in 0..3 {
             paid.push(edge(
                 puppet,
@@ -193,26 +198,7 @@ fn a_funded_ring_earns_no_trust_once_its_wallets_are_one_payer() {
 fn clusters_that_join_no_payer_of_the_graph_change_nothing() {
     let edges = graph(30);
     let unrelated = clusters_of(
-        &[
-            FundingEdge {
-                funder: edge(60000, "").payer,
-                funded: edge(60001, "").payer,
-                block: 1,
-                log_index: 0,
-                next_block: 2,
-                token: Address::ZERO,
-                amount: U256::from(1u64),
-            },
-            FundingEdge {
-                funder: edge(60000, "").payer,
-                funded: edge(60002, "").payer,
-                block: 1,
-                log_index: 1,
-                next_block: 2,
-                token: Address::ZERO,
-                amount: U256::from(1u64),
-            },
-        ],
+        &[funded(60000, 60001, 1, 2), funded(60000, 60002, 1, 2)],
         &[edge(60001, "").payer, edge(60002, "").payer].into(),
     );
     assert_eq!(unrelated.of.len(), 2);
@@ -256,15 +242,7 @@ fn customers_of_one_exchange_keep_their_standing() {
     let mut funding = Vec::new();
     for c in 0..200u16 {
         let customer = 1000 + c;
-        funding.push(FundingEdge {
-            funder: edge(9, "").payer,
-            funded: edge(customer, "").payer,
-            block: 100 + u64::from(c % 10),
-            log_index: u64::from(c),
-            next_block: 120,
-            token: Address::repeat_byte(0x55),
-            amount: U256::from(20_000_000u64),
-        });
+        funding.push(funded(9, customer, 100 + u64::from(c % 10), 120));
         paid.push(edge(customer, honest[usize::from(c) % 6]));
         paid.push(edge(customer, honest[(usize::from(c) + 1) % 6]));
     }

@@ -33,6 +33,28 @@ where
     query.push(") ");
 }
 
+/// Deletes the rows of `table` whose `agent_key` is one of `keys` (none: nothing is run);
+/// `context` names the deletion in errors.
+pub(super) async fn delete_agent_rows<T: AsRef<str>>(
+    conn: &mut AnyConnection,
+    table: &str,
+    keys: &[T],
+    context: &'static str,
+) -> StoreResult<()> {
+    if keys.is_empty() {
+        return Ok(());
+    }
+    let mut delete = QueryBuilder::<Any>::new(format!("DELETE FROM {table} WHERE agent_key"));
+    push_in(&mut delete, keys.iter().map(AsRef::as_ref));
+    Dialect::of(conn)
+        .portable(delete)
+        .build()
+        .execute(&mut *conn)
+        .await
+        .context(context)?;
+    Ok(())
+}
+
 /// The select list that packs a query's rows into one JSON array of rows, each the array of
 /// `T`'s fields, for [`fetch_packed`]. The fields are plain values (text, integers, NULL);
 /// SQLite refuses to put a BLOB in JSON.

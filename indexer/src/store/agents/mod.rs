@@ -11,7 +11,7 @@ mod erc8004;
 mod touched;
 
 use super::facts::Touched;
-use super::sql::push_in;
+use super::sql::{delete_agent_rows, push_in};
 use super::{QueryContext, StoreResult};
 use crate::agents::AgentState;
 use crate::schema::agents;
@@ -85,19 +85,13 @@ async fn write(
     computed: &[AgentState],
     gone: &[String],
 ) -> StoreResult<()> {
-    if !gone.is_empty() {
-        let mut delete = QueryBuilder::new(format!(
-            "DELETE FROM {agents_table} WHERE agent_key",
-            agents_table = agents::NAME,
-        ));
-        push_in(&mut delete, gone);
-        Dialect::of(conn)
-            .portable(delete)
-            .build()
-            .execute(&mut *conn)
-            .await
-            .context("removing agents whose facts are gone")?;
-    }
+    delete_agent_rows(
+        conn,
+        agents::NAME,
+        gone,
+        "removing agents whose facts are gone",
+    )
+    .await?;
     if computed.is_empty() {
         return Ok(());
     }

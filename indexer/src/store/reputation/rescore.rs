@@ -8,7 +8,7 @@ use crate::primitives::sql_bound;
 use crate::reputation::{Evaluation, Payment, ReputationRules, payments_that_count};
 use crate::schema::{agent_reputation, events};
 use crate::store::decode::{self, int};
-use crate::store::sql::push_in;
+use crate::store::sql::delete_agent_rows;
 use crate::store::{Dialect, QueryContext, StoreResult};
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
@@ -96,19 +96,13 @@ async fn read_round(
         .map(String::as_str)
         .filter(|k| !present.contains(k))
         .collect();
-    if !gone.is_empty() {
-        let mut delete = QueryBuilder::<Any>::new(format!(
-            "DELETE FROM {agent_reputation_table} WHERE agent_key",
-            agent_reputation_table = agent_reputation::NAME,
-        ));
-        push_in(&mut delete, gone);
-        Dialect::of(conn)
-            .portable(delete)
-            .build()
-            .execute(&mut *conn)
-            .await
-            .context("removing the reputation of agents that are gone")?;
-    }
+    delete_agent_rows(
+        conn,
+        agent_reputation::NAME,
+        &gone,
+        "removing the reputation of agents that are gone",
+    )
+    .await?;
     if subjects.is_empty() {
         return Ok(None);
     }
