@@ -22,7 +22,7 @@ mod agents;
 use agentindex_indexer::reputation::trust::edges;
 use agentindex_indexer::reputation::{
     FundingEdge, FundingParams, PaidEdge, PayerClusters, Payment, ScoreParams, TrustParams,
-    payer_clusters, payment_score, trust_rank,
+    payer_clusters, payment_score, trust_rank, with_next_moves,
 };
 use agentindex_indexer::store::{Store, StoreRead};
 use alloy::primitives::{Address, B256, U256};
@@ -163,8 +163,9 @@ fn graph_of(
 
 /// The same rank with its payers grouped by who funded them (issue #32): 40% of the payers
 /// funded by 40 exchange-like hubs, 10% by ring funders of 16 wallets each (half of them
-/// through an intermediate wallet), the rest by no one; the clusters computed and the rank run
-/// with them, against `plain`, the rank's time without them measured above.
+/// through an intermediate wallet), the rest by no one; each transfer's next move found among
+/// the payments and the transfers, the clusters computed and the rank run with them, against
+/// `plain`, the rank's time without them measured above.
 fn with_funding(
     flat: &[(usize, Address, u64)],
     keys: &[String],
@@ -178,7 +179,7 @@ fn with_funding(
         funded,
         block,
         log_index,
-        next_block: block + 1,
+        next_block: 0,
         token: Address::repeat_byte(0xdc),
         amount: U256::from(5_000_000u64),
     };
@@ -209,13 +210,22 @@ fn with_funding(
     let params = ScoreParams::default();
     let trust = TrustParams::default();
     let funding_params = FundingParams::default();
+    // Each payment's block, as the epoch reads them beside the funding transfers: the payers
+    // pay from block 1,000 on, so a transfer joins its accounts when the payment follows it
+    // within the window.
+    let paid: Vec<(Address, u64)> = flat
+        .iter()
+        .enumerate()
+        .map(|(i, (_, payer, _))| (*payer, 1_000 + i as u64 % 500))
+        .collect();
     let mut timed = Duration::MAX;
     let mut result = None;
     for _ in 0..PASSES {
         let started = Instant::now();
         let graph = graph_of(flat, keys, now, &params);
         let graph_payers: BTreeSet<Address> = graph.iter().map(|e| e.payer).collect();
-        let clusters = payer_clusters(&funding, &graph_payers, |_, _| false, &funding_params);
+        let edges = with_next_moves(funding.clone(), &paid);
+        let clusters = payer_clusters(&edges, &graph_payers, |_, _| false, &funding_params);
         let rank = trust_rank(&graph, &BTreeMap::new(), &trust, &clusters);
         timed = timed.min(started.elapsed());
         result = Some((clusters, rank));

@@ -22,6 +22,7 @@ mod documents_end_to_end;
 mod explorer;
 mod feedback_summary;
 mod file_cycles;
+mod funded_rings;
 mod graphql_api;
 mod graphql_relations;
 mod graphql_subscriptions;

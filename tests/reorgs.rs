@@ -64,10 +64,11 @@ fn random_call(world: &World, rng: &mut StdRng) -> Call {
     let deployment = d.deployment();
     let payer = a[5 + rng.random_range(0..4)];
     let amount = U256::from(rng.random_range(1..1000u64));
-    let (to, input) = match rng.random_range(0..5) {
+    let (from, to, input) = match rng.random_range(0..6) {
         0 => {
             let to = world.agents[rng.random_range(0..world.agents.len())];
             (
+                payer,
                 deployment.usdc,
                 TestUSDC::transferCall { to, value: amount }.abi_encode(),
             )
@@ -76,6 +77,7 @@ fn random_call(world: &World, rng: &mut StdRng) -> Call {
             // Paid into an ERC-8004 owner's default wallet.
             let to = a[3 + rng.random_range(0..2)];
             (
+                payer,
                 deployment.usdc,
                 TestUSDC::transferCall { to, value: amount }.abi_encode(),
             )
@@ -91,24 +93,37 @@ fn random_call(world: &World, rng: &mut StdRng) -> Call {
                 feedbackURI: String::new(),
                 feedbackHash: B256::from(rng.random::<[u8; 32]>()),
             };
-            (deployment.reputation, call.abi_encode())
+            (payer, deployment.reputation, call.abi_encode())
         }
         3 => {
             let call = IdentityRegistry::register_2Call {
                 agentURI: format!("ipfs://agent-{}", rng.random::<u32>()),
             };
-            (deployment.identity, call.abi_encode())
+            (payer, deployment.identity, call.abi_encode())
         }
-        _ => {
+        4 => {
             let call = AgentFactory::createAgentCall {
                 owner: payer,
                 card: demo::sample_card(d, &format!("Made {}", rng.random::<u16>()), None),
                 heartbeatInterval: 60,
             };
-            (deployment.factory, call.abi_encode())
+            (payer, deployment.factory, call.abi_encode())
+        }
+        _ => {
+            // One account funds the payers: the funding transfers their later payments reach
+            // (and the clusters they make) must follow every reorg too.
+            (
+                a[9],
+                deployment.usdc,
+                TestUSDC::transferCall {
+                    to: payer,
+                    value: amount * U256::from(1_000u64),
+                }
+                .abi_encode(),
+            )
         }
     };
-    (payer, to, input.into())
+    (from, to, input.into())
 }
 
 async fn send(world: &World, call: Call) {

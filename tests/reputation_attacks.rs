@@ -247,7 +247,11 @@ async fn sybil_round(sybils: usize) -> (AgentReputation, AgentReputation) {
 async fn fresh_wallets_paying_once_rank_below_customers_who_pay_others_too() {
     for sybils in [30, 300] {
         let (honest, sybil) = sybil_round(sybils).await;
-        assert_eq!(sybil.evaluation.payments.unique_payers, sybils as u64);
+        // Thirty wallets filled by one account just before they pay are one funding cluster,
+        // one payer; three hundred make their funder a hub (an exchange would fund as many),
+        // whose customers each stay a payer of their own.
+        let payers = if sybils < 50 { 1 } else { sybils as u64 };
+        assert_eq!(sybil.evaluation.payments.unique_payers, payers);
         assert!(
             honest.score > sybil.score,
             "{sybils} fresh wallets: honest {} against sybil {}",

@@ -71,6 +71,7 @@ pub(crate) fn chain_context(rules: ReputationRules) -> ChainContext {
         name: "bench".into(),
         identity: Some(registry()),
         rules: Arc::new(rules),
+        funding_lookback: 2_000,
     }
 }
 

@@ -30,7 +30,7 @@ const ACTIVITY = `
     feedbackAverage validationAverage ratingAverage asOfBlock
     components { payments trust feedback validations ratings }
     weights { payments trust feedback validations ratings }
-    topPayers { payer payments standing contribution }
+    topPayers { payer payments standing contribution cluster { funder size block } }
     trust { epochBlock relative score topPayers { payer trust } }
     feedbackEvidence { evidenceWeight paidClients provenClients unpaidClients burstClients unpaidScale } }
   dailyPayments(days: 90) { day value }

@@ -139,10 +139,21 @@ function moreButton(cursor, load, render) {
   return button;
 }
 
+// A payer, and when it stands for a funding cluster, which one (payers whose money came from
+// one account shortly before they paid count as one payer).
+function payerCell(p) {
+  if (!p.cluster) return shortHex(p.payer);
+  const c = p.cluster;
+  const funder = `${c.funder.slice(0, 6)}…${c.funder.slice(-4)}`;
+  const why = `cluster of ${count(c.size)} funded by ${funder} at block ${c.block}`;
+  return h('span', { class: 'badges' }, shortHex(p.payer),
+    h('span', { class: 'badge warn', title: `Funded by ${c.funder}: these payers count as one`, text: why }));
+}
+
 export function topPayers(rep) {
   return h('div', {},
     table('Top payers', [
-      ['Payer', (p) => shortHex(p.payer)],
+      ['Payer', payerCell],
       ['Payments', (p) => count(p.payments)],
       ['Standing', (p) => meter(p.standing * 100, 'Standing in the trust rank')],
       ['Adds', (p) => p.contribution.toFixed(2)],

@@ -136,6 +136,11 @@ impl Reputation {
                 payments: i64::try_from(p.payments).unwrap_or(i64::MAX),
                 standing: p.standing,
                 contribution: p.contribution,
+                cluster: p.cluster.as_ref().map(|c| FundingCluster {
+                    funder: format!("{:#x}", c.funder),
+                    size: i64::try_from(c.size).unwrap_or(i64::MAX),
+                    block: i64::try_from(c.block).unwrap_or(i64::MAX),
+                }),
             })
             .collect())
     }
@@ -220,6 +225,21 @@ pub(crate) struct ScorePayer {
     standing: f64,
     /// What it added to the score's sum before the cap on payers without standing.
     contribution: f64,
+    /// When the payer stands for a funding cluster (payers whose money came from one account
+    /// shortly before they paid, counted as one payer): which, and why.
+    cluster: Option<FundingCluster>,
+}
+
+/// Payers counted as one because their money came from one place (docs/reputation.md, "Who
+/// really pays").
+#[derive(SimpleObject)]
+pub(crate) struct FundingCluster {
+    /// The account that funded most of its members.
+    funder: String,
+    /// Payers in the cluster.
+    size: i64,
+    /// The block its funding began.
+    block: i64,
 }
 
 /// The agent's trust from the trust rank.

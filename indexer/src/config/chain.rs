@@ -57,6 +57,11 @@ pub struct ChainConfig {
     /// Payment addresses per `eth_getLogs` request (in `topics[2]`).
     #[serde(default = "defaults::payment_address_chunk")]
     pub payment_address_chunk: usize,
+    /// Blocks before each payment in which the payer's funding is looked for (issue #32's
+    /// funding clusters; 0 looks for none). On a provider that caps a request's block range,
+    /// each hop of the lookback costs this many blocks' worth of requests per chunk of payers.
+    #[serde(default = "defaults::funding_lookback_blocks")]
+    pub funding_lookback_blocks: u64,
     /// How logs are asked for: by address chunks, by scanning event signatures, or whichever
     /// the cost model finds cheaper per range.
     #[serde(default)]

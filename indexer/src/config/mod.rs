@@ -342,6 +342,9 @@ pub(crate) mod defaults {
     pub(crate) const fn reorg_window() -> u64 {
         128
     }
+    pub(crate) const fn funding_lookback_blocks() -> u64 {
+        2_000
+    }
     pub(crate) const fn poll_interval_ms() -> u64 {
         2_000
     }

@@ -71,6 +71,13 @@ pub struct TrustConfig {
     pub unproven_cap: f64,
     /// The trust (in multiples of the average agent's) at which the component reaches 63.
     pub scale: f64,
+    /// The most blocks between a funding transfer and the funded account moving the money on
+    /// for the two accounts to count as one payer (a chain's `funding_lookback_blocks` bounds
+    /// what is seen).
+    pub funding_window_blocks: u64,
+    /// Accounts funded within one window that make their funder a hub (an exchange, a bridge,
+    /// a faucet), whose customers are not joined into one payer.
+    pub funding_hub_fanout: usize,
 }
 
 /// `[reputation.weights]`: how much each component weighs in the composite score.
@@ -129,6 +136,8 @@ impl Default for TrustConfig {
             seed_weight: 10.0,
             unproven_cap: 2.0,
             scale: 2.0,
+            funding_window_blocks: 1_000,
+            funding_hub_fanout: 50,
         }
     }
 }
@@ -215,6 +224,12 @@ impl ReputationConfig {
         }
         if !positive(t.scale) {
             return Err(bad("trust.scale", "must be more than 0"));
+        }
+        if t.funding_window_blocks == 0 {
+            return Err(bad("trust.funding_window_blocks", "must be more than 0"));
+        }
+        if t.funding_hub_fanout < 2 {
+            return Err(bad("trust.funding_hub_fanout", "must be at least 2"));
         }
         if self.feeds_kept > MAX_FEEDS_KEPT {
             return Err(bad(

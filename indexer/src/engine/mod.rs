@@ -170,6 +170,7 @@ pub fn chain_contexts(config: &Config) -> ChainContexts {
                 name: chain.name.clone(),
                 identity: chain.erc8004.as_ref().and_then(|e| e.identity),
                 rules: Arc::new(ReputationRules::of_chain(chain, &config.reputation)),
+                funding_lookback: chain.funding_lookback_blocks,
             };
             (chain.chain_id, Arc::new(context))
         })

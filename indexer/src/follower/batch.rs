@@ -14,7 +14,7 @@ impl Follower {
         &mut self,
         from: u64,
         to: u64,
-        fetched: FetchedRange,
+        mut fetched: FetchedRange,
         window: Vec<BlockRef>,
         finalized: u64,
         head: u64,
@@ -31,6 +31,7 @@ impl Follower {
                 .or_insert(*block);
             *entry = (*entry).min(*block);
         }
+        let funding = std::mem::take(&mut fetched.funding);
         let events = assemble::records(&self.rpc, &self.sources, fetched, &window)
             .await
             .map_err(|source| FollowerError::Assemble {
@@ -43,6 +44,7 @@ impl Follower {
             to_block: to,
             to_hash: window.last().filter(|b| b.number == to).map(|b| b.hash),
             events,
+            funding,
             window,
             window_from: (to + 1).saturating_sub(self.config.reorg_window),
             finalized,

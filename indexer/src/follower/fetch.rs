@@ -37,6 +37,8 @@ pub(super) struct RangeRequest<'a> {
     pub(super) sources: &'a SourceMap,
     pub(super) watched: &'a WatchedSets,
     pub(super) payment_chunk: usize,
+    /// How far back payers' funding is looked for, and what was read already.
+    pub(super) funding: &'a super::funding::FundingLookback,
     pub(super) plan: Plan,
 }
 

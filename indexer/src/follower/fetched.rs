@@ -2,6 +2,7 @@
 //! payments, and the agent contracts and payment addresses first seen in it; and how a range too
 //! dense for one batch is cut to the whole blocks that fit.
 
+use crate::reputation::funding_trail::Inflow;
 use crate::sources::payments::Settlement;
 use alloy::primitives::Address;
 use alloy::rpc::types::Log;
@@ -20,6 +21,9 @@ pub(super) struct FetchedRange {
     pub new_agents: BTreeMap<Address, u64>,
     /// Payment addresses first bound in this range, with their first block.
     pub new_payment_addresses: BTreeMap<Address, u64>,
+    /// The payment tokens' transfers into the payers and their funders in the blocks before
+    /// they moved the money on (`funding.rs`), some from before the range.
+    pub funding: Vec<Inflow>,
 }
 
 impl FetchedRange {
@@ -57,6 +61,7 @@ impl FetchedRange {
         self.settlements.retain(|(block, _), _| *block <= last);
         self.new_agents.retain(|_, block| *block <= last);
         self.new_payment_addresses.retain(|_, block| *block <= last);
+        self.funding.retain(|inflow| inflow.block <= last);
         Some(last)
     }
 }

@@ -20,6 +20,8 @@ mod discovery;
 mod error;
 mod fetch;
 mod fetched;
+mod funding;
+mod funding_cache;
 mod pairing;
 mod pipeline;
 mod range;
@@ -105,6 +107,8 @@ pub struct Follower {
     /// The head and finalized block last read, and when: a backfill below that finalized block
     /// does not ask again for a poll interval.
     seen_head: Option<(BlockRef, u64, std::time::Instant)>,
+    /// How payers' funding is looked for, and what was read already.
+    funding: funding::FundingLookback,
 }
 
 impl Follower {
@@ -165,6 +169,11 @@ impl Follower {
             ahead: Default::default(),
             read_ahead: false,
             seen_head: None,
+            funding: funding::FundingLookback {
+                blocks: config.funding_lookback_blocks,
+                max_span: config.max_block_range.into(),
+                cache: Default::default(),
+            },
             config,
         })
     }

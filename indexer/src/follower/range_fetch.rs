@@ -106,6 +106,7 @@ impl Follower {
             sources: &self.sources,
             watched: &self.watched,
             payment_chunk: self.config.payment_address_chunk,
+            funding: &self.funding,
             plan,
         }
     }

@@ -49,6 +49,8 @@ impl Follower {
                 });
             }
         };
+        // Inflows read for the funding lookback may be gone with the blocks undone.
+        self.funding.forget();
         let removed = self
             .writer
             .rewind(self.context.clone(), ancestor)

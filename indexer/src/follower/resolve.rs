@@ -7,6 +7,7 @@ use super::by_address::{Direction, both_directions, logs_of, transfer_side};
 use super::discovery::{Discovery, consider_payee, discoveries, insert, keep_log};
 use super::fetch::{RangeRequest, RawRange, known_agents};
 use super::fetched::FetchedRange;
+use super::funding;
 use super::pairing;
 use super::sources::SourceMap;
 use super::strategy::{Observed, Way};
@@ -344,6 +345,17 @@ impl Resolution<'_, '_> {
             request.sources,
             token_pool.as_deref(),
             &payments,
+        )
+        .await?;
+        let mut payees: std::collections::BTreeSet<Address> =
+            request.watched.payment_addresses.keys().copied().collect();
+        payees.extend(range.new_payment_addresses.keys().copied());
+        range.funding = funding::trail_inflows(
+            request.rpc,
+            &request.sources.tokens,
+            request.payment_chunk,
+            request.funding,
+            funding::payer_moves(payments.values(), &payees),
         )
         .await?;
         range.logs = logs.into_values().collect();

@@ -116,6 +116,21 @@ fn facts(seed: u64) -> AgentFacts {
         }),
         standing: (0..3).map(|i| (payer(i), 0.25 * i as f64)).collect(),
         unproven_cap: 0.5,
+        // Some agents' first two payers share a funding cluster.
+        clusters: (0..2)
+            .filter(|_| seed % 4 == 2)
+            .map(|i| {
+                let membership = ClusterMembership {
+                    representative: payer(0),
+                    cluster: PayerCluster {
+                        funder: payer(90),
+                        size: 2,
+                        block: 30 + seed,
+                    },
+                };
+                (payer(i), membership)
+            })
+            .collect(),
     });
     AgentFacts {
         payments,

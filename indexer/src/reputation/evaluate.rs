@@ -8,6 +8,8 @@ use super::composite::{Components, Composite, composite};
 use super::evidence::{FeedbackScore, feedback_score};
 use super::features::{PaymentFeatures, features};
 use super::feedback::{FeedbackAggregate, aggregate as feedback_aggregate};
+use super::funding::ClusterMembership;
+use super::one_per_cluster::{explain_clusters, one_per_cluster};
 use super::payments::{Exclusion, Payment, exclusion};
 use super::ratings::{Rating, RatingAggregate, aggregate as rating_aggregate};
 use super::rules::ReputationRules;
@@ -56,6 +58,8 @@ pub struct TrustInputs {
     pub standing: BTreeMap<Address, f64>,
     /// The most payers without standing add to the payment sum together.
     pub unproven_cap: f64,
+    /// The funding clusters of its payers that share one (a payer not listed is in none).
+    pub clusters: BTreeMap<Address, ClusterMembership>,
 }
 
 /// An agent's trust in its evaluation.
@@ -155,12 +159,33 @@ pub fn evaluate(facts: &AgentFacts, as_of: u64, rules: &ReputationRules) -> Eval
             None => counted.push(payment.clone()),
         }
     }
-    let payments = features(&counted, &rules.tokens, as_of, rules.params.half_life_secs);
-    let standing = facts.trust.as_ref().map(|t| Standing {
-        of: &t.standing,
-        cap: t.unproven_cap,
-    });
-    let payment_score = payment_score(&counted, &facts.outflows, as_of, &rules.params, standing);
+    // Payers of one funding cluster are one payer from here on.
+    let clustered = facts
+        .trust
+        .as_ref()
+        .filter(|t| !t.clusters.is_empty())
+        .map(|t| one_per_cluster(&counted, &facts.outflows, &t.standing, &t.clusters));
+    let (seen, outflows, standing_of) = match &clustered {
+        Some(view) => (&view.payments, &view.outflows, Some(&view.standing)),
+        None => (
+            &counted,
+            &facts.outflows,
+            facts.trust.as_ref().map(|t| &t.standing),
+        ),
+    };
+    let payments = features(seen, &rules.tokens, as_of, rules.params.half_life_secs);
+    let standing = facts
+        .trust
+        .as_ref()
+        .zip(standing_of)
+        .map(|(t, of)| Standing {
+            of,
+            cap: t.unproven_cap,
+        });
+    let mut payment_score = payment_score(seen, outflows, as_of, &rules.params, standing);
+    if let Some(t) = facts.trust.as_ref().filter(|t| !t.clusters.is_empty()) {
+        explain_clusters(&mut payment_score, &t.clusters);
+    }
     let trust = facts
         .trust
         .as_ref()

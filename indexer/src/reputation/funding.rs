@@ -90,6 +90,55 @@ impl PayerClusters {
     pub fn is_empty(&self) -> bool {
         self.of.is_empty()
     }
+
+    /// The cluster `payer` is in, if any.
+    pub fn membership(&self, payer: &Address) -> Option<ClusterMembership> {
+        Some(ClusterMembership {
+            representative: *self.of.get(payer)?,
+            cluster: self.explained.get(payer)?.clone(),
+        })
+    }
+}
+
+/// A payer's funding cluster: who stands for it (its smallest payer address) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterMembership {
+    /// The cluster's smallest payer address.
+    pub representative: Address,
+    /// The funder, size and block of the cluster.
+    pub cluster: PayerCluster,
+}
+
+/// `transfers` with each one's `next_block` set: the first block at or after it in which its
+/// recipient paid (`paid`) or sent one of `transfers`; a transfer whose money never moved on
+/// gets `u64::MAX` (it joins nothing).
+pub fn with_next_moves(
+    mut transfers: Vec<FundingEdge>,
+    paid: &[(Address, u64)],
+) -> Vec<FundingEdge> {
+    let mut moves: BTreeMap<Address, Vec<u64>> = BTreeMap::new();
+    for (payer, block) in paid {
+        moves.entry(*payer).or_default().push(*block);
+    }
+    for transfer in &transfers {
+        moves
+            .entry(transfer.funder)
+            .or_default()
+            .push(transfer.block);
+    }
+    for blocks in moves.values_mut() {
+        blocks.sort_unstable();
+    }
+    for transfer in &mut transfers {
+        transfer.next_block = moves
+            .get(&transfer.funded)
+            .and_then(|blocks| {
+                let at = blocks.partition_point(|b| *b < transfer.block);
+                blocks.get(at).copied()
+            })
+            .unwrap_or(u64::MAX);
+    }
+    transfers
 }
 
 /// Groups `payers` into funding clusters by `edges` under `params`; `is_dust(token, amount)`

@@ -16,6 +16,8 @@ pub mod evidence;
 pub mod features;
 pub mod feedback;
 pub mod funding;
+pub mod funding_trail;
+pub mod one_per_cluster;
 pub mod payments;
 pub mod ratings;
 pub mod rules;
@@ -33,7 +35,10 @@ pub use evaluate::{
 pub use evidence::{Evidence, FeedbackParams, FeedbackScore, WeightedFeedback, feedback_score};
 pub use features::{PaymentFeatures, features};
 pub use feedback::{FeedbackAggregate, Tally, aggregate};
-pub use funding::{FundingEdge, FundingParams, PayerCluster, PayerClusters, payer_clusters};
+pub use funding::{
+    ClusterMembership, FundingEdge, FundingParams, PayerCluster, PayerClusters, payer_clusters,
+    with_next_moves,
+};
 pub use payments::{AgentSide, Exclusion, Intermediaries, Payment, TokenRule, exclusion};
 pub use ratings::{Rating, RatingAggregate};
 pub use rules::ReputationRules;

@@ -7,6 +7,7 @@
 //! standing together, counts up to a cap, so a crowd of fresh wallets cannot buy the score.
 
 use super::features::decay;
+use super::funding::PayerCluster;
 use super::payments::Payment;
 use crate::config::ReputationConfig;
 use alloy::primitives::Address;
@@ -69,6 +70,9 @@ pub struct PayerPart {
     pub standing: f64,
     /// `weight · ln(1 + decayed)`.
     pub contribution: f64,
+    /// The funding cluster this part stands for, when `payer` is a cluster's representative.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<PayerCluster>,
 }
 
 /// The standing of a payer when the trust rank has not spoken.
@@ -138,6 +142,7 @@ pub fn payment_score(
                     s.of.get(&payer).copied().unwrap_or(0.0).clamp(0.0, 1.0)
                 }),
                 contribution: weight * decayed.ln_1p(),
+                cluster: None,
             }
         })
         .collect();

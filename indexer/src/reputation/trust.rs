@@ -13,7 +13,7 @@
 //! Deterministic: nodes are visited in a fixed order and sums taken in that order, so two
 //! instances with the same payments compute the same floats.
 
-use super::funding::PayerClusters;
+use super::funding::{FundingParams, PayerClusters};
 use crate::config::TrustConfig;
 use alloy::primitives::Address;
 use serde::{Deserialize, Serialize};
@@ -41,6 +41,8 @@ pub struct TrustParams {
     pub unproven_cap: f64,
     /// Relative trust at which the component reaches 63.
     pub scale: f64,
+    /// How funding transfers join payers into clusters.
+    pub funding: FundingParams,
 }
 
 impl Default for TrustParams {
@@ -58,6 +60,10 @@ impl From<&TrustConfig> for TrustParams {
             seed_weight: config.seed_weight,
             unproven_cap: config.unproven_cap,
             scale: config.scale,
+            funding: FundingParams {
+                window_blocks: config.funding_window_blocks,
+                hub_fanout: config.funding_hub_fanout,
+            },
         }
     }
 }
@@ -135,6 +141,8 @@ pub struct TrustRank {
     pub seeded: bool,
     /// Iterations it took.
     pub iterations: usize,
+    /// The funding clusters it ran with.
+    pub clusters: PayerClusters,
 }
 
 /// Computes the trust rank of the payment graph `edges`. `addresses` maps agents' payment
@@ -230,7 +238,10 @@ pub fn trust_rank(
     }
     let seed_total: f64 = seed.iter().sum();
     if seed_total <= 0.0 {
-        return TrustRank::default();
+        return TrustRank {
+            clusters: clusters.clone(),
+            ..TrustRank::default()
+        };
     }
     for s in &mut seed {
         *s /= seed_total;
@@ -317,6 +328,7 @@ pub fn trust_rank(
         standing,
         seeded: true,
         iterations,
+        clusters: clusters.clone(),
     }
 }
 

@@ -55,6 +55,20 @@ super::tables! {
         timestamp: i64,
     }
 
+    /// Transfers of a payment token into a payer, or into an account that funded one, in the
+    /// blocks before the money moved on (the trail `reputation::funding_trail` follows), with
+    /// the first payment whose trail reaches it: a rewind below that payment removes it.
+    funding_edges [chain_id, block_number, log_index] {
+        chain_id: i64,
+        block_number: i64,
+        log_index: i64,
+        token: String,
+        funder: String,
+        funded: String,
+        amount: String,
+        paid_block: i64,
+    }
+
     /// Channels of the x402 batch-settlement contract as they opened: who pays through each,
     /// who is paid, in which token.
     x402_channels [chain_id, block_number, log_index] {

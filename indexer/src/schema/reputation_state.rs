@@ -82,4 +82,16 @@ super::tables! {
         address: String,
         standing: f64,
     }
+
+    /// Every payer in a funding cluster as of its chain's epoch: the cluster's representative
+    /// (its smallest payer address), the account that funded it, how many payers it holds and
+    /// the block its funding began. A payer not listed is in no cluster.
+    trust_clusters [chain_id, address] {
+        chain_id: i64,
+        address: String,
+        representative: String,
+        funder: String,
+        size: i64,
+        block_number: i64,
+    }
 }

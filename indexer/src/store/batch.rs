@@ -2,6 +2,7 @@
 
 use crate::primitives::BlockRef;
 use crate::reputation::ReputationRules;
+use crate::reputation::funding_trail::Inflow;
 use crate::sources::payments::Settlement;
 use crate::sources::{CardFields, DecodeError, Decoded, Role};
 use alloy::primitives::{Address, B256, Bytes};
@@ -18,6 +19,8 @@ pub struct ChainContext {
     pub identity: Option<Address>,
     /// How the chain's agents are scored.
     pub rules: Arc<ReputationRules>,
+    /// Blocks before a payment in which its payer's funding is kept (`funding_trail`).
+    pub funding_lookback: u64,
 }
 
 /// Every indexed chain's context, by chain id: what a command that may touch agents of any
@@ -87,6 +90,9 @@ pub struct Batch {
     pub to_hash: Option<B256>,
     /// Every relevant log, in chain order.
     pub events: Vec<EventRecord>,
+    /// Token transfers into payers and their funders before they paid, from the blocks before
+    /// the run too: the store keeps those the trail of a payment it credits reaches.
+    pub funding: Vec<Inflow>,
     /// Blocks of this run to remember for reorg detection.
     pub window: Vec<BlockRef>,
     /// Remembered blocks below this number are forgotten.

@@ -7,6 +7,7 @@
 //! executes it all inside the batch's transaction.
 
 mod contracts;
+mod funding;
 mod identity;
 mod payments;
 mod reputation;
@@ -98,15 +99,23 @@ pub(super) async fn write(
     // Transfers are credited by position against every binding up to them, this batch's too.
     rows.flush_table(conn, payment_bindings::NAME).await?;
     let credited = payments::credit_transfers(conn, rows, chain, &prepared.transfers).await?;
+    funding::write_trail(
+        conn,
+        chain.chain_id,
+        &credited.payments,
+        &prepared.batch.funding,
+        chain.funding_lookback,
+    )
+    .await?;
     // Claims are credited against every channel up to them, this batch's too.
     rows.flush_table(conn, x402_channels::NAME).await?;
     payments::credit_claims(conn, rows, chain, &prepared.claims).await?;
-    for event in &credited {
+    for event in &credited.stored {
         push_raw_event(rows, chain.chain_id, event)?;
         count_kind(&mut prepared.kinds, event);
     }
     rows.flush(conn).await?;
-    Ok(prepared.stored + credited.len() as u64)
+    Ok(prepared.stored + credited.stored.len() as u64)
 }
 
 /// Buffers the facts of `ev`, which is not a token transfer.

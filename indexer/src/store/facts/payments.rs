@@ -4,6 +4,7 @@
 //! (outflows).
 
 use crate::reputation::crediting;
+use crate::reputation::funding_trail::Move;
 use crate::schema::{outflows, payment_bindings, payments, x402_channels};
 use crate::sources::payments::Settlement;
 use crate::sources::{Decoded, hex_address, hex_b256};
@@ -24,13 +25,13 @@ const ADDRESSES_PER_QUERY: usize = 500;
 /// Stores each token Transfer as the payments and outflows `crediting::credit_transfer` finds
 /// for it against the bindings of its sender and recipient (reputation discounts payers the
 /// agent funded), and only then, so what is stored never depends on how ranges were cut. Every
-/// binding of the batch must be written before this runs. Returns the transfers stored.
+/// binding of the batch must be written before this runs.
 pub(super) async fn credit_transfers<'e>(
     conn: &mut AnyConnection,
     rows: &mut Rows,
     chain: &ChainContext,
     transfers: &'e [EventRecord],
-) -> StoreResult<Vec<&'e EventRecord>> {
+) -> StoreResult<Credited<'e>> {
     let addresses: BTreeSet<String> = transfers
         .iter()
         .filter_map(|ev| match &ev.decoded {
@@ -42,7 +43,7 @@ pub(super) async fn credit_transfers<'e>(
         .flatten()
         .collect();
     let bindings = bindings_of(conn, chain.chain_id, &addresses).await?;
-    let mut stored = Vec::new();
+    let mut credited = Credited::default();
     for ev in transfers {
         let Ok(Decoded::TokenTransfer { from, to, value }) = &ev.decoded else {
             continue;
@@ -73,11 +74,28 @@ pub(super) async fn credit_transfers<'e>(
         for agent_key in &credit.senders {
             insert_outflow(rows, chain.chain_id, ev, agent_key, to, value)?;
         }
+        if !credit.payees.is_empty() && *from != Address::ZERO {
+            credited.payments.push(Move {
+                account: *from,
+                block: ev.block_number,
+                log_index: ev.log_index,
+                paid_block: ev.block_number,
+            });
+        }
         if !credit.is_empty() {
-            stored.push(ev);
+            credited.stored.push(ev);
         }
     }
-    Ok(stored)
+    Ok(credited)
+}
+
+/// What crediting a batch's transfers found.
+#[derive(Default)]
+pub(super) struct Credited<'e> {
+    /// The transfers stored (they paid an agent or left one's side).
+    pub(super) stored: Vec<&'e EventRecord>,
+    /// The payments among them, as moves of their payers (where a funding trail begins).
+    pub(super) payments: Vec<Move>,
 }
 
 /// Records a batch-settlement channel as it opened.

@@ -11,6 +11,7 @@
 //! recomputation from what remains gives what a fresh index of the new chain would.
 
 mod as_of;
+mod clusters;
 mod load;
 mod rescore;
 mod stored;

@@ -7,14 +7,15 @@
 //! is, one below `E` recomputes it at the earlier epoch, and a fresh index stopping at the same
 //! block holds the same rank. When the epoch moves, every paid agent is rescored.
 
+use super::clusters;
 use super::load::Loaded;
 use crate::primitives::sql_bound;
 use crate::reputation::{
-    AgentTrust, PayerClusters, Payment, ReputationRules, TrustInputs, TrustRank, trust::edges,
-    trust_rank,
+    AgentTrust, Payment, ReputationRules, TrustInputs, TrustRank, trust::edges, trust_rank,
 };
 use crate::schema::{
-    counted_payments, events, payment_bindings, trust_agents, trust_epochs, trust_payers,
+    counted_payments, events, payment_bindings, trust_agents, trust_clusters, trust_epochs,
+    trust_payers,
 };
 use crate::sources::hex_address;
 use crate::store::Dialect;
@@ -168,8 +169,8 @@ pub(super) async fn compute(
     .await
     .context("reading the time of a trust epoch")?;
     let timestamp = decode::uint(events::NAME, "block_timestamp", timestamp.unwrap_or(0))?;
-    let rows: Vec<(String, String, i64)> = sqlx::query_as(&format!(
-        "SELECT agent_key, payer, timestamp FROM {counted_payments_table}
+    let rows: Vec<(String, String, i64, i64)> = sqlx::query_as(&format!(
+        "SELECT agent_key, payer, timestamp, block_number FROM {counted_payments_table}
          WHERE chain_id = $1 AND block_number <= $2",
         counted_payments_table = counted_payments::NAME,
     ))
@@ -181,18 +182,27 @@ pub(super) async fn compute(
     let table = counted_payments::NAME;
     let payments = rows
         .iter()
-        .map(|(agent, payer, at)| {
+        .map(|(agent, payer, at, block)| {
             Ok((
                 agent.as_str(),
                 decode::parse::<Address>(table, "payer", payer)?,
                 decode::uint(table, "timestamp", *at)?,
+                decode::uint(table, "block_number", *block)?,
             ))
         })
         .collect::<StoreResult<Vec<_>>>()?;
-    let graph = edges(payments, timestamp, rules.params.half_life_secs);
+    let paid: Vec<(Address, u64)> = payments.iter().map(|p| (p.1, p.3)).collect();
+    let clusters = clusters::as_of(conn, chain_id, epoch, &paid, rules).await?;
+    let graph = edges(
+        payments
+            .into_iter()
+            .map(|(agent, payer, at, _)| (agent, payer, at)),
+        timestamp,
+        rules.params.half_life_secs,
+    );
     let addresses = payment_addresses(conn, chain_id, epoch).await?;
     Ok((
-        trust_rank(&graph, &addresses, &rules.trust, &PayerClusters::default()),
+        trust_rank(&graph, &addresses, &rules.trust, &clusters),
         timestamp,
     ))
 }
@@ -238,7 +248,7 @@ async fn store(
     rank: &TrustRank,
 ) -> StoreResult<()> {
     let chain = int("chain_id", chain_id)?;
-    for table in [trust_agents::NAME, trust_payers::NAME] {
+    for table in [trust_agents::NAME, trust_payers::NAME, trust_clusters::NAME] {
         sqlx::query(&format!("DELETE FROM {table} WHERE chain_id = $1"))
             .bind(chain)
             .execute(&mut *conn)
@@ -282,6 +292,7 @@ async fn store(
             .await
             .context("writing payers' standing")?;
     }
+    clusters::write(conn, chain, &rank.clusters).await?;
     sqlx::query(&format!(
         "INSERT INTO {trust_epochs_table} (chain_id, block_number, timestamp, seeded) VALUES ($1, $2, $3, $4)
          ON CONFLICT (chain_id) DO UPDATE SET block_number = excluded.block_number,
@@ -354,6 +365,7 @@ pub(super) async fn stored_inputs(
         .flat_map(|l| l.facts.payments.iter().map(|p| p.payer))
         .collect();
     let standing = standing_of(conn, chain_id, &payers).await?;
+    let clusters = clusters::of_payers(conn, chain_id, &payers).await?;
     for (key, entry) in loaded.iter_mut() {
         let of: BTreeMap<Address, f64> = entry
             .facts
@@ -361,11 +373,18 @@ pub(super) async fn stored_inputs(
             .iter()
             .filter_map(|p| standing.get(&p.payer).map(|s| (p.payer, *s)))
             .collect();
+        let clusters = entry
+            .facts
+            .payments
+            .iter()
+            .filter_map(|p| clusters.get(&p.payer).map(|m| (p.payer, m.clone())))
+            .collect();
         entry.facts.trust = Some(TrustInputs {
             epoch_block: epoch.block,
             agent: agents.remove(key),
             standing: of,
             unproven_cap,
+            clusters,
         });
     }
     Ok(())
@@ -426,11 +445,18 @@ pub(super) fn inputs_from(
                     .map(|s| (p.payer, *s))
             })
             .collect();
+        let clusters = entry
+            .facts
+            .payments
+            .iter()
+            .filter_map(|p| rank.clusters.membership(&p.payer).map(|m| (p.payer, m)))
+            .collect();
         entry.facts.trust = Some(TrustInputs {
             epoch_block: epoch,
             agent: rank.agents.get(key).cloned(),
             standing,
             unproven_cap,
+            clusters,
         });
     }
 }

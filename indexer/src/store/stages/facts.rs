@@ -5,13 +5,13 @@
 use super::{BatchContext, RewindContext, delete_above};
 use crate::schema::{
     agent_contract_events, agent_snapshots, events, feedback, feedback_responses,
-    feedback_revocations, identity_approvals, identity_metadata, identity_registrations,
-    identity_transfers, identity_uri_updates, outflows, payment_bindings, payments, ratings,
-    registry_events, validation_requests, validation_responses, watched_agents, withdrawals,
-    x402_channels,
+    feedback_revocations, funding_edges, identity_approvals, identity_metadata,
+    identity_registrations, identity_transfers, identity_uri_updates, outflows, payment_bindings,
+    payments, ratings, registry_events, validation_requests, validation_responses, watched_agents,
+    withdrawals, x402_channels,
 };
 use crate::store::facts;
-use crate::store::{Dialect, StoreResult};
+use crate::store::{Dialect, QueryContext, StoreResult};
 use sqlx::AnyConnection;
 
 /// The tables the stage owns: every table whose rows are facts keyed by (chain_id,
@@ -38,6 +38,7 @@ pub(super) const TABLES: &[&str] = &[
     payments::NAME,
     outflows::NAME,
     x402_channels::NAME,
+    funding_edges::NAME,
 ];
 
 /// Writes the batch's raw events and facts (counting the events stored), then on PostgreSQL
@@ -64,5 +65,16 @@ pub(super) async fn rewind(
     for table in TABLES {
         rewind.removed += delete_above(conn, table, rewind, "deleting facts above a reorg").await?;
     }
+    // A funding transfer lies below the payment it is kept for: it goes with that payment.
+    rewind.removed += sqlx::query(&format!(
+        "DELETE FROM {funding_edges_table} WHERE chain_id = $1 AND paid_block > $2",
+        funding_edges_table = funding_edges::NAME,
+    ))
+    .bind(rewind.chain_key)
+    .bind(rewind.above)
+    .execute(&mut *conn)
+    .await
+    .context("deleting funding transfers kept for payments above a reorg")?
+    .rows_affected();
     Ok(())
 }

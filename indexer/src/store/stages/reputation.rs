@@ -8,7 +8,7 @@
 use super::{BatchContext, RewindContext, delete_above};
 use crate::schema::{
     agent_reputation, counted_payments, reputation_dirty, reputation_feed_pages, reputation_feeds,
-    reputation_rules, trust_agents, trust_epochs, trust_payers,
+    reputation_rules, trust_agents, trust_clusters, trust_epochs, trust_payers,
 };
 use crate::store::{StoreResult, reputation, stored_feeds};
 use sqlx::AnyConnection;
@@ -21,6 +21,7 @@ pub(super) const TABLES: &[&str] = &[
     trust_epochs::NAME,
     trust_agents::NAME,
     trust_payers::NAME,
+    trust_clusters::NAME,
     reputation_rules::NAME,
     reputation_feeds::NAME,
     reputation_feed_pages::NAME,

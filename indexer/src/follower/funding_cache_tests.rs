@@ -1,0 +1,95 @@
+use super::*;
+use alloy::primitives::U256;
+
+fn account(n: u64) -> Address {
+    Address::left_padding_from(&n.to_be_bytes())
+}
+
+fn paid(payer: u64, block: u64) -> Move {
+    Move {
+        account: account(payer),
+        block,
+        log_index: 5,
+        paid_block: block,
+    }
+}
+
+fn inflow(funded: u64, block: u64) -> Inflow {
+    Inflow {
+        token: account(700),
+        funder: account(900),
+        funded: account(funded),
+        amount: U256::from(1_000u64),
+        block,
+        log_index: 0,
+    }
+}
+
+#[test]
+fn a_new_account_needs_its_whole_window() {
+    let cache = FundingCache::default();
+    let missing = cache.missing(&[paid(1, 500), paid(2, 520)], 100);
+    assert_eq!(
+        missing,
+        Missing {
+            accounts: vec![account(1), account(2)],
+            from: 400,
+            to: 520,
+        }
+    );
+}
+
+#[test]
+fn an_account_read_before_needs_only_the_blocks_since() {
+    let mut cache = FundingCache::default();
+    let first = cache.missing(&[paid(1, 500)], 100);
+    cache.hold(&first, &[inflow(1, 450)]);
+    let again = cache.missing(&[paid(1, 560)], 100);
+    assert_eq!((again.from, again.to), (501, 560));
+    cache.hold(&again, &[inflow(1, 555)]);
+    assert!(cache.missing(&[paid(1, 540)], 100).accounts.is_empty());
+    let held: Vec<u64> = cache
+        .inflows_for(&[paid(1, 560)], 100)
+        .iter()
+        .map(|i| i.block)
+        .collect();
+    assert_eq!(
+        held,
+        vec![555],
+        "only the inflows within the window of the move"
+    );
+    let held: Vec<u64> = cache
+        .inflows_for(&[paid(1, 540)], 100)
+        .iter()
+        .map(|i| i.block)
+        .collect();
+    assert_eq!(held, vec![450]);
+}
+
+#[test]
+fn a_gap_before_what_is_held_reads_the_window_again() {
+    let mut cache = FundingCache::default();
+    let first = cache.missing(&[paid(1, 5_000)], 100);
+    cache.hold(&first, &[inflow(1, 4_950)]);
+    // An earlier payment (a range resolved after a later one, or a second hop) needs blocks
+    // before what is held.
+    let earlier = cache.missing(&[paid(1, 1_000)], 100);
+    assert_eq!((earlier.from, earlier.to), (900, 1_000));
+    cache.hold(&earlier, &[inflow(1, 950)]);
+    let held: Vec<u64> = cache
+        .inflows_for(&[paid(1, 1_000)], 100)
+        .iter()
+        .map(|i| i.block)
+        .collect();
+    assert_eq!(held, vec![950]);
+}
+
+#[test]
+fn forgetting_needs_everything_read_again() {
+    let mut cache = FundingCache::default();
+    let first = cache.missing(&[paid(1, 500)], 100);
+    cache.hold(&first, &[inflow(1, 450)]);
+    cache.forget();
+    assert_eq!(cache.missing(&[paid(1, 500)], 100), first);
+    assert!(cache.inflows_for(&[paid(1, 500)], 100).is_empty());
+}
