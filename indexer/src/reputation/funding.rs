@@ -116,15 +116,17 @@ pub fn with_next_moves(
     mut transfers: Vec<FundingEdge>,
     paid: &[(Address, u64)],
 ) -> Vec<FundingEdge> {
-    let mut moves: BTreeMap<Address, Vec<u64>> = BTreeMap::new();
-    for (payer, block) in paid {
-        moves.entry(*payer).or_default().push(*block);
-    }
-    for transfer in &transfers {
-        moves
-            .entry(transfer.funder)
-            .or_default()
-            .push(transfer.block);
+    // Only the moves of accounts some transfer funded matter.
+    let mut moves: HashMap<Address, Vec<u64>> =
+        transfers.iter().map(|t| (t.funded, Vec::new())).collect();
+    let moved = paid
+        .iter()
+        .copied()
+        .chain(transfers.iter().map(|t| (t.funder, t.block)));
+    for (account, block) in moved {
+        if let Some(blocks) = moves.get_mut(&account) {
+            blocks.push(block);
+        }
     }
     for blocks in moves.values_mut() {
         blocks.sort_unstable();

@@ -158,3 +158,25 @@ fn clusters_do_not_depend_on_the_order_of_edges() {
     assert_eq!(forward.of.len(), 19);
     assert_eq!(forward.explained[&account(201)].funder, account(1));
 }
+
+#[test]
+fn a_transfers_next_move_is_its_recipients_first_payment_or_transfer_after_it() {
+    let transfers = vec![
+        funding(1, 2, 100),
+        // 2 passes money on at block 130, before it pays at 150.
+        funding(2, 3, 130),
+        // 4's money never moves on.
+        funding(1, 4, 100),
+    ];
+    let paid = [
+        (account(2), 90),
+        (account(2), 150),
+        (account(3), 140),
+        (account(9), 101),
+    ];
+    let next: Vec<u64> = with_next_moves(transfers, &paid)
+        .iter()
+        .map(|t| t.next_block)
+        .collect();
+    assert_eq!(next, vec![130, 140, u64::MAX]);
+}
