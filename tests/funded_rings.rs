@@ -333,6 +333,16 @@ async fn a_ring_funded_by_one_account_ranks_below_an_agent_with_five_real_custom
         serde_json::json!({ "id": key.to_string() }),
     )["agent"]["reputation"]["topPayers"]
         .clone();
+    // So does the explorer's agent page, in a browser.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut node = std::process::Command::new("node");
+    node.arg(root.join("tools/explorer/cluster_badge.mjs"))
+        .current_dir(root.join("tools"));
+    let page = support::tool::json_through(
+        node,
+        &serde_json::json!({ "base": served.base, "agent": key.to_string() }),
+        "the explorer's agent page (tools/explorer/cluster_badge.mjs)",
+    );
     served.stop().await;
     store.close().await;
     let parts = shown.as_array().unwrap();
@@ -340,7 +350,19 @@ async fn a_ring_funded_by_one_account_ranks_below_an_agent_with_five_real_custom
     assert_eq!(parts[0]["payments"], 12);
     assert_eq!(parts[0]["cluster"]["size"], PUPPETS);
     assert_eq!(parts[0]["cluster"]["funder"], format!("{funder:#x}"));
-    assert!(parts[0]["cluster"]["block"].as_i64().unwrap() > 0);
+    let block = parts[0]["cluster"]["block"].as_i64().unwrap();
+    assert!(block > 0);
+    let funder_hex = format!("{funder:#x}");
+    assert_eq!(
+        page["payers"][0]["badge"],
+        format!(
+            "cluster of {PUPPETS} funded by {}…{} at block {block}",
+            &funder_hex[..6],
+            &funder_hex[funder_hex.len() - 4..]
+        ),
+        "{page}"
+    );
+    assert_eq!(page["payers"].as_array().map(Vec::len), Some(1), "{page}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
