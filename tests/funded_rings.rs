@@ -7,12 +7,13 @@
 //! real agents itself. And 200 customers of one exchange-like hub keep their standing.
 
 use crate::support;
-use agentindex_contracts::{Devnet, DevnetOptions, confirm, demo, signing};
+use crate::support::wallets::{fresh_wallet, pay_signed};
+use agentindex_contracts::{Devnet, DevnetOptions, confirm, demo};
 use agentindex_indexer::config::Config;
 use agentindex_indexer::primitives::AgentKey;
 use agentindex_indexer::reputation::score::PayerPart;
 use agentindex_indexer::store::{AgentReputation, StoreRead};
-use alloy::primitives::{Address, U256, keccak256};
+use alloy::primitives::{Address, U256};
 use alloy::signers::local::PrivateKeySigner;
 use std::collections::BTreeMap;
 
@@ -31,26 +32,6 @@ enum Funding {
     ThreeHops,
     /// As `Direct`, and the funder pays the three busy agents itself.
     FunderPaysRealAgents,
-}
-
-/// A wallet never seen on the chain, the same in every run.
-fn fresh_wallet(label: &str, i: usize) -> PrivateKeySigner {
-    PrivateKeySigner::from_bytes(&keccak256(format!("{label} {i}"))).unwrap()
-}
-
-/// Moves `value` USDC from `from` to `to` with an EIP-3009 authorisation `submitter` sends:
-/// an x402 payment, or a gasless transfer between fresh wallets.
-async fn send_signed(
-    devnet: &Devnet,
-    from: &PrivateKeySigner,
-    submitter: Address,
-    to: Address,
-    value: u64,
-) {
-    let nonce = signing::nonce(&format!("{} sends {to} {value}", from.address()));
-    demo::pay_signed_by(devnet, from, submitter, to, U256::from(value), nonce)
-        .await
-        .unwrap();
 }
 
 /// Moves `value` USDC from the anvil account `from` to `to` with a plain `transfer`.
@@ -165,7 +146,7 @@ async fn ring_round(funding: Funding) -> (Devnet, Agents) {
     // agent by the first five, who pay the busy agents too.
     for (k, busy) in BUSY.iter().enumerate() {
         for customer in 20..28 + k {
-            send_signed(
+            pay_signed(
                 &devnet,
                 devnet.signer(customer),
                 facilitator,
@@ -176,7 +157,7 @@ async fn ring_round(funding: Funding) -> (Devnet, Agents) {
         }
     }
     for customer in 20..25 {
-        send_signed(
+        pay_signed(
             &devnet,
             devnet.signer(customer),
             facilitator,
@@ -187,7 +168,7 @@ async fn ring_round(funding: Funding) -> (Devnet, Agents) {
     }
     if funding == Funding::FunderPaysRealAgents {
         for busy in BUSY {
-            send_signed(
+            pay_signed(
                 &devnet,
                 devnet.signer(funder),
                 facilitator,
@@ -228,7 +209,7 @@ async fn ring_round(funding: Funding) -> (Devnet, Agents) {
             }
             for (i, wallet) in second.iter().enumerate() {
                 let from = &first[i / 2];
-                send_signed(
+                pay_signed(
                     &devnet,
                     from,
                     facilitator,
@@ -239,14 +220,14 @@ async fn ring_round(funding: Funding) -> (Devnet, Agents) {
             }
             for (i, puppet) in puppets.iter().enumerate() {
                 let from = &second[i / 4];
-                send_signed(&devnet, from, facilitator, puppet.address(), PUPPET_FUNDS).await;
+                pay_signed(&devnet, from, facilitator, puppet.address(), PUPPET_FUNDS).await;
             }
         }
     }
     for (i, puppet) in puppets.iter().enumerate() {
         for (r, ring) in RING.iter().enumerate() {
             if r != i % RING.len() {
-                send_signed(&devnet, puppet, facilitator, wallet(ring), RING_PAYMENT).await;
+                pay_signed(&devnet, puppet, facilitator, wallet(ring), RING_PAYMENT).await;
             }
         }
     }
@@ -412,7 +393,7 @@ async fn two_hundred_customers_of_one_exchange_keep_their_standing() {
     }
     for (i, customer) in customers.iter().enumerate() {
         for shop in pays(i) {
-            send_signed(
+            pay_signed(
                 &devnet,
                 customer,
                 facilitator,
@@ -424,7 +405,7 @@ async fn two_hundred_customers_of_one_exchange_keep_their_standing() {
     }
     for i in 0..8 {
         for shop in pays(i) {
-            send_signed(
+            pay_signed(
                 &devnet,
                 devnet.signer(14 + i),
                 facilitator,

@@ -12,32 +12,13 @@
 
 use crate::support;
 use crate::support::doc_server::{DocServer, Route};
+use crate::support::wallets::{fresh_wallet, pay_signed};
 use agentindex_contracts::{Devnet, DevnetOptions, confirm, demo, signing};
 use agentindex_indexer::primitives::AgentKey;
 use agentindex_indexer::reputation::Evidence;
 use agentindex_indexer::store::{AgentReputation, Store, StoreRead};
 use alloy::primitives::{Address, B256, U256, keccak256};
 use alloy::signers::local::PrivateKeySigner;
-
-/// Pays `value` USDC from `payer` (any key) to `to` through an EIP-3009 authorisation that
-/// `facilitator` submits, as x402 settles.
-async fn pay_x402(
-    devnet: &Devnet,
-    payer: &PrivateKeySigner,
-    facilitator: Address,
-    to: Address,
-    value: u64,
-) {
-    let nonce = signing::nonce(&format!("{} pays {to} {value}", payer.address()));
-    demo::pay_signed_by(devnet, payer, facilitator, to, U256::from(value), nonce)
-        .await
-        .unwrap();
-}
-
-/// A wallet that has never been seen on the chain, the same in every run.
-fn fresh_wallet(label: &str, i: usize) -> PrivateKeySigner {
-    PrivateKeySigner::from_bytes(&keccak256(format!("{label} {i}"))).unwrap()
-}
 
 async fn give_feedback(devnet: &Devnet, client: Address, agent: U256, value: i128) {
     give_feedback_with_file(devnet, client, agent, value, "", B256::ZERO).await;
@@ -101,7 +82,7 @@ async fn fifty_unpaid_top_ratings_rank_below_five_good_ratings_from_paying_clien
         .unwrap();
     // Five customers pay the earned agent over x402, then rate it 80.
     for customer in 5..10 {
-        pay_x402(
+        pay_signed(
             &devnet,
             devnet.signer(customer),
             facilitator,
@@ -203,7 +184,7 @@ async fn sybil_round(sybils: usize) -> (AgentReputation, AgentReputation) {
     let (honest, sybil) = (agents[0], agents[3]);
     for customer in 3..9 {
         for agent in &agents[..3] {
-            pay_x402(
+            pay_signed(
                 &devnet,
                 devnet.signer(customer),
                 facilitator,
@@ -224,7 +205,7 @@ async fn sybil_round(sybils: usize) -> (AgentReputation, AgentReputation) {
             .unwrap();
     }
     for wallet in &wallets {
-        pay_x402(&devnet, wallet, facilitator, sybil, 1_000_000).await;
+        pay_signed(&devnet, wallet, facilitator, sybil, 1_000_000).await;
     }
 
     let dir = tempfile::tempdir().unwrap();

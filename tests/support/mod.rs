@@ -19,6 +19,7 @@ pub(crate) mod processes;
 pub(crate) mod scenario;
 pub(crate) mod signing;
 pub(crate) mod tool;
+pub(crate) mod wallets;
 
 use agentindex_contracts::Devnet;
 use agentindex_indexer::config::Config;

@@ -1,6 +1,6 @@
 //! Fetching the money trail of a range's payers: the payment tokens' transfers into each payer
-//! in the blocks before it paid (the chain's `funding_lookback_blocks`), then into whoever sent those, up to
-//! [`funding_trail::HOPS`](crate::reputation::funding_trail::HOPS) transfers back. Each hop is
+//! in the blocks before it paid (the chain's `funding_lookback_blocks`), then into whoever sent
+//! those, up to [`funding_trail::HOPS`](crate::reputation::funding_trail::HOPS) transfers back. Each hop is
 //! one request per chunk of accounts (the account in `topics[2]`), over the blocks from the
 //! earliest move's lookback to the latest move. What comes back is every inflow of those
 //! accounts in their windows; the store keeps the ones the trail of a credited payment reaches
@@ -9,7 +9,7 @@
 
 use super::by_address::{Direction, transfer_side};
 use super::funding_cache::{FundingCache, Missing};
-use crate::reputation::funding_trail::{HOPS, Inflow, Move, moved_on};
+use crate::reputation::funding_trail::{HOPS, Inflow, Move, moved_on, next_moves};
 use crate::rpc::{ChainRpc, RpcError, RpcErrorKind};
 use agentindex_contracts::TestUSDC as Token;
 use alloy::primitives::{Address, B256, U256};
@@ -115,16 +115,7 @@ pub(super) async fn trail_inflows(
             hop.extend(read.into_iter().map(|inflow| (inflow.position(), inflow)));
         }
         let hop: Vec<Inflow> = hop.into_values().collect();
-        let reached = moved_on(&moves, &hop, lookback.blocks);
-        moves = reached
-            .values()
-            .map(|(i, paid_block)| Move {
-                account: hop[*i].funder,
-                block: hop[*i].block,
-                log_index: hop[*i].log_index,
-                paid_block: *paid_block,
-            })
-            .collect();
+        moves = next_moves(&moved_on(&moves, &hop, lookback.blocks), &hop);
         found.extend(hop.into_iter().map(|inflow| (inflow.position(), inflow)));
     }
     Ok(found.into_values().collect())

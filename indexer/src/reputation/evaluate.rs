@@ -183,7 +183,7 @@ pub fn evaluate(facts: &AgentFacts, as_of: u64, rules: &ReputationRules) -> Eval
             cap: t.unproven_cap,
         });
     let mut payment_score = payment_score(seen, outflows, as_of, &rules.params, standing);
-    if let Some(t) = facts.trust.as_ref().filter(|t| !t.clusters.is_empty()) {
+    if let (Some(_), Some(t)) = (&clustered, &facts.trust) {
         explain_clusters(&mut payment_score, &t.clusters);
     }
     let trust = facts

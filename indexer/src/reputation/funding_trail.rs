@@ -106,6 +106,20 @@ pub fn moved_on(
     reached
 }
 
+/// The moves the inflows `reached` (as [`moved_on`] gives them, indexes into `inflows`) make of
+/// their senders: the next round of the trail.
+pub fn next_moves(reached: &BTreeMap<(u64, u64), (usize, u64)>, inflows: &[Inflow]) -> Vec<Move> {
+    reached
+        .values()
+        .map(|(i, paid_block)| Move {
+            account: inflows[*i].funder,
+            block: inflows[*i].block,
+            log_index: inflows[*i].log_index,
+            paid_block: *paid_block,
+        })
+        .collect()
+}
+
 /// The whole trail from `payments` through `inflows` with `lookback` blocks per move: every
 /// inflow reached within [`HOPS`] rounds, by position, with its index in `inflows` and the
 /// earliest payment block whose trail reaches it.
@@ -121,18 +135,7 @@ pub fn trail(
             break;
         }
         let reached = moved_on(&moves, inflows, lookback);
-        moves = reached
-            .values()
-            .map(|(i, paid_block)| {
-                let inflow = &inflows[*i];
-                Move {
-                    account: inflow.funder,
-                    block: inflow.block,
-                    log_index: inflow.log_index,
-                    paid_block: *paid_block,
-                }
-            })
-            .collect();
+        moves = next_moves(&reached, inflows);
         for (position, (i, paid_block)) in reached {
             let entry = kept.entry(position).or_insert((i, paid_block));
             entry.1 = entry.1.min(paid_block);

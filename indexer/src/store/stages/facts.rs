@@ -2,7 +2,7 @@
 //! gives them (`store/facts/`). Every other stage derives from these tables; a rewind deletes
 //! their rows above the ancestor, first, and the derived stages rebuild from what remains.
 
-use super::{BatchContext, RewindContext, delete_above};
+use super::{BatchContext, RewindContext, delete_above_by};
 use crate::schema::{
     agent_contract_events, agent_snapshots, events, feedback, feedback_responses,
     feedback_revocations, funding_edges, identity_approvals, identity_metadata,
@@ -11,7 +11,7 @@ use crate::schema::{
     withdrawals, x402_channels,
 };
 use crate::store::facts;
-use crate::store::{Dialect, QueryContext, StoreResult};
+use crate::store::{Dialect, StoreResult};
 use sqlx::AnyConnection;
 
 /// The tables the stage owns: every table whose rows are facts keyed by (chain_id,
@@ -63,18 +63,14 @@ pub(super) async fn rewind(
     rewind: &mut RewindContext<'_>,
 ) -> StoreResult<()> {
     for table in TABLES {
-        rewind.removed += delete_above(conn, table, rewind, "deleting facts above a reorg").await?;
+        // A funding transfer lies below the payment it is kept for: it goes with that payment.
+        let column = if *table == funding_edges::NAME {
+            "paid_block"
+        } else {
+            "block_number"
+        };
+        rewind.removed +=
+            delete_above_by(conn, table, column, rewind, "deleting facts above a reorg").await?;
     }
-    // A funding transfer lies below the payment it is kept for: it goes with that payment.
-    rewind.removed += sqlx::query(&format!(
-        "DELETE FROM {funding_edges_table} WHERE chain_id = $1 AND paid_block > $2",
-        funding_edges_table = funding_edges::NAME,
-    ))
-    .bind(rewind.chain_key)
-    .bind(rewind.above)
-    .execute(&mut *conn)
-    .await
-    .context("deleting funding transfers kept for payments above a reorg")?
-    .rows_affected();
     Ok(())
 }

@@ -161,8 +161,19 @@ async fn delete_above(
     rewind: &RewindContext<'_>,
     context: &'static str,
 ) -> StoreResult<u64> {
+    delete_above_by(conn, table, "block_number", rewind, context).await
+}
+
+/// As [`delete_above`], for a table whose rows belong to the block in `column`.
+async fn delete_above_by(
+    conn: &mut AnyConnection,
+    table: &str,
+    column: &str,
+    rewind: &RewindContext<'_>,
+    context: &'static str,
+) -> StoreResult<u64> {
     Ok(sqlx::query(&format!(
-        "DELETE FROM {table} WHERE chain_id = $1 AND block_number > $2"
+        "DELETE FROM {table} WHERE chain_id = $1 AND {column} > $2"
     ))
     .bind(rewind.chain_key)
     .bind(rewind.above)
