@@ -18,6 +18,7 @@ pub mod documents;
 pub mod engine;
 pub mod feed;
 pub mod follower;
+pub mod liveness;
 pub mod metrics;
 pub mod primitives;
 pub mod priority;

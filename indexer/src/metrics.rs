@@ -69,6 +69,15 @@ pub struct DocumentLabels {
     reason: String,
 }
 
+/// Labels of an endpoint probe: the endpoint's kind, what the probe found and, when it was
+/// not up, the reason class.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ProbeLabels {
+    kind: String,
+    status: String,
+    reason: String,
+}
+
 /// Every indexer metric.
 #[derive(Debug)]
 pub struct IndexerMetrics {
@@ -80,6 +89,7 @@ pub struct IndexerMetrics {
     reorg_depth: Family<ChainLabel, Histogram>,
     events: Family<EventLabels, Counter>,
     documents: Family<DocumentLabels, Counter>,
+    probes: Family<ProbeLabels, Counter>,
     reputation: Family<ChainLabel, Counter>,
     fetch_ways: Family<FetchLabels, Counter>,
     scan_density: Family<FamilyLabels, Gauge<f64, AtomicU64>>,
@@ -98,6 +108,7 @@ static METRICS: LazyLock<IndexerMetrics> = LazyLock::new(|| IndexerMetrics {
     reorg_depth: Family::new_with_constructor(|| Histogram::new(exponential_buckets(1.0, 2.0, 10))),
     events: Family::default(),
     documents: Family::default(),
+    probes: Family::default(),
     reputation: Family::default(),
     fetch_ways: Family::default(),
     scan_density: Family::default(),
@@ -146,6 +157,11 @@ impl IndexerMetrics {
             "documents",
             "Document fetches by outcome and failure reason",
             self.documents.clone(),
+        );
+        registry.register(
+            "endpoint_probes",
+            "Endpoint probes by kind, status and the reason an endpoint was not up",
+            self.probes.clone(),
         );
         registry.register(
             "reputation_recomputations",
@@ -237,6 +253,17 @@ impl IndexerMetrics {
         self.documents
             .get_or_create(&DocumentLabels {
                 outcome: outcome.to_string(),
+                reason: reason.to_string(),
+            })
+            .inc();
+    }
+
+    /// An endpoint probe of `kind` that found `status`, for `reason` when not up.
+    pub fn probe(&self, kind: &str, status: &str, reason: &str) {
+        self.probes
+            .get_or_create(&ProbeLabels {
+                kind: kind.to_string(),
+                status: status.to_string(),
                 reason: reason.to_string(),
             })
             .inc();

@@ -17,6 +17,17 @@ pub(super) const INDEXER: &[(&str, &[&str])] = &[
     ("rpc", &["primitives", "metrics", "redact", "config"]),
     ("documents", &["primitives", "metrics", "redact", "config"]),
     (
+        "liveness",
+        &[
+            "primitives",
+            "metrics",
+            "redact",
+            "config",
+            "documents",
+            "canonical_json",
+        ],
+    ),
+    (
         "reputation",
         &["primitives", "config", "priority", "canonical_json"],
     ),
@@ -30,6 +41,7 @@ pub(super) const INDEXER: &[(&str, &[&str])] = &[
             "config",
             "sources",
             "documents",
+            "liveness",
             "reputation",
             "agents",
             "priority",
@@ -72,6 +84,7 @@ pub(super) const INDEXER: &[(&str, &[&str])] = &[
             "sources",
             "rpc",
             "documents",
+            "liveness",
             "reputation",
             "agents",
             "store",

@@ -27,6 +27,21 @@ pub(crate) enum Route {
     Endless,
     /// 200 that declares a huge Content-Length.
     HugeLength,
+    /// This status after this wait (a server that answers slowly).
+    Slow(Duration, u16),
+    /// Each request the next of these statuses, round and round (a server that flaps).
+    Cycle(Vec<u16>),
+}
+
+/// One request as the server saw it.
+#[derive(Debug, Clone)]
+pub(crate) struct Seen {
+    /// Its path.
+    pub(crate) path: String,
+    /// When its head arrived.
+    pub(crate) at: std::time::Instant,
+    /// Its `User-Agent`, if any.
+    pub(crate) user_agent: Option<String>,
 }
 
 /// A running server; routes can be added while it runs.
@@ -35,6 +50,9 @@ pub(crate) struct DocServer {
     pub(crate) base: String,
     routes: Arc<std::sync::Mutex<HashMap<String, Route>>>,
     hits: Arc<std::sync::Mutex<HashMap<String, Arc<AtomicU64>>>>,
+    seen: Arc<std::sync::Mutex<Vec<Seen>>>,
+    in_flight: Arc<AtomicU64>,
+    most_in_flight: Arc<AtomicU64>,
 }
 
 impl DocServer {
@@ -45,13 +63,19 @@ impl DocServer {
             base: format!("http://{}", listener.local_addr().unwrap()),
             routes: Arc::default(),
             hits: Arc::default(),
+            seen: Arc::default(),
+            in_flight: Arc::default(),
+            most_in_flight: Arc::default(),
         };
         let handle = server.clone();
         tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
                 let handle = handle.clone();
                 tokio::spawn(async move {
+                    let now = handle.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                    handle.most_in_flight.fetch_max(now, Ordering::SeqCst);
                     let _ = handle.answer(socket).await;
+                    handle.in_flight.fetch_sub(1, Ordering::SeqCst);
                 });
             }
         });
@@ -62,6 +86,16 @@ impl DocServer {
     pub(crate) fn route(&self, path: &str, route: Route) -> String {
         self.routes.lock().unwrap().insert(path.to_string(), route);
         format!("{}{path}", self.base)
+    }
+
+    /// Every request so far, in the order their heads arrived.
+    pub(crate) fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+
+    /// The most requests the server was answering at once.
+    pub(crate) fn most_in_flight(&self) -> u64 {
+        self.most_in_flight.load(Ordering::SeqCst)
     }
 
     /// Requests `path` has received.
@@ -85,6 +119,16 @@ impl DocServer {
         }
         let head = String::from_utf8_lossy(&request).to_string();
         let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+        let user_agent = head.lines().find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("user-agent")
+                .then(|| value.trim().to_string())
+        });
+        self.seen.lock().unwrap().push(Seen {
+            path: path.clone(),
+            at: std::time::Instant::now(),
+            user_agent,
+        });
         self.hits
             .lock()
             .unwrap()
@@ -92,6 +136,7 @@ impl DocServer {
             .or_default()
             .fetch_add(1, Ordering::Relaxed);
         let route = self.routes.lock().unwrap().get(&path).cloned();
+        let hit = self.hits(&path);
         match route {
             None => write(&mut socket, 404, &[], b"").await,
             Some(Route::Body(kind, body)) => {
@@ -130,6 +175,14 @@ impl DocServer {
                 loop {
                     socket.write_all(chunk.as_bytes()).await?;
                 }
+            }
+            Some(Route::Slow(wait, status)) => {
+                tokio::time::sleep(wait).await;
+                write(&mut socket, status, &[], b"ok").await
+            }
+            Some(Route::Cycle(statuses)) => {
+                let status = statuses[(hit as usize - 1) % statuses.len()];
+                write(&mut socket, status, &[], b"ok").await
             }
             Some(Route::HugeLength) => {
                 socket

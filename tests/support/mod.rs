@@ -13,6 +13,7 @@ pub(crate) mod faulty_rpc;
 pub(crate) mod graphql;
 pub(crate) mod graphql_ws;
 pub(crate) mod hostile;
+pub(crate) mod liveness;
 pub(crate) mod memory;
 pub(crate) mod postgres;
 pub(crate) mod processes;

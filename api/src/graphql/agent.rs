@@ -3,6 +3,7 @@
 
 use super::days::{DAY_SECS, DailyPoint, MAX_ENTRIES, utc_date};
 use super::filter::AgentSource;
+use super::liveness::Liveness;
 use super::loader_set::Loaders;
 use super::loaders::AgentRowKey;
 use super::page_cost;
@@ -16,7 +17,7 @@ use crate::read::documents::{DocumentRow, LintRow};
 use crate::read::skills::SkillRow;
 use crate::state::ApiState;
 use agentindex_indexer::reputation::{Exclusion, Payment};
-use agentindex_indexer::schema::{Table, agent_activity};
+use agentindex_indexer::schema::{Table, agent_activity, agent_liveness};
 use async_graphql::{Context, ID, Json, Object, Result, SimpleObject};
 use std::sync::Arc;
 
@@ -329,6 +330,16 @@ impl Agent {
     /// block among the agent's own facts.
     async fn reputation(&self) -> Reputation {
         Reputation::of(&self.0)
+    }
+
+    /// Whether its endpoints answer, as this instance's prober saw them (null when it declares
+    /// none, or probing is off).
+    async fn liveness(&self, ctx: &Context<'_>) -> Result<Option<Liveness>> {
+        let row = self.row_of(ctx, &agent_liveness::TABLE).await?;
+        Ok(row.map(|row| Liveness {
+            agent_key: self.0.agent_key.clone(),
+            row,
+        }))
     }
 }
 

@@ -81,6 +81,16 @@ pub(crate) struct AgentFilter {
     pub(crate) min_price: Option<String>,
     /// Some declared price is at most this (atomic units of its asset, a decimal integer).
     pub(crate) max_price: Option<String>,
+    /// As this instance's prober saw it: an endpoint answered at its last probe; `false` lists
+    /// agents probed whose endpoints all failed ("registered but unreachable").
+    pub(crate) reachable: Option<bool>,
+    /// Answered at least this share (0 to 1) of the last 7 days' probes.
+    pub(crate) min_uptime: Option<f64>,
+    /// An MCP server of the agent lists a tool of this name, case-insensitively.
+    pub(crate) mcp_tool: Option<String>,
+    /// An x402 resource answered an unpaid request with 402 asking to be paid to the agent's
+    /// own on-chain wallet or payment address.
+    pub(crate) x402_live: Option<bool>,
 }
 
 /// Refuses a list argument `name` of more than `max` items (`[api.reads]
@@ -122,6 +132,12 @@ impl AgentFilter {
             extension_uri: self.extension_uri.clone(),
             min_price: self.min_price.as_deref().and_then(price),
             max_price: self.max_price.as_deref().and_then(price),
+            reachable: self.reachable,
+            min_uptime: self.min_uptime,
+            mcp_tool: (self.mcp_tool.as_deref())
+                .map(|tool| tool.trim().to_lowercase())
+                .filter(|tool| !tool.is_empty()),
+            x402_live: self.x402_live,
             search: search.and_then(|text| fts_query(text, false)),
             search_as_prefix: search.and_then(|text| fts_query(text, true)),
         }

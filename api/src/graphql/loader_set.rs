@@ -5,7 +5,7 @@
 
 use super::loaders::{
     AgentRowLoader, CountLoader, DocumentLoader, EvaluationLoader, FeedbackLoader, HistoryLoader,
-    PaymentLoader, SkillLoader, ValidationLoader,
+    LivenessLoader, PaymentLoader, SkillLoader, ValidationLoader,
 };
 use crate::state::ApiState;
 use agentindex_indexer::store::low_priority;
@@ -24,6 +24,8 @@ pub(crate) struct Loaders {
     pub(crate) counts: DataLoader<CountLoader>,
     /// Rows of the declared per-agent tables (`AgentRowKey`).
     pub(crate) agent_rows: DataLoader<AgentRowLoader>,
+    /// What the prober saw of agents' endpoints.
+    pub(crate) liveness: DataLoader<LivenessLoader>,
 }
 
 /// `request` as the calling task should run it: inside a [`low_priority::scope`], with loaders
@@ -63,6 +65,7 @@ impl Loaders {
             history: DataLoader::new(HistoryLoader(pool()), spawn),
             counts: DataLoader::new(CountLoader(pool()), spawn),
             agent_rows: DataLoader::new(AgentRowLoader(pool()), spawn),
+            liveness: DataLoader::new(LivenessLoader(pool()), spawn),
         }
     }
 }

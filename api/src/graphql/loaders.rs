@@ -6,6 +6,7 @@ use crate::read::agent_rows::{self, Cells};
 use crate::read::counts::{self, Relation};
 use crate::read::documents::{self, DocumentRow};
 use crate::read::evaluations;
+use crate::read::liveness;
 use crate::read::skills::{self, SkillRow};
 use crate::state::ApiState;
 use agentindex_indexer::primitives::{AgentKey, AgentKeyError};
@@ -41,6 +42,18 @@ impl Loader<String> for DocumentLoader {
 
     async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
         documents::of_agents(&self.0, keys).await.map_err(Arc::new)
+    }
+}
+
+/// What the prober saw (endpoints and MCP tools) by agent key.
+pub(crate) struct LivenessLoader(pub(crate) AnyPool);
+
+impl Loader<String> for LivenessLoader {
+    type Value = liveness::AgentProbes;
+    type Error = Arc<sqlx::Error>;
+
+    async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
+        liveness::of_agents(&self.0, keys).await.map_err(Arc::new)
     }
 }
 

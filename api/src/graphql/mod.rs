@@ -1,5 +1,5 @@
 //! The GraphQL API: the schema ([`schema`]), its query and subscription roots ([`query`],
-//! [`facets`], [`subscription`]), the `Agent` type ([`agent`]) and its payments, feedback and
+//! [`facets`], [`subscription`]), the `Agent` type ([`agent`]) with what the prober saw of it ([`liveness`]) and its payments, feedback and
 //! validations (`relations`), the `agents` arguments ([`filter`]), cursors ([`cursor`]),
 //! DataLoaders ([`loaders`], gathered in [`loader_set`]), what one operation may spend (`operation_limits`) and the hiding
 //! of store errors ([`hidden_errors`]). How big a
@@ -11,6 +11,7 @@ pub(crate) mod days;
 pub mod facets;
 pub(crate) mod filter;
 pub(crate) mod hidden_errors;
+pub(crate) mod liveness;
 pub(crate) mod loader_set;
 pub(crate) mod loaders;
 pub(crate) mod operation_limits;

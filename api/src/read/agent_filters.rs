@@ -2,7 +2,9 @@
 //! join, and keyset conditions that start a page after a cursor.
 
 use super::selection::Selection;
-use agentindex_indexer::schema::{agent_documents, agent_search, agent_terms, documents};
+use agentindex_indexer::schema::{
+    agent_documents, agent_liveness, agent_mcp_tools, agent_search, agent_terms, documents,
+};
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, QueryBuilder};
 
@@ -208,6 +210,7 @@ pub(super) fn push_filters_with(
         query.push_bind(owner.to_lowercase());
     }
     push_card_filters(query, dialect, selection);
+    push_liveness_filters(query, selection);
     for (bound, compare) in [(selection.min_price, ">="), (selection.max_price, "<=")] {
         if let Some(bound) = bound {
             query.push(format!(
@@ -261,6 +264,44 @@ pub(super) fn push_card_filters(
             dialect.json_path("e.value", "uri"),
         ));
         query.push_bind(uri.clone());
+        query.push(")");
+    }
+}
+
+/// Filters on what this instance's prober saw of the agent's endpoints (its `agent_liveness`
+/// row, and the tools its MCP servers listed).
+fn push_liveness_filters(query: &mut QueryBuilder<'_, Any>, selection: &Selection) {
+    let summary = format!(
+        " AND EXISTS (SELECT 1 FROM {} l WHERE l.agent_key = a.agent_key AND ",
+        agent_liveness::NAME
+    );
+    if let Some(reachable) = selection.reachable {
+        query.push(summary.clone());
+        query.push(if reachable {
+            "l.reachable = 1)"
+        } else {
+            "l.reachable = 0 AND l.status <> 'unknown')"
+        });
+    }
+    if let Some(min) = selection.min_uptime {
+        query.push(summary.clone());
+        query.push("l.uptime_7d >= ");
+        query.push_bind(min);
+        query.push(")");
+    }
+    if let Some(live) = selection.x402_live {
+        if !live {
+            query.push(" AND NOT");
+        }
+        query.push(summary.trim_start_matches(" AND"));
+        query.push("l.x402_live = 1)");
+    }
+    if let Some(tool) = &selection.mcp_tool {
+        query.push(format!(
+            " AND a.agent_key IN (SELECT agent_key FROM {} WHERE tool = ",
+            agent_mcp_tools::NAME
+        ));
+        query.push_bind(tool.clone());
         query.push(")");
     }
 }

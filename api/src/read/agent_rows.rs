@@ -35,6 +35,22 @@ impl Cells {
             _ => None,
         }
     }
+
+    /// The number in `column` (`None` when NULL or of another type).
+    pub(crate) fn real(&self, column: Column) -> Option<f64> {
+        match self.0.get(column.name) {
+            Some(Cell::Real(value)) => Some(*value),
+            _ => None,
+        }
+    }
+
+    /// The text in `column` (`None` when NULL or of another type).
+    pub(crate) fn text(&self, column: Column) -> Option<&str> {
+        match self.0.get(column.name) {
+            Some(Cell::Text(value)) => Some(value),
+            _ => None,
+        }
+    }
 }
 
 /// The row of `table` of each of `keys` that has one. `table` must be keyed by `agent_key`.

@@ -21,6 +21,14 @@ pub(crate) struct Selection {
     pub(crate) extension_uri: Option<String>,
     pub(crate) min_price: Option<f64>,
     pub(crate) max_price: Option<f64>,
+    /// What the prober saw: an endpoint answered at its last probe (or, false, none did).
+    pub(crate) reachable: Option<bool>,
+    /// Answered at least this share of the week's probes (0 to 1).
+    pub(crate) min_uptime: Option<f64>,
+    /// An MCP server of the agent lists this tool (lower-case).
+    pub(crate) mcp_tool: Option<String>,
+    /// An x402 resource answered 402 asking to be paid to the agent's own wallet.
+    pub(crate) x402_live: Option<bool>,
     /// An FTS5 query (already quoted) when searching: whole words.
     pub(crate) search: Option<String>,
     /// The same with the last word as a prefix, used when no agent has the whole words (see

@@ -13,6 +13,7 @@ mod api_websocket;
 mod chain;
 mod documents;
 mod env;
+mod liveness;
 mod nat64;
 pub mod networks;
 mod query_limits;
@@ -27,6 +28,7 @@ pub use chain::{
     StartBlock, WatchedContract, X402Config,
 };
 pub use documents::{PrivateHost, PrivateHostError};
+pub use liveness::LivenessConfig;
 pub use nat64::{NAT64_PREFIX_LENGTHS, Nat64Prefix};
 pub use query_limits::QueryLimitsConfig;
 pub use reputation::{FeedbackEvidenceConfig, ReputationConfig, TrustConfig, WeightsConfig};
@@ -91,6 +93,9 @@ pub struct Config {
     /// Reputation parameters.
     #[serde(default)]
     pub reputation: ReputationConfig,
+    /// Probing the endpoints agents declare.
+    #[serde(default)]
+    pub liveness: LivenessConfig,
     /// The chains to follow.
     #[serde(default)]
     pub chains: Vec<ChainConfig>,
@@ -394,6 +399,7 @@ impl Config {
 
     fn validate(&self) -> ConfigResult<()> {
         self.reputation.validate()?;
+        self.liveness.validate()?;
         self.api.caches.validate()?;
         self.api.connections.validate()?;
         self.api.websocket.validate()?;

@@ -28,7 +28,7 @@ pub use card::{CardProjection, parse_card, read_card};
 pub use check::{Checked, Expect, Projection, check, check_until};
 pub use checker::Checker;
 pub use feedback::{FeedbackFileProjection, ProofOfPayment, parse_feedback_file};
-pub use fetch::{FetchError, FetchPolicy, Fetched, Fetcher, Validators};
+pub use fetch::{Answer, FetchError, FetchPolicy, Fetched, Fetcher, Request, Validators};
 pub use lint::{Lint, Report, Severity};
 pub use profile::{ChainAgent, LinkRole, LinkedDocument, Profile, build_profile};
 pub use registration::{RegistrationProjection, Service, parse_registration};

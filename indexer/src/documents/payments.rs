@@ -26,11 +26,16 @@ pub struct PaymentTerms {
     pub amount: Option<String>,
     /// The skill the price applies to, for per-skill pricing.
     pub skill: Option<String>,
+    /// The resource URL the terms are for (an x402 requirement's `resource`), which the prober
+    /// asks without paying; left out of the stored form when none is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
 }
 
 const NETWORK: &[&str] = &["network", "chainId", "chain", "chain_id"];
 const ASSET: &[&str] = &["asset", "token", "currency"];
 const PAY_TO: &[&str] = &["payTo", "pay_to", "address", "recipient", "payee"];
+const RESOURCE: &[&str] = &["resource", "resourceUrl", "url", "endpoint"];
 const AMOUNT: &[&str] = &[
     "amount",
     "maxAmountRequired",
@@ -130,5 +135,12 @@ pub(super) fn terms(source: &str, fields: &Fields<'_>, report: &mut Report) -> P
         pay_to: read(PAY_TO, report),
         amount: read(AMOUNT, report),
         skill: None,
+        // A string, or version 2's `{url, description, mimeType}`; anything else is no resource.
+        resource: fields.any(RESOURCE).and_then(|(_, value)| {
+            value
+                .as_str()
+                .or_else(|| value.get("url").and_then(Value::as_str))
+                .map(str::to_string)
+        }),
     }
 }

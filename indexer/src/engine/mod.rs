@@ -1,17 +1,22 @@
-//! Runs the followers of every configured chain, the documents worker and the feed keeper
-//! against one store, until they are done, one fails for good, or shutdown is asked for.
+//! Runs the followers of every configured chain, the documents worker, the feed keeper and
+//! (with `[liveness]` on) the probe worker against one store, until they are done, one fails
+//! for good, or shutdown is asked for.
 
 mod documents_worker;
+mod probe_worker;
 
 pub use documents_worker::{DocumentsOutcome, DocumentsWorker};
+pub use probe_worker::{ProbeWorker, ProbesOutcome};
 
 use crate::config::Config;
 use crate::feed::keeper::FeedKeeper;
 use crate::follower::{Follower, FollowerError, Outcome};
+use crate::liveness::LivenessPolicy;
 use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy};
 use crate::store::{ChainContext, ChainContexts, Store, StoreError};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -29,6 +34,8 @@ pub struct IndexOptions {
     pub retry: RetryPolicy,
     /// Leave documents alone: follow the chains only.
     pub skip_documents: bool,
+    /// Probe no endpoints, whatever `[liveness] enabled` says.
+    pub skip_probes: bool,
 }
 
 /// Why indexing stopped with an error.
@@ -116,7 +123,20 @@ pub async fn index(
         contexts.clone(),
         config.reputation.feeds_kept,
     );
-    let keeper = tokio::spawn(keeper.run(keeper_stop));
+    let keeper = tokio::spawn(keeper.run(keeper_stop.clone()));
+    // The probe worker runs beside the followers when `[liveness]` is on, and stops with the
+    // feed keeper: it never holds back the end of a run.
+    let probes = if config.liveness.enabled && !options.skip_documents && !options.skip_probes {
+        let worker = ProbeWorker::new(
+            LivenessPolicy::of(config),
+            Duration::from_secs(config.liveness.targets_sync_secs),
+            store.clone(),
+            writer.clone(),
+        )?;
+        Some(tokio::spawn(worker.run(keeper_stop)))
+    } else {
+        None
+    };
     let mut result = Ok(());
     while let Some(joined) = followers.join_next().await {
         match joined {
@@ -133,6 +153,12 @@ pub async fn index(
     let _ = chains_done.send(true);
     let _ = stop_keeper.send(true);
     if let Err(join) = keeper.await
+        && !join.is_cancelled()
+    {
+        std::panic::resume_unwind(join.into_panic());
+    }
+    if let Some(probes) = probes
+        && let Err(join) = probes.await
         && !join.is_cancelled()
     {
         std::panic::resume_unwind(join.into_panic());

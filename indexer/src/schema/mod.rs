@@ -25,6 +25,7 @@ mod contract_facts;
 mod document_state;
 mod feedback_facts;
 mod identity_facts;
+mod liveness_state;
 mod payment_facts;
 mod reputation_state;
 mod row;
@@ -35,6 +36,7 @@ pub use contract_facts::*;
 pub use document_state::*;
 pub use feedback_facts::*;
 pub use identity_facts::*;
+pub use liveness_state::*;
 pub use payment_facts::*;
 pub use reputation_state::*;
 pub(crate) use row::column_list;
@@ -164,7 +166,7 @@ impl std::fmt::Display for Table {
 /// The groups' tables, in the order [`ALL`] lists them: each group in its declaration order.
 /// Nothing depends on that order (the migrations declare no foreign keys); it is fixed so that
 /// what reads every table reads them alike on every run.
-const GROUPS: [&[Table]; 8] = [
+const GROUPS: [&[Table]; 9] = [
     chain_state::TABLES,
     contract_facts::TABLES,
     identity_facts::TABLES,
@@ -172,6 +174,7 @@ const GROUPS: [&[Table]; 8] = [
     payment_facts::TABLES,
     agent_state::TABLES,
     document_state::TABLES,
+    liveness_state::TABLES,
     reputation_state::TABLES,
 ];
 

@@ -39,6 +39,14 @@ pub trait StoreRead: Send + Sync {
         limit: i64,
     ) -> impl Future<Output = StoreResult<Vec<DueDocument>>> + Send;
 
+    /// Endpoints due for a probe at `now` (never probed, or their time came), soonest first,
+    /// at most `limit`.
+    fn due_probes(
+        &self,
+        now: i64,
+        limit: i64,
+    ) -> impl Future<Output = StoreResult<Vec<super::DueProbe>>> + Send;
+
     /// Documents by state.
     fn document_counts(&self) -> impl Future<Output = StoreResult<DocumentCounts>> + Send;
 
@@ -184,6 +192,19 @@ pub trait WriteBackend: Send + Sync + 'static {
     /// Brings document links and agent profiles in line with the agents table; returns the
     /// agents recomputed.
     fn sync_documents(&self) -> impl Future<Output = StoreResult<u64>> + Send;
+
+    /// Brings the endpoints to probe in line with what agents declare (new ones due at `now`);
+    /// returns the endpoints declared.
+    fn sync_probes(&self, now: i64) -> impl Future<Output = StoreResult<u64>> + Send;
+
+    /// Stores probe outcomes and recomputes the liveness of the agents that declare those
+    /// endpoints; raw outcomes older than `retention_secs` before `now` are rolled up per day.
+    fn save_probes(
+        &self,
+        results: &[super::ProbeResult],
+        now: i64,
+        retention_secs: i64,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
 
     /// Applies one write of a stored reputation feed.
     fn store_feed(

@@ -19,6 +19,7 @@ mod facts;
 mod feedback;
 mod identity_rows;
 mod interface;
+mod liveness;
 pub mod low_priority;
 #[cfg(test)]
 mod migration_tests;
@@ -44,6 +45,7 @@ pub use batch::{AgentSnapshot, Batch, ChainContext, ChainContexts, EventRecord};
 pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use documents::{DocumentCounts, DocumentResult, DueDocument};
 pub use facts::PreparedBatch;
+pub use liveness::{DueProbe, ProbeResult};
 pub use reputation::{AgentReputation, StoredReputation};
 pub use stored_feeds::{FeedWrite, StoredFeed};
 
@@ -347,6 +349,11 @@ impl StoreRead for Store {
     /// Documents never fetched or due at `now` (unix seconds), at most `limit`.
     async fn due_documents(&self, now: i64, limit: i64) -> StoreResult<Vec<DueDocument>> {
         documents::due(self.reader(), now, limit).await
+    }
+
+    /// Endpoints due for a probe at `now`, soonest first.
+    async fn due_probes(&self, now: i64, limit: i64) -> StoreResult<Vec<DueProbe>> {
+        liveness::due(self.reader(), now, limit).await
     }
 
     /// Documents fetched, invalid, failed and not tried yet.

@@ -91,6 +91,28 @@ impl WriteBackend for SqlWriter {
         sync_documents(&self.pool).await
     }
 
+    async fn sync_probes(&self, now: i64) -> StoreResult<u64> {
+        let mut tx = self
+            .pool
+            .begin()
+            .await
+            .context("starting an endpoints sync")?;
+        let declared = super::liveness::sync(&mut tx, now).await?;
+        tx.commit().await.context("committing an endpoints sync")?;
+        Ok(declared)
+    }
+
+    async fn save_probes(
+        &self,
+        results: &[super::ProbeResult],
+        now: i64,
+        retention_secs: i64,
+    ) -> StoreResult<()> {
+        let mut tx = self.pool.begin().await.context("starting to save probes")?;
+        super::liveness::save(&mut tx, results, now, retention_secs).await?;
+        tx.commit().await.context("committing probes")
+    }
+
     async fn store_feed(&self, write: &super::stored_feeds::FeedWrite) -> StoreResult<()> {
         super::stored_feeds::write(&self.pool, write).await
     }

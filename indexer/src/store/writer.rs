@@ -6,6 +6,7 @@
 use super::batch::{Batch, ChainContext, ChainContexts};
 use super::documents::DocumentResult;
 use super::interface::{ApplySummary, WriteBackend};
+use super::liveness::ProbeResult;
 pub use super::sql_writer::SqlWriter;
 use super::stored_feeds::FeedWrite;
 use super::{StoreError, StoreResult};
@@ -61,6 +62,16 @@ enum Command<P> {
         write: FeedWrite,
         reply: oneshot::Sender<StoreResult<()>>,
     },
+    SyncProbes {
+        now: i64,
+        reply: oneshot::Sender<StoreResult<u64>>,
+    },
+    SaveProbes {
+        results: Vec<ProbeResult>,
+        now: i64,
+        retention_secs: i64,
+        reply: oneshot::Sender<StoreResult<()>>,
+    },
 }
 
 /// A batch handed to the writer and not yet confirmed.
@@ -109,6 +120,8 @@ impl<P> std::fmt::Debug for Command<P> {
             Command::SaveDocuments { .. } => "SaveDocuments",
             Command::SyncDocuments { .. } => "SyncDocuments",
             Command::StoreFeed { .. } => "StoreFeed",
+            Command::SyncProbes { .. } => "SyncProbes",
+            Command::SaveProbes { .. } => "SaveProbes",
         })
     }
 }
@@ -224,6 +237,28 @@ impl<B: WriteBackend> Writer<B> {
         self.call(|reply| Command::StoreFeed { write, reply }).await
     }
 
+    /// Brings the endpoints to probe in line with what agents declare; returns the endpoints
+    /// declared.
+    pub async fn sync_probes(&self, now: i64) -> StoreResult<u64> {
+        self.call(|reply| Command::SyncProbes { now, reply }).await
+    }
+
+    /// Stores probe outcomes and recomputes the liveness of the agents they concern.
+    pub async fn save_probes(
+        &self,
+        results: Vec<ProbeResult>,
+        now: i64,
+        retention_secs: i64,
+    ) -> StoreResult<()> {
+        self.call(|reply| Command::SaveProbes {
+            results,
+            now,
+            retention_secs,
+            reply,
+        })
+        .await
+    }
+
     /// Records the chain's head and finalized block for status.
     pub async fn record_heads(&self, chain_id: u64, head: u64, finalized: u64) -> StoreResult<()> {
         self.call(|reply| Command::Heads {
@@ -293,6 +328,17 @@ async fn execute<B: WriteBackend>(backend: &B, command: Command<B::Prepared>) {
         }
         Command::StoreFeed { write, reply } => {
             let _ = reply.send(backend.store_feed(&write).await);
+        }
+        Command::SyncProbes { now, reply } => {
+            let _ = reply.send(backend.sync_probes(now).await);
+        }
+        Command::SaveProbes {
+            results,
+            now,
+            retention_secs,
+            reply,
+        } => {
+            let _ = reply.send(backend.save_probes(&results, now, retention_secs).await);
         }
     }
 }

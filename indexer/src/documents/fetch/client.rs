@@ -78,7 +78,12 @@ pub(super) fn build_client(
             allow_private,
             rules: rules.clone(),
         }))
-        .user_agent(concat!("agentindex/", env!("CARGO_PKG_VERSION")))
+        .user_agent(
+            policy
+                .user_agent
+                .as_deref()
+                .unwrap_or(concat!("agentindex/", env!("CARGO_PKG_VERSION"))),
+        )
         .build()
         .map_err(|e| FetchError::Network {
             url: String::new(),

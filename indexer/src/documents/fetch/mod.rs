@@ -6,16 +6,19 @@
 //! conditional requests (ETag / Last-Modified).
 //!
 //! This file holds the [`Fetcher`] and its retries within a document's deadline; `policy.rs` the
-//! limits, `client.rs` the address checks, `attempt.rs` one attempt with its redirects, and
-//! `error.rs` the errors.
+//! limits, `client.rs` the address checks, `attempt.rs` one attempt with its redirects,
+//! `request.rs` one request of any method whose answer is whatever the server says (the
+//! prober's), and `error.rs` the errors.
 
 mod attempt;
 mod client;
 mod error;
 mod policy;
+mod request;
 
 pub use error::FetchError;
 pub use policy::FetchPolicy;
+pub use request::{Answer, Request};
 
 use crate::documents::address::AddressRules;
 use client::build_client;
@@ -88,10 +91,15 @@ impl Fetcher {
             Some(build_client(&policy, &rules, true)?)
         };
         let rate = NonZeroU32::new(policy.per_host_per_second.max(1)).expect("at least one");
+        let per_host = match policy.per_host_min_interval {
+            Some(interval) => Quota::with_period(interval.max(Duration::from_millis(1)))
+                .expect("a period of at least a millisecond"),
+            None => Quota::per_second(rate),
+        };
         Ok(Self {
             client,
             private_client,
-            per_host: Arc::new(RateLimiter::keyed(Quota::per_second(rate))),
+            per_host: Arc::new(RateLimiter::keyed(per_host)),
             slots: Arc::new(Semaphore::new(policy.concurrency.max(1))),
             rules,
             policy,

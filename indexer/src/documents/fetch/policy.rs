@@ -29,6 +29,11 @@ pub struct FetchPolicy {
     pub max_redirects: usize,
     /// Requests per second to one host.
     pub per_host_per_second: u32,
+    /// When set, the least time between two requests to one host instead of
+    /// `per_host_per_second` (the prober's politeness, slower than a request a second).
+    pub per_host_min_interval: Option<Duration>,
+    /// The `User-Agent` sent; `agentindex/VERSION` when unset.
+    pub user_agent: Option<String>,
     /// Fetches in flight at once, over all hosts.
     pub concurrency: usize,
     /// Attempts after the first for transient failures.
@@ -63,6 +68,8 @@ impl Default for FetchPolicy {
             nat64_prefixes: Vec::new(),
             max_redirects: 5,
             per_host_per_second: 5,
+            per_host_min_interval: None,
+            user_agent: None,
             concurrency: 32,
             retries: 2,
         }

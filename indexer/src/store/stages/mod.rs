@@ -203,6 +203,17 @@ mod tests {
         schema::agent_documents::NAME,
     ];
 
+    /// Tables no stage owns: what the prober saw, written by its own commands
+    /// (`store/liveness/`), never by a batch.
+    const LIVENESS_TABLES: &[&str] = &[
+        schema::probe_targets::NAME,
+        schema::probe_endpoints::NAME,
+        schema::probe_results::NAME,
+        schema::probe_daily::NAME,
+        schema::agent_liveness::NAME,
+        schema::agent_mcp_tools::NAME,
+    ];
+
     #[test]
     fn every_table_has_one_owner() {
         let mut owners: BTreeMap<&str, Vec<String>> = BTreeMap::new();
@@ -216,6 +227,12 @@ mod tests {
                 .entry(*table)
                 .or_default()
                 .push("documents".to_string());
+        }
+        for table in LIVENESS_TABLES {
+            owners
+                .entry(*table)
+                .or_default()
+                .push("liveness".to_string());
         }
         for (table, owned_by) in &owners {
             assert!(

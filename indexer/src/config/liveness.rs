@@ -1,0 +1,99 @@
+//! `[liveness]`: whether the indexer probes the endpoints agents declare, and how politely.
+//! Probes follow `[documents]`' address rules (`allow_private_addresses`, `allow_http`,
+//! `private_hosts_allowed`, `nat64_prefixes`); these keys bound how often and how much.
+
+use super::{ConfigError, ConfigResult};
+use serde::Deserialize;
+
+/// `[liveness]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LivenessConfig {
+    /// Probe the endpoints agents declare (off unless turned on: probing sends requests to
+    /// hosts the operator does not know).
+    pub enabled: bool,
+    /// Where the operators of probed hosts learn what the prober is and how to ask it to stop;
+    /// sent in the User-Agent.
+    pub contact_url: String,
+    /// Seconds between two probes of a healthy endpoint (give or take a tenth).
+    pub healthy_secs: u64,
+    /// Seconds before a failing endpoint is probed again, doubled per failure in a row.
+    pub retry_secs: u64,
+    /// The longest wait, in seconds, between two probes of a failing endpoint.
+    pub max_backoff_secs: u64,
+    /// Milliseconds at least between two requests to one host.
+    pub min_interval_per_host_ms: u64,
+    /// Requests per minute over every host together.
+    pub requests_per_minute: u32,
+    /// Hosts probed at once (one request at a time to each).
+    pub concurrency: usize,
+    /// Seconds one probe may take, all its requests together.
+    pub timeout_secs: u64,
+    /// Days raw probe outcomes are kept before they are rolled up per day.
+    pub retention_days: u64,
+    /// Seconds between two passes that bring the endpoints to probe in line with what agents
+    /// declare.
+    pub targets_sync_secs: u64,
+}
+
+impl Default for LivenessConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            contact_url: env!("CARGO_PKG_REPOSITORY").to_string(),
+            healthy_secs: 900,
+            retry_secs: 300,
+            max_backoff_secs: 86_400,
+            min_interval_per_host_ms: 2_000,
+            requests_per_minute: 120,
+            concurrency: 8,
+            timeout_secs: 10,
+            retention_days: 8,
+            targets_sync_secs: 60,
+        }
+    }
+}
+
+impl LivenessConfig {
+    /// Refuses zero for the limits, a backoff shorter than the first retry, and a contact that
+    /// is not an http(s) URL.
+    pub(super) fn validate(&self) -> ConfigResult<()> {
+        for (key, value) in [
+            ("liveness.healthy_secs", self.healthy_secs),
+            ("liveness.retry_secs", self.retry_secs),
+            ("liveness.max_backoff_secs", self.max_backoff_secs),
+            (
+                "liveness.requests_per_minute",
+                u64::from(self.requests_per_minute),
+            ),
+            ("liveness.concurrency", self.concurrency as u64),
+            ("liveness.timeout_secs", self.timeout_secs),
+            ("liveness.retention_days", self.retention_days),
+            ("liveness.targets_sync_secs", self.targets_sync_secs),
+        ] {
+            if value == 0 {
+                return Err(key_error(key, "must be at least 1"));
+            }
+        }
+        if self.max_backoff_secs < self.retry_secs {
+            return Err(key_error(
+                "liveness.max_backoff_secs",
+                "must be at least liveness.retry_secs",
+            ));
+        }
+        match url::Url::parse(&self.contact_url) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(()),
+            _ => Err(key_error(
+                "liveness.contact_url",
+                &format!("{:?} is not an http(s) URL", self.contact_url),
+            )),
+        }
+    }
+}
+
+fn key_error(key: &str, message: &str) -> ConfigError {
+    ConfigError::Key {
+        key: key.into(),
+        message: message.into(),
+    }
+}

@@ -1,0 +1,201 @@
+//! One request of any method, under the same address rules, per-host limit and concurrency
+//! slots as a document fetch, whose answer is whatever the server says: any status comes back
+//! as an [`Answer`], not an error. The prober asks endpoints harmless questions with it. No
+//! retries: a probe reports what it saw. Every redirect hop is checked again; 307 and 308 keep
+//! the method and body, and a 301, 302 or 303 after anything but a GET is the answer itself
+//! (a probe that was redirected is not answered).
+
+use super::error::network;
+use super::{FetchError, Fetcher};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, LOCATION};
+use reqwest::{Method, StatusCode};
+use tokio::time::Instant;
+use url::Url;
+
+/// A request to send.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The method.
+    pub method: Method,
+    /// Where to.
+    pub url: Url,
+    /// Headers besides the client's own (`User-Agent`).
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// The body, if any.
+    pub body: Option<Vec<u8>>,
+    /// Stops reading the body once what was read satisfies it (a streamed answer that stays
+    /// open after the part asked for, such as an MCP server's event stream).
+    pub enough: Option<fn(&[u8]) -> bool>,
+}
+
+impl Request {
+    /// A GET of `url` with no headers of its own.
+    pub fn get(url: Url) -> Self {
+        Self {
+            method: Method::GET,
+            url,
+            headers: Vec::new(),
+            body: None,
+            enough: None,
+        }
+    }
+
+    /// A POST of `body` to `url`.
+    pub fn post(url: Url, body: Vec<u8>) -> Self {
+        Self {
+            method: Method::POST,
+            url,
+            headers: Vec::new(),
+            body: Some(body),
+            enough: None,
+        }
+    }
+
+    /// The same with header `name` set to `value` (a value that is not a valid header is left
+    /// out).
+    pub fn header(mut self, name: HeaderName, value: &str) -> Self {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            self.headers.push((name, value));
+        }
+        self
+    }
+}
+
+/// What the server answered.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The status.
+    pub status: u16,
+    /// The headers.
+    pub headers: HeaderMap,
+    /// The body, up to the policy's cap or until the request's `enough` said so.
+    pub body: Vec<u8>,
+    /// The URL that answered, after redirects.
+    pub final_url: Url,
+}
+
+impl Answer {
+    /// Header `name` as text, when present and readable.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+impl Fetcher {
+    /// Sends `request`, following redirects, and gives up at `deadline` (or the policy's
+    /// per-attempt timeout, whichever comes first).
+    pub async fn request(
+        &self,
+        request: &Request,
+        deadline: Instant,
+    ) -> Result<Answer, FetchError> {
+        let _slot = self
+            .slots
+            .acquire()
+            .await
+            .expect("the semaphore is never closed");
+        let deadline = deadline.min(Instant::now() + self.policy.total_timeout);
+        let seconds = self.policy.total_timeout.as_secs();
+        tokio::time::timeout_at(deadline, self.send_following(request))
+            .await
+            .unwrap_or_else(|_| {
+                Err(FetchError::Timeout {
+                    url: request.url.to_string(),
+                    seconds,
+                })
+            })
+    }
+
+    async fn send_following(&self, request: &Request) -> Result<Answer, FetchError> {
+        let mut current = request.url.clone();
+        let mut method = request.method.clone();
+        let mut body = request.body.clone();
+        let mut seen = vec![current.clone()];
+        for _ in 0..=self.policy.max_redirects {
+            let client = self.check(&current)?;
+            let host = current.host_str().unwrap_or_default().to_string();
+            self.per_host.until_key_ready(&host).await;
+            let mut builder = client.request(method.clone(), current.clone());
+            for (name, value) in &request.headers {
+                builder = builder.header(name, value);
+            }
+            if let Some(body) = &body {
+                builder = builder.body(body.clone());
+            }
+            let response = builder.send().await.map_err(|e| network(&current, &e))?;
+            let status = response.status();
+            let keeps_method = matches!(
+                status,
+                StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
+            );
+            let follows = status.is_redirection()
+                && status != StatusCode::NOT_MODIFIED
+                && (keeps_method || method == Method::GET);
+            if follows {
+                let next = response
+                    .headers()
+                    .get(LOCATION)
+                    .and_then(|l| l.to_str().ok())
+                    .and_then(|l| current.join(l).ok())
+                    .ok_or_else(|| FetchError::Redirects {
+                        url: current.to_string(),
+                        reason: format!("HTTP {} without a usable Location", status.as_u16()),
+                    })?;
+                if seen.contains(&next) {
+                    return Err(FetchError::Redirects {
+                        url: next.to_string(),
+                        reason: "redirect loop".into(),
+                    });
+                }
+                if !keeps_method {
+                    method = Method::GET;
+                    body = None;
+                }
+                seen.push(next.clone());
+                current = next;
+                continue;
+            }
+            let headers = response.headers().clone();
+            let body = self.read_until(&current, response, request.enough).await?;
+            return Ok(Answer {
+                status: status.as_u16(),
+                headers,
+                body,
+                final_url: current,
+            });
+        }
+        Err(FetchError::Redirects {
+            url: current.to_string(),
+            reason: format!("more than {} redirects", self.policy.max_redirects),
+        })
+    }
+
+    /// The body up to the cap, or less once `enough` is satisfied.
+    async fn read_until(
+        &self,
+        url: &Url,
+        mut response: reqwest::Response,
+        enough: Option<fn(&[u8]) -> bool>,
+    ) -> Result<Vec<u8>, FetchError> {
+        let limit = self.policy.max_bytes;
+        let too_large = || FetchError::TooLarge {
+            url: url.to_string(),
+            limit,
+        };
+        // A request that reads only until `enough` may stop well before a long body ends.
+        if enough.is_none() && response.content_length().is_some_and(|n| n > limit as u64) {
+            return Err(too_large());
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| network(url, &e))? {
+            if body.len() + chunk.len() > limit {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+            if enough.is_some_and(|enough| enough(&body)) {
+                break;
+            }
+        }
+        Ok(body)
+    }
+}

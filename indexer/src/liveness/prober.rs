@@ -1,0 +1,139 @@
+//! [`Prober`]: probes one endpoint with the question of its kind, every request it sends
+//! waiting first for the global budget (requests per minute over every host) and then for the
+//! fetcher's per-host interval, and reads a failed request as a status and a reason.
+
+use super::{LivenessPolicy, Outcome, Reason, Status, Target};
+use crate::documents::{Answer, FetchError, Fetcher, Request};
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+use url::Url;
+
+/// Probes endpoints under a [`LivenessPolicy`]. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Prober {
+    fetcher: Fetcher,
+    budget: Arc<DefaultDirectRateLimiter>,
+    timeout: Duration,
+}
+
+impl Prober {
+    /// A prober under `policy`.
+    pub fn new(policy: &LivenessPolicy) -> Result<Self, FetchError> {
+        let per_minute = NonZeroU32::new(policy.requests_per_minute.max(1)).expect("at least one");
+        // A burst of a tenth of a minute's budget, so a quiet prober does not send a whole
+        // minute's requests at once when work arrives.
+        let burst =
+            NonZeroU32::new((policy.requests_per_minute / 10).max(1)).expect("at least one");
+        Ok(Self {
+            fetcher: Fetcher::new(policy.fetch.clone())?,
+            budget: Arc::new(RateLimiter::direct(
+                Quota::per_minute(per_minute).allow_burst(burst),
+            )),
+            timeout: policy.probe_timeout,
+        })
+    }
+
+    /// Probes `target` with the question of its kind, within the probe timeout.
+    pub async fn probe(&self, target: &Target) -> Outcome {
+        let Ok(url) = Url::parse(&target.url) else {
+            return Outcome::of(target, Status::Blocked).failed(
+                Status::Blocked,
+                Reason::Unsupported,
+                format!("{:?} is not a URL", target.url),
+            );
+        };
+        let deadline = Instant::now() + self.timeout;
+        let probing = async {
+            match target.kind {
+                super::Kind::A2aCard => super::a2a::card(self, target, url, deadline).await,
+                super::Kind::A2aJsonrpc => super::a2a::jsonrpc(self, target, url, deadline).await,
+                super::Kind::A2aRest => super::a2a::rest(self, target, url, deadline).await,
+                super::Kind::Mcp => super::mcp::probe(self, target, url, deadline).await,
+                super::Kind::X402 => super::x402::probe(self, target, url, deadline).await,
+                super::Kind::Web => super::web::probe(self, target, url, deadline).await,
+            }
+        };
+        let seconds = self.timeout.as_secs();
+        tokio::time::timeout_at(deadline, probing)
+            .await
+            .unwrap_or_else(|_| {
+                Outcome::of(target, Status::Down).failed(
+                    Status::Down,
+                    Reason::Timeout,
+                    format!("no complete answer within {seconds} s"),
+                )
+            })
+    }
+
+    /// Sends `request` once the budget allows, giving up at `deadline`; the answer with the
+    /// milliseconds it took.
+    pub(super) async fn send(
+        &self,
+        request: &Request,
+        deadline: Instant,
+    ) -> Result<(Answer, i64), FetchError> {
+        self.budget.until_ready().await;
+        let started = Instant::now();
+        let answer = self.fetcher.request(request, deadline).await?;
+        Ok((answer, started.elapsed().as_millis() as i64))
+    }
+}
+
+/// The outcome of a request that got no answer.
+pub(super) fn unanswered(target: &Target, error: &FetchError) -> Outcome {
+    let (status, reason) = match error {
+        FetchError::Blocked { .. } => (Status::Blocked, Reason::Blocked),
+        FetchError::Scheme { .. } => (Status::Blocked, Reason::Unsupported),
+        FetchError::TooLarge { .. } => (Status::Degraded, Reason::TooLarge),
+        FetchError::Timeout { .. } | FetchError::Deadline { .. } => (Status::Down, Reason::Timeout),
+        FetchError::Redirects { .. } => (Status::Down, Reason::Redirect),
+        FetchError::Status { .. } => (Status::Down, Reason::HttpStatus),
+        FetchError::Network { .. } => (Status::Down, Reason::Connect),
+    };
+    Outcome::of(target, status).failed(status, reason, error.to_string())
+}
+
+/// The outcome of an answer with a status its protocol does not answer with: a server error
+/// (or a redirect not followed) is down, any other status degraded.
+pub(super) fn unexpected_status(target: &Target, answer: &Answer, latency_ms: i64) -> Outcome {
+    let status = if answer.status >= 500 || (300..400).contains(&answer.status) {
+        Status::Down
+    } else {
+        Status::Degraded
+    };
+    let reason = if (300..400).contains(&answer.status) {
+        Reason::Redirect
+    } else {
+        Reason::HttpStatus
+    };
+    let mut outcome = Outcome::of(target, status).failed(
+        status,
+        reason,
+        format!("{} answered HTTP {}", answer.final_url, answer.status),
+    );
+    outcome.latency_ms = Some(latency_ms);
+    outcome.http_status = Some(answer.status);
+    outcome
+}
+
+/// An outcome of `target` that answered `answer` in `latency_ms`, with `status`.
+pub(super) fn answered(
+    target: &Target,
+    answer: &Answer,
+    latency_ms: i64,
+    status: Status,
+) -> Outcome {
+    let mut outcome = Outcome::of(target, status);
+    outcome.latency_ms = Some(latency_ms);
+    outcome.http_status = Some(answer.status);
+    outcome
+}
+
+/// A made-up id for a question whose answer must be "not found": random, so no real task or
+/// session is ever touched.
+pub(super) fn unknown_id() -> String {
+    format!("agentindex-probe-{:016x}", rand::random::<u64>())
+}

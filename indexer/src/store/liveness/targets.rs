@@ -1,0 +1,175 @@
+//! Which endpoints each agent declares, brought in line with its documents: the cards it links
+//! (each an `a2a_card`), those cards' JSON-RPC and HTTP+JSON interfaces, its registration
+//! file's MCP and web services, and the x402 resources its card's payment terms name. At most
+//! [`PER_AGENT`] endpoints an agent, http(s) only. Endpoints no agent declares any more are
+//! dropped with their state; new ones are due at once.
+
+use super::summaries;
+use crate::schema::{
+    agent_documents, agent_liveness, agent_mcp_tools, documents, probe_endpoints, probe_targets,
+};
+use crate::store::{Dialect, QueryContext, StoreResult};
+use sqlx::AnyConnection;
+
+/// Endpoints probed at most per agent: a registration that lists hundreds does not buy
+/// hundreds of probes.
+const PER_AGENT: i64 = 16;
+/// Agents without a summary yet given one per sync at most (the rest at the next).
+const NEW_SUMMARIES_PER_SYNC: i64 = 2_000;
+
+/// Recomputes `probe_targets` from the documents, adds the new endpoints (due at `now`),
+/// drops what no agent declares, and summarises agents that have none yet. Returns the
+/// endpoints declared.
+pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64> {
+    let dialect = Dialect::of(conn);
+    for statement in [
+        "CREATE TEMP TABLE IF NOT EXISTS wanted_probes \
+         (agent_key TEXT, kind TEXT, url TEXT, source TEXT, protocol_version TEXT)",
+        "DELETE FROM wanted_probes",
+    ] {
+        sqlx::query(statement)
+            .execute(&mut *conn)
+            .await
+            .context("preparing the endpoints to probe")?;
+    }
+    let web = "(lower(substr(trim({u}), 1, 8)) = 'https://' OR lower(substr(trim({u}), 1, 7)) = 'http://')";
+    let is_web = |column: &str| web.replace("{u}", column);
+    let field = |value: &str, key: &str| dialect.json_field(value, key);
+    let (url, binding, version) = (
+        field("i.value", "url"),
+        field("i.value", "binding"),
+        field("i.value", "version"),
+    );
+    let (endpoint, name, service_version) = (
+        field("s.value", "endpoint"),
+        field("s.value", "name"),
+        field("s.value", "version"),
+    );
+    let resource = field("p.value", "resource");
+    let sql = format!(
+        "INSERT INTO wanted_probes
+         SELECT DISTINCT l.agent_key, 'a2a_card', trim(l.uri), 'card', NULL
+           FROM {links} l WHERE l.role = 'card' AND {card_is_web}
+         UNION
+         SELECT DISTINCT l.agent_key,
+             CASE upper({binding}) WHEN 'JSONRPC' THEN 'a2a_jsonrpc' ELSE 'a2a_rest' END,
+             trim({url}), 'card', {version}
+           FROM {links} l
+           JOIN {docs} d ON d.uri = l.uri AND d.expect = l.expect AND d.kind = 'card'
+           CROSS JOIN {interfaces}
+           WHERE l.role = 'card' AND upper({binding}) IN ('JSONRPC', 'HTTP+JSON') AND {url_is_web}
+         UNION
+         SELECT DISTINCT l.agent_key, lower({name}), trim({endpoint}), 'registration', {service_version}
+           FROM {links} l
+           JOIN {docs} d ON d.uri = l.uri AND d.expect = l.expect AND d.kind = 'registration'
+           CROSS JOIN {services}
+           WHERE l.role IN ('registration', 'metadata') AND lower({name}) IN ('mcp', 'web')
+             AND {endpoint_is_web}
+         UNION
+         SELECT DISTINCT l.agent_key, 'x402', trim({resource}), 'payment', NULL
+           FROM {links} l
+           JOIN {docs} d ON d.uri = l.uri AND d.expect = l.expect AND d.kind = 'card'
+           CROSS JOIN {payments}
+           WHERE l.role = 'card' AND {resource_is_web}",
+        links = agent_documents::NAME,
+        docs = documents::NAME,
+        card_is_web = is_web("l.uri"),
+        url_is_web = is_web(&url),
+        endpoint_is_web = is_web(&endpoint),
+        resource_is_web = is_web(&resource),
+        interfaces = dialect.json_items("d.projection", "interfaces", "i"),
+        services = dialect.json_items("d.projection", "services", "s"),
+        payments = dialect.json_items("d.projection", "payments", "p"),
+    );
+    sqlx::query(&sql)
+        .execute(&mut *conn)
+        .await
+        .context("listing the endpoints agents declare")?;
+    let capped = format!(
+        "SELECT agent_key, kind, url, min(source) AS source, min(protocol_version) AS protocol_version
+         FROM (SELECT w.*, ROW_NUMBER() OVER (PARTITION BY agent_key ORDER BY kind, url) AS n
+               FROM wanted_probes w) ranked
+         WHERE n <= {PER_AGENT}
+         GROUP BY agent_key, kind, url"
+    );
+    let statements = [
+        (
+            format!(
+                "DELETE FROM {targets} WHERE (agent_key, kind, url) NOT IN
+                   (SELECT agent_key, kind, url FROM ({capped}) wanted)",
+                targets = probe_targets::NAME
+            ),
+            "dropping endpoints no longer declared",
+        ),
+        (
+            format!(
+                "INSERT INTO {targets} (agent_key, kind, url, source, protocol_version)
+                 SELECT agent_key, kind, url, source, protocol_version FROM ({capped}) wanted WHERE true
+                 ON CONFLICT (agent_key, kind, url) DO UPDATE
+                   SET source = excluded.source, protocol_version = excluded.protocol_version",
+                targets = probe_targets::NAME
+            ),
+            "adding declared endpoints",
+        ),
+        (
+            format!(
+                "INSERT INTO {endpoints} (kind, url, status, failures, next_probe_at)
+                 SELECT DISTINCT t.kind, t.url, 'pending', 0, {now} FROM {targets} t
+                 WHERE NOT EXISTS (SELECT 1 FROM {endpoints} e WHERE e.kind = t.kind AND e.url = t.url)",
+                targets = probe_targets::NAME,
+                endpoints = probe_endpoints::NAME,
+            ),
+            "adding endpoints to probe",
+        ),
+        (
+            format!(
+                "DELETE FROM {endpoints} WHERE NOT EXISTS
+                   (SELECT 1 FROM {targets} t WHERE t.kind = {endpoints}.kind AND t.url = {endpoints}.url)",
+                targets = probe_targets::NAME,
+                endpoints = probe_endpoints::NAME,
+            ),
+            "dropping endpoints no agent declares",
+        ),
+        (
+            format!(
+                "DELETE FROM {summaries_table} WHERE agent_key NOT IN (SELECT agent_key FROM {targets})",
+                summaries_table = agent_liveness::NAME,
+                targets = probe_targets::NAME,
+            ),
+            "dropping the liveness of agents without endpoints",
+        ),
+        (
+            format!(
+                "DELETE FROM {tools} WHERE agent_key NOT IN (SELECT agent_key FROM {targets})",
+                tools = agent_mcp_tools::NAME,
+                targets = probe_targets::NAME,
+            ),
+            "dropping the tools of agents without endpoints",
+        ),
+    ];
+    for (statement, context) in statements {
+        sqlx::query(&statement)
+            .execute(&mut *conn)
+            .await
+            .context(context)?;
+    }
+    let unsummarised: Vec<String> = sqlx::query_scalar(&format!(
+        "SELECT DISTINCT agent_key FROM {targets}
+         WHERE agent_key NOT IN (SELECT agent_key FROM {summaries_table})
+         ORDER BY agent_key LIMIT {NEW_SUMMARIES_PER_SYNC}",
+        targets = probe_targets::NAME,
+        summaries_table = agent_liveness::NAME,
+    ))
+    .fetch_all(&mut *conn)
+    .await
+    .context("listing agents without a liveness summary")?;
+    summaries::recompute(conn, &unsummarised, now).await?;
+    let declared: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM {endpoints}",
+        endpoints = probe_endpoints::NAME
+    ))
+    .fetch_one(&mut *conn)
+    .await
+    .context("counting endpoints to probe")?;
+    Ok(declared as u64)
+}

@@ -1,0 +1,251 @@
+//! Probes of real servers, one endpoint at a time: the A2A Python SDK's card and JSON-RPC
+//! routes, the MCP Python and TypeScript SDKs over streamable HTTP, and an x402 resource server
+//! from the `x402` package, each seen up with what it says and then down once stopped; and the
+//! ways endpoints fail (server errors, slowness, flapping, a card other than the indexed one, a
+//! 402 that pays someone else, a redirect to a private address), each with its reason. The
+//! prober's politeness (its User-Agent, one host's interval, the global budget) is measured on
+//! a test server that records every request.
+
+use crate::support;
+
+use agentindex_indexer::liveness::{Kind, Outcome, Prober, Reason, Status, Target};
+use std::time::{Duration, Instant};
+use support::doc_server::{DocServer, Route};
+use support::liveness::{self as sdk, local_policy};
+
+fn prober() -> Prober {
+    Prober::new(&local_policy(Duration::from_millis(1))).unwrap()
+}
+
+async fn probe(prober: &Prober, kind: Kind, url: &str) -> Outcome {
+    prober.probe(&Target::new(kind, url)).await
+}
+
+#[track_caller]
+fn assert_up(outcome: &Outcome) {
+    assert_eq!(outcome.status, Status::Up, "{outcome:#?}");
+    assert!(outcome.latency_ms.is_some(), "{outcome:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_a2a_sdk_agent_answers_its_card_and_an_unknown_task() {
+    let server = sdk::a2a("Probe Target").await;
+    let prober = prober();
+    let card_url = format!("{}/.well-known/agent-card.json", server.base);
+    let served = reqwest::get(&card_url)
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+
+    let mut card = Target::new(Kind::A2aCard, &card_url);
+    card.indexed_card = Some(served.to_vec());
+    assert_up(&prober.probe(&card).await);
+    // The indexed card says something else: the endpoint answers, with another card.
+    let mut other: serde_json::Value = serde_json::from_slice(&served).unwrap();
+    other["description"] = "what the index holds".into();
+    card.indexed_card = Some(other.to_string().into_bytes());
+    let differs = prober.probe(&card).await;
+    assert_eq!(differs.status, Status::Degraded);
+    assert_eq!(differs.reason, Some(Reason::CardDiffers));
+
+    // JSON-RPC: A2A 1.0's GetTask, v0.3's tasks/get, and either when no version is declared.
+    for version in [Some("1.0"), Some("0.3"), None] {
+        let mut rpc = Target::new(Kind::A2aJsonrpc, format!("{}/", server.base));
+        rpc.protocol_version = version.map(str::to_string);
+        let outcome = prober.probe(&rpc).await;
+        assert_up(&outcome);
+        assert_eq!(
+            outcome.detail["errorCode"], -32001,
+            "{version:?}: {outcome:#?}"
+        );
+    }
+
+    let rpc_url = format!("{}/", server.base);
+    server.stop().await;
+    let gone = probe(&prober, Kind::A2aJsonrpc, &rpc_url).await;
+    assert_eq!(gone.status, Status::Down, "{gone:#?}");
+    assert_eq!(gone.reason, Some(Reason::Connect));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_sdk_servers_list_their_tools_and_are_down_once_stopped() {
+    let prober = prober();
+    for (server, name) in [
+        (sdk::mcp_python("probe-mcp-py").await, "probe-mcp-py"),
+        (sdk::mcp_js("probe-mcp-js").await, "probe-mcp-js"),
+    ] {
+        let url = format!("{}/mcp", server.base);
+        let outcome = probe(&prober, Kind::Mcp, &url).await;
+        assert_up(&outcome);
+        assert_eq!(outcome.protocol_version.as_deref(), Some("2025-06-18"));
+        assert_eq!(outcome.detail["server"]["name"], name, "{outcome:#?}");
+        let tools: Vec<&str> = outcome.detail["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert!(tools.contains(&"translate_text"), "{name}: {tools:?}");
+        assert!(tools.contains(&"detect_language"), "{name}: {tools:?}");
+        let described = &outcome.detail["tools"][0]["description"];
+        assert!(
+            described.as_str().is_some_and(|d| !d.is_empty()),
+            "{outcome:#?}"
+        );
+
+        server.stop().await;
+        let gone = probe(&prober, Kind::Mcp, &url).await;
+        assert_eq!(gone.status, Status::Down, "{name}: {gone:#?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_x402_resource_asks_for_payment_and_its_pay_to_is_compared_with_the_wallet() {
+    let wallet = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    let server = sdk::x402(wallet).await;
+    let prober = prober();
+    let url = format!("{}/translate", server.base);
+
+    let mut target = Target::new(Kind::X402, &url);
+    target.wallets = vec![wallet.to_lowercase()];
+    let paid_to_agent = prober.probe(&target).await;
+    assert_up(&paid_to_agent);
+    assert_eq!(paid_to_agent.http_status, Some(402));
+    let accept = &paid_to_agent.detail["accepts"][0];
+    assert_eq!(
+        accept["payTo"].as_str().unwrap().to_lowercase(),
+        wallet.to_lowercase()
+    );
+    assert_eq!(accept["scheme"], "exact");
+    assert_eq!(accept["network"], "eip155:84532");
+    assert_eq!(accept["amount"], "1000");
+    assert_eq!(paid_to_agent.detail["walletMatches"], true);
+
+    target.wallets = vec!["0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc".into()];
+    let paid_to_someone_else = prober.probe(&target).await;
+    assert_up(&paid_to_someone_else);
+    assert_eq!(paid_to_someone_else.detail["walletMatches"], false);
+
+    server.stop().await;
+    assert_eq!(probe(&prober, Kind::X402, &url).await.status, Status::Down);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failing_endpoints_say_why() {
+    let server = DocServer::start().await;
+    let prober = prober();
+    let errors = server.route("/errors", Route::Status(500));
+    let slow = server.route("/slow", Route::Slow(Duration::from_secs(10), 200));
+    let flapping = server.route("/flapping", Route::Cycle(vec![200, 503]));
+    let to_metadata = server.route(
+        "/to-metadata",
+        Route::Redirect("http://169.254.169.254/latest/meta-data/".into()),
+    );
+    let page = server.route("/page", Route::Body("text/html", b"<p>hello</p>".to_vec()));
+    let free = server.route("/free", Route::Body("application/json", b"{}".to_vec()));
+
+    let failed = probe(&prober, Kind::Web, &errors).await;
+    assert_eq!(
+        (failed.status, failed.reason),
+        (Status::Down, Some(Reason::HttpStatus))
+    );
+    assert_eq!(failed.http_status, Some(500));
+
+    let started = Instant::now();
+    let timed_out = probe(&prober, Kind::Web, &slow).await;
+    assert_eq!(
+        (timed_out.status, timed_out.reason),
+        (Status::Down, Some(Reason::Timeout))
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "cut off at the probe timeout"
+    );
+
+    let flaps: Vec<Status> =
+        futures::future::join_all((0..4).map(|_| probe(&prober, Kind::Web, &flapping)))
+            .await
+            .into_iter()
+            .map(|o| o.status)
+            .collect();
+    assert_eq!(
+        flaps.iter().filter(|s| **s == Status::Up).count(),
+        2,
+        "{flaps:?}"
+    );
+    assert_eq!(
+        flaps.iter().filter(|s| **s == Status::Down).count(),
+        2,
+        "{flaps:?}"
+    );
+
+    let blocked = probe(&prober, Kind::Web, &to_metadata).await;
+    assert_eq!(
+        (blocked.status, blocked.reason),
+        (Status::Blocked, Some(Reason::Blocked))
+    );
+    assert_up(&probe(&prober, Kind::Web, &page).await);
+
+    // An x402 resource that answers without asking for payment is not live.
+    let unpaid = probe(&prober, Kind::X402, &free).await;
+    assert_eq!(
+        (unpaid.status, unpaid.reason),
+        (Status::Degraded, Some(Reason::Protocol))
+    );
+    // An MCP endpoint that is only a web page.
+    let not_mcp = probe(&prober, Kind::Mcp, &page).await;
+    assert_eq!(not_mcp.status, Status::Degraded, "{not_mcp:#?}");
+    // Private addresses are closed unless the operator opens them.
+    let closed = Prober::new(&agentindex_indexer::liveness::LivenessPolicy::from_parts(
+        &Default::default(),
+        agentindex_indexer::documents::FetchPolicy {
+            allow_http: true,
+            ..Default::default()
+        },
+    ))
+    .unwrap();
+    assert_eq!(
+        probe(&closed, Kind::Web, &page).await.status,
+        Status::Blocked
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn probes_name_agentindex_and_keep_their_interval_and_budget() {
+    let server = DocServer::start().await;
+    let page = server.route("/page", Route::Body("text/html", b"<p>hi</p>".to_vec()));
+
+    // One host: four probes at once still arrive a whole interval apart.
+    let interval = Duration::from_millis(250);
+    let polite = Prober::new(&local_policy(interval)).unwrap();
+    futures::future::join_all((0..4).map(|_| probe(&polite, Kind::Web, &page))).await;
+    let seen = server.seen();
+    assert_eq!(seen.len(), 4);
+    for pair in seen.windows(2) {
+        let gap = pair[1].at - pair[0].at;
+        assert!(
+            gap >= interval - Duration::from_millis(10),
+            "two requests {gap:?} apart"
+        );
+    }
+    let agent = seen[0].user_agent.as_deref().unwrap();
+    assert!(agent.starts_with("agentindex-prober/"), "{agent}");
+    assert!(
+        agent.contains("+https://operator.example/about-probes"),
+        "{agent}"
+    );
+
+    // The global budget: 60 a minute with a burst of 6, so 9 requests take 3 s at least.
+    let mut policy = local_policy(Duration::from_millis(1));
+    policy.requests_per_minute = 60;
+    let budgeted = Prober::new(&policy).unwrap();
+    let started = Instant::now();
+    futures::future::join_all((0..9).map(|_| probe(&budgeted, Kind::Web, &page))).await;
+    assert!(
+        started.elapsed() >= Duration::from_millis(2_900),
+        "{:?}",
+        started.elapsed()
+    );
+}
