@@ -129,14 +129,15 @@ impl DocServer {
             at: std::time::Instant::now(),
             user_agent,
         });
-        self.hits
+        let hit = self
+            .hits
             .lock()
             .unwrap()
             .entry(path.clone())
             .or_default()
-            .fetch_add(1, Ordering::Relaxed);
+            .fetch_add(1, Ordering::Relaxed)
+            + 1;
         let route = self.routes.lock().unwrap().get(&path).cloned();
-        let hit = self.hits(&path);
         match route {
             None => write(&mut socket, 404, &[], b"").await,
             Some(Route::Body(kind, body)) => {

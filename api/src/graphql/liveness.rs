@@ -43,14 +43,18 @@ pub(crate) enum EndpointStatus {
 #[derive(Enum, Copy, Clone, Eq, PartialEq, Debug)]
 pub(crate) enum EndpointKind {
     /// An A2A Agent Card, compared with the indexed one.
+    #[graphql(name = "A2A_CARD")]
     A2aCard,
     /// An A2A JSON-RPC interface.
+    #[graphql(name = "A2A_JSONRPC")]
     A2aJsonrpc,
     /// An A2A HTTP+JSON interface.
+    #[graphql(name = "A2A_REST")]
     A2aRest,
     /// An MCP server (streamable HTTP).
     Mcp,
     /// An x402 resource.
+    #[graphql(name = "X402")]
     X402,
     /// A web page.
     Web,
@@ -90,11 +94,13 @@ impl Liveness {
     }
 
     /// The share of probes answered over the last 24 hours (0 to 1).
+    #[graphql(name = "uptime24h")]
     async fn uptime_24h(&self) -> Option<f64> {
         self.row.real(agent_liveness::uptime_24h)
     }
 
     /// The share of probes answered over the last 7 days (0 to 1).
+    #[graphql(name = "uptime7d")]
     async fn uptime_7d(&self) -> Option<f64> {
         self.row.real(agent_liveness::uptime_7d)
     }

@@ -290,10 +290,11 @@ fn push_liveness_filters(query: &mut QueryBuilder<'_, Any>, selection: &Selectio
         query.push(")");
     }
     if let Some(live) = selection.x402_live {
-        if !live {
-            query.push(" AND NOT");
-        }
-        query.push(summary.trim_start_matches(" AND"));
+        query.push(if live {
+            summary.clone()
+        } else {
+            summary.replacen(" AND EXISTS", " AND NOT EXISTS", 1)
+        });
         query.push("l.x402_live = 1)");
     }
     if let Some(tool) = &selection.mcp_tool {

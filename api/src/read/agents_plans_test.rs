@@ -174,3 +174,38 @@ async fn walking_the_order_index_gives_the_pages_collecting_gives() {
         }
     }
 }
+
+#[tokio::test]
+async fn liveness_filters_read_on_both_plans() {
+    let (_dir, store) = store_with_agents().await;
+    let pool = store.reader();
+    for selection in [
+        Selection {
+            reachable: Some(true),
+            ..Selection::default()
+        },
+        Selection {
+            reachable: Some(false),
+            min_uptime: Some(0.5),
+            ..Selection::default()
+        },
+        Selection {
+            x402_live: Some(false),
+            mcp_tool: Some("translate".into()),
+            ..Selection::default()
+        },
+        Selection {
+            x402_live: Some(true),
+            ..Selection::default()
+        },
+    ] {
+        for order in [Order::Newest, Order::Reputation] {
+            for walk in [true, false] {
+                list_planned(pool, &selection, order, None, 20, walk)
+                    .await
+                    .unwrap();
+            }
+        }
+        super::count(pool, &selection).await.unwrap();
+    }
+}

@@ -16,7 +16,7 @@ pub(super) use targets::sync;
 
 use super::{QueryContext, StoreResult, decode};
 use crate::liveness::{Kind, Outcome, Target};
-use crate::schema::{documents, probe_endpoints, probe_targets};
+use crate::schema::{agent_documents, documents, probe_endpoints, probe_targets};
 use sqlx::AnyPool;
 
 /// An endpoint due for a probe.
@@ -58,8 +58,11 @@ pub(super) async fn due(pool: &AnyPool, now: i64, limit: i64) -> StoreResult<Vec
            (SELECT min(t.protocol_version) FROM {targets} t WHERE t.kind = e.kind AND t.url = e.url)
              AS protocol_version,
            CASE WHEN e.kind = 'a2a_card' THEN
-             (SELECT d.bytes FROM {documents_table} d
-              WHERE d.uri = e.url AND d.expect IN ('card', 'a2a') AND d.bytes IS NOT NULL
+             (SELECT d.bytes FROM {targets} t
+              JOIN {links} l ON l.agent_key = t.agent_key AND l.role = 'card'
+              JOIN {documents_table} d ON d.uri = l.uri AND d.expect = l.expect
+              WHERE t.kind = e.kind AND t.url = e.url AND d.bytes IS NOT NULL
+                AND coalesce(d.source, d.uri) = e.url
               ORDER BY d.fetched_at DESC LIMIT 1)
            END AS card
          FROM {endpoints} e WHERE e.next_probe_at <= $1
@@ -67,6 +70,7 @@ pub(super) async fn due(pool: &AnyPool, now: i64, limit: i64) -> StoreResult<Vec
         targets = probe_targets::NAME,
         endpoints = probe_endpoints::NAME,
         documents_table = documents::NAME,
+        links = agent_documents::NAME,
     ))
     .bind(now)
     .bind(limit)

@@ -1,5 +1,6 @@
 //! Which endpoints each agent declares, brought in line with its documents: the cards it links
-//! (each an `a2a_card`), those cards' JSON-RPC and HTTP+JSON interfaces, its registration
+//! (each an `a2a_card`, at the URL the card was last served from; a card found from a base URL
+//! once it was found), those cards' JSON-RPC and HTTP+JSON interfaces, its registration
 //! file's MCP and web services, and the x402 resources its card's payment terms name. At most
 //! [`PER_AGENT`] endpoints an agent, http(s) only. Endpoints no agent declares any more are
 //! dropped with their state; new ones are due at once.
@@ -48,8 +49,10 @@ pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64>
     let resource = field("p.value", "resource");
     let sql = format!(
         "INSERT INTO wanted_probes
-         SELECT DISTINCT l.agent_key, 'a2a_card', trim(l.uri), 'card', NULL
-           FROM {links} l WHERE l.role = 'card' AND {card_is_web}
+         SELECT DISTINCT l.agent_key, 'a2a_card', trim(coalesce(d.source, l.uri)), 'card', NULL
+           FROM {links} l
+           LEFT JOIN {docs} d ON d.uri = l.uri AND d.expect = l.expect
+           WHERE l.role = 'card' AND (d.source IS NOT NULL OR l.expect = 'card') AND {card_is_web}
          UNION
          SELECT DISTINCT l.agent_key,
              CASE upper({binding}) WHEN 'JSONRPC' THEN 'a2a_jsonrpc' ELSE 'a2a_rest' END,
@@ -73,7 +76,7 @@ pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64>
            WHERE l.role = 'card' AND {resource_is_web}",
         links = agent_documents::NAME,
         docs = documents::NAME,
-        card_is_web = is_web("l.uri"),
+        card_is_web = is_web("coalesce(d.source, l.uri)"),
         url_is_web = is_web(&url),
         endpoint_is_web = is_web(&endpoint),
         resource_is_web = is_web(&resource),

@@ -1,0 +1,243 @@
+//! Liveness end to end, on anvil and on either database: agents registered on-chain declare
+//! endpoints served by the real SDK servers (an A2A agent, an MCP server, an x402 resource paid
+//! to the agent's payment address) and by a test server (a web page, a JSON-RPC interface that
+//! answers 500); after indexing, the
+//! probe worker probes them as the engine runs it, and the API serves what it saw (status,
+//! uptime, latency, endpoints, MCP tools, x402 verified live) and filters on it. A stopped
+//! server turns its agent degraded and its endpoint is backed off. Probing never touches what
+//! is derived from the chain: the canonical dump and the reputation feed are byte-equal before
+//! and after.
+
+use crate::support;
+
+use agentindex_contracts::{Devnet, demo};
+use agentindex_indexer::engine::ProbeWorker;
+use agentindex_indexer::store::{StoreRead, Writer};
+use alloy::primitives::{Address, keccak256};
+use serde_json::{Value, json};
+use std::time::Duration;
+use support::doc_server::{DocServer, Route};
+use support::graphql::data;
+use support::liveness::{self as sdk, local_policy};
+
+const LIVENESS: &str = "query($id: ID!) { agent(id: $id) { liveness {
+    status reachable lastSeen checkedAt uptime24h uptime7d latencyP50
+    endpoints { kind url status latencyMs httpStatus reason error }
+    mcpTools { name description }
+    x402Live { live resources { url walletMatches live accepts { scheme network amount payTo } } }
+} } }";
+
+/// Steps the worker until nothing is due.
+async fn probe_all(worker: &mut ProbeWorker) -> usize {
+    let mut probed = 0;
+    loop {
+        let outcome = worker.step().await.unwrap();
+        if outcome.probed == 0 {
+            return probed;
+        }
+        probed += outcome.probed;
+    }
+}
+
+fn endpoint<'a>(liveness: &'a Value, kind: &str) -> &'a Value {
+    liveness["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} endpoint in {liveness:#}"))
+}
+
+fn ids(answer: &Value) -> Vec<String> {
+    let mut ids: Vec<String> = answer["agents"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["node"]["id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declared_endpoints_are_probed_stored_and_served() {
+    let devnet = Devnet::start().await.unwrap();
+    let server = DocServer::start().await;
+    let accounts = devnet.accounts();
+    let chain = devnet.chain_id();
+    let hex = |a: Address| format!("{a:#x}");
+    let wallet = accounts[7];
+
+    let a2a = sdk::a2a("Liveness Echo").await;
+    let mcp = sdk::mcp_python("live-translator").await;
+    let page = server.route("/home", Route::Body("text/html", b"<h1>home</h1>".to_vec()));
+    let failing_rpc = server.route("/rpc", Route::Status(500));
+
+    // An ERC-8004 agent: its registration file lists the A2A agent, the MCP server and a page.
+    let mcp_url = format!("{}/mcp", mcp.base);
+    let registration = json!({
+        "type": "https://eips.ethereum.org/EIPS/eip-8004#registration-v1",
+        "name": "Live translator", "description": "Translates, and answers",
+        "services": [
+            {"name": "A2A", "endpoint": a2a.base, "version": "1.0"},
+            {"name": "MCP", "endpoint": mcp_url, "version": "2025-06-18"},
+            {"name": "web", "endpoint": page},
+        ],
+    });
+    let reg_url = server.route(
+        "/reg.json",
+        Route::Body("application/json", registration.to_string().into_bytes()),
+    );
+    let erc_id = demo::via_erc8004(&devnet, accounts[1], &reg_url)
+        .await
+        .unwrap();
+
+    // A factory agent: its anchored card names an x402 resource and a JSON-RPC interface that
+    // answers 500. The resource redirects to the x402 server, started once the agent contract
+    // (its payment address, the payTo the server asks for) is deployed.
+    let x402_url = server.route("/pay", Route::Status(404));
+    let card = json!({
+        "name": "Paid translator", "description": "Translates for a fee", "version": "1.0.0",
+        "supportedInterfaces": [{"url": failing_rpc, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": false, "extensions": [{
+            "uri": "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.1",
+            "params": {"accepts": [{
+                "scheme": "exact", "network": "eip155:84532", "maxAmountRequired": "1000",
+                "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+                "payTo": hex(wallet), "resource": x402_url
+            }]}
+        }]},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "translate", "name": "translate", "description": "translates", "tags": ["language"]}]
+    })
+    .to_string()
+    .into_bytes();
+    let mut data_card = demo::sample_card(&devnet, "Paid translator", Some(wallet));
+    data_card.cardURI = server.route(
+        "/paid-card.json",
+        Route::Body("application/json", card.clone()),
+    );
+    data_card.cardHash = keccak256(&card);
+    let factory = demo::via_factory(&devnet, accounts[2], data_card)
+        .await
+        .unwrap();
+    let x402 = sdk::x402(&hex(factory)).await;
+    server.route("/pay", Route::Redirect(format!("{}/translate", x402.base)));
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let config = support::config_with_local_documents(&devnet, &db);
+    support::index_with_documents(&config).await;
+
+    let store = support::open(&db).await;
+    let served = support::api::serve(store.clone(), &config).await;
+    let graphql = format!("{}/graphql", served.base);
+    let feed_before = support::api::feed(&served.base, "").await;
+    let dump_before = store.canonical_dump().await.unwrap();
+
+    let writer: Writer = store.writer(4);
+    let mut worker = ProbeWorker::new(
+        local_policy(Duration::from_millis(1)),
+        Duration::ZERO,
+        store.clone(),
+        writer.clone(),
+    )
+    .unwrap();
+    // Registration: card, JSON-RPC, MCP, web; factory: card, JSON-RPC, x402.
+    assert_eq!(probe_all(&mut worker).await, 7);
+
+    let erc_key = format!("{chain}:{}:{erc_id}", hex(devnet.deployment().identity));
+    let factory_key = format!("{chain}:{}", hex(factory));
+    let erc = data(&graphql, LIVENESS, json!({"id": erc_key}))["agent"]["liveness"].clone();
+    assert_eq!(erc["status"], "UP", "{erc:#}");
+    assert_eq!(erc["reachable"], true);
+    assert_eq!(erc["uptime24h"], 1.0);
+    assert!(erc["latencyP50"].as_i64().is_some(), "{erc:#}");
+    for kind in ["A2A_CARD", "A2A_JSONRPC", "MCP", "WEB"] {
+        assert_eq!(endpoint(&erc, kind)["status"], "UP", "{kind}: {erc:#}");
+    }
+    assert_eq!(endpoint(&erc, "MCP")["url"], mcp_url);
+    let tools: Vec<&str> = erc["mcpTools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["detect_language", "translate_text"]);
+
+    let paid = data(&graphql, LIVENESS, json!({"id": factory_key}))["agent"]["liveness"].clone();
+    assert_eq!(paid["status"], "DEGRADED", "{paid:#}");
+    assert_eq!(paid["reachable"], true);
+    assert_eq!(endpoint(&paid, "A2A_CARD")["status"], "UP", "{paid:#}");
+    let rpc = endpoint(&paid, "A2A_JSONRPC");
+    assert_eq!(
+        (rpc["status"].as_str(), rpc["httpStatus"].as_i64()),
+        (Some("DOWN"), Some(500))
+    );
+    assert_eq!(rpc["reason"], "http_status");
+    assert_eq!(paid["x402Live"]["live"], true, "{paid:#}");
+    let resource = &paid["x402Live"]["resources"][0];
+    assert_eq!(resource["url"], x402_url);
+    assert_eq!(resource["walletMatches"], true);
+    assert_eq!(resource["accepts"][0]["amount"], "1000");
+
+    let listed = |filter: Value| {
+        ids(&data(
+            &graphql,
+            "query($f: AgentFilter) { agents(filter: $f, first: 50) { edges { node { id } } } }",
+            json!({"f": filter}),
+        ))
+    };
+    let mut both = vec![erc_key.clone(), factory_key.clone()];
+    both.sort();
+    assert_eq!(listed(json!({"reachable": true})), both);
+    assert!(listed(json!({"reachable": false})).is_empty());
+    assert_eq!(
+        listed(json!({"mcpTool": "Translate_Text"})),
+        [erc_key.clone()]
+    );
+    assert_eq!(listed(json!({"x402Live": true})), [factory_key.clone()]);
+    assert_eq!(listed(json!({"minUptime": 0.9})), [erc_key.clone()]);
+
+    // The MCP server goes away: the agent turns degraded and the endpoint is backed off.
+    mcp.stop().await;
+    let url = support::database_url(&db);
+    let schedule = sqlx::AnyPool::connect(&url).await.unwrap();
+    sqlx::query("UPDATE probe_endpoints SET next_probe_at = 0")
+        .execute(&schedule)
+        .await
+        .unwrap();
+    assert_eq!(probe_all(&mut worker).await, 7);
+    let erc = data(&graphql, LIVENESS, json!({"id": erc_key}))["agent"]["liveness"].clone();
+    assert_eq!(erc["status"], "DEGRADED", "{erc:#}");
+    assert_eq!(endpoint(&erc, "MCP")["status"], "DOWN");
+    assert_eq!(endpoint(&erc, "MCP")["reason"], "connect");
+    assert_eq!(erc["uptime24h"], 7.0 / 8.0, "{erc:#}");
+    assert!(
+        erc["mcpTools"].as_array().unwrap().is_empty(),
+        "a server that is down lists nothing"
+    );
+    let (failures, wait): (i64, i64) = sqlx::query_as(
+        "SELECT failures, next_probe_at - checked_at FROM probe_endpoints WHERE kind = 'mcp'",
+    )
+    .fetch_one(&schedule)
+    .await
+    .unwrap();
+    assert_eq!(failures, 1);
+    assert!(
+        (270..=330).contains(&wait),
+        "retried after retry_secs give or take a tenth: {wait}"
+    );
+    assert!(listed(json!({"mcpTool": "translate_text"})).is_empty());
+
+    // What the chain says is untouched.
+    let feed_after = support::api::feed(&served.base, "").await;
+    assert_eq!(feed_after.digest, feed_before.digest);
+    assert_eq!(feed_after.body, feed_before.body);
+    support::assert_same_index(
+        &store.canonical_dump().await.unwrap(),
+        &dump_before,
+        "after probing",
+    );
+    served.stop().await;
+}
