@@ -194,10 +194,10 @@ async fn declared_endpoints_are_probed_stored_and_served() {
     assert!(listed(json!({"reachable": false})).is_empty());
     assert_eq!(
         listed(json!({"mcpTool": "Translate_Text"})),
-        [erc_key.clone()]
+        vec![erc_key.clone()]
     );
-    assert_eq!(listed(json!({"x402Live": true})), [factory_key.clone()]);
-    assert_eq!(listed(json!({"minUptime": 0.9})), [erc_key.clone()]);
+    assert_eq!(listed(json!({"x402Live": true})), vec![factory_key.clone()]);
+    assert_eq!(listed(json!({"minUptime": 0.9})), vec![erc_key.clone()]);
 
     // The MCP server goes away: the agent turns degraded and the endpoint is backed off.
     mcp.stop().await;
