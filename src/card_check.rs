@@ -61,7 +61,7 @@ pub(crate) async fn run(uri: &str, config_path: Option<&Path>) -> anyhow::Result
 
 /// The URL's host when it names this machine or a private network (`localhost`, loopback and
 /// private addresses); never link-local or cloud-metadata addresses.
-fn local_host(url: &url::Url) -> Option<String> {
+pub(crate) fn local_host(url: &url::Url) -> Option<String> {
     let host = url.host_str()?;
     let local = match host
         .trim_matches(|c| c == '[' || c == ']')

@@ -68,6 +68,9 @@ pub(crate) enum Command {
         /// Follow the chains only; fetch no documents.
         #[arg(long)]
         no_documents: bool,
+        /// Probe no endpoints, whatever `[liveness] enabled` says.
+        #[arg(long)]
+        no_probes: bool,
     },
     /// Serve the API over an existing database without indexing.
     Serve(ConfigArg),
@@ -107,6 +110,24 @@ pub(crate) enum Command {
     /// Work with Agent Cards and registration files.
     #[command(subcommand)]
     Card(CardCommand),
+    /// Probe one endpoint (an Agent Card, an A2A interface, an MCP server, an x402 resource, a
+    /// web page) as the indexer's prober would, and print what it saw.
+    Probe {
+        /// The endpoint.
+        url: String,
+        /// What it is (auto: guessed from the URL and the answers).
+        #[arg(long, value_enum, default_value = "auto")]
+        kind: crate::probe::KindArg,
+        /// A wallet an x402 resource's payTo should be (repeatable).
+        #[arg(long, value_name = "0x…")]
+        wallet: Vec<String>,
+        /// The protocol version to speak (an A2A interface's: 1.0, 0.3).
+        #[arg(long, value_name = "VERSION")]
+        protocol_version: Option<String>,
+        /// Configuration for address rules (`[documents]`) and limits (`[liveness]`).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
     /// List the network presets (every chain with the official ERC-8004 registries).
     Networks,
 }
@@ -134,8 +155,17 @@ impl Command {
                 until_block,
                 exit_when_synced,
                 no_documents,
+                no_probes,
             } => {
-                crate::index::run(config.load()?, until_block, exit_when_synced, no_documents).await
+                let config = config.load()?;
+                crate::index::run(
+                    config,
+                    until_block,
+                    exit_when_synced,
+                    no_documents,
+                    no_probes,
+                )
+                .await
             }
             Command::Serve(config) => crate::serve::serve(config.load()?).await,
             Command::Migrate(config) => crate::migrate::run(config.load()?).await,
@@ -156,6 +186,22 @@ impl Command {
             }
             Command::Card(CardCommand::Check { url, config }) => {
                 crate::card_check::run(&url, config.as_deref()).await
+            }
+            Command::Probe {
+                url,
+                kind,
+                wallet,
+                protocol_version,
+                config,
+            } => {
+                crate::probe::run(crate::probe::ProbeArgs {
+                    url: &url,
+                    kind,
+                    wallets: wallet,
+                    protocol_version,
+                    config: config.as_deref(),
+                })
+                .await
             }
             Command::Networks => Ok(crate::networks::run()),
         }

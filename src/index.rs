@@ -13,12 +13,14 @@ pub(crate) async fn run(
     until_block: Option<u64>,
     exit_when_synced: bool,
     skip_documents: bool,
+    skip_probes: bool,
 ) -> anyhow::Result<ExitCode> {
     let shutdown = crate::shutdown::on_signal();
     let options = IndexOptions {
         until_block,
         exit_when_synced,
         skip_documents,
+        skip_probes,
         ..IndexOptions::default()
     };
     let reporter = Reporter::for_config(&config);

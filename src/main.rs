@@ -9,6 +9,7 @@ mod index;
 mod logging;
 mod migrate;
 mod networks;
+mod probe;
 mod progress;
 mod serve;
 mod shutdown;

@@ -202,6 +202,7 @@ fn the_example_config_shows_every_key_the_config_types_accept() {
         "api.query_limits",
         "api.reads",
         "documents",
+        "liveness",
         "reputation",
         "reputation.weights",
         "reputation.feedback",

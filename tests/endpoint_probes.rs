@@ -238,3 +238,89 @@ async fn probes_name_agentindex_and_keep_their_interval_and_budget() {
         started.elapsed()
     );
 }
+
+/// `agentindex probe` run as a user would: its JSON outcomes and its exit code.
+fn probe_command(args: &[&str]) -> (Vec<serde_json::Value>, bool) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_agentindex"))
+        .arg("probe")
+        .args(args)
+        .output()
+        .unwrap();
+    let outcomes = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "agentindex probe {args:?} printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (outcomes, output.status.success())
+}
+
+fn kinds_and_statuses(outcomes: &[serde_json::Value]) -> Vec<(String, String)> {
+    outcomes
+        .iter()
+        .map(|o| {
+            let text = |key: &str| o[key].as_str().unwrap().to_string();
+            (text("kind"), text("status"))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_probe_command_guesses_what_an_endpoint_is() {
+    let a2a = sdk::a2a("Probed by hand").await;
+    let mcp = sdk::mcp_js("probed-by-hand").await;
+    let wallet = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+    let x402 = sdk::x402(wallet).await;
+    let server = DocServer::start().await;
+    let page = server.route("/page", Route::Body("text/html", b"<p>hi</p>".to_vec()));
+
+    let card = format!("{}/.well-known/agent-card.json", a2a.base);
+    let (outcomes, ok) = probe_command(&[&card]);
+    assert!(ok, "{outcomes:#?}");
+    assert_eq!(
+        kinds_and_statuses(&outcomes),
+        [
+            ("a2a_card".into(), "up".into()),
+            ("a2a_jsonrpc".into(), "up".into()),
+            ("a2a_jsonrpc".into(), "up".into())
+        ],
+        "the card, then its JSON-RPC interface as declared for 1.0 (GetTask) and 0.3 (tasks/get)"
+    );
+    let methods: Vec<&str> = outcomes[1..]
+        .iter()
+        .map(|o| o["detail"]["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["GetTask", "tasks/get"]);
+
+    let (outcomes, ok) = probe_command(&[&format!("{}/mcp", mcp.base)]);
+    assert!(ok);
+    assert_eq!(kinds_and_statuses(&outcomes), [("mcp".into(), "up".into())]);
+    assert_eq!(outcomes[0]["detail"]["server"]["name"], "probed-by-hand");
+
+    let resource = format!("{}/translate", x402.base);
+    let (outcomes, ok) = probe_command(&[&resource, "--wallet", wallet]);
+    assert!(ok);
+    assert_eq!(
+        kinds_and_statuses(&outcomes),
+        [("x402".into(), "up".into())]
+    );
+    assert_eq!(outcomes[0]["detail"]["walletMatches"], true);
+
+    let (outcomes, ok) = probe_command(&[&page]);
+    assert!(ok);
+    assert_eq!(kinds_and_statuses(&outcomes), [("web".into(), "up".into())]);
+
+    // Told what it is, it asks only that; a server that is gone fails the command.
+    let (outcomes, ok) = probe_command(&[&page, "--kind", "mcp"]);
+    assert!(!ok);
+    assert_eq!(
+        kinds_and_statuses(&outcomes),
+        [("mcp".into(), "degraded".into())]
+    );
+    let rpc = format!("{}/", a2a.base);
+    a2a.stop().await;
+    let (outcomes, ok) = probe_command(&[&rpc, "--kind", "a2a-jsonrpc"]);
+    assert!(!ok);
+    assert_eq!(outcomes[0]["status"], "down");
+    assert_eq!(outcomes[0]["reason"], "connect");
+}
