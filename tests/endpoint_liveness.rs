@@ -199,6 +199,59 @@ async fn declared_endpoints_are_probed_stored_and_served() {
     assert_eq!(listed(json!({"x402Live": true})), vec![factory_key.clone()]);
     assert_eq!(listed(json!({"minUptime": 0.9})), vec![erc_key.clone()]);
 
+    // The explorer shows it, in a browser: the agent page's liveness section, and the search
+    // page with only reachable agents.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut node = std::process::Command::new("node");
+    node.arg(root.join("tools/explorer/liveness.mjs"))
+        .current_dir(root.join("tools"));
+    let page = support::tool::json_through(
+        node,
+        &json!({ "base": served.base, "agent": erc_key }),
+        "the explorer's liveness section (tools/explorer/liveness.mjs)",
+    );
+    assert_eq!(page["status"], "up", "{page:#}");
+    assert_eq!(page["uptime24h"], "100%", "{page:#}");
+    let shown: Vec<(&str, &str)> = page["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["kindEnum"].as_str().unwrap(),
+                e["statusEnum"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("A2A_CARD", "UP"),
+            ("A2A_JSONRPC", "UP"),
+            ("MCP", "UP"),
+            ("WEB", "UP")
+        ],
+        "{page:#}"
+    );
+    let tools_shown: Vec<&str> = page["mcpTools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools_shown, ["detect_language", "translate_text"]);
+    let mut reachable: Vec<String> = page["search"]["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap().to_string())
+        .collect();
+    reachable.sort();
+    assert_eq!(
+        reachable, both,
+        "the search page's reachable-only filter: {page:#}"
+    );
+
     // The MCP server goes away: the agent turns degraded and the endpoint is backed off.
     mcp.stop().await;
     let url = support::database_url(&db);

@@ -20,6 +20,7 @@ CREATE TABLE probe_endpoints (
     failures         BIGINT NOT NULL,
     checked_at       BIGINT,
     next_probe_at    BIGINT NOT NULL,
+    shuffle          BIGINT NOT NULL,
     last_ok_at       BIGINT,
     latency_ms       BIGINT,
     http_status      BIGINT,
@@ -27,7 +28,9 @@ CREATE TABLE probe_endpoints (
     detail           TEXT COLLATE "C",
     PRIMARY KEY (kind, url)
 );
-CREATE INDEX probe_endpoints_due ON probe_endpoints (next_probe_at);
+-- Due first, and among endpoints due at once in a random order (`shuffle`, drawn when the
+-- endpoint is added), so a page of them spreads over many hosts.
+CREATE INDEX probe_endpoints_due ON probe_endpoints (next_probe_at, shuffle);
 
 CREATE TABLE probe_results (
     kind        TEXT COLLATE "C"    NOT NULL,

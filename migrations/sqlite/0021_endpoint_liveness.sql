@@ -20,6 +20,7 @@ CREATE TABLE probe_endpoints (
     failures         INTEGER NOT NULL,
     checked_at       INTEGER,
     next_probe_at    INTEGER NOT NULL,
+    shuffle          INTEGER NOT NULL,
     last_ok_at       INTEGER,
     latency_ms       INTEGER,
     http_status      INTEGER,
@@ -27,7 +28,9 @@ CREATE TABLE probe_endpoints (
     detail           TEXT,
     PRIMARY KEY (kind, url)
 ) WITHOUT ROWID;
-CREATE INDEX probe_endpoints_due ON probe_endpoints (next_probe_at);
+-- Due first, and among endpoints due at once in a random order (`shuffle`, drawn when the
+-- endpoint is added), so a page of them spreads over many hosts.
+CREATE INDEX probe_endpoints_due ON probe_endpoints (next_probe_at, shuffle);
 
 CREATE TABLE probe_results (
     kind        TEXT    NOT NULL,

@@ -1,7 +1,7 @@
-// An agent's page: who it is (card and registration file), how to reach and pay it, what its
-// documents say of themselves, its reputation with every component and input, its payments
-// (a chart per day and the list), top payers, feedback, validations and on-chain history.
-// Payments and rescoring arrive live.
+// An agent's page: who it is (card and registration file), how to reach and pay it, whether
+// its endpoints answer (liveness), what its documents say of themselves, its reputation with
+// every component and input, its payments (a chart per day and the list), top payers,
+// feedback, validations and on-chain history. Payments and rescoring arrive live.
 
 import { gql, paymentTokens } from './api.js';
 import { h, failure, external } from './dom.js';
@@ -43,6 +43,10 @@ const AGENT = `query Agent($id: ID!) { agent(id: $id) {
   card { url status protocolVersion signature }
   registrationVerified domainVerified paymentTerms
   documents { role uri status kind signature error fetchedAt projection lints { code severity message path } }
+  liveness { status reachable lastSeen checkedAt uptime24h uptime7d latencyP50
+    endpoints { kind url source status checkedAt nextCheckAt lastOkAt latencyMs httpStatus protocolVersion reason error }
+    mcpTools { name description }
+    x402Live { live resources { url status checkedAt walletMatches live accepts { scheme network asset amount payTo } } } }
   ${list('feedback')}
   ${list('validations')}
   ${list('history')}
@@ -80,11 +84,12 @@ export async function renderAgent(main, id) {
   main.append(
     header(agent),
     h('nav', { class: 'jump', 'aria-label': 'On this page' },
-      [['overview', 'Overview'], ['reputation', 'Reputation'], ['payments', 'Payments'], ['feedback', 'Feedback'],
+      [['overview', 'Overview'], ['liveness', 'Liveness'], ['reputation', 'Reputation'], ['payments', 'Payments'], ['feedback', 'Feedback'],
         ['validations', 'Validations'], ['documents', 'Documents'], ['history', 'History']]
         .map(([target, label]) => h('a', { href: `#${target}`, text: label }))),
     h('div', { class: 'agent-grid' },
       sections.overview(agent, tokens),
+      sections.liveness(agent, tokens),
       sections.section('reputation', 'Reputation', live.reputation),
       sections.section('top-payers', 'Top payers', live.payers),
       sections.section('payments', 'Payments', live.payments),

@@ -1,7 +1,7 @@
 // The sections of an agent's page, each built from the agent as the API returns it.
 
 import { h, section, table, external } from './dom.js';
-import { amount, badge, count, meter, score, shortHex, time, wholeUnits } from './format.js';
+import { amount, badge, count, LIVENESS, meter, percent, score, shortHex, time, wholeUnits } from './format.js';
 import { barChart } from './chart.js';
 
 export { section };
@@ -60,6 +60,123 @@ function termAmount(terms, chainId, tokens) {
   if (!terms.amount) return '—';
   if (/^\d+$/.test(terms.amount) && terms.asset) return amount(terms.amount, terms.asset, chainId, tokens);
   return terms.amount;
+}
+
+// The kinds of endpoint a prober asks, as a reader names them.
+const ENDPOINT_KINDS = {
+  A2A_CARD: 'A2A card',
+  A2A_JSONRPC: 'A2A JSON-RPC',
+  A2A_REST: 'A2A HTTP+JSON',
+  MCP: 'MCP',
+  X402: 'x402',
+  WEB: 'web',
+};
+
+// What an endpoint's last probe found, and the badge kind it is shown with.
+const ENDPOINT_STATUS = {
+  PENDING: ['not probed yet', ''],
+  UP: ['answered as its protocol says', 'good'],
+  DEGRADED: ['answered, but not as its protocol says', 'warn'],
+  DOWN: ['did not answer, or answered with a server error', 'bad'],
+  BLOCKED: ['not probed: the address rules refuse it or where it redirects', 'warn'],
+};
+
+// Whether the agent's endpoints answer, as this instance's prober saw them: the status, uptime
+// and latency, each endpoint's last probe, the tools its MCP servers list and its x402
+// resources. Endpoints are shown as text, not links: they are what the agent declares.
+export function liveness(agent, tokens) {
+  const live = agent.liveness;
+  if (!live) {
+    return section('liveness', 'Liveness',
+      h('p', { class: 'empty', data: { liveness: 'none' }, text: 'Not probed: the agent declares no endpoint, or this instance does not probe endpoints.' }));
+  }
+  const [meaning, kind] = LIVENESS[live.status] || LIVENESS.UNKNOWN;
+  const status = String(live.status).toLowerCase();
+  const x402 = live.x402Live;
+  return section('liveness', 'Liveness',
+    h('div', { class: 'badges liveness-status' },
+      h('span', { class: `badge ${kind}`.trim(), data: { liveness: 'status', status }, title: meaning, text: status }),
+      h('span', { class: 'muted', text: meaning })),
+    h('dl', { class: 'facts inputs' },
+      livenessFact('Reachable', live.reachable ? 'yes' : 'no', 'reachable'),
+      livenessFact('Uptime 24 h', percent(live.uptime24h), 'uptime24h'),
+      livenessFact('Uptime 7 days', percent(live.uptime7d), 'uptime7d'),
+      livenessFact('Median latency', live.latencyP50 === null || live.latencyP50 === undefined ? '—' : `${count(live.latencyP50)} ms`, 'latencyP50'),
+      livenessFact('Last seen', time(live.lastSeen), 'lastSeen'),
+      livenessFact('Last checked', time(live.checkedAt), 'checkedAt')),
+    h('h3', { text: 'Endpoints' }),
+    table('Endpoints probed', [
+      ['Kind', (e) => ENDPOINT_KINDS[e.kind] || (e.kind ? String(e.kind) : '—')],
+      ['URL', (e) => h('span', { class: 'mono url', text: e.url })],
+      ['From', (e) => e.source],
+      ['Status', (e) => endpointStatus(e.status)],
+      ['Latency', (e) => (e.latencyMs === null || e.latencyMs === undefined ? '—' : `${count(e.latencyMs)} ms`)],
+      ['Checked', (e) => [h('span', { class: 'when', text: time(e.checkedAt) }), ' ',
+        h('small', { class: 'muted block when', text: `next ${time(e.nextCheckAt)}` })]],
+      ['Detail', endpointDetail],
+    ], live.endpoints.map((e) => ({ ...e, __data: { kind: e.kind || '', status: e.status } })), 'No endpoint probed yet.'),
+    h('h3', { text: 'MCP tools' }),
+    live.mcpTools.length ? h('ul', { class: 'plain tools' }, live.mcpTools.map((t) => h('li', { class: 'tool', data: { tool: t.name } },
+      h('code', { text: t.name }), t.description ? h('span', { class: 'muted', text: ` ${t.description}` }) : null)))
+      : h('p', { class: 'empty', text: 'No MCP server listed tools.' }),
+    h('h3', { text: 'x402 live' }),
+    h('dl', { class: 'facts inputs' },
+      livenessFact("Live (a 402 asks to pay the agent's wallet)", x402.live ? 'yes' : 'no', 'x402Live')),
+    x402.resources.length ? h('ul', { class: 'documents x402-resources' }, x402.resources.map((r) => x402Resource(agent, r, tokens)))
+      : h('p', { class: 'empty', text: 'No x402 resource probed.' }));
+}
+
+function livenessFact(term, value, key) {
+  return h('div', { data: { liveness: key } }, h('dt', { text: term }), h('dd', { text: value }));
+}
+
+function endpointStatus(status) {
+  const [meaning, kind] = ENDPOINT_STATUS[status] || ENDPOINT_STATUS.PENDING;
+  return h('span', { class: `badge ${kind}`.trim(), title: meaning, text: String(status).toLowerCase() });
+}
+
+// The HTTP status and protocol version of an endpoint's last answer, and why it is not up.
+function endpointDetail(e) {
+  const parts = [
+    e.httpStatus ? `HTTP ${e.httpStatus}` : null,
+    e.protocolVersion ? `version ${e.protocolVersion}` : null,
+    e.lastOkAt && e.status !== 'UP' ? `last answered ${time(e.lastOkAt)}` : null,
+  ].filter(Boolean);
+  if (!parts.length && !e.reason && !e.error) return '—';
+  return h('span', { class: 'detail' },
+    parts.length ? h('span', { class: 'muted', text: parts.join(' · ') }) : null,
+    e.reason ? [parts.length ? ' · ' : null, h('code', { class: 'reason', text: e.reason })] : null,
+    e.error ? [parts.length || e.reason ? ': ' : null, h('span', { class: 'error-text', text: e.error })] : null);
+}
+
+// One x402 resource: whether it asks to be paid to the agent, and what it asks.
+function x402Resource(agent, r, tokens) {
+  // The prober's rule: the agent's on-chain wallet, else its payment address.
+  const own = (agent.agentWallet || agent.paymentAddress || '').toLowerCase();
+  const wallet = r.walletMatches === true ? badge("pays the agent's wallet", 'good')
+    : r.walletMatches === false ? badge("pays another address", 'bad')
+      : h('span', { class: 'muted', text: 'wallet not known yet' });
+  return h('li', { class: 'document x402-resource', data: { live: r.live ? 'true' : 'false' } },
+    h('div', { class: 'doc-head' }, h('span', { class: 'mono url', text: r.url })),
+    h('div', { class: 'badges' },
+      r.live ? badge('live', 'good') : badge('not live'),
+      r.status ? endpointStatus(r.status.toUpperCase()) : null,
+      wallet,
+      r.checkedAt ? h('span', { class: 'muted', text: `checked ${time(r.checkedAt)}` }) : null),
+    table('Payment requirements', [
+      ['Scheme', (a) => a.scheme || '—'],
+      ['Network', (a) => a.network || '—'],
+      ['Amount', (a) => acceptAmount(a, agent.chainId, tokens)],
+      ['Pay to', (a) => (a.payTo ? [shortHex(a.payTo), own && own === a.payTo.toLowerCase() ? [' ', badge('the agent', 'good')] : null] : '—')],
+    ], r.accepts, 'No payment requirements read.'));
+}
+
+// An x402 amount in whole tokens when its asset is a configured token of its network's chain.
+function acceptAmount(a, chainId, tokens) {
+  if (!a.amount) return '—';
+  if (!/^\d+$/.test(a.amount) || !a.asset) return a.amount;
+  const network = /^eip155:(\d+)$/.exec(a.network || '');
+  return amount(a.amount, a.asset, network ? Number(network[1]) : chainId, tokens);
 }
 
 // The composite, each component with its weight, and the inputs behind them.

@@ -50,6 +50,32 @@ export function meter(value, label) {
     h('span', { class: 'meter-value', text: score(value) }));
 }
 
+// A share (0 to 1) as a percentage to a tenth, never rounded up to 100% when short of it.
+export function percent(share) {
+  if (share === null || share === undefined) return '—';
+  let tenths = Math.round(Number(share) * 1000);
+  if (tenths >= 1000 && Number(share) < 1) tenths = 999;
+  return `${(tenths / 10).toFixed(1).replace(/\.0$/, '')}%`;
+}
+
+// What an agent's liveness status means, and the badge kind it is shown with.
+export const LIVENESS = {
+  UP: ['every endpoint probed answered as its protocol says', 'good'],
+  DEGRADED: ['some endpoints answered, or answered wrongly', 'warn'],
+  DOWN: ['no endpoint answered', 'bad'],
+  UNKNOWN: ['not probed yet', ''],
+};
+
+// The agent's liveness in one badge: its status and, when known, its uptime over 7 days.
+export function livenessBadge(liveness) {
+  const [meaning, kind] = LIVENESS[liveness.status] || LIVENESS.UNKNOWN;
+  const status = String(liveness.status).toLowerCase();
+  const uptime = liveness.uptime7d === null || liveness.uptime7d === undefined ? null : percent(liveness.uptime7d);
+  return h('span', { class: `badge liveness ${kind}`.trim(), data: { livenessStatus: status },
+    title: `Endpoints ${status}: ${meaning}${uptime ? `; answered ${uptime} of probes over 7 days` : ''}`,
+    text: uptime ? `${status} · ${uptime} 7d` : status });
+}
+
 export function badge(text, kind = '') {
   return h('span', { class: `badge ${kind}`.trim(), text });
 }
@@ -67,5 +93,6 @@ export function agentBadges(agent) {
     agent.x402 ? badge('x402', 'good') : null,
     agent.card && agent.card.signature === 'valid' ? badge('signed card', 'good') : null,
     agent.active === false ? badge('inactive', 'warn') : null,
+    agent.liveness ? livenessBadge(agent.liveness) : null,
   ];
 }

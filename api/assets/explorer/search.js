@@ -1,5 +1,6 @@
 // The search page: every filter of the API's `agents` query and its full-text search, in a
-// form whose values live in the URL; results as cards with reputation bars, twenty a page,
+// form whose values live in the URL; results as cards with reputation bars and, where the
+// prober has seen them, whether their endpoints answer, twenty a page,
 // keyset pages (`after` in the URL). New agents that match arrive live.
 
 import { gql } from './api.js';
@@ -16,14 +17,15 @@ const SEARCH = `query Search($filter: AgentFilter, $search: String, $order: Agen
     pageInfo { hasNextPage endCursor }
     edges { node { id chainId source name description active x402
       skills { id name tags } card { signature }
-      reputation { score paymentCount uniquePayers feedbackCount } } }
+      reputation { score paymentCount uniquePayers feedbackCount }
+      liveness { status uptime7d } } }
   }
 }`;
 
 const CHOICES = `{ skillFacets(first: 200) { value count } tagFacets(first: 200) { value count } indexerStatus { chainId name } }`;
 
 // The URL's parameters, named as the form names them.
-const FIELDS = ['q', 'skill', 'tag', 'x402', 'signed', 'chain', 'source', 'minrep', 'minprice', 'maxprice', 'order'];
+const FIELDS = ['q', 'skill', 'tag', 'x402', 'signed', 'reachable', 'chain', 'source', 'minrep', 'minprice', 'maxprice', 'order'];
 
 // The API's arguments for the URL's parameters.
 export function queryOf(params) {
@@ -35,6 +37,7 @@ export function queryOf(params) {
   if (text('x402') === 'yes') filter.x402 = true;
   if (text('x402') === 'no') filter.x402 = false;
   if (text('signed') === 'yes') filter.signedCard = true;
+  if (text('reachable') === 'yes') filter.reachable = true;
   if (/^\d+$/.test(text('chain'))) filter.chainIds = [Number(text('chain'))];
   if (['FACTORY', 'REGISTRY', 'ERC8004'].includes(text('source'))) filter.sources = [text('source')];
   if (text('minrep') && Number.isFinite(Number(text('minrep')))) filter.minReputation = Number(text('minrep'));
@@ -116,7 +119,9 @@ function searchForm(params, choices) {
         field('Chain', select('chain', [['', 'all'], ...chains.map((c) => [String(c.chainId), `${c.name} (${c.chainId})`])])),
         field('Source', select('source', [['', 'all'], ['ERC8004', 'ERC-8004'], ['FACTORY', 'factory'], ['REGISTRY', 'registry']])),
         field('Order', select('order', [['', 'best first'], ['RELEVANCE', 'relevance'], ['REPUTATION', 'reputation'], ['NEWEST', 'newest']])),
-        h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'signed', value: 'yes', checked: value('signed') === 'yes' }), ' Signed card'))),
+        h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'signed', value: 'yes', checked: value('signed') === 'yes' }), ' Signed card'),
+        h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'reachable', id: 'f-reachable', value: 'yes', checked: value('reachable') === 'yes' }),
+          ' Reachable only (an endpoint answered its last probe)'))),
     h('div', { class: 'form-actions' },
       h('button', { type: 'submit', text: 'Search' }),
       h('a', { href: '/', class: 'button subtle', text: 'Clear' })));

@@ -1,24 +1,36 @@
-//! The probe worker: a loop over [`ProbeWorker::step`], which brings the endpoints to probe in
-//! line with what agents declare (every `targets_sync_secs`), probes those due (hosts
-//! concurrently, each host's endpoints one after another), and hands the outcomes to the
-//! store's writer with when each endpoint is due again. It never blocks a follower, and the
-//! engine stops it whenever it stops. It lives beside the engine because it joins two layers:
-//! the probes (`liveness`) and the store they are written to.
+//! The probe worker: brings the endpoints to probe in line with what agents declare (every
+//! `targets_sync_secs`), and keeps probing those due, a pipeline of at most `concurrency` probes
+//! in flight: never two on one host at once nor one sooner than the host's interval after the
+//! last, every request within the global budget. Outcomes are handed to the store's writer with
+//! when each endpoint is due again, in batches (at most every [`SAVE_EVERY`]), so a slow host
+//! never holds back the others' results. It never blocks a follower, and the engine stops it
+//! whenever it stops. It lives beside the engine because it joins two layers: the probes
+//! (`liveness`) and the store they are written to.
 
 use crate::liveness::schedule::next_probe;
-use crate::liveness::{LivenessPolicy, Prober, Status};
+use crate::liveness::{LivenessPolicy, Outcome, Prober, Status};
 use crate::metrics::metrics;
 use crate::store::{DueProbe, ProbeResult, Store, StoreError, StoreRead, Writer};
 use futures::StreamExt;
-use std::collections::BTreeMap;
+use futures::stream::FuturesUnordered;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+/// Outcomes are saved at least this often while probes go on.
+const SAVE_EVERY: Duration = Duration::from_secs(1);
+/// Outcomes saved at once at most.
+const SAVE_BATCH: usize = 256;
+/// How long one [`ProbeWorker::step`] starts new probes for.
+const STEP_FOR: Duration = Duration::from_secs(10);
 /// Pause when nothing is due.
 const IDLE_PAUSE: Duration = Duration::from_secs(1);
 /// Pause after a step failed.
 const ERROR_PAUSE: Duration = Duration::from_secs(5);
+/// Endpoints read per look for due ones, for every probe slot: enough that busy hosts do not
+/// starve the slots.
+const CANDIDATES_PER_SLOT: i64 = 32;
 
 /// What one step did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,11 +50,14 @@ pub struct ProbeWorker {
     writer: Writer,
     prober: Prober,
     policy: LivenessPolicy,
-    /// Endpoints probed per step at most.
-    per_step: i64,
     sync_every: Duration,
     last_sync: Option<Instant>,
+    /// When each host was last asked (kept for one interval, then forgotten).
+    hosts_asked: HashMap<String, Instant>,
 }
+
+/// A probe's result with the host it kept busy.
+type Done = (String, ProbeResult);
 
 impl ProbeWorker {
     /// A worker under `policy`, syncing the endpoints to probe every `sync_every`.
@@ -54,20 +69,17 @@ impl ProbeWorker {
     ) -> Result<Self, crate::documents::FetchError> {
         Ok(Self {
             prober: Prober::new(&policy)?,
-            // Enough for every host slot to have a few endpoints, and at most a tenth of a
-            // minute's budget, so outcomes are saved at least every few seconds.
-            per_step: (policy.concurrency as i64 * 4)
-                .min(i64::from(policy.requests_per_minute / 10).max(1))
-                .max(1),
             policy,
             sync_every,
             last_sync: None,
+            hosts_asked: HashMap::new(),
             store,
             writer,
         })
     }
 
-    /// One round: sync the endpoints when it is time, probe what is due, save the outcomes.
+    /// One round: sync the endpoints when it is time, then probe what is due (for at most
+    /// [`STEP_FOR`] of new probes, then the ones in flight finish), saving as it goes.
     pub async fn step(&mut self) -> Result<ProbesOutcome, StoreError> {
         let mut declared = None;
         if self
@@ -77,38 +89,73 @@ impl ProbeWorker {
             declared = Some(self.writer.sync_probes(unix_now()).await?);
             self.last_sync = Some(Instant::now());
         }
-        let due = self.store.due_probes(unix_now(), self.per_step).await?;
-        if due.is_empty() {
-            return Ok(ProbesOutcome {
-                declared,
-                probed: 0,
-                up: 0,
-            });
+        let (prober, policy) = (self.prober.clone(), self.policy.clone());
+        let started = Instant::now();
+        let interval = self.policy.fetch.per_host_min_interval.unwrap_or_default();
+        let slots = self.policy.concurrency;
+        let mut in_flight = FuturesUnordered::new();
+        let mut busy_hosts: HashSet<String> = HashSet::new();
+        // Probed, or being probed, and not saved yet: their schedule in the store is stale.
+        let mut unsaved: HashSet<(crate::liveness::Kind, String)> = HashSet::new();
+        let mut done: Vec<ProbeResult> = Vec::new();
+        let mut last_save = Instant::now();
+        let (mut probed, mut up) = (0, 0);
+        let mut exhausted = false;
+        loop {
+            if !exhausted && in_flight.len() < slots && started.elapsed() < STEP_FOR {
+                let now = Instant::now();
+                self.hosts_asked
+                    .retain(|_, at| now.duration_since(*at) < interval);
+                let due = self
+                    .store
+                    .due_probes(unix_now(), CANDIDATES_PER_SLOT * slots as i64)
+                    .await?;
+                let fresh: Vec<DueProbe> = due
+                    .into_iter()
+                    .filter(|d| !unsaved.contains(&(d.target.kind, d.target.url.clone())))
+                    .collect();
+                exhausted = fresh.is_empty();
+                for due in fresh {
+                    if in_flight.len() >= slots {
+                        break;
+                    }
+                    let host = host_of(&due.target.url);
+                    if busy_hosts.contains(&host) || self.hosts_asked.contains_key(&host) {
+                        continue;
+                    }
+                    busy_hosts.insert(host.clone());
+                    self.hosts_asked.insert(host.clone(), Instant::now());
+                    unsaved.insert((due.target.kind, due.target.url.clone()));
+                    in_flight.push(probe(&prober, &policy, host, due));
+                }
+            }
+            if in_flight.is_empty() && (exhausted || started.elapsed() >= STEP_FOR) {
+                break;
+            }
+            let wait = SAVE_EVERY.saturating_sub(last_save.elapsed());
+            tokio::select! {
+                finished = in_flight.next(), if !in_flight.is_empty() => {
+                    if let Some((host, result)) = finished {
+                        busy_hosts.remove(&host);
+                        probed += 1;
+                        up += usize::from(result.outcome.status == Status::Up);
+                        done.push(result);
+                    }
+                }
+                // Nothing to start on until a host's interval passes or new ones come due.
+                () = tokio::time::sleep(wait.min(interval).max(Duration::from_millis(10))) => {
+                    exhausted = false;
+                }
+            }
+            if done.len() >= SAVE_BATCH || (!done.is_empty() && last_save.elapsed() >= SAVE_EVERY) {
+                self.save(&mut done, &mut unsaved).await?;
+                last_save = Instant::now();
+            }
         }
-        let mut by_host: BTreeMap<String, Vec<DueProbe>> = BTreeMap::new();
-        for probe in due {
-            let host = url::Url::parse(&probe.target.url)
-                .ok()
-                .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
-                .unwrap_or_default();
-            by_host.entry(host).or_default().push(probe);
+        self.save(&mut done, &mut unsaved).await?;
+        if probed > 0 {
+            tracing::debug!(target: "agentindex::liveness", probed, up, "endpoints probed");
         }
-        let results: Vec<ProbeResult> = futures::stream::iter(by_host.into_values())
-            .map(|probes| self.probe_host(probes))
-            .buffer_unordered(self.policy.concurrency)
-            .flat_map(futures::stream::iter)
-            .collect()
-            .await;
-        let probed = results.len();
-        let up = results
-            .iter()
-            .filter(|r| r.outcome.status == Status::Up)
-            .count();
-        let retention = self.policy.retention.as_secs() as i64;
-        self.writer
-            .save_probes(results, unix_now(), retention)
-            .await?;
-        tracing::debug!(target: "agentindex::liveness", probed, up, "endpoints probed");
         Ok(ProbesOutcome {
             declared,
             probed,
@@ -116,34 +163,23 @@ impl ProbeWorker {
         })
     }
 
-    /// Probes one host's endpoints one after another.
-    async fn probe_host(&self, probes: Vec<DueProbe>) -> Vec<ProbeResult> {
-        let mut results = Vec::with_capacity(probes.len());
-        for due in probes {
-            let outcome = self.prober.probe(&due.target).await;
-            let checked_at = unix_now();
-            let failures = if outcome.status == Status::Up {
-                0
-            } else {
-                due.failures + 1
-            };
-            let reason = outcome.reason.map_or("", |r| r.as_str());
-            metrics().probe(outcome.kind.as_str(), outcome.status.as_str(), reason);
-            let next_probe_at = next_probe(
-                checked_at,
-                outcome.status,
-                failures,
-                &self.policy,
-                rand::random::<f64>(),
-            );
-            results.push(ProbeResult {
-                outcome,
-                checked_at,
-                failures,
-                next_probe_at,
-            });
+    /// Hands `done` to the writer; their endpoints may be picked again.
+    async fn save(
+        &self,
+        done: &mut Vec<ProbeResult>,
+        unsaved: &mut HashSet<(crate::liveness::Kind, String)>,
+    ) -> Result<(), StoreError> {
+        if done.is_empty() {
+            return Ok(());
         }
-        results
+        let results = std::mem::take(done);
+        let retention = self.policy.retention.as_secs() as i64;
+        for result in &results {
+            unsaved.remove(&(result.outcome.kind, result.outcome.url.clone()));
+        }
+        self.writer
+            .save_probes(results, unix_now(), retention)
+            .await
     }
 
     /// Steps until `stop` says so; a failed step is logged and tried again later.
@@ -153,7 +189,7 @@ impl ProbeWorker {
                 return;
             }
             // Probes may wait on slow hosts; stopping does not wait for them (what a dropped
-            // step probed is probed again).
+            // step probed and did not save is probed again).
             let pause = tokio::select! {
                 outcome = self.step() => match outcome {
                     Ok(ProbesOutcome { probed: 0, .. }) => IDLE_PAUSE,
@@ -171,6 +207,41 @@ impl ProbeWorker {
             }
         }
     }
+}
+
+/// Probes one endpoint and says when it is due again.
+async fn probe(prober: &Prober, policy: &LivenessPolicy, host: String, due: DueProbe) -> Done {
+    let outcome: Outcome = prober.probe(&due.target).await;
+    let checked_at = unix_now();
+    let failures = if outcome.status == Status::Up {
+        0
+    } else {
+        due.failures + 1
+    };
+    let reason = outcome.reason.map_or("", |r| r.as_str());
+    metrics().probe(outcome.kind.as_str(), outcome.status.as_str(), reason);
+    let next_probe_at = next_probe(
+        checked_at,
+        outcome.status,
+        failures,
+        policy,
+        rand::random::<f64>(),
+    );
+    let result = ProbeResult {
+        outcome,
+        checked_at,
+        failures,
+        next_probe_at,
+    };
+    (host, result)
+}
+
+/// The host of `url`, lower-case (empty when it has none).
+fn host_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_default()
 }
 
 /// Seconds since the Unix epoch.

@@ -30,6 +30,9 @@ super::tables! {
         /// unix seconds
         checked_at: Option<i64>,
         next_probe_at: i64,
+        /// random, drawn when added: endpoints due at once are taken in this order, so a page
+        /// of them spreads over many hosts
+        shuffle: i64,
         last_ok_at: Option<i64>,
         latency_ms: Option<i64>,
         http_status: Option<i64>,

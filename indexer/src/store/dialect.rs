@@ -209,6 +209,14 @@ impl Dialect {
         }
     }
 
+    /// A random integer from 0 to `n - 1`, drawn anew for each row.
+    pub fn random_below(self, n: u32) -> String {
+        match self {
+            Self::Sqlite => format!("(abs(random()) % {n})"),
+            Self::Postgres => format!("floor(random() * {n})::bigint"),
+        }
+    }
+
     /// The decimal number the text `value` spells, as a double; NULL when it does not start
     /// with a digit (and, on PostgreSQL, when it is not a plain decimal).
     pub fn number(self, value: &str) -> String {

@@ -66,7 +66,7 @@ pub(super) async fn due(pool: &AnyPool, now: i64, limit: i64) -> StoreResult<Vec
               ORDER BY d.fetched_at DESC LIMIT 1)
            END AS card
          FROM {endpoints} e WHERE e.next_probe_at <= $1
-         ORDER BY e.next_probe_at LIMIT $2",
+         ORDER BY e.next_probe_at, e.shuffle LIMIT $2",
         targets = probe_targets::NAME,
         endpoints = probe_endpoints::NAME,
         documents_table = documents::NAME,

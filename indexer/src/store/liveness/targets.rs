@@ -116,11 +116,13 @@ pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64>
         ),
         (
             format!(
-                "INSERT INTO {endpoints} (kind, url, status, failures, next_probe_at)
-                 SELECT DISTINCT t.kind, t.url, 'pending', 0, {now} FROM {targets} t
-                 WHERE NOT EXISTS (SELECT 1 FROM {endpoints} e WHERE e.kind = t.kind AND e.url = t.url)",
+                "INSERT INTO {endpoints} (kind, url, status, failures, next_probe_at, shuffle)
+                 SELECT kind, url, 'pending', 0, {now}, {shuffle}
+                 FROM (SELECT DISTINCT t.kind, t.url FROM {targets} t
+                 WHERE NOT EXISTS (SELECT 1 FROM {endpoints} e WHERE e.kind = t.kind AND e.url = t.url)) new",
                 targets = probe_targets::NAME,
                 endpoints = probe_endpoints::NAME,
+                shuffle = dialect.random_below(1 << 30),
             ),
             "adding endpoints to probe",
         ),
