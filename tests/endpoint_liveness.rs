@@ -3,7 +3,8 @@
 //! to the agent's payment address) and by a test server (a web page, a JSON-RPC interface that
 //! answers 500); after indexing, the
 //! probe worker probes them as the engine runs it, and the API serves what it saw (status,
-//! uptime, latency, endpoints, MCP tools, x402 verified live) and filters on it. A stopped
+//! uptime, latency, endpoints, MCP tools, the extended card fetched with the operator's
+//! credentials, x402 verified live) and filters on it. A stopped
 //! server turns its agent degraded and its endpoint is backed off. Probing never touches what
 //! is derived from the chain: the canonical dump and the reputation feed are byte-equal before
 //! and after.
@@ -11,6 +12,7 @@
 use crate::support;
 
 use agentindex_contracts::{Devnet, demo};
+use agentindex_indexer::config::HostCredential;
 use agentindex_indexer::engine::ProbeWorker;
 use agentindex_indexer::store::{StoreRead, Writer};
 use alloy::primitives::{Address, keccak256};
@@ -18,12 +20,13 @@ use serde_json::{Value, json};
 use std::time::Duration;
 use support::doc_server::{DocServer, Route};
 use support::graphql::data;
-use support::liveness::{self as sdk, local_policy};
+use support::liveness::{self as sdk, local_policy_with};
 
 const LIVENESS: &str = "query($id: ID!) { agent(id: $id) { liveness {
     status reachable lastSeen checkedAt uptime24h uptime7d latencyP50
     endpoints { kind url status latencyMs httpStatus reason error }
     mcpTools { name description }
+    extendedCard extendedSkills { id name }
     x402Live { live resources { url walletMatches live accepts { scheme network amount payTo } } }
 } } }";
 
@@ -68,7 +71,8 @@ async fn declared_endpoints_are_probed_stored_and_served() {
     let hex = |a: Address| format!("{a:#x}");
     let wallet = accounts[7];
 
-    let a2a = sdk::a2a("Liveness Echo").await;
+    // Its extended card is served to this instance's credentials.
+    let a2a = sdk::a2a_with("Liveness Echo", &["--extended-token", "members"]).await;
     let mcp = sdk::mcp_python("live-translator").await;
     let page = server.route("/home", Route::Body("text/html", b"<h1>home</h1>".to_vec()));
     let failing_rpc = server.route("/rpc", Route::Status(500));
@@ -136,8 +140,13 @@ async fn declared_endpoints_are_probed_stored_and_served() {
     let dump_before = store.canonical_dump().await.unwrap();
 
     let writer: Writer = store.writer(4);
+    let credentials = vec![HostCredential {
+        host: "127.0.0.1".into(),
+        header: "Authorization".into(),
+        value: "Bearer members".into(),
+    }];
     let mut worker = ProbeWorker::new(
-        local_policy(Duration::from_millis(1)),
+        local_policy_with(Duration::from_millis(1), credentials),
         Duration::ZERO,
         store.clone(),
         writer.clone(),
@@ -164,6 +173,11 @@ async fn declared_endpoints_are_probed_stored_and_served() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert_eq!(tools, ["detect_language", "translate_text"]);
+    assert_eq!(erc["extendedCard"], "fetched", "{erc:#}");
+    assert_eq!(
+        erc["extendedSkills"],
+        json!([{"id": "echo", "name": "Echo"}, {"id": "premium_translate", "name": "Premium Translate"}])
+    );
 
     let paid = data(&graphql, LIVENESS, json!({"id": factory_key}))["agent"]["liveness"].clone();
     assert_eq!(paid["status"], "DEGRADED", "{paid:#}");
@@ -198,6 +212,10 @@ async fn declared_endpoints_are_probed_stored_and_served() {
     );
     assert_eq!(listed(json!({"x402Live": true})), vec![factory_key.clone()]);
     assert_eq!(listed(json!({"minUptime": 0.9})), vec![erc_key.clone()]);
+    assert_eq!(
+        listed(json!({"extendedSkill": "Premium_Translate"})),
+        vec![erc_key.clone()]
+    );
 
     // The explorer shows it, in a browser: the agent page's liveness section, and the search
     // page with only reachable agents.
@@ -240,6 +258,8 @@ async fn declared_endpoints_are_probed_stored_and_served() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert_eq!(tools_shown, ["detect_language", "translate_text"]);
+    assert_eq!(page["extendedCard"], "fetched", "{page:#}");
+    assert_eq!(page["extendedSkills"], json!(["echo", "premium_translate"]));
     let mut reachable: Vec<String> = page["search"]["agents"]
         .as_array()
         .unwrap()

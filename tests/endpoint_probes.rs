@@ -8,6 +8,7 @@
 
 use crate::support;
 
+use agentindex_indexer::config::HostCredential;
 use agentindex_indexer::liveness::{Kind, Outcome, Prober, Reason, Status, Target};
 use std::time::{Duration, Instant};
 use support::doc_server::{DocServer, Route};
@@ -323,4 +324,57 @@ async fn the_probe_command_guesses_what_an_endpoint_is() {
     assert!(!ok);
     assert_eq!(outcomes[0]["status"], "down");
     assert_eq!(outcomes[0]["reason"], "connect");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extended_card_is_challenged_fetched_with_credentials_or_missing() {
+    let guarded = sdk::a2a_with("Members only", &["--extended-token", "s3cret"]).await;
+    let claiming = sdk::a2a_with("All talk", &["--claim-extended-card"]).await;
+    let card =
+        |base: &str| Target::new(Kind::A2aCard, format!("{base}/.well-known/agent-card.json"));
+
+    // Without credentials the server asks for them: it has one.
+    let outcome = prober().probe(&card(&guarded.base)).await;
+    assert_up(&outcome);
+    let extended = &outcome.detail["extendedCard"];
+    assert_eq!(extended["status"], "challenged", "{outcome:#?}");
+    assert_eq!(extended["httpStatus"], 401);
+
+    // With the operator's credentials for the host, the card is fetched and read.
+    let credentials = vec![HostCredential {
+        host: "127.0.0.1".into(),
+        header: "Authorization".into(),
+        value: "Bearer s3cret".into(),
+    }];
+    let trusted = Prober::new(&support::liveness::local_policy_with(
+        Duration::from_millis(1),
+        credentials,
+    ))
+    .unwrap();
+    let outcome = trusted.probe(&card(&guarded.base)).await;
+    assert_up(&outcome);
+    let extended = &outcome.detail["extendedCard"];
+    assert_eq!(extended["status"], "fetched", "{outcome:#?}");
+    assert_eq!(extended["method"], "GetExtendedAgentCard");
+    let skills: Vec<&str> = extended["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(skills, ["echo", "premium_translate"]);
+    assert!(
+        !format!("{trusted:?}").contains("s3cret"),
+        "credentials are never shown"
+    );
+
+    // A card that claims one the server does not have is not what it says.
+    let outcome = trusted.probe(&card(&claiming.base)).await;
+    assert_eq!(
+        (outcome.status, outcome.reason),
+        (Status::Degraded, Some(Reason::Protocol)),
+        "{outcome:#?}"
+    );
+    assert_eq!(outcome.detail["extendedCard"]["status"], "missing");
+    assert_eq!(outcome.detail["extendedCard"]["errorCode"], -32007);
 }

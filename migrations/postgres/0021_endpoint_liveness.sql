@@ -65,14 +65,16 @@ CREATE TABLE agent_liveness (
     uptime_7d      DOUBLE PRECISION,
     latency_p50_ms BIGINT,
     x402_live      BIGINT NOT NULL,
-    x402_detail    TEXT COLLATE "C"
+    x402_detail    TEXT COLLATE "C",
+    extended_card  TEXT COLLATE "C"
 );
 
-CREATE TABLE agent_mcp_tools (
+CREATE TABLE agent_capabilities (
     agent_key   TEXT COLLATE "C" NOT NULL,
-    tool        TEXT COLLATE "C" NOT NULL,
+    kind        TEXT COLLATE "C" NOT NULL,
+    key         TEXT COLLATE "C" NOT NULL,
     name        TEXT COLLATE "C" NOT NULL,
     description TEXT COLLATE "C",
-    PRIMARY KEY (agent_key, tool)
+    PRIMARY KEY (agent_key, kind, key)
 );
-CREATE INDEX agent_mcp_tools_tool ON agent_mcp_tools (tool, agent_key);
+CREATE INDEX agent_capabilities_lookup ON agent_capabilities (kind, key, agent_key);

@@ -65,14 +65,16 @@ CREATE TABLE agent_liveness (
     uptime_7d      REAL,
     latency_p50_ms INTEGER,
     x402_live      INTEGER NOT NULL,
-    x402_detail    TEXT
+    x402_detail    TEXT,
+    extended_card  TEXT
 ) WITHOUT ROWID;
 
-CREATE TABLE agent_mcp_tools (
+CREATE TABLE agent_capabilities (
     agent_key   TEXT NOT NULL,
-    tool        TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    key         TEXT NOT NULL,
     name        TEXT NOT NULL,
     description TEXT,
-    PRIMARY KEY (agent_key, tool)
+    PRIMARY KEY (agent_key, kind, key)
 ) WITHOUT ROWID;
-CREATE INDEX agent_mcp_tools_tool ON agent_mcp_tools (tool, agent_key);
+CREATE INDEX agent_capabilities_lookup ON agent_capabilities (kind, key, agent_key);

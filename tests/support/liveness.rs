@@ -3,7 +3,7 @@
 //! on a loopback port and stopped when dropped (or when the test process dies: they exit when
 //! their stdin closes), and a prober policy that may reach loopback.
 
-use agentindex_indexer::config::LivenessConfig;
+use agentindex_indexer::config::{HostCredential, LivenessConfig};
 use agentindex_indexer::documents::FetchPolicy;
 use agentindex_indexer::liveness::LivenessPolicy;
 use std::path::Path;
@@ -63,8 +63,15 @@ fn python(script: &str) -> Command {
 /// An A2A agent of the A2A Python SDK: its card at `/.well-known/agent-card.json`, JSON-RPC at
 /// `/`.
 pub(crate) async fn a2a(name: &str) -> SdkServer {
+    a2a_with(name, &[]).await
+}
+
+/// [`a2a`] with more arguments: `--extended-token TOKEN` serves an authenticated extended card
+/// (one more skill, `premium_translate`) to `Bearer TOKEN`; `--claim-extended-card` claims one
+/// without serving it.
+pub(crate) async fn a2a_with(name: &str, args: &[&str]) -> SdkServer {
     let mut command = python("a2a_server.py");
-    command.args(["--name", name]);
+    command.args(["--name", name]).args(args);
     start(command, "the A2A SDK server").await
 }
 
@@ -95,11 +102,20 @@ pub(crate) async fn x402(pay_to: &str) -> SdkServer {
 /// The shipped liveness settings, with loopback and plain http open (as `[documents]` would
 /// open them for a local test) and `interval` between two requests to one host.
 pub(crate) fn local_policy(interval: Duration) -> LivenessPolicy {
+    local_policy_with(interval, Vec::new())
+}
+
+/// [`local_policy`] with `credentials` for extended cards.
+pub(crate) fn local_policy_with(
+    interval: Duration,
+    credentials: Vec<HostCredential>,
+) -> LivenessPolicy {
     let liveness = LivenessConfig {
         min_interval_per_host_ms: interval.as_millis() as u64,
         requests_per_minute: 6_000,
         timeout_secs: 3,
         contact_url: "https://operator.example/about-probes".into(),
+        credentials,
         ..LivenessConfig::default()
     };
     let documents = FetchPolicy {

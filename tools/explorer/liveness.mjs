@@ -11,6 +11,7 @@
 //          "endpoints": [{"kind": "MCP", "kindEnum": "MCP", "url": "…", "source": "registration",
 //                         "status": "up", "statusEnum": "UP", "latency": "40 ms", "detail": "…"}],
 //          "mcpTools": [{"name": "translate_text", "description": "…" or null}],
+//          "extendedCard": "fetched" or null, "extendedSkills": ["premium_translate"],
 //          "x402Live": "yes",
 //          "x402Resources": [{"url": "…", "live": true,
 //                             "badges": ["live", "up", "pays the agent's wallet", "checked … UTC"],
@@ -92,10 +93,12 @@ try {
         latency: cell(row, 'Latency'),
         detail: cell(row, 'Detail'),
       })) : [],
-      mcpTools: [...root.querySelectorAll('li.tool')].map((li) => ({
+      mcpTools: [...root.querySelectorAll('ul.tools:not(.extended-skills) li.tool')].map((li) => ({
         name: li.dataset.tool,
         description: text(li.querySelector('.muted')),
       })),
+      extendedCard: fact('extendedCard'),
+      extendedSkills: [...root.querySelectorAll('ul.extended-skills li')].map((li) => li.dataset.skill),
       x402Live: fact('x402Live'),
       x402Resources: [...root.querySelectorAll('li.x402-resource')].map((li) => {
         const table = li.querySelector('table');

@@ -9,12 +9,21 @@ The card lists two JSONRPC interfaces at the same URL, http://127.0.0.1:PORT/ (o
 protocolVersion 1.0 and 0.3, so the SDK's card route also writes the v0.3 fields (url,
 preferredTransport, protocolVersion), as deployed hybrid cards do.
 
+With --extended-token TOKEN the card says it has an extended card (capabilities.
+extendedAgentCard), and GetExtendedAgentCard (or v0.3's agent/getAuthenticatedExtendedCard)
+answers it, with one more skill (premium_translate), to a caller whose Authorization header is
+`Bearer TOKEN`; anyone else gets 401 with a WWW-Authenticate challenge. With
+--claim-extended-card the card claims an extended card that the server does not have (the SDK
+then answers its "not configured" error, -32007).
+
 Usage: python a2a_server.py [--name NAME] [--description TEXT] [--skills a,b]
-                            [--rpc-path /] [--port 0]
+                            [--rpc-path /] [--extended-token TOKEN]
+                            [--claim-extended-card] [--port 0]
 Prints the port it listens on (127.0.0.1) alone on the first line, then serves until SIGTERM,
 SIGINT or the end of stdin (keep stdin piped and open while probing)."""
 
 import argparse
+import json
 
 from starlette.applications import Starlette
 
@@ -40,6 +49,57 @@ class EchoExecutor(AgentExecutor):
         return None
 
 
+EXTENDED_CARD_METHODS = {"GetExtendedAgentCard", "agent/getAuthenticatedExtendedCard"}
+
+
+class ExtendedCardGuard:
+    """ASGI middleware: a JSON-RPC call for the extended card needs `Bearer TOKEN`."""
+
+    def __init__(self, app, token: str) -> None:
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = b""
+        more = True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        try:
+            method = json.loads(body).get("method")
+        except (ValueError, AttributeError):
+            method = None
+        headers = dict(scope["headers"])
+        authorized = headers.get(b"authorization") == f"Bearer {self.token}".encode()
+        if method in EXTENDED_CARD_METHODS and not authorized:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"www-authenticate", b'Bearer realm="extended card"'),
+                        (b"content-type", b"application/json"),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": b'{"error":"unauthorized"}'})
+            return
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", default="Liveness Echo Agent")
@@ -48,6 +108,10 @@ def main() -> None:
     )
     parser.add_argument("--skills", default="echo", help="comma-separated skill ids")
     parser.add_argument("--rpc-path", default="/", help="path of the JSON-RPC endpoint")
+    parser.add_argument("--extended-token", default=None, help="serve an extended card to it")
+    parser.add_argument(
+        "--claim-extended-card", action="store_true", help="claim one without serving it"
+    )
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
 
@@ -62,7 +126,11 @@ def main() -> None:
             AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0"),
             AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="0.3"),
         ],
-        capabilities=AgentCapabilities(streaming=False, push_notifications=False),
+        capabilities=AgentCapabilities(
+            streaming=False,
+            push_notifications=False,
+            extended_agent_card=args.extended_token is not None or args.claim_extended_card,
+        ),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
         skills=[
@@ -75,13 +143,30 @@ def main() -> None:
             for skill in skills
         ],
     )
+    extended = None
+    if args.extended_token is not None:
+        extended = AgentCard()
+        extended.CopyFrom(card)
+        extended.skills.append(
+            AgentSkill(
+                id="premium_translate",
+                name="Premium Translate",
+                description="Translation for authenticated callers only.",
+                tags=["premium"],
+            )
+        )
     handler = DefaultRequestHandler(
-        agent_executor=EchoExecutor(), task_store=InMemoryTaskStore(), agent_card=card
+        agent_executor=EchoExecutor(),
+        task_store=InMemoryTaskStore(),
+        agent_card=card,
+        extended_agent_card=extended,
     )
     app = Starlette(
         routes=create_agent_card_routes(card)
         + create_jsonrpc_routes(handler, args.rpc_path, enable_v0_3_compat=True)
     )
+    if args.extended_token is not None:
+        app = ExtendedCardGuard(app, args.extended_token)
     serve(app, listener)
 
 

@@ -46,6 +46,7 @@ const AGENT = `query Agent($id: ID!) { agent(id: $id) {
   liveness { status reachable lastSeen checkedAt uptime24h uptime7d latencyP50
     endpoints { kind url source status checkedAt nextCheckAt lastOkAt latencyMs httpStatus protocolVersion reason error }
     mcpTools { name description }
+    extendedCard extendedSkills { id name }
     x402Live { live resources { url status checkedAt walletMatches live accepts { scheme network asset amount payTo } } } }
   ${list('feedback')}
   ${list('validations')}

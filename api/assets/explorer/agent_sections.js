@@ -119,6 +119,12 @@ export function liveness(agent, tokens) {
     live.mcpTools.length ? h('ul', { class: 'plain tools' }, live.mcpTools.map((t) => h('li', { class: 'tool', data: { tool: t.name } },
       h('code', { text: t.name }), t.description ? h('span', { class: 'muted', text: ` ${t.description}` }) : null)))
       : h('p', { class: 'empty', text: 'No MCP server listed tools.' }),
+    live.extendedCard ? [
+      h('h3', { text: 'Extended card' }),
+      h('dl', { class: 'facts inputs' }, livenessFact('Authenticated extended card', live.extendedCard, 'extendedCard')),
+      live.extendedSkills.length ? h('ul', { class: 'plain tools extended-skills' }, live.extendedSkills.map((s) => h('li', { class: 'tool', data: { skill: s.id } },
+        h('code', { text: s.id }), h('span', { class: 'muted', text: ` ${s.name}` })))) : null,
+    ] : null,
     h('h3', { text: 'x402 live' }),
     h('dl', { class: 'facts inputs' },
       livenessFact("Live (a 402 asks to pay the agent's wallet)", x402.live ? 'yes' : 'no', 'x402Live')),

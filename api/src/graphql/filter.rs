@@ -88,6 +88,9 @@ pub(crate) struct AgentFilter {
     pub(crate) min_uptime: Option<f64>,
     /// An MCP server of the agent lists a tool of this name, case-insensitively.
     pub(crate) mcp_tool: Option<String>,
+    /// The agent's authenticated extended card (fetched with this instance's credentials) has
+    /// a skill of this id, case-insensitively.
+    pub(crate) extended_skill: Option<String>,
     /// An x402 resource answered an unpaid request with 402 asking to be paid to the agent's
     /// own on-chain wallet or payment address.
     pub(crate) x402_live: Option<bool>,
@@ -134,14 +137,19 @@ impl AgentFilter {
             max_price: self.max_price.as_deref().and_then(price),
             reachable: self.reachable,
             min_uptime: self.min_uptime,
-            mcp_tool: (self.mcp_tool.as_deref())
-                .map(|tool| tool.trim().to_lowercase())
-                .filter(|tool| !tool.is_empty()),
+            mcp_tool: lookup_key(self.mcp_tool.as_deref()),
+            extended_skill: lookup_key(self.extended_skill.as_deref()),
             x402_live: self.x402_live,
             search: search.and_then(|text| fts_query(text, false)),
             search_as_prefix: search.and_then(|text| fts_query(text, true)),
         }
     }
+}
+
+/// A name looked up by its lower-case form (`None` when blank).
+fn lookup_key(name: Option<&str>) -> Option<String> {
+    name.map(|name| name.trim().to_lowercase())
+        .filter(|name| !name.is_empty())
 }
 
 /// A price bound as a number (`None` when it is not a decimal integer, which then filters

@@ -6,7 +6,7 @@
 use super::loader_set::Loaders;
 use crate::read::agent_rows::Cells;
 use crate::read::liveness::EndpointRow;
-use agentindex_indexer::schema::agent_liveness;
+use agentindex_indexer::schema::{agent_capabilities, agent_liveness};
 use async_graphql::{Context, Enum, Object, Result, SimpleObject};
 use serde::Deserialize;
 use std::sync::Arc;
@@ -124,22 +124,37 @@ impl Liveness {
 
     /// The tools the agent's MCP servers listed at their last probe.
     async fn mcp_tools(&self, ctx: &Context<'_>) -> Result<Vec<McpTool>> {
-        let probes = ctx
-            .data_unchecked::<Loaders>()
-            .liveness
-            .load_one(self.agent_key.clone())
-            .await?;
-        Ok(probes
-            .map(|p| {
-                p.tools
-                    .into_iter()
-                    .map(|tool| McpTool {
-                        name: tool.name,
-                        description: tool.description,
-                    })
-                    .collect()
+        Ok(self
+            .capabilities(ctx, "mcp_tool")
+            .await?
+            .into_iter()
+            .map(|tool| McpTool {
+                name: tool.name,
+                description: tool.description,
             })
-            .unwrap_or_default())
+            .collect())
+    }
+
+    /// What asking for its card's authenticated extended card found: `challenged` (the server
+    /// asks for credentials: it has one), `fetched` (with this instance's credentials for the
+    /// host), `missing` (claimed, not served) or `unanswered`; null when no card claims one.
+    async fn extended_card(&self) -> Option<&str> {
+        self.row.text(agent_liveness::extended_card)
+    }
+
+    /// The skills of its extended card, when one was fetched: beside the public card's, not
+    /// among them.
+    async fn extended_skills(&self, ctx: &Context<'_>) -> Result<Vec<ExtendedSkill>> {
+        Ok(self
+            .capabilities(ctx, "extended_skill")
+            .await?
+            .into_iter()
+            .map(|skill| ExtendedSkill {
+                id: skill.key,
+                name: skill.name,
+                description: skill.description,
+            })
+            .collect())
     }
 
     /// Its x402 resources as probed: live when one answered 402 asking to be paid to the
@@ -161,6 +176,29 @@ impl Liveness {
             live: self.row.integer(agent_liveness::x402_live) == Some(1),
             resources,
         })
+    }
+}
+
+impl Liveness {
+    /// What the agent's endpoints showed it can do, of `kind`, through the liveness loader.
+    async fn capabilities(
+        &self,
+        ctx: &Context<'_>,
+        kind: &str,
+    ) -> Result<Vec<agent_capabilities::Row>> {
+        let probes = ctx
+            .data_unchecked::<Loaders>()
+            .liveness
+            .load_one(self.agent_key.clone())
+            .await?;
+        Ok(probes
+            .map(|p| {
+                p.capabilities
+                    .into_iter()
+                    .filter(|c| c.kind == kind)
+                    .collect()
+            })
+            .unwrap_or_default())
     }
 }
 
@@ -251,6 +289,17 @@ pub(crate) struct McpTool {
     /// Its name.
     name: String,
     /// Its description.
+    description: Option<String>,
+}
+
+/// A skill of an agent's authenticated extended card.
+#[derive(SimpleObject)]
+pub(crate) struct ExtendedSkill {
+    /// Its id (what the `extendedSkill` filter matches, any case).
+    id: String,
+    /// Its name.
+    name: String,
+    /// What it does.
     description: Option<String>,
 }
 

@@ -3,7 +3,7 @@
 
 use super::selection::Selection;
 use agentindex_indexer::schema::{
-    agent_documents, agent_liveness, agent_mcp_tools, agent_search, agent_terms, documents,
+    agent_capabilities, agent_documents, agent_liveness, agent_search, agent_terms, documents,
 };
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, QueryBuilder};
@@ -269,7 +269,7 @@ pub(super) fn push_card_filters(
 }
 
 /// Filters on what this instance's prober saw of the agent's endpoints (its `agent_liveness`
-/// row, and the tools its MCP servers listed).
+/// row, and what they showed it can do: MCP tools, extended-card skills).
 fn push_liveness_filters(query: &mut QueryBuilder<'_, Any>, selection: &Selection) {
     let summary = format!(
         " AND EXISTS (SELECT 1 FROM {} l WHERE l.agent_key = a.agent_key AND ",
@@ -297,13 +297,18 @@ fn push_liveness_filters(query: &mut QueryBuilder<'_, Any>, selection: &Selectio
         });
         query.push("l.x402_live = 1)");
     }
-    if let Some(tool) = &selection.mcp_tool {
-        query.push(format!(
-            " AND a.agent_key IN (SELECT agent_key FROM {} WHERE tool = ",
-            agent_mcp_tools::NAME
-        ));
-        query.push_bind(tool.clone());
-        query.push(")");
+    for (kind, key) in [
+        ("mcp_tool", &selection.mcp_tool),
+        ("extended_skill", &selection.extended_skill),
+    ] {
+        if let Some(key) = key {
+            query.push(format!(
+                " AND a.agent_key IN (SELECT agent_key FROM {} WHERE kind = '{kind}' AND key = ",
+                agent_capabilities::NAME
+            ));
+            query.push_bind(key.clone());
+            query.push(")");
+        }
     }
 }
 

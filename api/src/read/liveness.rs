@@ -1,9 +1,9 @@
 //! What the prober saw of many agents at once, for the liveness DataLoader: each agent's
 //! endpoints with their last probe (`probe_targets` joined to `probe_endpoints`) and the tools
-//! its MCP servers listed (`agent_mcp_tools`). The per-agent summary is a declared per-agent
+//! its MCP servers listed (`agent_capabilities`). The per-agent summary is a declared per-agent
 //! row, read through the row loader.
 
-use agentindex_indexer::schema::{agent_mcp_tools, probe_endpoints, probe_targets};
+use agentindex_indexer::schema::{agent_capabilities, probe_endpoints, probe_targets};
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
@@ -34,8 +34,8 @@ pub(crate) struct EndpointRow {
 pub(crate) struct AgentProbes {
     /// Its endpoints, by kind and URL.
     pub(crate) endpoints: Vec<EndpointRow>,
-    /// The tools its MCP servers listed, by name.
-    pub(crate) tools: Vec<agent_mcp_tools::Row>,
+    /// What its endpoints showed it can do (MCP tools, extended-card skills), by kind and key.
+    pub(crate) capabilities: Vec<agent_capabilities::Row>,
 }
 
 /// What the prober saw of each of `keys` that declares an endpoint.
@@ -68,23 +68,23 @@ pub(crate) async fn of_agents(
                 .endpoints
                 .push(row);
         }
-        let tools: Vec<agent_mcp_tools::Row> = over(
+        let capabilities: Vec<agent_capabilities::Row> = over(
             pool,
             format!(
-                "SELECT {columns} FROM {tools} WHERE agent_key IN (",
-                columns = agent_mcp_tools::TABLE.column_list(),
-                tools = agent_mcp_tools::NAME,
+                "SELECT {columns} FROM {capabilities} WHERE agent_key IN (",
+                columns = agent_capabilities::TABLE.column_list(),
+                capabilities = agent_capabilities::NAME,
             ),
             chunk,
-            ") ORDER BY agent_key, tool",
+            ") ORDER BY agent_key, kind, key",
         )
         .build_query_as()
         .fetch_all(pool)
         .await?;
-        for row in tools {
+        for row in capabilities {
             out.entry(row.agent_key.clone())
                 .or_default()
-                .tools
+                .capabilities
                 .push(row);
         }
     }

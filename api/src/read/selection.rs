@@ -27,6 +27,8 @@ pub(crate) struct Selection {
     pub(crate) min_uptime: Option<f64>,
     /// An MCP server of the agent lists this tool (lower-case).
     pub(crate) mcp_tool: Option<String>,
+    /// The agent's authenticated extended card has this skill id (lower-case).
+    pub(crate) extended_skill: Option<String>,
     /// An x402 resource answered 402 asking to be paid to the agent's own wallet.
     pub(crate) x402_live: Option<bool>,
     /// An FTS5 query (already quoted) when searching: whole words.

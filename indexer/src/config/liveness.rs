@@ -34,6 +34,31 @@ pub struct LivenessConfig {
     /// Seconds between two passes that bring the endpoints to probe in line with what agents
     /// declare.
     pub targets_sync_secs: u64,
+    /// Credentials sent to one host when an A2A card there claims an authenticated extended
+    /// card (`[[liveness.credentials]]`), so the extended card is fetched and its skills kept.
+    pub credentials: Vec<HostCredential>,
+}
+
+/// A header sent to one host's A2A extended-card calls (`[[liveness.credentials]]`).
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostCredential {
+    /// The host, as URLs name it (`agent.example`, `127.0.0.1`).
+    pub host: String,
+    /// The header's name (`Authorization`, `X-API-Key`).
+    pub header: String,
+    /// Its value (`Bearer …`); never logged or shown.
+    pub value: String,
+}
+
+impl std::fmt::Debug for HostCredential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostCredential")
+            .field("host", &self.host)
+            .field("header", &self.header)
+            .field("value", &"(hidden)")
+            .finish()
+    }
 }
 
 impl Default for LivenessConfig {
@@ -50,6 +75,7 @@ impl Default for LivenessConfig {
             timeout_secs: 10,
             retention_days: 8,
             targets_sync_secs: 60,
+            credentials: Vec::new(),
         }
     }
 }
@@ -80,6 +106,23 @@ impl LivenessConfig {
                 "liveness.max_backoff_secs",
                 "must be at least liveness.retry_secs",
             ));
+        }
+        for (i, credential) in self.credentials.iter().enumerate() {
+            let key = |field: &str| format!("liveness.credentials[{i}].{field}");
+            if credential.host.trim().is_empty() || credential.host.contains(['/', ':', '@']) {
+                return Err(key_error(
+                    &key("host"),
+                    "must be a host name or address, no port",
+                ));
+            }
+            if reqwest::header::HeaderName::from_bytes(credential.header.as_bytes()).is_err() {
+                return Err(key_error(&key("header"), "is not an HTTP header name"));
+            }
+            if reqwest::header::HeaderValue::from_str(&credential.value).is_err()
+                || credential.value.is_empty()
+            {
+                return Err(key_error(&key("value"), "is not a usable header value"));
+            }
         }
         match url::Url::parse(&self.contact_url) {
             Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(()),

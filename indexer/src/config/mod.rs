@@ -28,7 +28,7 @@ pub use chain::{
     StartBlock, WatchedContract, X402Config,
 };
 pub use documents::{PrivateHost, PrivateHostError};
-pub use liveness::LivenessConfig;
+pub use liveness::{HostCredential, LivenessConfig};
 pub use nat64::{NAT64_PREFIX_LENGTHS, Nat64Prefix};
 pub use query_limits::QueryLimitsConfig;
 pub use reputation::{FeedbackEvidenceConfig, ReputationConfig, TrustConfig, WeightsConfig};

@@ -3,8 +3,10 @@
 //! with `A2A-Version: 1.0` for 1.x, `tasks/get` for 0.x, both in turn when the version is not
 //! declared), up when it answers the spec's `TaskNotFoundError` (-32001). An HTTP+JSON
 //! interface: the same task asked by `GET …/tasks/{id}` (`/v1/tasks/{id}` for 0.x), up when it
-//! answers 404 with a JSON body.
+//! answers 404 with a JSON body. A card that claims an authenticated extended card has it asked
+//! for too (`extended_card.rs`).
 
+use super::extended_card;
 use super::jsonrpc::{self, RpcError};
 use super::prober::{answered, unanswered, unexpected_status, unknown_id};
 use super::{Outcome, Prober, Reason, Status, Target};
@@ -33,18 +35,33 @@ pub(super) async fn card(prober: &Prober, target: &Target, url: Url, deadline: I
     let Ok(served) = serde_json::from_slice::<Value>(&answer.body) else {
         return outcome.failed(Status::Degraded, Reason::Protocol, "the card is not JSON");
     };
-    let Some(indexed) = target.indexed_card.as_deref() else {
+    let mut outcome = match target
+        .indexed_card
+        .as_deref()
+        .map(serde_json::from_slice::<Value>)
+    {
         // Not indexed yet: nothing to compare with.
-        return outcome;
-    };
-    match serde_json::from_slice::<Value>(indexed) {
-        Ok(indexed) if same_card(&served, &indexed) => outcome,
-        _ => outcome.failed(
+        None => outcome,
+        Some(Ok(indexed)) if same_card(&served, &indexed) => outcome,
+        Some(_) => outcome.failed(
             Status::Degraded,
             Reason::CardDiffers,
             "the card served differs from the indexed one",
         ),
+    };
+    if extended_card::declared(&served) {
+        let extended = extended_card::probe(prober, &served, deadline).await;
+        let missing = extended["status"] == "missing";
+        outcome.detail = json!({ "extendedCard": extended });
+        if missing && outcome.status == Status::Up {
+            outcome = outcome.failed(
+                Status::Degraded,
+                Reason::Protocol,
+                "the card declares an extended card that is not served",
+            );
+        }
     }
+    outcome
 }
 
 /// Whether two cards are the same: equal as canonical JSON, or signed with the same

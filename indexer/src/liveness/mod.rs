@@ -1,6 +1,7 @@
 //! Endpoint liveness: whether the endpoints an agent declares answer, each with the protocol
 //! it declares. One probe asks one endpoint a harmless question and reads the reply
-//! ([`Prober::probe`]): an A2A card fetched and compared with the indexed one (`a2a.rs`), an
+//! ([`Prober::probe`]): an A2A card fetched and compared with the indexed one (`a2a.rs`), and
+//! its authenticated extended card asked for when it claims one (`extended_card.rs`), an
 //! A2A JSON-RPC or HTTP+JSON interface asked for a task that does not exist, an MCP server's
 //! `initialize` and `tools/list` (`mcp.rs`), an x402 resource's unpaid answer with its payment
 //! requirements (`x402.rs`), a web page's status (`web.rs`). When each endpoint is probed next
@@ -11,6 +12,7 @@
 //! of anyone's: only the protocol's own discovery calls, with made-up ids.
 
 mod a2a;
+mod extended_card;
 mod jsonrpc;
 mod mcp;
 mod policy;

@@ -1,7 +1,7 @@
 //! The limits and schedule probes run under, from the `[liveness]` settings and the address
 //! rules of `[documents]`.
 
-use crate::config::{Config, LivenessConfig};
+use crate::config::{Config, HostCredential, LivenessConfig};
 use crate::documents::FetchPolicy;
 use std::time::Duration;
 
@@ -24,6 +24,8 @@ pub struct LivenessPolicy {
     pub max_backoff: Duration,
     /// Raw outcomes are kept this long, then rolled up per day.
     pub retention: Duration,
+    /// Headers sent to one host's extended-card calls.
+    pub credentials: Vec<HostCredential>,
 }
 
 impl LivenessPolicy {
@@ -57,6 +59,7 @@ impl LivenessPolicy {
             first_retry: Duration::from_secs(liveness.retry_secs.max(1)),
             max_backoff: Duration::from_secs(liveness.max_backoff_secs.max(1)),
             retention: Duration::from_secs(liveness.retention_days.max(1) * 86_400),
+            credentials: liveness.credentials.clone(),
         }
     }
 }

@@ -5,6 +5,7 @@
 use super::{LivenessPolicy, Outcome, Reason, Status, Target};
 use crate::documents::{Answer, FetchError, Fetcher, Request};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use reqwest::header::HeaderName;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,11 +13,29 @@ use tokio::time::Instant;
 use url::Url;
 
 /// Probes endpoints under a [`LivenessPolicy`]. Cheap to clone.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Prober {
     fetcher: Fetcher,
     budget: Arc<DefaultDirectRateLimiter>,
     timeout: Duration,
+    /// Per host (lower-case): the header sent to its extended-card calls.
+    credentials: Arc<Vec<(String, HeaderName, String)>>,
+}
+
+impl std::fmt::Debug for Prober {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Credentials are never shown: only the hosts they are for.
+        let hosts: Vec<&str> = self
+            .credentials
+            .iter()
+            .map(|(h, _, _)| h.as_str())
+            .collect();
+        f.debug_struct("Prober")
+            .field("fetcher", &self.fetcher)
+            .field("timeout", &self.timeout)
+            .field("credential_hosts", &hosts)
+            .finish()
+    }
 }
 
 impl Prober {
@@ -33,7 +52,25 @@ impl Prober {
                 Quota::per_minute(per_minute).allow_burst(burst),
             )),
             timeout: policy.probe_timeout,
+            credentials: Arc::new(
+                (policy.credentials.iter())
+                    .filter_map(|c| {
+                        let name = HeaderName::from_bytes(c.header.as_bytes()).ok()?;
+                        Some((c.host.to_ascii_lowercase(), name, c.value.clone()))
+                    })
+                    .collect(),
+            ),
         })
+    }
+
+    /// The credential the operator configured for `url`'s host, if any.
+    pub(super) fn credential(&self, url: &Url) -> Option<(&HeaderName, &str)> {
+        let host = url.host_str()?.to_ascii_lowercase();
+        let host = host.trim_matches(|c| c == '[' || c == ']');
+        self.credentials
+            .iter()
+            .find(|(h, _, _)| h == host)
+            .map(|(_, name, value)| (name, value.as_str()))
     }
 
     /// Probes `target` with the question of its kind, within the probe timeout.

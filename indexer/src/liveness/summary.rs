@@ -1,7 +1,8 @@
 //! An agent's liveness over the endpoints it declares: one status (up when every probed
 //! endpoint is up, degraded when some answered, down when none did, unknown before any
 //! probe), uptime over a day and a week, the median latency of a day, the tools its MCP
-//! servers list, and whether an x402 resource asks to be paid to the agent's own wallet.
+//! servers list, its card's authenticated extended card and that card's skills, and whether an
+//! x402 resource asks to be paid to the agent's own wallet.
 
 use super::rollup::{self, Sample};
 use super::{Kind, Status};
@@ -36,9 +37,12 @@ pub struct DailyTotals {
     pub answered: i64,
 }
 
-/// A tool an MCP server of the agent lists.
+/// What an endpoint showed the agent can do: a tool its MCP server lists, or a skill of its
+/// extended card.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct McpTool {
+pub struct Capability {
+    /// What it is looked up by: the tool's name or the skill's id.
+    pub key: String,
     /// Its name.
     pub name: String,
     /// Its description.
@@ -67,7 +71,12 @@ pub struct AgentSummary {
     /// Each x402 resource's requirements and whether its `payTo` is the agent's.
     pub x402_detail: Option<Value>,
     /// The tools its MCP servers listed, by name.
-    pub mcp_tools: Vec<McpTool>,
+    pub mcp_tools: Vec<Capability>,
+    /// What asking for its card's authenticated extended card found (`challenged`, `fetched`,
+    /// `missing`, `unanswered`), when a card claims one.
+    pub extended_card: Option<String>,
+    /// The skills of its extended card, when one was fetched.
+    pub extended_skills: Vec<Capability>,
 }
 
 /// The liveness of an agent with `endpoints`, raw `samples` of the last week, `daily` totals
@@ -93,29 +102,21 @@ pub fn summarize(
     let raw_answered = week.iter().filter(|s| s.answered).count() as i64;
     let probes = week.len() as i64 + daily.probes;
     let uptime_7d = (probes > 0).then(|| (raw_answered + daily.answered) as f64 / probes as f64);
-    let mut mcp_tools: Vec<McpTool> = endpoints
+    let up = |kind: Kind| {
+        endpoints
+            .iter()
+            .filter(move |e| e.kind == kind && e.status == Some(Status::Up))
+    };
+    let mcp_tools = capabilities(up(Kind::Mcp).map(|e| &e.detail["tools"]), "name");
+    let extended = endpoints
         .iter()
-        .filter(|e| e.kind == Kind::Mcp && e.status == Some(Status::Up))
-        .flat_map(|e| {
-            e.detail
-                .get("tools")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter_map(|tool| {
-            Some(McpTool {
-                name: tool.get("name")?.as_str()?.to_string(),
-                description: tool
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-            })
-        })
-        .collect();
-    // One tool a name, however it is cased (they are looked up by the lower-case name).
-    mcp_tools.sort_by_key(|tool| (tool.name.to_lowercase(), tool.name.clone()));
-    mcp_tools.dedup_by(|a, b| a.name.eq_ignore_ascii_case(&b.name));
+        .filter(|e| e.kind == Kind::A2aCard && e.status.is_some_and(Status::answered))
+        .map(|e| &e.detail["extendedCard"])
+        .find(|extended| extended.is_object());
+    let extended_card = extended
+        .and_then(|e| e["status"].as_str())
+        .map(str::to_string);
+    let extended_skills = capabilities(extended.map(|e| &e["skills"]).into_iter(), "id");
     let resources: Vec<Value> = endpoints
         .iter()
         .filter(|e| e.kind == Kind::X402 && e.status.is_some())
@@ -133,7 +134,35 @@ pub fn summarize(
         x402_live,
         x402_detail: (!resources.is_empty()).then_some(Value::Array(resources)),
         mcp_tools,
+        extended_card,
+        extended_skills,
     }
+}
+
+/// The entries of the JSON arrays `lists` as capabilities looked up by their field `key`, one a
+/// key however it is cased.
+fn capabilities<'a>(lists: impl Iterator<Item = &'a Value>, key: &str) -> Vec<Capability> {
+    let mut found: Vec<Capability> = lists
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|entry| {
+            Some(Capability {
+                key: entry.get(key)?.as_str()?.to_string(),
+                name: entry
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                description: entry
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            })
+        })
+        .collect();
+    found.sort_by_key(|c| (c.key.to_lowercase(), c.key.clone()));
+    found.dedup_by(|a, b| a.key.eq_ignore_ascii_case(&b.key));
+    found
 }
 
 /// One x402 resource as the agent's summary shows it: its requirements, and live when it

@@ -83,13 +83,19 @@ super::tables! {
         x402_live: i64,
         /// JSON: the x402 resources' requirements and whether each payTo is the agent's
         x402_detail: Option<String>,
+        /// its card's authenticated extended card: challenged | fetched | missing | unanswered
+        extended_card: Option<String>,
     }
 
-    /// The tools each agent's MCP servers listed at their last probe.
-    agent_mcp_tools [agent_key, tool] {
+    /// What each agent's endpoints showed they can do at their last probe: the tools its MCP
+    /// servers listed (`mcp_tool`) and the skills of its authenticated extended card
+    /// (`extended_skill`), each looked up by its lower-case key.
+    agent_capabilities [agent_key, kind, key] {
         agent_key: String,
-        /// the name, lower-case, for lookups
-        tool: String,
+        /// mcp_tool | extended_skill
+        kind: String,
+        /// the tool's name or the skill's id, lower-case, for lookups
+        key: String,
         name: String,
         description: Option<String>,
     }

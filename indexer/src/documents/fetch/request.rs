@@ -21,6 +21,9 @@ pub struct Request {
     pub url: Url,
     /// Headers besides the client's own (`User-Agent`).
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Headers sent only to the first URL's host (credentials): a redirect elsewhere goes
+    /// without them.
+    pub host_only_headers: Vec<(HeaderName, HeaderValue)>,
     /// The body, if any.
     pub body: Option<Vec<u8>>,
     /// Stops reading the body once what was read satisfies it (a streamed answer that stays
@@ -35,6 +38,7 @@ impl Request {
             method: Method::GET,
             url,
             headers: Vec::new(),
+            host_only_headers: Vec::new(),
             body: None,
             enough: None,
         }
@@ -46,6 +50,7 @@ impl Request {
             method: Method::POST,
             url,
             headers: Vec::new(),
+            host_only_headers: Vec::new(),
             body: Some(body),
             enough: None,
         }
@@ -56,6 +61,16 @@ impl Request {
     pub fn header(mut self, name: HeaderName, value: &str) -> Self {
         if let Ok(value) = HeaderValue::from_str(value) {
             self.headers.push((name, value));
+        }
+        self
+    }
+
+    /// The same with header `name` set to `value` for the first URL's host only (a credential:
+    /// never sent on to where a redirect points elsewhere).
+    pub fn host_only_header(mut self, name: HeaderName, value: &str) -> Self {
+        if let Ok(mut value) = HeaderValue::from_str(value) {
+            value.set_sensitive(true);
+            self.host_only_headers.push((name, value));
         }
         self
     }
@@ -118,6 +133,11 @@ impl Fetcher {
             let mut builder = client.request(method.clone(), current.clone());
             for (name, value) in &request.headers {
                 builder = builder.header(name, value);
+            }
+            if current.host_str() == request.url.host_str() {
+                for (name, value) in &request.host_only_headers {
+                    builder = builder.header(name, value);
+                }
             }
             if let Some(body) = &body {
                 builder = builder.body(body.clone());

@@ -1,4 +1,4 @@
-//! Each agent's liveness summary (`agent_liveness`) and its MCP tools (`agent_mcp_tools`),
+//! Each agent's liveness summary (`agent_liveness`) and its MCP tools (`agent_capabilities`),
 //! recomputed from its endpoints' state, their raw outcomes of the week, the daily rollups past
 //! the raw window and the agent's wallets (`liveness::summary` does the arithmetic).
 
@@ -6,7 +6,7 @@ use crate::liveness::rollup::Sample;
 use crate::liveness::summary::{DAY, DailyTotals, EndpointState, summarize};
 use crate::liveness::{Kind, Status};
 use crate::schema::{
-    agent_liveness, agent_mcp_tools, agents, probe_daily, probe_endpoints, probe_results,
+    agent_capabilities, agent_liveness, agents, probe_daily, probe_endpoints, probe_results,
     probe_targets,
 };
 use crate::store::rows::Rows;
@@ -209,13 +209,20 @@ async fn recompute_round(conn: &mut AnyConnection, keys: &[String], now: i64) ->
                 .unwrap_or_default(),
             now,
         );
-        for tool in &summary.mcp_tools {
-            rows.insert(agent_mcp_tools::Row {
-                agent_key: key.clone(),
-                tool: tool.name.to_lowercase(),
-                name: tool.name.clone(),
-                description: tool.description.clone(),
-            });
+        let kinds = [
+            ("mcp_tool", &summary.mcp_tools),
+            ("extended_skill", &summary.extended_skills),
+        ];
+        for (kind, capabilities) in kinds {
+            for capability in capabilities {
+                rows.insert(agent_capabilities::Row {
+                    agent_key: key.clone(),
+                    kind: kind.to_string(),
+                    key: capability.key.to_lowercase(),
+                    name: capability.name.clone(),
+                    description: capability.description.clone(),
+                });
+            }
         }
         rows.insert(agent_liveness::Row {
             agent_key: key.clone(),
@@ -228,6 +235,7 @@ async fn recompute_round(conn: &mut AnyConnection, keys: &[String], now: i64) ->
             latency_p50_ms: summary.latency_p50_ms,
             x402_live: i64::from(summary.x402_live),
             x402_detail: summary.x402_detail.map(|d| d.to_string()),
+            extended_card: summary.extended_card,
         });
     }
     delete_agent_rows(
@@ -237,6 +245,12 @@ async fn recompute_round(conn: &mut AnyConnection, keys: &[String], now: i64) ->
         "replacing liveness summaries",
     )
     .await?;
-    delete_agent_rows(conn, agent_mcp_tools::NAME, keys, "replacing MCP tools").await?;
+    delete_agent_rows(
+        conn,
+        agent_capabilities::NAME,
+        keys,
+        "replacing agents' capabilities",
+    )
+    .await?;
     rows.flush(conn).await
 }

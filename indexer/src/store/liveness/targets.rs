@@ -7,7 +7,7 @@
 
 use super::summaries;
 use crate::schema::{
-    agent_documents, agent_liveness, agent_mcp_tools, documents, probe_endpoints, probe_targets,
+    agent_capabilities, agent_documents, agent_liveness, documents, probe_endpoints, probe_targets,
 };
 use crate::store::{Dialect, QueryContext, StoreResult};
 use sqlx::AnyConnection;
@@ -146,10 +146,10 @@ pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64>
         (
             format!(
                 "DELETE FROM {tools} WHERE agent_key NOT IN (SELECT agent_key FROM {targets})",
-                tools = agent_mcp_tools::NAME,
+                tools = agent_capabilities::NAME,
                 targets = probe_targets::NAME,
             ),
-            "dropping the tools of agents without endpoints",
+            "dropping the capabilities of agents without endpoints",
         ),
     ];
     for (statement, context) in statements {

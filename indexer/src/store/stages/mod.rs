@@ -211,7 +211,7 @@ mod tests {
         schema::probe_results::NAME,
         schema::probe_daily::NAME,
         schema::agent_liveness::NAME,
-        schema::agent_mcp_tools::NAME,
+        schema::agent_capabilities::NAME,
     ];
 
     #[test]
