@@ -148,6 +148,7 @@ fn accepted_keys(section: &str) -> Vec<String> {
             format!("[[chains]]\n[[{s}]]")
         }
         s if s.starts_with("chains.") => format!("[[chains]]\n[{s}]"),
+        "liveness.credentials" => "[[liveness.credentials]]".into(),
         s => format!("[{s}]"),
     };
     let text = format!("{header}\n__probe__ = 1\n");
@@ -203,6 +204,7 @@ fn the_example_config_shows_every_key_the_config_types_accept() {
         "api.reads",
         "documents",
         "liveness",
+        "liveness.credentials",
         "reputation",
         "reputation.weights",
         "reputation.feedback",
