@@ -140,3 +140,50 @@ fn key_error(key: &str, message: &str) -> ConfigError {
         message: message.into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{Config, ConfigResult};
+    use std::path::Path;
+
+    fn load(text: &str) -> ConfigResult<Config> {
+        Config::from_toml_and_env(text, Path::new("test.toml"), Vec::new())
+    }
+
+    #[test]
+    fn liveness_is_off_by_default_and_its_credentials_are_checked_and_never_shown() {
+        let config = load("").unwrap();
+        assert!(!config.liveness.enabled);
+        let with = |credential: &str| load(&format!("[[liveness.credentials]]\n{credential}"));
+        let config = with(
+            "host = \"agent.example\"\nheader = \"Authorization\"\nvalue = \"Bearer hunter2\"",
+        )
+        .unwrap();
+        assert_eq!(config.liveness.credentials[0].host, "agent.example");
+        assert!(
+            !format!("{config:?}").contains("hunter2"),
+            "the value is never shown"
+        );
+        for (credential, key) in [
+            (
+                "host = \"a.example:443\"\nheader = \"Authorization\"\nvalue = \"x\"",
+                "liveness.credentials[0].host",
+            ),
+            (
+                "host = \"a.example\"\nheader = \"Bad Header\"\nvalue = \"x\"",
+                "liveness.credentials[0].header",
+            ),
+            (
+                "host = \"a.example\"\nheader = \"Authorization\"\nvalue = \"\"",
+                "liveness.credentials[0].value",
+            ),
+        ] {
+            let error = with(credential).unwrap_err().to_string();
+            assert!(error.contains(key), "{error}");
+        }
+        let error = load("[liveness]\nretry_secs = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("liveness.retry_secs"), "{error}");
+    }
+}
