@@ -312,5 +312,40 @@ async fn declared_endpoints_are_probed_stored_and_served() {
         &dump_before,
         "after probing",
     );
+
+    // An operator who weighs availability gets it in the composite: the agents probed are
+    // rescored with their 7-day uptime as a component.
+    let mut weighing = config.clone();
+    weighing.reputation.weights.availability = 1.0;
+    let contexts = std::sync::Arc::new(agentindex_indexer::engine::chain_contexts(&weighing));
+    let mut worker = ProbeWorker::new(
+        local_policy_with(Duration::from_millis(1), Vec::new()),
+        Duration::ZERO,
+        store.clone(),
+        writer.clone(),
+    )
+    .unwrap()
+    .rescoring(contexts);
+    sqlx::query("UPDATE probe_endpoints SET next_probe_at = 0")
+        .execute(&schedule)
+        .await
+        .unwrap();
+    probe_all(&mut worker).await;
+    let weighed = data(
+        &graphql,
+        "query($id: ID!) { agent(id: $id) { liveness { uptime7d }
+            reputation { components { availability } weights { availability } } } }",
+        json!({"id": erc_key}),
+    )["agent"]
+        .clone();
+    let uptime = weighed["liveness"]["uptime7d"].as_f64().unwrap();
+    let component = weighed["reputation"]["components"]["availability"].as_f64();
+    assert_eq!(component, Some(uptime * 100.0), "{weighed:#}");
+    assert!(
+        weighed["reputation"]["weights"]["availability"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
     served.stop().await;
 }

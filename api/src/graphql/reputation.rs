@@ -98,6 +98,7 @@ impl Reputation {
             feedback: c.feedback,
             validations: c.validations,
             ratings: c.ratings,
+            availability: c.availability,
         })
     }
 
@@ -114,6 +115,7 @@ impl Reputation {
             feedback: weight(|w| w.feedback),
             validations: weight(|w| w.validations),
             ratings: weight(|w| w.ratings),
+            availability: weight(|w| w.availability),
         })
     }
 
@@ -197,6 +199,9 @@ pub(crate) struct Components {
     validations: Option<f64>,
     /// Average latest rating.
     ratings: Option<f64>,
+    /// Endpoint uptime over 7 days as this instance probed it, on 0–100: present only where
+    /// the operator weighs availability (`[reputation.weights] availability`).
+    availability: Option<f64>,
 }
 
 /// The weight each component had in the composite (absent ones 0).
@@ -212,6 +217,8 @@ pub(crate) struct ComponentWeights {
     validations: f64,
     /// Ratings.
     ratings: f64,
+    /// Availability (0 unless the operator weighs it).
+    availability: f64,
 }
 
 /// One payer's part in the payment score.

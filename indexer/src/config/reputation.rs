@@ -94,6 +94,10 @@ pub struct WeightsConfig {
     pub validations: f64,
     /// Average latest agent-contract rating.
     pub ratings: f64,
+    /// This instance's own observation of the agent's endpoints (uptime over 7 days, with
+    /// `[liveness]` on): 0 by default, so reputation stays a function of the chain; an operator
+    /// who wants it in the composite sets a weight and accepts that their feed is theirs alone.
+    pub availability: f64,
 }
 
 /// The defaults `docs/reputation.md` justifies; the reputation module's own defaults are these.
@@ -150,6 +154,7 @@ impl Default for WeightsConfig {
             feedback: 0.2,
             validations: 0.1,
             ratings: 0.1,
+            availability: 0.0,
         }
     }
 }
@@ -179,6 +184,7 @@ impl ReputationConfig {
             ("feedback", w.feedback),
             ("validations", w.validations),
             ("ratings", w.ratings),
+            ("availability", w.availability),
         ] {
             if !(weight.is_finite() && weight >= 0.0) {
                 return Err(bad(
@@ -187,7 +193,7 @@ impl ReputationConfig {
                 ));
             }
         }
-        if w.payments + w.trust + w.feedback + w.validations + w.ratings <= 0.0 {
+        if w.payments + w.trust + w.feedback + w.validations + w.ratings + w.availability <= 0.0 {
             return Err(bad("weights", "at least one weight must be more than 0"));
         }
         let f = &self.feedback;

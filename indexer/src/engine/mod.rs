@@ -132,7 +132,8 @@ pub async fn index(
             Duration::from_secs(config.liveness.targets_sync_secs),
             store.clone(),
             writer.clone(),
-        )?;
+        )?
+        .rescoring(contexts.clone());
         Some(tokio::spawn(worker.run(keeper_stop)))
     } else {
         None

@@ -10,10 +10,11 @@
 use crate::liveness::schedule::next_probe;
 use crate::liveness::{LivenessPolicy, Outcome, Prober, Status};
 use crate::metrics::metrics;
-use crate::store::{DueProbe, ProbeResult, Store, StoreError, StoreRead, Writer};
+use crate::store::{ChainContexts, DueProbe, ProbeResult, Store, StoreError, StoreRead, Writer};
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -54,6 +55,9 @@ pub struct ProbeWorker {
     last_sync: Option<Instant>,
     /// When each host was last asked (kept for one interval, then forgotten).
     hosts_asked: HashMap<String, Instant>,
+    /// The chains whose rules weigh availability: their agents are rescored when their
+    /// liveness changes.
+    rescored: Option<Arc<ChainContexts>>,
 }
 
 /// A probe's result with the host it kept busy.
@@ -73,9 +77,18 @@ impl ProbeWorker {
             sync_every,
             last_sync: None,
             hosts_asked: HashMap::new(),
+            rescored: None,
             store,
             writer,
         })
+    }
+
+    /// The same, rescoring the agents whose liveness changed on the chains of `contexts` whose
+    /// rules weigh availability (`[reputation.weights] availability`).
+    pub fn rescoring(mut self, contexts: Arc<ChainContexts>) -> Self {
+        let weighs = contexts.values().any(|c| c.rules.weights.availability > 0.0);
+        self.rescored = weighs.then_some(contexts);
+        self
     }
 
     /// One round: sync the endpoints when it is time, then probe what is due (for at most
@@ -177,9 +190,27 @@ impl ProbeWorker {
         for result in &results {
             unsaved.remove(&(result.outcome.kind, result.outcome.url.clone()));
         }
-        self.writer
+        let agents = self
+            .writer
             .save_probes(results, unix_now(), retention)
-            .await
+            .await?;
+        let Some(contexts) = &self.rescored else {
+            return Ok(());
+        };
+        let mut by_chain: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+        for agent in agents {
+            if let Some(chain) = agent.split(':').next().and_then(|c| c.parse().ok()) {
+                by_chain.entry(chain).or_default().push(agent);
+            }
+        }
+        for (chain, keys) in by_chain {
+            if let Some(context) = contexts.get(&chain)
+                && context.rules.weights.availability > 0.0
+            {
+                self.writer.rescore(context.clone(), keys).await?;
+            }
+        }
+        Ok(())
     }
 
     /// Steps until `stop` says so; a failed step is logged and tried again later.

@@ -145,6 +145,7 @@ fn facts(seed: u64) -> AgentFacts {
         validation_responses: responses,
         ratings,
         trust,
+        availability: None,
     }
 }
 

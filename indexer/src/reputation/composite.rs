@@ -1,5 +1,6 @@
 //! The composite score: one 0–100 number from the payment score, the trust rank, the
-//! evidence-weighted feedback, the validation average and the rating average, shown beside its components so a user sees why an
+//! evidence-weighted feedback, the validation average and the rating average (and, when an
+//! operator weighs it, the availability this instance probed), shown beside its components so a user sees why an
 //! agent ranks where it does. A component the agent has no data for does not count, and the
 //! weights of the others are scaled up to fill its place.
 
@@ -20,6 +21,15 @@ pub struct Weights {
     pub validations: f64,
     /// Average latest agent-contract rating.
     pub ratings: f64,
+    /// Endpoint availability, as this instance probed it: left out of the stored form while it
+    /// is 0 (the default), so rules and evaluations read as they did before it existed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub availability: f64,
+}
+
+/// Whether a weight is 0 (and so not written).
+fn is_zero(weight: &f64) -> bool {
+    *weight == 0.0
 }
 
 impl Default for Weights {
@@ -36,6 +46,7 @@ impl From<&WeightsConfig> for Weights {
             feedback: config.feedback,
             validations: config.validations,
             ratings: config.ratings,
+            availability: config.availability,
         }
     }
 }
@@ -54,6 +65,9 @@ pub struct Components {
     pub validations: Option<f64>,
     /// Average latest rating.
     pub ratings: Option<f64>,
+    /// Uptime of the agent's endpoints over 7 days, 0–100, when availability weighs anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability: Option<f64>,
 }
 
 /// A composite score with what went into it.
@@ -76,6 +90,7 @@ pub fn composite(components: Components, weights: &Weights) -> Composite {
         feedback: clamp(components.feedback),
         validations: clamp(components.validations),
         ratings: clamp(components.ratings),
+        availability: clamp(components.availability),
     };
     let parts = [
         (components.payments, weights.payments.max(0.0)),
@@ -83,6 +98,7 @@ pub fn composite(components: Components, weights: &Weights) -> Composite {
         (components.feedback, weights.feedback.max(0.0)),
         (components.validations, weights.validations.max(0.0)),
         (components.ratings, weights.ratings.max(0.0)),
+        (components.availability, weights.availability.max(0.0)),
     ];
     let total: f64 = parts
         .iter()
@@ -102,6 +118,7 @@ pub fn composite(components: Components, weights: &Weights) -> Composite {
         feedback: share(parts[2].0, parts[2].1),
         validations: share(parts[3].0, parts[3].1),
         ratings: share(parts[4].0, parts[4].1),
+        availability: share(parts[5].0, parts[5].1),
     };
     let score = (total > 0.0).then(|| {
         parts
@@ -129,12 +146,37 @@ mod tests {
                 feedback: Some(100.0),
                 validations: Some(0.0),
                 ratings: Some(80.0),
+                availability: None,
             },
             &Weights::default(),
         );
         let expected = 0.3 * 50.0 + 0.3 * 30.0 + 0.2 * 100.0 + 0.1 * 0.0 + 0.1 * 80.0;
         assert!((got.score.unwrap() - expected).abs() < 1e-9);
         assert_eq!(got.effective_weights, Weights::default());
+    }
+
+    #[test]
+    fn availability_weighs_only_when_an_operator_gives_it_a_weight() {
+        let components = Components {
+            payments: Some(60.0),
+            availability: Some(20.0),
+            ..Components::default()
+        };
+        let unweighed = composite(components, &Weights::default());
+        assert_eq!(unweighed.score, Some(60.0));
+        let stored = serde_json::to_string(&unweighed.effective_weights).unwrap();
+        assert!(!stored.contains("availability"), "{stored}");
+        let weights = Weights {
+            availability: 0.3,
+            ..Weights::default()
+        };
+        let weighed = composite(components, &weights);
+        assert!((weighed.effective_weights.availability - 0.5).abs() < 1e-9);
+        assert!((weighed.score.unwrap() - 40.0).abs() < 1e-9);
+        let stored = serde_json::to_string(&weighed.components).unwrap();
+        assert!(stored.contains("\"availability\":20"), "{stored}");
+        let without = serde_json::to_string(&Components::default()).unwrap();
+        assert!(!without.contains("availability"), "{without}");
     }
 
     #[test]

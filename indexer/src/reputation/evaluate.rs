@@ -45,6 +45,9 @@ pub struct AgentFacts {
     pub ratings: Vec<Rating>,
     /// The chain's trust rank as it bears on the agent, when the rank has spoken.
     pub trust: Option<TrustInputs>,
+    /// Its endpoints' uptime over 7 days, 0–100, as this instance probed them: read only when
+    /// availability weighs anything in the composite.
+    pub availability: Option<f64>,
 }
 
 /// What the chain's trust rank says about one agent and its payers.
@@ -216,6 +219,7 @@ pub fn evaluate(facts: &AgentFacts, as_of: u64, rules: &ReputationRules) -> Eval
         feedback: feedback_evidence.score,
         validations: validations.average,
         ratings: ratings.average,
+        availability: facts.availability.filter(|_| rules.weights.availability > 0.0),
     };
     Evaluation {
         composite: composite(components, &rules.weights),

@@ -198,13 +198,14 @@ pub trait WriteBackend: Send + Sync + 'static {
     fn sync_probes(&self, now: i64) -> impl Future<Output = StoreResult<u64>> + Send;
 
     /// Stores probe outcomes and recomputes the liveness of the agents that declare those
-    /// endpoints; raw outcomes older than `retention_secs` before `now` are rolled up per day.
+    /// endpoints (returned); raw outcomes older than `retention_secs` before `now` are rolled
+    /// up per day.
     fn save_probes(
         &self,
         results: &[super::ProbeResult],
         now: i64,
         retention_secs: i64,
-    ) -> impl Future<Output = StoreResult<()>> + Send;
+    ) -> impl Future<Output = StoreResult<Vec<String>>> + Send;
 
     /// Applies one write of a stored reputation feed.
     fn store_feed(

@@ -107,10 +107,11 @@ impl WriteBackend for SqlWriter {
         results: &[super::ProbeResult],
         now: i64,
         retention_secs: i64,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<Vec<String>> {
         let mut tx = self.pool.begin().await.context("starting to save probes")?;
-        super::liveness::save(&mut tx, results, now, retention_secs).await?;
-        tx.commit().await.context("committing probes")
+        let agents = super::liveness::save(&mut tx, results, now, retention_secs).await?;
+        tx.commit().await.context("committing probes")?;
+        Ok(agents)
     }
 
     async fn store_feed(&self, write: &super::stored_feeds::FeedWrite) -> StoreResult<()> {

@@ -70,7 +70,7 @@ enum Command<P> {
         results: Vec<ProbeResult>,
         now: i64,
         retention_secs: i64,
-        reply: oneshot::Sender<StoreResult<()>>,
+        reply: oneshot::Sender<StoreResult<Vec<String>>>,
     },
 }
 
@@ -243,13 +243,13 @@ impl<B: WriteBackend> Writer<B> {
         self.call(|reply| Command::SyncProbes { now, reply }).await
     }
 
-    /// Stores probe outcomes and recomputes the liveness of the agents they concern.
+    /// Stores probe outcomes and recomputes the liveness of the agents they concern (returned).
     pub async fn save_probes(
         &self,
         results: Vec<ProbeResult>,
         now: i64,
         retention_secs: i64,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<Vec<String>> {
         self.call(|reply| Command::SaveProbes {
             results,
             now,

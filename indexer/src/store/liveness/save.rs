@@ -9,12 +9,13 @@ use sqlx::AnyConnection;
 use std::collections::BTreeSet;
 
 /// Stores `results` probed by `now`; raw outcomes older than `retention_secs` are rolled up.
+/// Returns the agents whose liveness was recomputed.
 pub(crate) async fn save(
     conn: &mut AnyConnection,
     results: &[ProbeResult],
     now: i64,
     retention_secs: i64,
-) -> StoreResult<()> {
+) -> StoreResult<Vec<String>> {
     let mut agents = BTreeSet::new();
     for result in results {
         let outcome = &result.outcome;
@@ -72,5 +73,6 @@ pub(crate) async fn save(
     }
     let agents: Vec<String> = agents.into_iter().collect();
     summaries::recompute(conn, &agents, now).await?;
-    rollup::roll_up(conn, now - retention_secs).await
+    rollup::roll_up(conn, now - retention_secs).await?;
+    Ok(agents)
 }

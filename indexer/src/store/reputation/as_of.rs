@@ -68,6 +68,10 @@ pub(in crate::store) async fn as_of_block(
                 trust::stored_inputs(conn, chain_id, &mut loaded, rules.trust.unproven_cap).await?
             }
         }
+        // Today's availability: probes are not kept by block.
+        if rules.weights.availability > 0.0 {
+            load::availability(conn, &mut loaded).await?;
+        }
         page(
             subjects
                 .iter()

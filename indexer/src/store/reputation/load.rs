@@ -8,7 +8,7 @@ mod feedback_files;
 
 use crate::primitives::sql_bound;
 use crate::reputation::{AgentFacts, Outflow};
-use crate::schema::{agents, outflows, payments};
+use crate::schema::{agent_liveness, agents, outflows, payments};
 use crate::store::Dialect;
 use crate::store::decode::{self, int};
 use crate::store::packed_row::{PackedRow, packed_row};
@@ -167,6 +167,35 @@ pub(super) async fn facts(
     outflows(conn, subjects, up_to, &mut loaded).await?;
     sides(conn, chain_id, subjects, up_to, Activity::Read, &mut loaded).await?;
     Ok(loaded)
+}
+
+/// The availability of each agent in `loaded` (its endpoints' 7-day uptime, 0–100, as this
+/// instance probed them), for rules that weigh it; agents never probed have none.
+pub(super) async fn availability(
+    conn: &mut AnyConnection,
+    loaded: &mut BTreeMap<String, Loaded>,
+) -> StoreResult<()> {
+    let keys: Vec<&str> = loaded.keys().map(String::as_str).collect();
+    if keys.is_empty() {
+        return Ok(());
+    }
+    let mut query = QueryBuilder::<Any>::new(format!(
+        "SELECT agent_key, uptime_7d FROM {} WHERE uptime_7d IS NOT NULL AND agent_key",
+        agent_liveness::NAME
+    ));
+    push_in(&mut query, keys);
+    let rows: Vec<(String, f64)> = Dialect::of(conn)
+        .portable(query)
+        .build_query_as()
+        .fetch_all(&mut *conn)
+        .await
+        .context("reading agents' availability")?;
+    for (key, uptime) in rows {
+        if let Some(entry) = loaded.get_mut(&key) {
+            entry.facts.availability = Some(uptime * 100.0);
+        }
+    }
+    Ok(())
 }
 
 /// The facts that decide whether a payment to each of `subjects` counts (its owner, operator

@@ -108,6 +108,9 @@ async fn read_round(
     }
     let mut loaded = load::facts(conn, chain_id, &subjects, u64::MAX).await?;
     trust::stored_inputs(conn, chain_id, &mut loaded, rules.trust.unproven_cap).await?;
+    if rules.weights.availability > 0.0 {
+        load::availability(conn, &mut loaded).await?;
+    }
     if counted_payments == Counted::Record {
         let counted: BTreeMap<String, Vec<Payment>> = loaded
             .iter()
