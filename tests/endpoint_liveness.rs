@@ -42,6 +42,14 @@ async fn probe_all(worker: &mut ProbeWorker) -> usize {
     }
 }
 
+/// Seconds since the Unix epoch.
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
 fn endpoint<'a>(liveness: &'a Value, kind: &str) -> &'a Value {
     liveness["endpoints"]
         .as_array()
@@ -133,6 +141,8 @@ async fn declared_endpoints_are_probed_stored_and_served() {
     let config = support::config_with_local_documents(&devnet, &db);
     support::index_with_documents(&config).await;
 
+    // The documents worker fetched several at once; the prober must not.
+    server.reset_most_in_flight();
     let store = support::open(&db).await;
     let served = support::api::serve(store.clone(), &config).await;
     let graphql = format!("{}/graphql", served.base);
@@ -154,6 +164,8 @@ async fn declared_endpoints_are_probed_stored_and_served() {
     .unwrap();
     // Registration: card, JSON-RPC, MCP, web; factory: card, JSON-RPC, x402.
     assert_eq!(probe_all(&mut worker).await, 7);
+    // Every server here is on one host (127.0.0.1): one request at a time.
+    assert_eq!(server.most_in_flight(), 1);
 
     let erc_key = format!("{chain}:{}:{erc_id}", hex(devnet.deployment().identity));
     let factory_key = format!("{chain}:{}", hex(factory));
@@ -302,6 +314,49 @@ async fn declared_endpoints_are_probed_stored_and_served() {
         "retried after retry_secs give or take a tenth: {wait}"
     );
     assert!(listed(json!({"mcpTool": "translate_text"})).is_empty());
+
+    // Raw outcomes past the retention window are rolled up per day, then dropped.
+    let day = 86_400;
+    let old_day = (unix_now() - 10 * day) / day * day;
+    for (offset, status, latency) in [
+        (60, "up", Some(40)),
+        (120, "down", None),
+        (180, "up", Some(20)),
+    ] {
+        sqlx::query(
+            "INSERT INTO probe_results (kind, url, checked_at, status, reason, latency_ms, http_status)
+             VALUES ('mcp', $1, $2, $3, NULL, $4, NULL)",
+        )
+        .bind(&mcp_url)
+        .bind(old_day + offset)
+        .bind(status)
+        .bind(latency)
+        .execute(&schedule)
+        .await
+        .unwrap();
+    }
+    sqlx::query("UPDATE probe_endpoints SET next_probe_at = 0 WHERE kind = 'web'")
+        .execute(&schedule)
+        .await
+        .unwrap();
+    probe_all(&mut worker).await;
+    let (probes, answered, p50, max): (i64, i64, Option<i64>, Option<i64>) = sqlx::query_as(
+        "SELECT probes, answered, latency_p50_ms, latency_max_ms FROM probe_daily
+         WHERE kind = 'mcp' AND url = $1 AND day = $2",
+    )
+    .bind(&mcp_url)
+    .bind(old_day)
+    .fetch_one(&schedule)
+    .await
+    .unwrap();
+    assert_eq!((probes, answered, p50, max), (3, 2, Some(20), Some(40)));
+    let raw_left: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM probe_results WHERE checked_at < $1")
+            .bind(old_day + day)
+            .fetch_one(&schedule)
+            .await
+            .unwrap();
+    assert_eq!(raw_left, 0);
 
     // What the chain says is untouched.
     let feed_after = support::api::feed(&served.base, "").await;

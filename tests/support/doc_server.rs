@@ -93,9 +93,14 @@ impl DocServer {
         self.seen.lock().unwrap().clone()
     }
 
-    /// The most requests the server was answering at once.
+    /// The most requests the server was answering at once (since the last reset).
     pub(crate) fn most_in_flight(&self) -> u64 {
         self.most_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Starts counting [`most_in_flight`](Self::most_in_flight) again.
+    pub(crate) fn reset_most_in_flight(&self) {
+        self.most_in_flight.store(0, Ordering::SeqCst);
     }
 
     /// Requests `path` has received.
