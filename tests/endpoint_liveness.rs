@@ -143,6 +143,7 @@ async fn declared_endpoints_are_probed_stored_and_served() {
 
     // The documents worker fetched several at once; the prober must not.
     server.reset_most_in_flight();
+    let before_probing = server.seen().len();
     let store = support::open(&db).await;
     let served = support::api::serve(store.clone(), &config).await;
     let graphql = format!("{}/graphql", served.base);
@@ -151,12 +152,13 @@ async fn declared_endpoints_are_probed_stored_and_served() {
 
     let writer: Writer = store.writer(4);
     let credentials = vec![HostCredential {
-        host: "127.0.0.1".into(),
+        origin: a2a.base.clone(),
         header: "Authorization".into(),
         value: "Bearer members".into(),
     }];
+    let interval = Duration::from_millis(200);
     let mut worker = ProbeWorker::new(
-        local_policy_with(Duration::from_millis(1), credentials),
+        local_policy_with(interval, credentials),
         Duration::ZERO,
         store.clone(),
         writer.clone(),
@@ -164,8 +166,20 @@ async fn declared_endpoints_are_probed_stored_and_served() {
     .unwrap();
     // Registration: card, JSON-RPC, MCP, web; factory: card, JSON-RPC, x402.
     assert_eq!(probe_all(&mut worker).await, 7);
-    // Every server here is on one host (127.0.0.1): one request at a time.
+    // Every server here is on one host (127.0.0.1): one probe at a time, an interval apart.
     assert_eq!(server.most_in_flight(), 1);
+    let mut seen = server.seen()[before_probing..].to_vec();
+    seen.sort_by_key(|s| s.at);
+    assert_eq!(
+        seen.len(),
+        4,
+        "web, JSON-RPC, card and the x402 redirect: {seen:?}"
+    );
+    let span = seen[3].at - seen[0].at;
+    assert!(
+        span >= 3 * interval - Duration::from_millis(50),
+        "{span:?}: {seen:?}"
+    );
 
     let erc_key = format!("{chain}:{}:{erc_id}", hex(devnet.deployment().identity));
     let factory_key = format!("{chain}:{}", hex(factory));

@@ -34,17 +34,23 @@ pub struct LivenessConfig {
     /// Seconds between two passes that bring the endpoints to probe in line with what agents
     /// declare.
     pub targets_sync_secs: u64,
+    /// Probe endpoints on loopback and private addresses (never link-local or metadata ones).
+    /// Not taken from `[documents]`: probes send POST and DELETE to URLs strangers chose, so a
+    /// private gateway opened to document fetches is not opened to them.
+    pub allow_private_addresses: bool,
     /// Credentials sent to one host when an A2A card there claims an authenticated extended
     /// card (`[[liveness.credentials]]`), so the extended card is fetched and its skills kept.
     pub credentials: Vec<HostCredential>,
 }
 
-/// A header sent to one host's A2A extended-card calls (`[[liveness.credentials]]`).
+/// A header sent to one origin's A2A extended-card calls (`[[liveness.credentials]]`).
 #[derive(Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostCredential {
-    /// The host, as URLs name it (`agent.example`, `127.0.0.1`).
-    pub host: String,
+    /// The origin it is sent to, scheme, host and port (`https://agent.example`,
+    /// `http://127.0.0.1:8080`): only to an extended-card call on this origin, made for a card
+    /// served from it.
+    pub origin: String,
     /// The header's name (`Authorization`, `X-API-Key`).
     pub header: String,
     /// Its value (`Bearer …`); never logged or shown.
@@ -54,7 +60,7 @@ pub struct HostCredential {
 impl std::fmt::Debug for HostCredential {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HostCredential")
-            .field("host", &self.host)
+            .field("origin", &self.origin)
             .field("header", &self.header)
             .field("value", &"(hidden)")
             .finish()
@@ -75,6 +81,7 @@ impl Default for LivenessConfig {
             timeout_secs: 10,
             retention_days: 8,
             targets_sync_secs: 60,
+            allow_private_addresses: false,
             credentials: Vec::new(),
         }
     }
@@ -109,10 +116,18 @@ impl LivenessConfig {
         }
         for (i, credential) in self.credentials.iter().enumerate() {
             let key = |field: &str| format!("liveness.credentials[{i}].{field}");
-            if credential.host.trim().is_empty() || credential.host.contains(['/', ':', '@']) {
+            let origin = url::Url::parse(&credential.origin).ok();
+            let plain = origin.as_ref().is_some_and(|o| {
+                matches!(o.scheme(), "http" | "https")
+                    && o.host_str().is_some()
+                    && o.path() == "/"
+                    && o.query().is_none()
+                    && o.username().is_empty()
+            });
+            if !plain {
                 return Err(key_error(
-                    &key("host"),
-                    "must be a host name or address, no port",
+                    &key("origin"),
+                    "must be an origin: scheme, host and port only (https://agent.example)",
                 ));
             }
             if reqwest::header::HeaderName::from_bytes(credential.header.as_bytes()).is_err() {
@@ -156,25 +171,25 @@ mod tests {
         assert!(!config.liveness.enabled);
         let with = |credential: &str| load(&format!("[[liveness.credentials]]\n{credential}"));
         let config = with(
-            "host = \"agent.example\"\nheader = \"Authorization\"\nvalue = \"Bearer hunter2\"",
+            "origin = \"https://agent.example\"\nheader = \"Authorization\"\nvalue = \"Bearer hunter2\"",
         )
         .unwrap();
-        assert_eq!(config.liveness.credentials[0].host, "agent.example");
+        assert_eq!(config.liveness.credentials[0].origin, "https://agent.example");
         assert!(
             !format!("{config:?}").contains("hunter2"),
             "the value is never shown"
         );
         for (credential, key) in [
             (
-                "host = \"a.example:443\"\nheader = \"Authorization\"\nvalue = \"x\"",
-                "liveness.credentials[0].host",
+                "origin = \"https://a.example/path\"\nheader = \"Authorization\"\nvalue = \"x\"",
+                "liveness.credentials[0].origin",
             ),
             (
-                "host = \"a.example\"\nheader = \"Bad Header\"\nvalue = \"x\"",
+                "origin = \"https://a.example\"\nheader = \"Bad Header\"\nvalue = \"x\"",
                 "liveness.credentials[0].header",
             ),
             (
-                "host = \"a.example\"\nheader = \"Authorization\"\nvalue = \"\"",
+                "origin = \"https://a.example\"\nheader = \"Authorization\"\nvalue = \"\"",
                 "liveness.credentials[0].value",
             ),
         ] {

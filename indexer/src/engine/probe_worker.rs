@@ -86,7 +86,9 @@ impl ProbeWorker {
     /// The same, rescoring the agents whose liveness changed on the chains of `contexts` whose
     /// rules weigh availability (`[reputation.weights] availability`).
     pub fn rescoring(mut self, contexts: Arc<ChainContexts>) -> Self {
-        let weighs = contexts.values().any(|c| c.rules.weights.availability > 0.0);
+        let weighs = contexts
+            .values()
+            .any(|c| c.rules.weights.availability > 0.0);
         self.rescored = weighs.then_some(contexts);
         self
     }
@@ -99,10 +101,18 @@ impl ProbeWorker {
             .last_sync
             .is_none_or(|at| at.elapsed() >= self.sync_every)
         {
-            declared = Some(self.writer.sync_probes(unix_now()).await?);
+            // Tried once per interval whatever it gives: a sync that fails does not hold back
+            // probing what is already declared.
             self.last_sync = Some(Instant::now());
+            match self.writer.sync_probes(unix_now()).await {
+                Ok(count) => declared = Some(count),
+                Err(error) => {
+                    tracing::warn!(target: "agentindex::liveness", %error, "syncing the endpoints to probe");
+                }
+            }
         }
         let (prober, policy) = (self.prober.clone(), self.policy.clone());
+        prober.forget_idle_hosts();
         let started = Instant::now();
         let interval = self.policy.fetch.per_host_min_interval.unwrap_or_default();
         let slots = self.policy.concurrency;
@@ -156,7 +166,7 @@ impl ProbeWorker {
                     }
                 }
                 // Nothing to start on until a host's interval passes or new ones come due.
-                () = tokio::time::sleep(wait.min(interval).max(Duration::from_millis(10))) => {
+                () = tokio::time::sleep(wait.min(interval).max(Duration::from_millis(100))) => {
                     exhausted = false;
                 }
             }

@@ -1,5 +1,4 @@
-//! A2A probes. A card: fetched and compared with the indexed one (canonical JSON equal, or the
-//! same signatures). A JSON-RPC interface: asked for a task that does not exist (`GetTask`
+//! A2A probes. A card: fetched and compared with the indexed one (canonical JSON equal). A JSON-RPC interface: asked for a task that does not exist (`GetTask`
 //! with `A2A-Version: 1.0` for 1.x, `tasks/get` for 0.x, both in turn when the version is not
 //! declared), up when it answers the spec's `TaskNotFoundError` (-32001). An HTTP+JSON
 //! interface: the same task asked by `GET …/tasks/{id}` (`/v1/tasks/{id}` for 0.x), up when it
@@ -23,7 +22,7 @@ const METHOD_NOT_FOUND: i64 = -32601;
 
 /// Fetches the card at `url` and compares it with the indexed one.
 pub(super) async fn card(prober: &Prober, target: &Target, url: Url, deadline: Instant) -> Outcome {
-    let request = Request::get(url).header(ACCEPT, "application/json");
+    let request = Request::get(url.clone()).header(ACCEPT, "application/json");
     let (answer, latency) = match prober.send(&request, deadline).await {
         Ok(sent) => sent,
         Err(error) => return unanswered(target, &error),
@@ -50,7 +49,7 @@ pub(super) async fn card(prober: &Prober, target: &Target, url: Url, deadline: I
         ),
     };
     if extended_card::declared(&served) {
-        let extended = extended_card::probe(prober, &served, deadline).await;
+        let extended = extended_card::probe(prober, &served, &answer.final_url, deadline).await;
         let missing = extended["status"] == "missing";
         outcome.detail = json!({ "extendedCard": extended });
         if missing && outcome.status == Status::Up {
@@ -64,19 +63,11 @@ pub(super) async fn card(prober: &Prober, target: &Target, url: Url, deadline: I
     outcome
 }
 
-/// Whether two cards are the same: equal as canonical JSON, or signed with the same
-/// signatures.
+/// Whether two cards are the same: equal as canonical JSON (signatures included, so a card
+/// edited under copied signatures differs).
 fn same_card(served: &Value, indexed: &Value) -> bool {
     let canonical = |v: &Value| crate::canonical_json::to_string(v).ok();
-    if canonical(served).is_some() && canonical(served) == canonical(indexed) {
-        return true;
-    }
-    let signatures = |v: &Value| {
-        v.get("signatures")
-            .filter(|s| s.as_array().is_some_and(|a| !a.is_empty()))
-            .cloned()
-    };
-    signatures(served).is_some() && signatures(served) == signatures(indexed)
+    canonical(served).is_some() && canonical(served) == canonical(indexed)
 }
 
 /// Asks the JSON-RPC interface at `url` for a task that does not exist.

@@ -27,9 +27,15 @@ pub(super) fn declared(card: &Value) -> bool {
         || card.get("supportsAuthenticatedExtendedCard") == Some(&Value::Bool(true))
 }
 
-/// What asking for the extended card of `card` found: `{status, …}` with
-/// status `challenged`, `fetched` (with the skills), `missing` or `unanswered`.
-pub(super) async fn probe(prober: &Prober, card: &Value, deadline: Instant) -> Value {
+/// What asking for the extended card of `card`, served from `card_url`, found: `{status, …}`
+/// with status `challenged`, `fetched` (with the skills), `missing` or `unanswered`. Credentials
+/// go only to an interface on the card's own origin: a card cannot aim them elsewhere.
+pub(super) async fn probe(
+    prober: &Prober,
+    card: &Value,
+    card_url: &Url,
+    deadline: Instant,
+) -> Value {
     let Some((url, version)) = jsonrpc_interface(card) else {
         return json!({"status": "missing", "error": "the card has no JSON-RPC interface to ask"});
     };
@@ -46,7 +52,9 @@ pub(super) async fn probe(prober: &Prober, card: &Value, deadline: Instant) -> V
     if modern {
         request = request.header(HeaderName::from_static("a2a-version"), "1.0");
     }
-    let credentialed = match prober.credential(&url) {
+    let same_origin = url.origin() == card_url.origin();
+    let credential = prober.credential(&url).filter(|_| same_origin);
+    let credentialed = match credential {
         Some((name, value)) => {
             request = request.host_only_header(name.clone(), value);
             true

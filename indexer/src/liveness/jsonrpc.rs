@@ -41,17 +41,27 @@ pub(super) fn reply(body: &[u8], id: &str) -> Option<Reply> {
 }
 
 /// Whether `body` already holds a complete event with a JSON-RPC reply (any id), so an event
-/// stream that stays open need not be read further.
-pub(super) fn stream_has_reply(body: &[u8]) -> bool {
-    let Ok(text) = std::str::from_utf8(body) else {
+/// stream that stays open need not be read further. Only the events completed since `seen`
+/// bytes (what an earlier call looked at) are read, so a stream of many small events costs
+/// its length, not its square.
+pub(super) fn stream_has_reply(body: &[u8], seen: usize) -> bool {
+    // Events end at a blank line. Nothing new ended: nothing to read (a check the size of the
+    // new bytes).
+    let seen = seen.min(body.len());
+    let new = &body[seen.saturating_sub(1)..];
+    let Some(last_end) = new.windows(2).rposition(|w| w == b"\n\n") else {
         return false;
     };
-    // Only events ended by a blank line are complete.
-    let complete = match text.rfind("\n\n").or_else(|| text.rfind("\r\n\r\n")) {
-        Some(end) => &text[..end],
-        None => return false,
+    let to = seen.saturating_sub(1) + last_end + 2;
+    // The events to read start after the last end before `seen`: one event back at most.
+    let from = body[..seen]
+        .windows(2)
+        .rposition(|w| w == b"\n\n")
+        .map_or(0, |i| i + 2);
+    let Ok(text) = std::str::from_utf8(&body[from..to]) else {
+        return false;
     };
-    events(complete)
+    events(text)
         .filter_map(|data| serde_json::from_str::<Value>(&data).ok())
         .any(|value| value.get("id").is_some_and(|id| !id.is_null()) && is_reply(&value))
 }
@@ -83,8 +93,11 @@ fn find(value: &Value, id: &str) -> Option<Reply> {
             let matches = match value.get("id") {
                 Some(Value::String(s)) => s == id,
                 Some(Value::Number(n)) => n.to_string() == id,
-                // An error about an unreadable request may carry a null id.
-                Some(Value::Null) => value.get("error").is_some(),
+                // Only an error about an unreadable request may carry a null id.
+                Some(Value::Null) => value
+                    .pointer("/error/code")
+                    .and_then(Value::as_i64)
+                    .is_some_and(|code| matches!(code, -32700 | -32600)),
                 _ => false,
             };
             if !matches {
@@ -126,10 +139,15 @@ mod tests {
         let stream =
             b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n\n";
         assert_eq!(reply(stream, "1"), Some(Ok(json!({"tools": []}))));
-        assert!(stream_has_reply(stream));
-        assert!(!stream_has_reply(
-            b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,"
-        ));
+        assert!(stream_has_reply(stream, 0));
+        let partial = b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,";
+        assert!(!stream_has_reply(partial, 0));
+        // Read a piece at a time: the event that completes in the last piece is found.
+        let split = stream.len() - 5;
+        assert!(!stream_has_reply(&stream[..split], 0));
+        assert!(stream_has_reply(stream, split));
+        let two = [b"data: {\"note\":1}\n\n".as_slice(), stream].concat();
+        assert!(stream_has_reply(&two, 3));
         assert_eq!(reply(b"<html>", "1"), None);
         assert_eq!(
             reply(br#"{"id":"a","result":1}"#, "a"),

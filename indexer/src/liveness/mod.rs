@@ -12,6 +12,7 @@
 //! of anyone's: only the protocol's own discovery calls, with made-up ids.
 
 mod a2a;
+pub mod clean;
 mod extended_card;
 mod jsonrpc;
 mod mcp;

@@ -1,5 +1,5 @@
 //! The limits and schedule probes run under, from the `[liveness]` settings and the address
-//! rules of `[documents]`.
+//! rules of `[documents]` (not its openings to private addresses).
 
 use crate::config::{Config, HostCredential, LivenessConfig};
 use crate::documents::FetchPolicy;
@@ -31,7 +31,15 @@ pub struct LivenessPolicy {
 impl LivenessPolicy {
     /// The policy of `config`: `[liveness]` with `[documents]`' address rules.
     pub fn of(config: &Config) -> Self {
-        Self::from_parts(&config.liveness, FetchPolicy::from(&config.documents))
+        // The documents' address rules, but not their openings: probes POST and DELETE to URLs
+        // strangers chose, so private ranges open only by `[liveness]`'s own key, and the
+        // private hosts listed for document fetches (a local gateway) stay closed.
+        let documents = FetchPolicy {
+            allow_private: config.liveness.allow_private_addresses,
+            private_hosts: Vec::new(),
+            ..FetchPolicy::from(&config.documents)
+        };
+        Self::from_parts(&config.liveness, documents)
     }
 
     /// The policy of `liveness` over the address rules of `documents`.
@@ -48,6 +56,9 @@ impl LivenessPolicy {
             )),
             concurrency: liveness.concurrency.max(1),
             user_agent: Some(user_agent(&liveness.contact_url)),
+            // A few requests in a row to one host within one probe (MCP's handshake, a card's
+            // extended card); the worker spaces probes of one host by the interval.
+            per_host_burst: 8,
             ..documents
         };
         Self {

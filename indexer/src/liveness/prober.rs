@@ -18,7 +18,8 @@ pub struct Prober {
     fetcher: Fetcher,
     budget: Arc<DefaultDirectRateLimiter>,
     timeout: Duration,
-    /// Per host (lower-case): the header sent to its extended-card calls.
+    /// Per origin (`https://host:port`, as `url::Origin` writes it): the header sent to its
+    /// extended-card calls.
     credentials: Arc<Vec<(String, HeaderName, String)>>,
 }
 
@@ -33,7 +34,7 @@ impl std::fmt::Debug for Prober {
         f.debug_struct("Prober")
             .field("fetcher", &self.fetcher)
             .field("timeout", &self.timeout)
-            .field("credential_hosts", &hosts)
+            .field("credential_origins", &hosts)
             .finish()
     }
 }
@@ -56,20 +57,26 @@ impl Prober {
                 (policy.credentials.iter())
                     .filter_map(|c| {
                         let name = HeaderName::from_bytes(c.header.as_bytes()).ok()?;
-                        Some((c.host.to_ascii_lowercase(), name, c.value.clone()))
+                        let origin = Url::parse(&c.origin).ok()?.origin().ascii_serialization();
+                        Some((origin, name, c.value.clone()))
                     })
                     .collect(),
             ),
         })
     }
 
-    /// The credential the operator configured for `url`'s host, if any.
+    /// Forgets the hosts not asked lately (see [`Fetcher::forget_idle_hosts`]).
+    pub fn forget_idle_hosts(&self) {
+        self.fetcher.forget_idle_hosts();
+    }
+
+    /// The credential the operator configured for `url`'s origin (scheme, host and port), if
+    /// any.
     pub(super) fn credential(&self, url: &Url) -> Option<(&HeaderName, &str)> {
-        let host = url.host_str()?.to_ascii_lowercase();
-        let host = host.trim_matches(|c| c == '[' || c == ']');
+        let origin = url.origin().ascii_serialization();
         self.credentials
             .iter()
-            .find(|(h, _, _)| h == host)
+            .find(|(o, _, _)| *o == origin)
             .map(|(_, name, value)| (name, value.as_str()))
     }
 
@@ -94,7 +101,7 @@ impl Prober {
             }
         };
         let seconds = self.timeout.as_secs();
-        tokio::time::timeout_at(deadline, probing)
+        let outcome = tokio::time::timeout_at(deadline, probing)
             .await
             .unwrap_or_else(|_| {
                 Outcome::of(target, Status::Down).failed(
@@ -102,7 +109,8 @@ impl Prober {
                     Reason::Timeout,
                     format!("no complete answer within {seconds} s"),
                 )
-            })
+            });
+        super::clean::outcome(outcome)
     }
 
     /// Sends `request` once the budget allows, giving up at `deadline`; the answer with the
@@ -130,7 +138,14 @@ pub(super) fn unanswered(target: &Target, error: &FetchError) -> Outcome {
         FetchError::Status { .. } => (Status::Down, Reason::HttpStatus),
         FetchError::Network { .. } => (Status::Down, Reason::Connect),
     };
-    Outcome::of(target, status).failed(status, reason, error.to_string())
+    // Where a refused name points is not told (it would map the operator's own network).
+    let said = match error {
+        FetchError::Blocked { .. } => {
+            "refused: the address rules do not allow where it points".into()
+        }
+        _ => error.to_string(),
+    };
+    Outcome::of(target, status).failed(status, reason, said)
 }
 
 /// The outcome of an answer with a status its protocol does not answer with: a server error

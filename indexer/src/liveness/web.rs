@@ -19,7 +19,7 @@ pub(super) async fn probe(
     let mut request =
         Request::get(url).header(ACCEPT, "text/html, application/json;q=0.9, */*;q=0.5");
     // Only the status matters: the first bytes are enough.
-    request.enough = Some(|body: &[u8]| !body.is_empty());
+    request.enough = Some(|body: &[u8], _| !body.is_empty());
     match prober.send(&request, deadline).await {
         Ok((answer, latency)) if answer.status < 400 || matches!(answer.status, 401 | 403) => {
             answered(target, &answer, latency, super::Status::Up)

@@ -95,7 +95,8 @@ impl Fetcher {
             Some(interval) => Quota::with_period(interval.max(Duration::from_millis(1)))
                 .expect("a period of at least a millisecond"),
             None => Quota::per_second(rate),
-        };
+        }
+        .allow_burst(NonZeroU32::new(policy.per_host_burst.max(1)).expect("at least one"));
         Ok(Self {
             client,
             private_client,
@@ -104,6 +105,13 @@ impl Fetcher {
             rules,
             policy,
         })
+    }
+
+    /// Forgets the hosts not asked lately (the per-host limiter keeps a cell per host it ever
+    /// saw otherwise).
+    pub fn forget_idle_hosts(&self) {
+        self.per_host.retain_recent();
+        self.per_host.shrink_to_fit();
     }
 
     /// The policy in force.

@@ -32,6 +32,8 @@ pub struct FetchPolicy {
     /// When set, the least time between two requests to one host instead of
     /// `per_host_per_second` (the prober's politeness, slower than a request a second).
     pub per_host_min_interval: Option<Duration>,
+    /// Requests to one host that may go at once before its rate applies.
+    pub per_host_burst: u32,
     /// The `User-Agent` sent; `agentindex/VERSION` when unset.
     pub user_agent: Option<String>,
     /// Fetches in flight at once, over all hosts.
@@ -69,6 +71,7 @@ impl Default for FetchPolicy {
             max_redirects: 5,
             per_host_per_second: 5,
             per_host_min_interval: None,
+            per_host_burst: 1,
             user_agent: None,
             concurrency: 32,
             retries: 2,

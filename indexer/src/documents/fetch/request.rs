@@ -1,9 +1,9 @@
 //! One request of any method, under the same address rules, per-host limit and concurrency
 //! slots as a document fetch, whose answer is whatever the server says: any status comes back
 //! as an [`Answer`], not an error. The prober asks endpoints harmless questions with it. No
-//! retries: a probe reports what it saw. Every redirect hop is checked again; 307 and 308 keep
-//! the method and body, and a 301, 302 or 303 after anything but a GET is the answer itself
-//! (a probe that was redirected is not answered).
+//! retries: a probe reports what it saw. A GET follows redirects, every hop checked again;
+//! any other method is never redirected (its answer is the redirect itself), so a URL chosen
+//! by a stranger cannot send a POST or DELETE on to another address.
 
 use super::error::network;
 use super::{FetchError, Fetcher};
@@ -27,8 +27,9 @@ pub struct Request {
     /// The body, if any.
     pub body: Option<Vec<u8>>,
     /// Stops reading the body once what was read satisfies it (a streamed answer that stays
-    /// open after the part asked for, such as an MCP server's event stream).
-    pub enough: Option<fn(&[u8]) -> bool>,
+    /// open after the part asked for, such as an MCP server's event stream). It is given the
+    /// body so far and how much of it it was given before, so it need look only at what is new.
+    pub enough: Option<fn(&[u8], usize) -> bool>,
 }
 
 impl Request {
@@ -123,8 +124,8 @@ impl Fetcher {
 
     async fn send_following(&self, request: &Request) -> Result<Answer, FetchError> {
         let mut current = request.url.clone();
-        let mut method = request.method.clone();
-        let mut body = request.body.clone();
+        let method = request.method.clone();
+        let body = request.body.clone();
         let mut seen = vec![current.clone()];
         for _ in 0..=self.policy.max_redirects {
             let client = self.check(&current)?;
@@ -144,13 +145,9 @@ impl Fetcher {
             }
             let response = builder.send().await.map_err(|e| network(&current, &e))?;
             let status = response.status();
-            let keeps_method = matches!(
-                status,
-                StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
-            );
             let follows = status.is_redirection()
                 && status != StatusCode::NOT_MODIFIED
-                && (keeps_method || method == Method::GET);
+                && method == Method::GET;
             if follows {
                 let next = response
                     .headers()
@@ -166,10 +163,6 @@ impl Fetcher {
                         url: next.to_string(),
                         reason: "redirect loop".into(),
                     });
-                }
-                if !keeps_method {
-                    method = Method::GET;
-                    body = None;
                 }
                 seen.push(next.clone());
                 current = next;
@@ -195,7 +188,7 @@ impl Fetcher {
         &self,
         url: &Url,
         mut response: reqwest::Response,
-        enough: Option<fn(&[u8]) -> bool>,
+        enough: Option<fn(&[u8], usize) -> bool>,
     ) -> Result<Vec<u8>, FetchError> {
         let limit = self.policy.max_bytes;
         let too_large = || FetchError::TooLarge {
@@ -208,12 +201,13 @@ impl Fetcher {
         }
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(|e| network(url, &e))? {
-            if body.len() + chunk.len() > limit {
-                return Err(too_large());
-            }
-            body.extend_from_slice(&chunk);
-            if enough.is_some_and(|enough| enough(&body)) {
+            let (before, room) = (body.len(), limit - body.len());
+            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if enough.is_some_and(|enough| enough(&body, before)) {
                 break;
+            }
+            if chunk.len() > room {
+                return Err(too_large());
             }
         }
         Ok(body)

@@ -7,7 +7,8 @@
 
 use super::summaries;
 use crate::schema::{
-    agent_capabilities, agent_documents, agent_liveness, documents, probe_endpoints, probe_targets,
+    agent_capabilities, agent_documents, agent_liveness, documents, probe_daily, probe_endpoints,
+    probe_results, probe_targets,
 };
 use crate::store::{Dialect, QueryContext, StoreResult};
 use sqlx::AnyConnection;
@@ -33,7 +34,9 @@ pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64>
             .await
             .context("preparing the endpoints to probe")?;
     }
-    let web = "(lower(substr(trim({u}), 1, 8)) = 'https://' OR lower(substr(trim({u}), 1, 7)) = 'http://')";
+    // http(s) only, of a sane length (a longer one cannot be a key on PostgreSQL).
+    let web = "((lower(substr(trim({u}), 1, 8)) = 'https://' OR lower(substr(trim({u}), 1, 7)) = 'http://') \
+               AND length({u}) <= 2000)";
     let is_web = |column: &str| web.replace("{u}", column);
     let field = |value: &str, key: &str| dialect.json_field(value, key);
     let (url, binding, version) = (
@@ -59,12 +62,14 @@ pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64>
              trim({url}), 'card', {version}
            FROM {links} l
            JOIN {docs} d ON d.uri = l.uri AND d.expect = l.expect AND d.kind = 'card'
+             AND {readable}
            CROSS JOIN {interfaces}
            WHERE l.role = 'card' AND upper({binding}) IN ('JSONRPC', 'HTTP+JSON') AND {url_is_web}
          UNION
          SELECT DISTINCT l.agent_key, lower({name}), trim({endpoint}), 'registration', {service_version}
            FROM {links} l
            JOIN {docs} d ON d.uri = l.uri AND d.expect = l.expect AND d.kind = 'registration'
+             AND {readable}
            CROSS JOIN {services}
            WHERE l.role IN ('registration', 'metadata') AND lower({name}) IN ('mcp', 'web')
              AND {endpoint_is_web}
@@ -72,6 +77,7 @@ pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64>
          SELECT DISTINCT l.agent_key, 'x402', trim({resource}), 'payment', NULL
            FROM {links} l
            JOIN {docs} d ON d.uri = l.uri AND d.expect = l.expect AND d.kind = 'card'
+             AND {readable}
            CROSS JOIN {payments}
            WHERE l.role = 'card' AND {resource_is_web}",
         links = agent_documents::NAME,
@@ -80,6 +86,8 @@ pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64>
         url_is_web = is_web(&url),
         endpoint_is_web = is_web(&endpoint),
         resource_is_web = is_web(&resource),
+        // A projection holding an escaped NUL does not read as PostgreSQL's jsonb: skipped.
+        readable = "d.projection NOT LIKE '%\\u0000%' ESCAPE '!'",
         interfaces = dialect.json_items("d.projection", "interfaces", "i"),
         services = dialect.json_items("d.projection", "services", "s"),
         payments = dialect.json_items("d.projection", "payments", "p"),
@@ -88,12 +96,22 @@ pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64>
         .execute(&mut *conn)
         .await
         .context("listing the endpoints agents declare")?;
+    // Each (agent, kind, url) once, then at most PER_AGENT an agent, one of each kind first.
     let capped = format!(
-        "SELECT agent_key, kind, url, min(source) AS source, min(protocol_version) AS protocol_version
-         FROM (SELECT w.*, ROW_NUMBER() OVER (PARTITION BY agent_key ORDER BY kind, url) AS n
-               FROM wanted_probes w) ranked
-         WHERE n <= {PER_AGENT}
-         GROUP BY agent_key, kind, url"
+        "SELECT agent_key, kind, url, source, protocol_version
+         FROM (SELECT d.*, ROW_NUMBER() OVER (PARTITION BY agent_key ORDER BY kind_rank, kind, url) AS n
+               FROM (SELECT agent_key, kind, url, min(source) AS source,
+                       min(protocol_version) AS protocol_version,
+                       ROW_NUMBER() OVER (PARTITION BY agent_key, kind ORDER BY url) AS kind_rank
+                     FROM wanted_probes GROUP BY agent_key, kind, url) d) ranked
+         WHERE n <= {PER_AGENT}"
+    );
+    // Endpoints no agent declares any more: their outcomes go before they do.
+    let orphans = format!(
+        "SELECT e.kind, e.url FROM {endpoints} e WHERE NOT EXISTS
+           (SELECT 1 FROM {targets} t WHERE t.kind = e.kind AND t.url = e.url)",
+        endpoints = probe_endpoints::NAME,
+        targets = probe_targets::NAME,
     );
     let statements = [
         (
@@ -125,6 +143,20 @@ pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64>
                 shuffle = dialect.random_below(1 << 30),
             ),
             "adding endpoints to probe",
+        ),
+        (
+            format!(
+                "DELETE FROM {results} WHERE (kind, url) IN ({orphans})",
+                results = probe_results::NAME,
+            ),
+            "dropping the outcomes of endpoints no agent declares",
+        ),
+        (
+            format!(
+                "DELETE FROM {daily} WHERE (kind, url) IN ({orphans})",
+                daily = probe_daily::NAME,
+            ),
+            "dropping the daily outcomes of endpoints no agent declares",
         ),
         (
             format!(
