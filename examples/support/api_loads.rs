@@ -235,7 +235,8 @@ pub(crate) struct Measured {
 }
 
 /// Starts `oha` for `seconds` on `paths` under `base` (one path, or a list it draws from, written
-/// to `list`) at the load's rate, with `connections` connections.
+/// to `list`; none: the list [`write_list`] wrote there already) at the load's rate, with
+/// `connections` connections.
 pub(crate) fn start_oha(
     oha: &str,
     base: &str,
@@ -278,18 +279,26 @@ pub(crate) fn start_oha(
     if let [path] = paths {
         command.arg(format!("{base}{path}"));
     } else {
-        let mut text = String::new();
-        for path in paths {
-            text.push_str(base);
-            text.push_str(path);
-            text.push('\n');
+        if !paths.is_empty() {
+            write_list(base, paths, list)?;
         }
-        std::fs::write(list, text)?;
         command.arg("--urls-from-file").arg(list);
     }
     command.stdout(Stdio::piped()).stderr(Stdio::piped());
     tied.spawn()
         .map_err(|e| anyhow::anyhow!("cannot run oha ({oha}): {e}"))
+}
+
+/// Writes `paths` under `base` to `list`, one URL a line, for `oha --urls-from-file`.
+pub(crate) fn write_list(base: &str, paths: &[String], list: &Path) -> anyhow::Result<()> {
+    let mut text = String::new();
+    for path in paths {
+        text.push_str(base);
+        text.push_str(path);
+        text.push('\n');
+    }
+    std::fs::write(list, text)?;
+    Ok(())
 }
 
 /// Waits for an `oha` started by [`start_oha`] and reads its report; every answer must be 200.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// A field of `/proc/PID/status` in KiB (`VmRSS`, `RssAnon`).
-fn memory_kib(pid: u32, field: &str) -> Option<u64> {
+pub(crate) fn memory_kib(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()

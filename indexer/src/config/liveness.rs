@@ -76,8 +76,8 @@ impl Default for LivenessConfig {
             retry_secs: 300,
             max_backoff_secs: 86_400,
             min_interval_per_host_ms: 2_000,
-            requests_per_minute: 120,
-            concurrency: 8,
+            requests_per_minute: 600,
+            concurrency: 32,
             timeout_secs: 10,
             retention_days: 8,
             targets_sync_secs: 60,
@@ -174,7 +174,10 @@ mod tests {
             "origin = \"https://agent.example\"\nheader = \"Authorization\"\nvalue = \"Bearer hunter2\"",
         )
         .unwrap();
-        assert_eq!(config.liveness.credentials[0].origin, "https://agent.example");
+        assert_eq!(
+            config.liveness.credentials[0].origin,
+            "https://agent.example"
+        );
         assert!(
             !format!("{config:?}").contains("hunter2"),
             "the value is never shown"

@@ -1,9 +1,10 @@
 //! The probe worker: brings the endpoints to probe in line with what agents declare (every
 //! `targets_sync_secs`), and keeps probing those due, a pipeline of at most `concurrency` probes
 //! in flight: never two on one host at once nor one sooner than the host's interval after the
-//! last, every request within the global budget. Outcomes are handed to the store's writer with
-//! when each endpoint is due again, in batches (at most every [`SAVE_EVERY`]), so a slow host
-//! never holds back the others' results. It never blocks a follower, and the engine stops it
+//! last one ended, every request within the global budget. Due endpoints are read a page at a
+//! time, and outcomes handed to the store's writer with when each endpoint is due again in
+//! batches (every [`SAVE_EVERY`]), so a slow host never holds back the others' results and the
+//! API's readers see few commits. It never blocks a follower, and the engine stops it
 //! whenever it stops. It lives beside the engine because it joins two layers: the probes
 //! (`liveness`) and the store they are written to.
 
@@ -19,8 +20,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-/// Outcomes are saved at least this often while probes go on.
-const SAVE_EVERY: Duration = Duration::from_secs(1);
+/// Outcomes are saved at least this often while probes go on (each save is a commit the
+/// API's readers see: fewer is kinder to them).
+const SAVE_EVERY: Duration = Duration::from_secs(5);
+/// The store is asked for due endpoints at most this often within a step.
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+/// How long the worker waits, when nothing can start, before looking again.
+const IDLE_TICK: Duration = Duration::from_millis(200);
 /// Outcomes saved at once at most.
 const SAVE_BATCH: usize = 256;
 /// How long one [`ProbeWorker::step`] starts new probes for.
@@ -123,52 +129,71 @@ impl ProbeWorker {
         let mut done: Vec<ProbeResult> = Vec::new();
         let mut last_save = Instant::now();
         let (mut probed, mut up) = (0, 0);
-        let mut exhausted = false;
+        // Endpoints due, read a page at a time and started from as slots and hosts allow; the
+        // store is asked again only when the page is used up, at most every LOOK_EVERY.
+        let mut candidates: Vec<DueProbe> = Vec::new();
+        let mut last_look: Option<Instant> = None;
+        let mut dry = false;
         loop {
-            if !exhausted && in_flight.len() < slots && started.elapsed() < STEP_FOR {
-                let now = Instant::now();
-                self.hosts_asked
-                    .retain(|_, at| now.duration_since(*at) < interval);
-                let due = self
+            let looking = started.elapsed() < STEP_FOR;
+            if looking
+                && candidates.is_empty()
+                && last_look.is_none_or(|at| at.elapsed() >= LOOK_EVERY)
+            {
+                last_look = Some(Instant::now());
+                candidates = self
                     .store
                     .due_probes(unix_now(), CANDIDATES_PER_SLOT * slots as i64)
-                    .await?;
-                let fresh: Vec<DueProbe> = due
+                    .await?
                     .into_iter()
                     .filter(|d| !unsaved.contains(&(d.target.kind, d.target.url.clone())))
                     .collect();
-                exhausted = fresh.is_empty();
-                for due in fresh {
-                    if in_flight.len() >= slots {
-                        break;
-                    }
+                dry = candidates.is_empty();
+            }
+            if looking && in_flight.len() < slots {
+                let now = Instant::now();
+                self.hosts_asked
+                    .retain(|_, at| now.duration_since(*at) < interval);
+                let mut waiting = Vec::with_capacity(candidates.len());
+                for due in std::mem::take(&mut candidates) {
                     let host = host_of(&due.target.url);
-                    if busy_hosts.contains(&host) || self.hosts_asked.contains_key(&host) {
+                    let free = !busy_hosts.contains(&host) && !self.hosts_asked.contains_key(&host);
+                    if in_flight.len() >= slots || !free {
+                        waiting.push(due);
                         continue;
                     }
                     busy_hosts.insert(host.clone());
-                    self.hosts_asked.insert(host.clone(), Instant::now());
                     unsaved.insert((due.target.kind, due.target.url.clone()));
                     in_flight.push(probe(&prober, &policy, host, due));
                 }
+                candidates = waiting;
             }
-            if in_flight.is_empty() && (exhausted || started.elapsed() >= STEP_FOR) {
+            if in_flight.is_empty() && (dry || !looking) {
                 break;
             }
-            let wait = SAVE_EVERY.saturating_sub(last_save.elapsed());
+            // Wake for the next save when outcomes wait for one, else on the idle tick.
+            let tick = if done.is_empty() {
+                IDLE_TICK
+            } else {
+                SAVE_EVERY
+                    .saturating_sub(last_save.elapsed())
+                    .min(IDLE_TICK)
+            }
+            .max(Duration::from_millis(10));
             tokio::select! {
                 finished = in_flight.next(), if !in_flight.is_empty() => {
                     if let Some((host, result)) = finished {
+                        // The host's interval runs from the end of its probe, so the next
+                        // probe's first request is a whole interval after this one's last.
+                        self.hosts_asked.insert(host.clone(), Instant::now());
                         busy_hosts.remove(&host);
                         probed += 1;
                         up += usize::from(result.outcome.status == Status::Up);
                         done.push(result);
                     }
                 }
-                // Nothing to start on until a host's interval passes or new ones come due.
-                () = tokio::time::sleep(wait.min(interval).max(Duration::from_millis(100))) => {
-                    exhausted = false;
-                }
+                // Nothing to start until a host's interval passes or new endpoints come due.
+                () = tokio::time::sleep(tick) => {}
             }
             if done.len() >= SAVE_BATCH || (!done.is_empty() && last_save.elapsed() >= SAVE_EVERY) {
                 self.save(&mut done, &mut unsaved).await?;

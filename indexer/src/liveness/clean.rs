@@ -13,10 +13,7 @@ const MAX_DETAIL_BYTES: usize = 48 << 10;
 
 /// `text` without control characters, at most `max` characters.
 pub fn text(text: &str, max: usize) -> String {
-    text.chars()
-        .filter(|c| !c.is_control())
-        .take(max)
-        .collect()
+    text.chars().filter(|c| !c.is_control()).take(max).collect()
 }
 
 /// `outcome` with every text it carries cleaned, and its detail within its size.
@@ -24,7 +21,9 @@ pub fn outcome(mut outcome: Outcome) -> Outcome {
     outcome.error = outcome.error.map(|e| text(&e, MAX_TEXT));
     outcome.protocol_version = outcome.protocol_version.map(|v| text(&v, 64));
     clean_value(&mut outcome.detail);
-    while outcome.detail.to_string().len() > MAX_DETAIL_BYTES && halve_longest_list(&mut outcome.detail) {}
+    while outcome.detail.to_string().len() > MAX_DETAIL_BYTES
+        && halve_longest_list(&mut outcome.detail)
+    {}
     outcome
 }
 

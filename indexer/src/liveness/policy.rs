@@ -48,7 +48,8 @@ impl LivenessPolicy {
         let fetch = FetchPolicy {
             max_bytes: 256 << 10,
             total_timeout: timeout,
-            connect_timeout: timeout.min(Duration::from_secs(5)),
+            // A host that drops the connection attempt holds a slot this long at most.
+            connect_timeout: timeout.min(Duration::from_secs(3)),
             deadline: timeout,
             retries: 0,
             per_host_min_interval: Some(Duration::from_millis(

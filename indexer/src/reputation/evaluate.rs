@@ -219,7 +219,9 @@ pub fn evaluate(facts: &AgentFacts, as_of: u64, rules: &ReputationRules) -> Eval
         feedback: feedback_evidence.score,
         validations: validations.average,
         ratings: ratings.average,
-        availability: facts.availability.filter(|_| rules.weights.availability > 0.0),
+        availability: facts
+            .availability
+            .filter(|_| rules.weights.availability > 0.0),
     };
     Evaluation {
         composite: composite(components, &rules.weights),
