@@ -13,6 +13,7 @@
 
 mod a2a;
 pub mod clean;
+mod dispatch;
 mod extended_card;
 mod jsonrpc;
 mod mcp;

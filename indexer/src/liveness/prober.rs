@@ -1,6 +1,7 @@
-//! [`Prober`]: probes one endpoint with the question of its kind, every request it sends
-//! waiting first for the global budget (requests per minute over every host) and then for the
-//! fetcher's per-host interval, and reads a failed request as a status and a reason.
+//! [`Prober`]: what every probe sends through. Each request waits first for the global budget
+//! (requests per minute over every host) and then for the fetcher's per-host limit; a failed
+//! request reads as a status and a reason (`unanswered`, `unexpected_status`). Which question
+//! a probe asks is `dispatch.rs`'s.
 
 use super::{LivenessPolicy, Outcome, Reason, Status, Target};
 use crate::documents::{Answer, FetchError, Fetcher, Request};
@@ -65,6 +66,11 @@ impl Prober {
         })
     }
 
+    /// How long one probe may take.
+    pub(super) fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
     /// Forgets the hosts not asked lately (see [`Fetcher::forget_idle_hosts`]).
     pub fn forget_idle_hosts(&self) {
         self.fetcher.forget_idle_hosts();
@@ -78,39 +84,6 @@ impl Prober {
             .iter()
             .find(|(o, _, _)| *o == origin)
             .map(|(_, name, value)| (name, value.as_str()))
-    }
-
-    /// Probes `target` with the question of its kind, within the probe timeout.
-    pub async fn probe(&self, target: &Target) -> Outcome {
-        let Ok(url) = Url::parse(&target.url) else {
-            return Outcome::of(target, Status::Blocked).failed(
-                Status::Blocked,
-                Reason::Unsupported,
-                format!("{:?} is not a URL", target.url),
-            );
-        };
-        let deadline = Instant::now() + self.timeout;
-        let probing = async {
-            match target.kind {
-                super::Kind::A2aCard => super::a2a::card(self, target, url, deadline).await,
-                super::Kind::A2aJsonrpc => super::a2a::jsonrpc(self, target, url, deadline).await,
-                super::Kind::A2aRest => super::a2a::rest(self, target, url, deadline).await,
-                super::Kind::Mcp => super::mcp::probe(self, target, url, deadline).await,
-                super::Kind::X402 => super::x402::probe(self, target, url, deadline).await,
-                super::Kind::Web => super::web::probe(self, target, url, deadline).await,
-            }
-        };
-        let seconds = self.timeout.as_secs();
-        let outcome = tokio::time::timeout_at(deadline, probing)
-            .await
-            .unwrap_or_else(|_| {
-                Outcome::of(target, Status::Down).failed(
-                    Status::Down,
-                    Reason::Timeout,
-                    format!("no complete answer within {seconds} s"),
-                )
-            });
-        super::clean::outcome(outcome)
     }
 
     /// Sends `request` once the budget allows, giving up at `deadline`; the answer with the
