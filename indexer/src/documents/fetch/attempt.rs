@@ -57,23 +57,7 @@ impl Fetcher {
             let response = request.send().await.map_err(|e| network(&current, &e))?;
             let status = response.status();
             if status.is_redirection() && status != reqwest::StatusCode::NOT_MODIFIED {
-                let next = response
-                    .headers()
-                    .get(header::LOCATION)
-                    .and_then(|l| l.to_str().ok())
-                    .and_then(|l| current.join(l).ok())
-                    .ok_or_else(|| FetchError::Redirects {
-                        url: current.to_string(),
-                        reason: format!("HTTP {} without a usable Location", status.as_u16()),
-                    })?;
-                if seen.contains(&next) {
-                    return Err(FetchError::Redirects {
-                        url: next.to_string(),
-                        reason: "redirect loop".into(),
-                    });
-                }
-                seen.push(next.clone());
-                current = next;
+                current = next_hop(&current, &response, &mut seen)?;
                 continue;
             }
             if status == reqwest::StatusCode::NOT_MODIFIED {
@@ -126,6 +110,35 @@ impl Fetcher {
         }
         Ok(body)
     }
+}
+
+/// Where the redirect `response` to `current` points, noted in `seen`; a redirect without a
+/// usable `Location`, or back to a URL already seen, is an error.
+pub(super) fn next_hop(
+    current: &Url,
+    response: &reqwest::Response,
+    seen: &mut Vec<Url>,
+) -> Result<Url, FetchError> {
+    let next = response
+        .headers()
+        .get(header::LOCATION)
+        .and_then(|l| l.to_str().ok())
+        .and_then(|l| current.join(l).ok())
+        .ok_or_else(|| FetchError::Redirects {
+            url: current.to_string(),
+            reason: format!(
+                "HTTP {} without a usable Location",
+                response.status().as_u16()
+            ),
+        })?;
+    if seen.contains(&next) {
+        return Err(FetchError::Redirects {
+            url: next.to_string(),
+            reason: "redirect loop".into(),
+        });
+    }
+    seen.push(next.clone());
+    Ok(next)
 }
 
 /// The value of header `name`, when it is there and readable as text.

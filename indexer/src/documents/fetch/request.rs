@@ -5,9 +5,10 @@
 //! any other method is never redirected (its answer is the redirect itself), so a URL chosen
 //! by a stranger cannot send a POST or DELETE on to another address.
 
+use super::attempt::next_hop;
 use super::error::network;
 use super::{FetchError, Fetcher};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, LOCATION};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode};
 use tokio::time::Instant;
 use url::Url;
@@ -149,23 +150,7 @@ impl Fetcher {
                 && status != StatusCode::NOT_MODIFIED
                 && method == Method::GET;
             if follows {
-                let next = response
-                    .headers()
-                    .get(LOCATION)
-                    .and_then(|l| l.to_str().ok())
-                    .and_then(|l| current.join(l).ok())
-                    .ok_or_else(|| FetchError::Redirects {
-                        url: current.to_string(),
-                        reason: format!("HTTP {} without a usable Location", status.as_u16()),
-                    })?;
-                if seen.contains(&next) {
-                    return Err(FetchError::Redirects {
-                        url: next.to_string(),
-                        reason: "redirect loop".into(),
-                    });
-                }
-                seen.push(next.clone());
-                current = next;
+                current = next_hop(&current, &response, &mut seen)?;
                 continue;
             }
             let headers = response.headers().clone();
