@@ -74,6 +74,9 @@ pub(crate) enum Command {
     },
     /// Serve the API over an existing database without indexing.
     Serve(ConfigArg),
+    /// Serve the MCP server on standard input and output (for desktop MCP clients), over an
+    /// existing database.
+    Mcp(ConfigArg),
     /// Start a local chain, deploy the contracts, register demo agents, then index and serve.
     Dev {
         /// A configuration whose `[api] listen` address to serve on.
@@ -168,6 +171,7 @@ impl Command {
                 .await
             }
             Command::Serve(config) => crate::serve::serve(config.load()?).await,
+            Command::Mcp(config) => crate::serve::mcp_on_stdio(config.load()?).await,
             Command::Migrate(config) => crate::migrate::run(config.load()?).await,
             Command::Backup { path, config } => crate::backup::run(config.load()?, &path).await,
             Command::Copy { from, to, config } => {

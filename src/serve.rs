@@ -1,5 +1,5 @@
-//! `agentindex serve` (the API over an existing database) and `agentindex run` (index and serve
-//! in one process).
+//! `agentindex serve` (the API over an existing database), `agentindex run` (index and serve
+//! in one process) and `agentindex mcp` (the MCP server on stdio, over an existing database).
 
 use crate::progress::Reporter;
 use agentindex_api::ApiState;
@@ -20,6 +20,16 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<ExitCode> {
         announce,
     )
     .await?;
+    store.close().await;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Serves MCP on stdin and stdout until the client closes them (logs go to stderr).
+pub(crate) async fn mcp_on_stdio(config: Config) -> anyhow::Result<ExitCode> {
+    let store = open_for_serving(&config).await?;
+    let state = ApiState::new(store.clone(), &config);
+    let schema = agentindex_api::graphql::schema(state.clone());
+    agentindex_api::mcp::serve_stdio(schema, state).await?;
     store.close().await;
     Ok(ExitCode::SUCCESS)
 }

@@ -195,6 +195,14 @@ async fn clients_over_their_rate_get_429_and_cors_follows_the_config() {
         retry_after.is_some_and(|s| (1..=60).contains(&s)),
         "{retry_after:?}"
     );
+    let mcp = client
+        .post(format!("{base}/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(mcp.status(), 429, "/mcp spends the same client's rate");
     let health = client.get(format!("{base}/healthz")).send().await.unwrap();
     assert_eq!(health.status(), 200, "health checks are never limited");
 

@@ -34,6 +34,7 @@ mod index_scenario;
 mod index_smoke;
 mod layers;
 mod legacy_logs;
+mod mcp_server;
 mod networks;
 mod no_orphans;
 mod operations;

@@ -10,7 +10,8 @@
 //! and connection caps; `websocket` `/graphql/ws` and its caps; [`metrics`] `/metrics`;
 //! [`feeds`] answers the
 //! reputation feed (`GET /feeds/reputation.jsonl`);
-//! [`subgraph`] answers the agent0 subgraph's GraphQL at `/subgraphs/name/agent0`;
+//! [`subgraph`] answers the agent0 subgraph's GraphQL at `/subgraphs/name/agent0`; [`mcp`] is
+//! the MCP server (`/mcp`, and stdio for `agentindex mcp`);
 //! [`changes`] turns committed batches into subscription events; [`cache`] keeps query
 //! responses while the database is unchanged (keyed by `cache_key`, bounded by `lru`);
 //! `facet_cache` keeps skill and tag facets; [`feed_cache`] keeps computed feeds (in files,
@@ -35,6 +36,7 @@ pub mod http;
 pub mod limits;
 pub mod low_priority_lane;
 mod lru;
+pub mod mcp;
 pub mod metrics;
 mod read;
 mod row_budget;

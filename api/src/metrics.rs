@@ -75,6 +75,8 @@ pub enum Endpoint {
     /// `subgraph:{operation}`. A GraphQL name holds no `:`, so no `/graphql` operation is
     /// counted with them.
     Subgraph,
+    /// The MCP server (`/mcp`, `agentindex mcp`): counted under `mcp:{tool}`.
+    Mcp,
 }
 
 impl Endpoint {
@@ -82,6 +84,7 @@ impl Endpoint {
         match self {
             Endpoint::Graphql => "",
             Endpoint::Subgraph => "subgraph:",
+            Endpoint::Mcp => "mcp:",
         }
     }
 }

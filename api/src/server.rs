@@ -34,6 +34,7 @@ const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Every route of the API.
 pub fn router(state: ApiState) -> Router {
     let schema = graphql::schema(state.clone());
+    let schema_for_mcp = schema.clone();
     agentindex_indexer::priority::ration_lowered_threads(state.api.low_priority_cores);
     let time = Arc::new(TimeShare::new(&state.api));
     let api = Router::new()
@@ -63,6 +64,10 @@ pub fn router(state: ApiState) -> Router {
         .route(
             "/subgraphs/name/agent0/{chain}",
             get(subgraph::get_chain).post(subgraph::post_chain),
+        )
+        .route_service(
+            crate::mcp::PATH,
+            crate::mcp::service(schema_for_mcp, state.clone()),
         )
         .with_state(state)
         .merge(api)

@@ -14,6 +14,7 @@ pub(crate) mod graphql;
 pub(crate) mod graphql_ws;
 pub(crate) mod hostile;
 pub(crate) mod liveness;
+pub(crate) mod mcp;
 pub(crate) mod memory;
 pub(crate) mod postgres;
 pub(crate) mod processes;
