@@ -138,6 +138,18 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
     let sleeping = demo::via_erc8004(&devnet, accounts[1], &data_uri(&sleeping_doc))
         .await
         .unwrap();
+    // An agent whose file says what its A2A skills are, as the agent0 SDK writes it
+    // (`a2aSkills` on the A2A service): that list is served, not its skills' tags or ids.
+    let vision_doc = registration(
+        "Vision Scout",
+        json!([{"name": "A2A", "endpoint": format!("{}/vision", server.base), "version": "0.30",
+                "a2aSkills": ["vision", "ocr"]}]),
+        false,
+        true,
+    );
+    let vision = demo::via_erc8004(&devnet, accounts[3], &data_uri(&vision_doc))
+        .await
+        .unwrap();
     // Many more, so a search crosses the SDKs' 1,000-agent page.
     let bulk_owner = accounts[9];
     for n in 0..BULK {
@@ -181,6 +193,9 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
         "calls": [
             {"name": "byName", "method": "searchAgents", "args": [{"chains": [chain], "name": "oracle"}]},
             {"name": "bySkill", "method": "searchAgents", "args": [{"chains": [chain], "a2aSkills": ["forecast"]}]},
+            {"name": "byTag", "method": "searchAgents", "args": [{"chains": [chain], "a2aSkills": ["weather"]}]},
+            {"name": "byDeclared", "method": "searchAgents", "args": [{"chains": [chain], "a2aSkills": ["vision"]}]},
+            {"name": "vision", "method": "getAgent", "args": [id(vision)]},
             {"name": "byOasf", "method": "searchAgents", "args": [{"chains": [chain], "oasfSkills": ["natural_language_processing/summarization"], "oasfDomains": ["finance_and_business"]}]},
             {"name": "byOwner", "method": "searchAgents", "args": [{"chains": [chain], "owners": [hex(accounts[1])]}]},
             {"name": "x402Active", "method": "searchAgents", "args": [{"chains": [chain], "x402support": true, "active": true}]},
@@ -219,6 +234,13 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
         .map(|e| format!("{chain}:{}", e["node"]["tokenId"].as_str().unwrap()))
         .collect();
     assert_eq!(ids(&r["bySkill"], "agentId"), own_skill);
+    // As agent0's own crawler fills `a2aSkills`: with the tags of the card's skills.
+    assert_eq!(ids(&r["byTag"], "agentId"), BTreeSet::from([id(weather)]));
+    assert_eq!(
+        ids(&r["byDeclared"], "agentId"),
+        BTreeSet::from([id(vision)])
+    );
+    assert_eq!(r["vision"]["a2aSkills"], json!(["vision", "ocr"]));
     assert_eq!(ids(&r["byOasf"], "agentId"), BTreeSet::from([id(weather)]));
     assert_eq!(
         ids(&r["byOwner"], "agentId"),
@@ -236,12 +258,12 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
     let everyone = r["everyone"].as_array().unwrap();
     assert_eq!(
         everyone.len(),
-        BULK + 3,
+        BULK + 4,
         "every agent with a registration file, across two pages"
     );
     assert_eq!(
         ids(&r["everyone"], "agentId").len(),
-        BULK + 3,
+        BULK + 4,
         "no agent twice across the page boundary"
     );
     let one = &r["one"];
@@ -249,8 +271,8 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
     assert_eq!(one["owners"], json!([hex(accounts[1])]));
     assert_eq!(
         one["a2aSkills"],
-        json!(["forecast"]),
-        "the card's skills, which the public subgraph leaves empty"
+        json!(["weather", "forecast"]),
+        "the card's skills' tags, then their ids, which the public subgraph leaves empty"
     );
     assert_eq!(one["oasfDomains"], json!(["finance_and_business"]));
     assert_eq!(one["ens"], "weather.eth");
@@ -309,6 +331,8 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
         "calls": [
             {"name": "byName", "method": "searchAgents", "kwargs": {"chains": [chain], "name": "oracle"}},
             {"name": "bySkill", "method": "searchAgents", "kwargs": {"chains": [chain], "a2aSkills": ["forecast"]}},
+            {"name": "byTag", "method": "searchAgents", "kwargs": {"chains": [chain], "a2aSkills": ["weather"]}},
+            {"name": "byDeclared", "method": "searchAgents", "kwargs": {"chains": [chain], "a2aSkills": ["vision"]}},
             {"name": "byOwner", "method": "searchAgents", "kwargs": {"chains": [chain], "owners": [hex(accounts[1])]}},
             {"name": "x402Active", "method": "searchAgents", "kwargs": {"chains": [chain], "x402support": true, "active": true}},
             {"name": "everyone", "method": "searchAgents", "kwargs": {"chains": [chain]}},
@@ -325,12 +349,17 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
     }
     assert_eq!(ids(&p["byName"], "agentId"), ids(&r["byName"], "agentId"));
     assert_eq!(ids(&p["bySkill"], "agentId"), ids(&r["bySkill"], "agentId"));
+    assert_eq!(ids(&p["byTag"], "agentId"), ids(&r["byTag"], "agentId"));
+    assert_eq!(
+        ids(&p["byDeclared"], "agentId"),
+        ids(&r["byDeclared"], "agentId")
+    );
     assert_eq!(ids(&p["byOwner"], "agentId"), ids(&r["byOwner"], "agentId"));
     assert_eq!(
         ids(&p["x402Active"], "agentId"),
         ids(&r["x402Active"], "agentId")
     );
-    assert_eq!(p["everyone"].as_array().unwrap().len(), BULK + 3);
+    assert_eq!(p["everyone"].as_array().unwrap().len(), BULK + 4);
     assert_eq!(p["one"]["name"], "Weather Oracle");
     assert_eq!(p["feedback"].as_array().unwrap().len(), kept.len());
     assert_eq!(p["feedbackAll"].as_array().unwrap().len(), own.len());

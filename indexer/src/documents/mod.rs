@@ -24,7 +24,7 @@ pub mod registration;
 pub mod signature;
 pub mod uri;
 
-pub use card::{CardProjection, parse_card, read_card};
+pub use card::{CardProjection, Skill, parse_card, read_card};
 pub use check::{Checked, Expect, Projection, check, check_until};
 pub use checker::Checker;
 pub use feedback::{FeedbackFileProjection, ProofOfPayment, parse_feedback_file};

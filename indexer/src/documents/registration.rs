@@ -25,6 +25,10 @@ pub struct Service {
     /// Domains it lists (an OASF service's taxonomy domains).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub domains: Vec<String>,
+    /// What an A2A service says its agent's skills are (`a2aSkills`: the agent0 SDK writes the
+    /// tags of the card's skills there).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub a2a_skills: Vec<String>,
 }
 
 /// A `registrations` entry: the agent this file says it describes.
@@ -163,6 +167,7 @@ pub fn read_registration(
                 version: entry.string(&["version"], report),
                 skills: entry.strings(&["skills"], report),
                 domains: entry.strings(&["domains"], report),
+                a2a_skills: entry.strings(&["a2aSkills"], report),
             }),
             _ => report.warning(
                 "registration.service.incomplete",

@@ -338,6 +338,28 @@ fn every_registration_file_revision_reads_to_the_same_projection() {
 }
 
 #[test]
+fn an_a2a_service_says_what_its_skills_are_as_the_agent0_sdk_writes_them() {
+    let (file, report) = registration(json!({
+        "type": "https://eips.ethereum.org/EIPS/eip-8004#registration-v1",
+        "name": "Agent", "description": "Sees things",
+        "services": [{"name": "A2A", "endpoint": "https://agent.example", "version": "0.30",
+                      "a2aSkills": ["vision", "ocr"]}]
+    }));
+    assert!(report.lints.is_empty(), "{:?}", report.lints);
+    assert_eq!(file.services[0].a2a_skills, vec!["vision", "ocr"]);
+    let (file, report) = registration(json!({
+        "type": "https://eips.ethereum.org/EIPS/eip-8004#registration-v1",
+        "name": "Agent", "description": "Sees things",
+        "services": [{"name": "A2A", "endpoint": "https://agent.example", "a2aSkills": "vision"}]
+    }));
+    assert!(file.services[0].a2a_skills.is_empty());
+    assert!(
+        !report.lints.is_empty(),
+        "a list that is not one is reported"
+    );
+}
+
+#[test]
 fn a_card_url_in_the_a2a_service_is_used_as_is() {
     assert_eq!(
         super::registration::card_urls("https://agent.example/cards/main.json"),

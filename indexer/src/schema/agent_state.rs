@@ -98,6 +98,16 @@ super::tables! {
         did: Option<String>,
     }
 
+    /// What the agent0 subgraph's `AgentRegistrationFile.a2aSkills` holds for each ERC-8004
+    /// agent with a readable registration file, in order: what the file's A2A service declares
+    /// (`a2aSkills`), else the tags of the agent's skills, then their ids (the agent0 SDK's own
+    /// crawler fills the field with the card's tags). Rewritten with the registration row.
+    agent_a2a_skills [agent_key, position] {
+        agent_key: String,
+        position: i64,
+        skill: String,
+    }
+
     /// The registration files' names and descriptions, indexed for the subgraph endpoint's
     /// substring filters.
     agent_registration_text [] as SearchIndex {

@@ -10,8 +10,8 @@ use super::{
     parted, reference, scalar, text,
 };
 use agentindex_indexer::schema::{
-    Column, agent_activity, agent_registration_text, agent_registrations, agent_skills,
-    agent_terms, agents, events, feedback, identity_metadata, validation_requests,
+    Column, agent_a2a_skills, agent_activity, agent_registration_text, agent_registrations, agents,
+    events, feedback, identity_metadata, validation_requests,
 };
 use agentindex_indexer::store::Dialect;
 
@@ -275,23 +275,24 @@ pub(super) fn agent_registration_file(dialect: Dialect) -> Entity {
             list("mcpTools", Scalar::String, "'[]'"),
             list("mcpPrompts", Scalar::String, "'[]'"),
             list("mcpResources", Scalar::String, "'[]'"),
+            // What the agent0 SDK writes there: the file's declared `a2aSkills`, else the
+            // tags of the agent's skills, then their ids (`store/documents/registrations.rs`).
             Field {
                 member: Some(keep(format!(
-                    "g.agent_key IN (SELECT t.agent_key FROM {} t WHERE t.term = lower(?) AND t.kind = 'skill' AND EXISTS (SELECT 1 FROM {} k WHERE k.agent_key = t.agent_key AND k.skill_id = ?))",
-                    agent_terms::NAME,
-                    agent_skills::NAME
+                    "g.agent_key IN (SELECT s.agent_key FROM {} s WHERE s.skill = ?)",
+                    agent_a2a_skills::NAME
                 ))),
                 member_check: Some(keep(format!(
-                    "EXISTS (SELECT 1 FROM {} k WHERE k.agent_key = g.agent_key AND k.skill_id = ?)",
-                    agent_skills::NAME
+                    "EXISTS (SELECT 1 FROM {} s WHERE s.agent_key = g.agent_key AND s.skill = ?)",
+                    agent_a2a_skills::NAME
                 ))),
                 ..list(
                     "a2aSkills",
                     Scalar::String,
                     format!(
-                        "(SELECT {} FROM (SELECT skill_id FROM {} WHERE agent_key = g.agent_key ORDER BY skill_id) k)",
-                        dialect.json_aggregate("k.skill_id"),
-                        agent_skills::NAME
+                        "(SELECT {} FROM (SELECT skill FROM {} WHERE agent_key = g.agent_key ORDER BY position) k)",
+                        dialect.json_aggregate("k.skill"),
+                        agent_a2a_skills::NAME
                     ),
                 )
             },

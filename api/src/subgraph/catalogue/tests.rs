@@ -236,7 +236,7 @@ fn json_and_hex_are_each_databases_own() {
     );
     assert!(
         sql_of(Dialect::Sqlite, "AgentRegistrationFile", "a2aSkills")
-            .starts_with("(SELECT json_group_array(k.skill_id) FROM ")
+            .starts_with("(SELECT json_group_array(k.skill) FROM ")
     );
     assert!(
         sql_of(Dialect::Sqlite, "FeedbackResponse", "id")

@@ -4,7 +4,7 @@
 use super::*;
 use crate::subgraph::catalogue;
 use crate::subgraph::sql::Bind;
-use agentindex_indexer::schema::{agent_registrations, agent_terms};
+use agentindex_indexer::schema::{agent_a2a_skills, agent_registrations};
 use agentindex_indexer::store::Dialect;
 
 /// The catalogue written for SQLite.
@@ -93,7 +93,9 @@ fn the_narrowest_clause_finds_rows_and_the_others_test_them() {
     assert!(sql.text.contains("MATCH ?"), "{}", sql.text);
     let correlated = format!("EXISTS (SELECT 1 FROM {} g", agent_registrations::NAME);
     assert!(sql.text.contains(&correlated), "{}", sql.text);
-    assert!(!sql.text.contains(agent_terms::NAME), "{}", sql.text);
+    // The skill is tested on the agent's own rows, not looked up among everyone's.
+    let lookup = format!("IN (SELECT s.agent_key FROM {} s", agent_a2a_skills::NAME);
+    assert!(!sql.text.contains(&lookup), "{}", sql.text);
     // The skill alone is the best there is: it finds.
     let sql = condition(
         sqlite(),
@@ -103,7 +105,7 @@ fn the_narrowest_clause_finds_rows_and_the_others_test_them() {
         })),
     )
     .unwrap();
-    assert!(sql.text.contains(agent_terms::NAME), "{}", sql.text);
+    assert!(sql.text.contains(&lookup), "{}", sql.text);
     // A short piece of text has no trigram to look up: every name is read.
     let sql = condition(
         sqlite(),

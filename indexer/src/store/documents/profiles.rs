@@ -122,7 +122,6 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
             .into_iter()
             .map(LinkRow::linked)
             .collect::<StoreResult<Vec<_>>>()?;
-        super::registrations::registration(conn, key, &documents).await?;
         let Profile {
             name,
             description,
@@ -138,6 +137,7 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
             registration_verified,
             domain_verified,
         } = build_profile(&agent.chain_agent()?, &documents);
+        super::registrations::registration(conn, key, &documents, &skills).await?;
         let input_modes = json(&input_modes);
         let output_modes = json(&output_modes);
         let payments = json(&payments);

@@ -197,6 +197,7 @@ mod tests {
         schema::agent_search::NAME,
         schema::agent_registrations::NAME,
         schema::agent_registration_text::NAME,
+        schema::agent_a2a_skills::NAME,
         schema::agent_profiles::NAME,
         schema::documents::NAME,
         schema::document_lints::NAME,
