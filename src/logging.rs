@@ -1,5 +1,6 @@
 //! Tracing set-up: human-readable lines on a terminal, JSON lines with `LOG_FORMAT=json`, and the
-//! level from `RUST_LOG` (default `info`), with the RPC transport's URL-carrying spans held back.
+//! level from `RUST_LOG` (default `info`), with the RPC transport's URL-carrying spans and the
+//! MCP SDK's per-request lines held back.
 
 use tracing_subscriber::EnvFilter;
 
@@ -8,12 +9,21 @@ use tracing_subscriber::EnvFilter;
 /// `RUST_LOG` names the crate itself.
 const TRANSPORT_SPANS: &str = "alloy_transport_http=info";
 
+/// The MCP SDK logs every session at `info` and every error answer (a client's unknown tool,
+/// say) at `warn`: one line per request any client can cause, so it speaks only of its own
+/// errors unless `RUST_LOG` names the crate itself.
+const MCP_SDK: &str = "rmcp=error";
+
 /// Installs the global subscriber; logs go to stderr so stdout stays for command output.
 pub(crate) fn init() {
     let mut filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let named = std::env::var("RUST_LOG").is_ok_and(|v| v.contains("alloy_transport_http"));
-    if !named && let Ok(directive) = TRANSPORT_SPANS.parse() {
-        filter = filter.add_directive(directive);
+    let asked = std::env::var("RUST_LOG").unwrap_or_default();
+    for (crate_name, directive) in [("alloy_transport_http", TRANSPORT_SPANS), ("rmcp", MCP_SDK)] {
+        if !asked.contains(crate_name)
+            && let Ok(directive) = directive.parse()
+        {
+            filter = filter.add_directive(directive);
+        }
     }
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)

@@ -225,6 +225,23 @@ async fn clients_over_their_rate_get_429_and_cors_follows_the_config() {
             .get("access-control-allow-origin")
             .is_none()
     );
+    // A browser's MCP client sends its protocol version on every request after `initialize`.
+    let mcp = client
+        .request(reqwest::Method::OPTIONS, format!("{base}/mcp"))
+        .header("origin", "https://explorer.example")
+        .header("access-control-request-method", "POST")
+        .header(
+            "access-control-request-headers",
+            "content-type,mcp-protocol-version",
+        )
+        .send()
+        .await
+        .unwrap();
+    let headers = mcp.headers()["access-control-allow-headers"]
+        .to_str()
+        .unwrap()
+        .to_ascii_lowercase();
+    assert!(headers.contains("mcp-protocol-version"), "{headers}");
 
     served.stop().await;
 }

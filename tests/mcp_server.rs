@@ -103,6 +103,8 @@ async fn official_mcp_clients_get_the_graphql_apis_answers() {
         {"name": "noSuchTool", "tool": "drop_tables", "arguments": {}},
         {"name": "statusAfter", "tool": "network_status"},
         {"name": "card", "resource": format!("agentindex://agents/{pilot}/card")},
+        // As clients fill the template in: the id percent-encoded.
+        {"name": "cardFilledIn", "resource": format!("agentindex://agents/{}/card", pilot.replace(':', "%3A"))},
         {"name": "registration", "resource": format!("agentindex://agents/{pilot}/registration")},
         {"name": "tags", "resource": "agentindex://taxonomy/tags"},
         {"name": "noCard", "resource": format!("agentindex://agents/{paid}/card")},
@@ -338,6 +340,7 @@ async fn official_mcp_clients_get_the_graphql_apis_answers() {
         serde_json::from_str(contents[0]["text"].as_str().unwrap()).unwrap()
     };
     assert_eq!(text_of("card"), card);
+    assert_eq!(text_of("cardFilledIn"), card);
     assert_eq!(text_of("registration"), registration);
     let tags = data(
         &graphql,

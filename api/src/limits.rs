@@ -13,7 +13,7 @@ use crate::metrics::ApiMetrics;
 use crate::time_share::{TimeShare, retry_after_secs};
 use agentindex_indexer::config::ApiConfig;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use governor::clock::{Clock, DefaultClock};
@@ -133,6 +133,10 @@ pub(crate) async fn rate_limit(
     };
     if limiter.time.is_heavy(client) && !NEVER_LOWERED.contains(&path) {
         limiter.metrics.low_priority();
+        let mut request = request;
+        request
+            .extensions_mut()
+            .insert(crate::low_priority_lane::LoweredRequest);
         match limiter.lane.run(next.run(request)).await {
             Ok(response) => response,
             Err(closed) => (StatusCode::SERVICE_UNAVAILABLE, closed.to_string()).into_response(),
@@ -169,7 +173,13 @@ fn too_many(seconds: u64, message: String) -> Response {
 pub(crate) fn cors(origins: &[String]) -> CorsLayer {
     let layer = CorsLayer::new()
         .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
-        .allow_headers([header::CONTENT_TYPE]);
+        // MCP's streamable HTTP sends its protocol version (and, from servers with sessions,
+        // a session id) on every request after `initialize`.
+        .allow_headers([
+            header::CONTENT_TYPE,
+            HeaderName::from_static("mcp-protocol-version"),
+            HeaderName::from_static("mcp-session-id"),
+        ]);
     if origins.iter().any(|o| o == "*") {
         layer.allow_origin(Any)
     } else {

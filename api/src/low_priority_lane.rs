@@ -20,6 +20,11 @@ pub struct LowPriorityLane {
     handle: Option<Handle>,
 }
 
+/// Marks a request sent to the lane, for handlers that run its work in a task of their own
+/// (where [`low_priority::scope`] does not follow): the MCP server re-enters the scope.
+#[derive(Debug, Clone, Copy)]
+pub struct LoweredRequest;
+
 /// The lane stopped (the server is shutting down) before the request ended.
 #[derive(Debug, thiserror::Error)]
 #[error("the server is shutting down")]

@@ -236,7 +236,9 @@ impl ApiMetrics {
         };
         if !valid {
             labels.operation = format!("{prefix}other");
-        } else {
+        } else if endpoint != Endpoint::Mcp {
+            // Names clients choose are bounded; MCP's are the server's own (its tools and
+            // reads), so they take no room among them.
             let mut seen = self.operations.lock().unwrap_or_else(|e| e.into_inner());
             if !seen.contains(&named) {
                 if seen.len() >= MAX_OPERATIONS {

@@ -2,6 +2,7 @@
 //! wrappers flattened (`edges { node }` becomes a list), and an unknown agent made an error a
 //! model can read.
 
+use super::handler::quoted;
 use super::tools::Tool;
 use serde_json::{Value, json};
 
@@ -9,13 +10,13 @@ use serde_json::{Value, json};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum NoAnswer {
     /// No agent has the id.
-    #[error("no agent has the id {0:?}; search_agents returns the ids this index knows")]
+    #[error("no agent has the id {0}; search_agents returns the ids this index knows")]
     UnknownAgent(String),
 }
 
 /// The structured content of `tool`'s answer `data`, asked about `variables`.
 pub(crate) fn shape(tool: Tool, variables: &Value, data: Value) -> Result<Value, NoAnswer> {
-    let unknown = || NoAnswer::UnknownAgent(variables["id"].as_str().unwrap_or_default().into());
+    let unknown = || NoAnswer::UnknownAgent(quoted(variables["id"].as_str().unwrap_or_default()));
     Ok(match tool {
         Tool::SearchAgents => {
             let connection = &data["agents"];
@@ -81,6 +82,16 @@ mod tests {
             &json!({ "id": "1:0xdead" }),
             json!({ "agent": null }),
         );
-        assert_eq!(missing, Err(NoAnswer::UnknownAgent("1:0xdead".into())));
+        assert_eq!(missing, Err(NoAnswer::UnknownAgent("\"1:0xdead\"".into())));
+        let flood = "9".repeat(10_000);
+        let refused = shape(
+            Tool::GetAgent,
+            &json!({ "id": flood }),
+            json!({ "agent": null }),
+        );
+        assert!(
+            refused.unwrap_err().to_string().len() < 300,
+            "an echo is cut short"
+        );
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum ArgumentError {
     /// An argument the tool does not take.
-    #[error("{tool} takes no argument `{name}`; it takes: {accepted}")]
+    #[error("{tool} takes no argument {name}; it takes: {accepted}")]
     Unknown {
         /// The tool.
         tool: &'static str,
@@ -66,7 +66,7 @@ pub(crate) fn variables(
         }
         return Err(ArgumentError::Unknown {
             tool: tool.name(),
-            name: name.clone(),
+            name: super::handler::quoted(name),
             accepted: if accepted.is_empty() {
                 "none".into()
             } else {
@@ -169,7 +169,7 @@ mod tests {
             &arguments(json!({ "skil": "vision" })),
         )
         .unwrap_err();
-        assert!(matches!(&refused, ArgumentError::Unknown { name, .. } if name == "skil"));
+        assert!(matches!(&refused, ArgumentError::Unknown { name, .. } if name == "\"skil\""));
         let refused = variables(
             Tool::NetworkStatus,
             &catalogue(),

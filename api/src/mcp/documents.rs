@@ -98,11 +98,13 @@ pub(crate) const NETWORK_STATUS: &str = "query McpNetworkStatus {
     }
 }";
 
-/// The taxonomy resources: the skills and tags agents carry, most carried first.
-pub(crate) const TAXONOMY: &str = "query McpTaxonomy($first: Int!) {
-    skillFacets(first: $first) { value count }
-    tagFacets(first: $first) { value count }
-}";
+/// The skills taxonomy resource: the skills agents advertise, most advertised first.
+pub(crate) const SKILL_TAXONOMY: &str =
+    "query McpSkills($first: Int!) { skillFacets(first: $first) { value count } }";
+
+/// The tags taxonomy resource: the tags on agents' skills, most carried first.
+pub(crate) const TAG_TAXONOMY: &str =
+    "query McpTags($first: Int!) { tagFacets(first: $first) { value count } }";
 
 /// A page of agents for `resources/list`: which documents each has.
 pub(crate) const RESOURCE_PAGE: &str = "query McpResourcePage($first: Int!, $after: String) {

@@ -12,6 +12,7 @@ use super::resources;
 use super::tools::Tool;
 use crate::graphql::AgentSchema;
 use crate::state::ApiState;
+use agentindex_indexer::store::low_priority;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
@@ -19,6 +20,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use std::future::Future;
 use std::sync::Arc;
 use tokio::sync::OnceCell;
 
@@ -29,6 +31,9 @@ const INSTRUCTIONS: &str = "agentindex indexes AI agents registered on-chain (ER
     agents by skill, text, payment or reputation; get_agent for one agent; get_reputation to \
     explain a score; list_payments and list_feedback for the evidence; network_status for what \
     this index covers and how current it is.";
+
+/// The longest tool error, in characters.
+const MOST_ERROR_CHARS: usize = 600;
 
 /// The MCP server over one index.
 #[derive(Clone)]
@@ -73,7 +78,14 @@ impl Directory {
         arguments: &serde_json::Map<String, serde_json::Value>,
     ) -> Result<CallToolResult, ErrorData> {
         let catalogue = self.catalogue().await?;
-        let refused = |message: String| CallToolResult::error(vec![ContentBlock::text(message)]);
+        // Errors can quote what the call sent (a cursor, a value): cut to a readable length.
+        let refused = |message: String| {
+            let message = match message.char_indices().nth(MOST_ERROR_CHARS) {
+                Some((end, _)) => format!("{}…", &message[..end]),
+                None => message,
+            };
+            CallToolResult::error(vec![ContentBlock::text(message)])
+        };
         let variables = match arguments::variables(tool, catalogue, arguments) {
             Ok(variables) => variables,
             Err(e) => return Ok(refused(e.to_string())),
@@ -104,6 +116,46 @@ impl Directory {
     }
 }
 
+/// `work` as `context`'s request should run it: in the store's low-priority scope when the
+/// rate limit sent the request to the low-priority lane (the SDK runs handlers in a task of
+/// its own, which the scope does not follow), and abandoned when the request is cancelled
+/// (the client hung up or sent `notifications/cancelled`).
+async fn guarded<T>(
+    context: &RequestContext<RoleServer>,
+    work: impl Future<Output = Result<T, ErrorData>>,
+) -> Result<T, ErrorData> {
+    let lowered = context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .is_some_and(|parts| {
+            parts
+                .extensions
+                .get::<crate::low_priority_lane::LoweredRequest>()
+                .is_some()
+        });
+    let work = async {
+        if lowered {
+            low_priority::scope(work).await
+        } else {
+            work.await
+        }
+    };
+    context
+        .ct
+        .run_until_cancelled(work)
+        .await
+        .unwrap_or_else(|| Err(ErrorData::internal_error("the request was cancelled", None)))
+}
+
+/// Client text quoted in an answer, cut to a length that names it without echoing a flood.
+pub(crate) fn quoted(text: &str) -> String {
+    const MOST: usize = 120;
+    match text.char_indices().nth(MOST) {
+        Some((end, _)) => format!("{:?}…", &text[..end]),
+        None => format!("{text:?}"),
+    }
+}
+
 impl ServerHandler for Directory {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
@@ -125,41 +177,51 @@ impl ServerHandler for Directory {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.catalogue().await?.tools.clone(),
-        ))
+        guarded(&context, async {
+            Ok(ListToolsResult::with_all_items(
+                self.catalogue().await?.tools.clone(),
+            ))
+        })
+        .await
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let Some(tool) = Tool::named(&request.name) else {
             let known: Vec<&str> = Tool::ALL.iter().map(|tool| tool.name()).collect();
             // Unknown tools are a protocol error, as the MCP specification has it.
             return Err(ErrorData::invalid_params(
                 format!(
-                    "no tool is called {:?}; the tools are {}",
-                    request.name,
+                    "no tool is called {}; the tools are {}",
+                    quoted(&request.name),
                     known.join(", ")
                 ),
                 None,
             ));
         };
         let arguments = request.arguments.unwrap_or_default();
-        Ok(self.call(tool, &arguments).await?.into())
+        guarded(&context, async {
+            Ok(self.call(tool, &arguments).await?.into())
+        })
+        .await
     }
 
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let cursor = request.and_then(|request| request.cursor);
-        resources::list(&self.shared.schema, &self.shared.state, cursor).await
+        guarded(
+            &context,
+            resources::list(&self.shared.schema, &self.shared.state, cursor),
+        )
+        .await
     }
 
     async fn list_resource_templates(
@@ -173,9 +235,9 @@ impl ServerHandler for Directory {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let read = resources::read(&self.shared.schema, &self.shared.state, &request.uri).await?;
-        Ok(read.into())
+        let read = resources::read(&self.shared.schema, &self.shared.state, &request.uri);
+        Ok(guarded(&context, read).await?.into())
     }
 }

@@ -3,6 +3,7 @@
 //! agents carry (`agentindex://taxonomy/skills`, `…/tags`).
 
 use super::documents;
+use super::handler::quoted;
 use super::query::{self, QueryRefused};
 use crate::graphql::AgentSchema;
 use crate::read::document_body;
@@ -53,10 +54,12 @@ impl Named {
             "registration" => "registration",
             _ => return None,
         };
-        (!agent.is_empty() && !agent.contains('/')).then(|| Named::Document {
-            agent: agent.to_owned(),
-            kind,
-        })
+        // Clients fill `{id}` in percent-encoded (`31337%3A0x…`), as RFC 6570 has it.
+        let agent = percent_encoding::percent_decode_str(agent)
+            .decode_utf8()
+            .ok()?
+            .into_owned();
+        (!agent.is_empty() && !agent.contains('/')).then_some(Named::Document { agent, kind })
     }
 
     /// Its URI.
@@ -162,9 +165,10 @@ pub(crate) async fn read(
     let not_ours = || {
         ErrorData::resource_not_found(
             format!(
-                "{uri:?} names no resource: try {SCHEME}agents/{{id}}/card, \
+                "{} names no resource: try {SCHEME}agents/{{id}}/card, \
                  {SCHEME}agents/{{id}}/registration, {SCHEME}taxonomy/skills or \
-                 {SCHEME}taxonomy/tags"
+                 {SCHEME}taxonomy/tags",
+                quoted(uri)
             ),
             None,
         )
@@ -183,13 +187,25 @@ pub(crate) async fn read(
                 .ok_or_else(|| {
                     ErrorData::resource_not_found(
                         format!(
-                            "no {kind} of an agent with the id {agent:?} was read without \
-                             fault (get_agent shows its documents, and whether it exists)"
+                            "no {kind} of an agent with the id {} was read without fault \
+                             (get_agent shows its documents, and whether it exists)",
+                            quoted(&agent)
                         ),
                         None,
                     )
                 })?;
-            String::from_utf8_lossy(&body.bytes).into_owned()
+            let Some(bytes) = body.bytes else {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "the {kind} at {} is {} bytes, more than the {} a resource serves",
+                        quoted(&body.uri),
+                        body.size,
+                        document_body::MOST_BYTES
+                    ),
+                    None,
+                ));
+            };
+            String::from_utf8_lossy(&bytes).into_owned()
         }
     };
     Ok(ReadResourceResult::new(vec![
@@ -203,18 +219,19 @@ async fn taxonomy(
     state: &ApiState,
     facet: &str,
 ) -> Result<String, QueryRefused> {
+    let (document, field) = match facet {
+        "skills" => (documents::SKILL_TAXONOMY, "skillFacets"),
+        _ => (documents::TAG_TAXONOMY, "tagFacets"),
+    };
     let data = query::run(
         schema,
         state,
         "taxonomy",
-        documents::TAXONOMY,
+        document,
         json!({ "first": TAXONOMY_ENTRIES }),
     )
     .await?;
-    let list = match facet {
-        "skills" => &data["skillFacets"],
-        _ => &data["tagFacets"],
-    };
+    let list = &data[field];
     let entries: Vec<Value> = list.as_array().cloned().unwrap_or_default();
     Ok(json!({ facet: entries }).to_string())
 }
@@ -239,11 +256,20 @@ mod tests {
         ] {
             assert_eq!(Named::parse(&named.uri()), Some(named));
         }
+        assert_eq!(
+            Named::parse("agentindex://agents/31337%3A0xabc%3A7/card"),
+            Some(Named::Document {
+                agent: "31337:0xabc:7".into(),
+                kind: "card"
+            })
+        );
         for stranger in [
             "agentindex://agents//card",
             "agentindex://agents/1:0xabc/secrets",
             "agentindex://agents/a/b/card",
             "agentindex://taxonomy/owners",
+            "agentindex://agents/1%2F2/card",
+            "agentindex://agents/%FF/card",
             "file:///etc/passwd",
         ] {
             assert_eq!(Named::parse(stranger), None, "{stranger}");
