@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use std::time::Duration;
 use support::doc_server::{DocServer, Route};
 use support::graphql::data;
-use support::liveness::{self as sdk, local_policy_with};
+use support::liveness::{self as sdk, local_policy_with, probe_all};
 
 const LIVENESS: &str = "query($id: ID!) { agent(id: $id) { liveness {
     status reachable lastSeen checkedAt uptime24h uptime7d latencyP50
@@ -29,18 +29,6 @@ const LIVENESS: &str = "query($id: ID!) { agent(id: $id) { liveness {
     extendedCard extendedSkills { id name }
     x402Live { live resources { url walletMatches live accepts { scheme network amount payTo } } }
 } } }";
-
-/// Steps the worker until nothing is due.
-async fn probe_all(worker: &mut ProbeWorker) -> usize {
-    let mut probed = 0;
-    loop {
-        let outcome = worker.step().await.unwrap();
-        if outcome.probed == 0 {
-            return probed;
-        }
-        probed += outcome.probed;
-    }
-}
 
 /// Seconds since the Unix epoch.
 fn unix_now() -> i64 {

@@ -56,4 +56,5 @@ mod standalone;
 mod subgraph_dialect;
 mod websocket_limits;
 mod wild_documents;
+mod x402_bazaar;
 mod x402_paths;

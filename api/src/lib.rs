@@ -26,6 +26,7 @@ pub mod changes;
 pub mod client;
 pub mod client_error;
 pub mod connections;
+pub mod discovery;
 pub mod explorer;
 mod facet_cache;
 pub mod feed_cache;

@@ -65,6 +65,7 @@ pub fn router(state: ApiState) -> Router {
             "/subgraphs/name/agent0/{chain}",
             get(subgraph::get_chain).post(subgraph::post_chain),
         )
+        .route(crate::discovery::PATH, get(crate::discovery::resources))
         .route_service(
             crate::mcp::PATH,
             crate::mcp::service(schema_for_mcp, state.clone()),

@@ -5,6 +5,7 @@
 
 use agentindex_indexer::config::{HostCredential, LivenessConfig};
 use agentindex_indexer::documents::FetchPolicy;
+use agentindex_indexer::engine::ProbeWorker;
 use agentindex_indexer::liveness::LivenessPolicy;
 use std::path::Path;
 use std::process::Stdio;
@@ -124,4 +125,16 @@ pub(crate) fn local_policy_with(
         ..FetchPolicy::default()
     };
     LivenessPolicy::from_parts(&liveness, documents)
+}
+
+/// Steps the worker until nothing is due.
+pub(crate) async fn probe_all(worker: &mut ProbeWorker) -> usize {
+    let mut probed = 0;
+    loop {
+        let outcome = worker.step().await.unwrap();
+        if outcome.probed == 0 {
+            return probed;
+        }
+        probed += outcome.probed;
+    }
 }

@@ -2,7 +2,7 @@
 //! wrappers flattened (`edges { node }` becomes a list), and an unknown agent made an error a
 //! model can read.
 
-use super::handler::quoted;
+use super::echo::quoted;
 use super::tools::Tool;
 use serde_json::{Value, json};
 

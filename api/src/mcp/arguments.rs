@@ -66,7 +66,7 @@ pub(crate) fn variables(
         }
         return Err(ArgumentError::Unknown {
             tool: tool.name(),
-            name: super::handler::quoted(name),
+            name: super::echo::quoted(name),
             accepted: if accepted.is_empty() {
                 "none".into()
             } else {

@@ -6,6 +6,7 @@ use super::answers;
 use super::arguments;
 use super::catalogue::Catalogue;
 use super::documents;
+use super::echo::quoted;
 use super::query;
 use super::render;
 use super::resources;
@@ -145,15 +146,6 @@ async fn guarded<T>(
         .run_until_cancelled(work)
         .await
         .unwrap_or_else(|| Err(ErrorData::internal_error("the request was cancelled", None)))
-}
-
-/// Client text quoted in an answer, cut to a length that names it without echoing a flood.
-pub(crate) fn quoted(text: &str) -> String {
-    const MOST: usize = 120;
-    match text.char_indices().nth(MOST) {
-        Some((end, _)) => format!("{:?}…", &text[..end]),
-        None => format!("{text:?}"),
-    }
 }
 
 impl ServerHandler for Directory {

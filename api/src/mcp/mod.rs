@@ -5,7 +5,8 @@
 //! [`Directory`] (`handler`) answers every request; its tools (`tools`, described for a model
 //! in `catalogue` with the GraphQL filter's own fields, `input_schema`) run GraphQL documents
 //! (`documents`) on the `/graphql` schema (`query`), with their arguments checked
-//! (`arguments`), their answers flattened (`answers`) and rendered as text (`render`);
+//! (`arguments`), their answers flattened (`answers`) and rendered as text (`render`), client
+//! text quoted back cut short (`echo`);
 //! `resources` serves agents' cards and registration files and the skill and tag taxonomy.
 //! Over HTTP the server is stateless (no session to hold or exhaust) and sits behind the same
 //! per-client rate limit, time share and body cap as `/graphql`.
@@ -14,6 +15,7 @@ mod answers;
 mod arguments;
 mod catalogue;
 mod documents;
+mod echo;
 mod handler;
 mod input_schema;
 mod query;

@@ -3,7 +3,7 @@
 //! agents carry (`agentindex://taxonomy/skills`, `…/tags`).
 
 use super::documents;
-use super::handler::quoted;
+use super::echo::quoted;
 use super::query::{self, QueryRefused};
 use crate::graphql::AgentSchema;
 use crate::read::document_body;

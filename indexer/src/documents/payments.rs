@@ -44,6 +44,17 @@ const AMOUNT: &[&str] = &[
     "minPayment",
 ];
 
+/// A recipient as the index keeps and compares it: hex addresses in lower case (their case is
+/// a checksum), anything else (a base58 address) as written.
+pub fn recipient(pay_to: &str) -> String {
+    let trimmed = pay_to.trim();
+    if trimmed.len() > 2 && trimmed[..2].eq_ignore_ascii_case("0x") {
+        trimmed.to_ascii_lowercase()
+    } else {
+        trimmed.to_owned()
+    }
+}
+
 /// Whether an extension URI is the a2a-x402 extension (any published version).
 pub fn is_x402_extension(uri: &str) -> bool {
     uri.to_ascii_lowercase().contains("a2a-x402")

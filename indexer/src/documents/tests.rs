@@ -367,3 +367,13 @@ fn a_card_url_in_the_a2a_service_is_used_as_is() {
     );
     assert!(super::registration::card_urls("not a url").is_empty());
 }
+
+#[test]
+fn hex_recipients_are_folded_and_others_kept() {
+    assert_eq!(
+        super::payments::recipient(" 0xAbC0000000000000000000000000000000000001 "),
+        "0xabc0000000000000000000000000000000000001"
+    );
+    let base58 = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+    assert_eq!(super::payments::recipient(base58), base58);
+}

@@ -145,6 +145,25 @@ super::tables! {
         document_seq: i64,
     }
 
+    /// Every x402 payment term an agent's documents declare (`agent_profiles.payments`, a row
+    /// each), for x402 Bazaar discovery (`GET /discovery/resources`): rewritten with the
+    /// profile.
+    agent_x402_terms [agent_key, position] {
+        agent_key: String,
+        position: i64,
+        /// the resource URL the terms are for, when declared
+        resource: Option<String>,
+        /// a2a-x402 | x402-payment | skill-pricing | registration
+        source: String,
+        /// as written
+        network: Option<String>,
+        asset: Option<String>,
+        amount: Option<String>,
+        /// lower case when hex
+        pay_to: Option<String>,
+        skill: Option<String>,
+    }
+
     /// When each agent was last active on-chain, kept by the writer's activity stage
     /// (`store/stages/activity.rs`): the newest of its own events, the metadata its owner set,
     /// the feedback given to it and revoked.

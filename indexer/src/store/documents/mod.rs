@@ -1,6 +1,7 @@
 //! Documents in the store: which documents describe which agent (derived from the agents table
 //! and from registration files), which are due for a fetch, saving fetched documents with their
-//! lints, and the agent profiles, skills and search rows recomputed from agents and documents.
+//! lints, and the agent profiles, skills, search rows and declared x402 terms recomputed from
+//! agents and documents.
 //! Feedback files are linked and saved like the rest, but feed reputation, not profiles.
 //!
 //! Documents are not chain facts: a reorg never removes one. Links and profiles follow the
@@ -9,11 +10,13 @@
 mod links;
 mod profiles;
 mod registrations;
+mod x402_terms;
 
 use super::{QueryContext, StoreResult, decode};
 use crate::documents::{Checked, Expect, Projection};
 use crate::schema::{
-    agent_documents, agent_profiles, agent_search, agent_skills, agents, document_lints, documents,
+    agent_a2a_skills, agent_documents, agent_profiles, agent_search, agent_skills,
+    agent_x402_terms, agents, document_lints, documents,
 };
 use sqlx::{AnyConnection, AnyPool};
 use std::collections::{BTreeMap, BTreeSet};
@@ -180,7 +183,13 @@ pub(super) async fn sync(conn: &mut AnyConnection) -> StoreResult<u64> {
     .execute(&mut *conn)
     .await
     .context("scheduling documents of changed agents")?;
-    for table in [agent_profiles::NAME, agent_skills::NAME, agent_search::NAME] {
+    for table in [
+        agent_profiles::NAME,
+        agent_skills::NAME,
+        agent_search::NAME,
+        agent_x402_terms::NAME,
+        agent_a2a_skills::NAME,
+    ] {
         sqlx::query(&format!(
             "DELETE FROM {table} WHERE agent_key NOT IN (SELECT agent_key FROM {agents_table})",
             agents_table = agents::NAME

@@ -140,6 +140,7 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
         super::registrations::registration(conn, key, &documents, &skills).await?;
         let input_modes = json(&input_modes);
         let output_modes = json(&output_modes);
+        super::x402_terms::terms(conn, key, &payments).await?;
         let payments = json(&payments);
         // What the documents say, in one digest: a new one is an update subscribers hear of.
         let said = serde_json::json!([

@@ -198,6 +198,7 @@ mod tests {
         schema::agent_registrations::NAME,
         schema::agent_registration_text::NAME,
         schema::agent_a2a_skills::NAME,
+        schema::agent_x402_terms::NAME,
         schema::agent_profiles::NAME,
         schema::documents::NAME,
         schema::document_lints::NAME,
