@@ -53,6 +53,7 @@ mod sdk_signatures;
 mod secrets;
 mod signed_payments;
 mod standalone;
+mod subgraph_aggregations;
 mod subgraph_dialect;
 mod websocket_limits;
 mod wild_documents;

@@ -48,7 +48,17 @@ pub(crate) fn list(dialect: Dialect, query: &ListQuery, chain: Option<u64>) -> S
     ));
     name_chain(chain, &mut sql);
     sql.append(page).push(close).push(&order);
+    // Last, for they are read in the rows, the filter and the orderings alike.
+    fill_placeholders(query, &mut sql);
     sql
+}
+
+/// Puts an aggregation's interval and `current` where its SQL reads them (both are numbers
+/// the planner wrote, never a client's text).
+fn fill_placeholders(query: &ListQuery, sql: &mut Sql) {
+    for (placeholder, value) in &query.placeholders {
+        sql.text = sql.text.replace(placeholder, value);
+    }
 }
 
 /// The test that a row's `keys` are among those of a page, as the text before and after the

@@ -23,7 +23,7 @@ pub(crate) fn output(scalar: Scalar, raw: &Json) -> ConstValue {
                 .map(|n| ConstValue::Number(n.into()))
                 .unwrap_or(ConstValue::Null),
         },
-        Scalar::BigInt => match raw {
+        Scalar::BigInt | Scalar::Int8 | Scalar::Timestamp => match raw {
             Json::Number(n) if n.is_f64() => {
                 ConstValue::String(format!("{:.0}", n.as_f64().unwrap_or(0.0)))
             }
@@ -121,7 +121,7 @@ pub(crate) fn bind(scalar: Scalar, value: &ConstValue) -> Result<Bind, Refusal> 
             ConstValue::String(s) => Err(Refusal::NotBytes { value: s.clone() }),
             _ => Err(wrong()),
         },
-        Scalar::Int | Scalar::BigInt => match value {
+        Scalar::Int | Scalar::BigInt | Scalar::Int8 | Scalar::Timestamp => match value {
             ConstValue::Number(n) => n
                 .as_i64()
                 .map(Bind::Int)

@@ -20,7 +20,10 @@ pub(crate) fn write_output(
     let text = raw.get();
     match (scalar, text.as_bytes().first()) {
         (_, Some(b'n')) => out.extend_from_slice(b"null"),
-        (Scalar::Id | Scalar::String | Scalar::BigInt, Some(b'"')) => write_json_string(text, out)?,
+        (
+            Scalar::Id | Scalar::String | Scalar::BigInt | Scalar::Int8 | Scalar::Timestamp,
+            Some(b'"'),
+        ) => write_json_string(text, out)?,
         (Scalar::Bytes, Some(b'"')) if !has_escape(text) => {
             out.extend(text.bytes().map(|b| b.to_ascii_lowercase()));
         }
@@ -28,7 +31,7 @@ pub(crate) fn write_output(
             let string: String = serde_json::from_str(text)?;
             write_str(&string.to_ascii_lowercase(), out);
         }
-        (Scalar::BigInt, _) if is_plain_integer(text) => {
+        (Scalar::BigInt | Scalar::Int8 | Scalar::Timestamp, _) if is_plain_integer(text) => {
             out.push(b'"');
             out.extend_from_slice(text.as_bytes());
             out.push(b'"');

@@ -9,15 +9,20 @@
 //! declarations (`schema::agents::NAME`) and takes every construct the two databases spell
 //! differently (JSON, hex, the largest of several values) from the store's `Dialect`, so a
 //! request only reads what is already written. [`types`] holds what it is made of, [`shared`] the
-//! SQL several entities share, and [`agents`], [`reputation`] and [`stats`] the entities.
+//! SQL several entities share, and [`agents`], [`reputation`] and [`stats`] the entities; the
+//! timeseries are [`points`], their hourly and daily aggregations [`rollups`].
 
 mod agents;
+mod points;
 mod reputation;
+mod rollups;
 mod shared;
 mod stats;
 mod types;
 
-pub(crate) use types::{Entity, Field, Link, Ordered, Paging, Part, Scalar, Shape, Walk};
+pub(crate) use types::{
+    CURRENT, Entity, Field, INTERVAL, Link, Ordered, Paging, Part, Scalar, Shape, Walk,
+};
 
 use agentindex_indexer::schema::Column;
 use agentindex_indexer::store::Dialect;
@@ -58,6 +63,14 @@ impl Catalogue {
                 stats::agent_stats(dialect),
                 stats::global_stats(dialect),
                 stats::protocol(dialect),
+                points::agent_registration_point(),
+                points::feedback_point(),
+                points::validation_point(),
+                rollups::protocol_agent_stats(),
+                rollups::protocol_feedback_stats(),
+                rollups::agent_feedback_stats(),
+                rollups::protocol_validation_stats(),
+                rollups::agent_validation_stats(),
             ],
         }
     }
@@ -75,7 +88,8 @@ impl Catalogue {
             other => other,
         };
         self.entities.iter().find_map(|e| {
-            if e.plural == name {
+            // An aggregation has no single row by id: both its names read its list.
+            if e.plural == name || (e.single == name && e.is_aggregation()) {
                 Some((e, true))
             } else if e.single == name {
                 Some((e, false))

@@ -73,8 +73,26 @@ fn schema_of(catalogue: &Catalogue) -> Vec<String> {
 fn both_databases_answer_the_same_schema() {
     let sqlite = schema_of(of(Dialect::Sqlite));
     assert_eq!(sqlite, schema_of(of(Dialect::Postgres)));
-    assert_eq!(of(Dialect::Sqlite).entities.len(), 10);
+    assert_eq!(of(Dialect::Sqlite).entities.len(), 18);
     assert!(sqlite.contains(&"Agent.registrationFile: AgentRegistrationFile".to_string()));
+    assert!(sqlite.contains(&"FeedbackPoint.timestamp: Timestamp".to_string()));
+    assert!(sqlite.contains(&"ProtocolAgentStats.agentRegistrations: Int8".to_string()));
+    let aggregations: Vec<&str> = of(Dialect::Sqlite)
+        .entities
+        .iter()
+        .filter(|entity| entity.is_aggregation())
+        .map(|entity| entity.name)
+        .collect();
+    assert_eq!(
+        aggregations,
+        [
+            "ProtocolAgentStats",
+            "ProtocolFeedbackStats",
+            "AgentFeedbackStats",
+            "ProtocolValidationStats",
+            "AgentValidationStats"
+        ]
+    );
     assert!(sqlite.contains(&"Agent.feedback: [Feedback!]!".to_string()));
 }
 

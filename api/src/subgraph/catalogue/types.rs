@@ -21,6 +21,11 @@ pub(crate) enum Scalar {
     Boolean,
     /// `ValidationStatus`.
     ValidationStatus,
+    /// `Int8`: a 64-bit integer, sent as a decimal string (timeseries and aggregation ids and
+    /// counts).
+    Int8,
+    /// `Timestamp`: microseconds since the Unix epoch, sent as a decimal string.
+    Timestamp,
 }
 
 impl Scalar {
@@ -35,6 +40,8 @@ impl Scalar {
             Scalar::Bytes => "Bytes",
             Scalar::Boolean => "Boolean",
             Scalar::ValidationStatus => "ValidationStatus",
+            Scalar::Int8 => "Int8",
+            Scalar::Timestamp => "Timestamp",
         }
     }
 }
@@ -215,4 +222,16 @@ impl Entity {
     pub(crate) fn id(&self) -> &'static Field {
         self.field("id").expect("every entity has an id")
     }
+
+    /// Whether it is an aggregation (graph-node's `@aggregation`): a list read at an
+    /// `interval`, its rows' SQL reading the interval's seconds as `$INTERVAL` and whether the
+    /// bucket still open counts as `$CURRENT` (see `plan::selection`).
+    pub(crate) fn is_aggregation(&self) -> bool {
+        self.from.contains(INTERVAL)
+    }
 }
+
+/// Where an aggregation's SQL reads its interval's length in seconds.
+pub(crate) const INTERVAL: &str = "$INTERVAL";
+/// Where an aggregation's SQL reads 1 to count the bucket still open, 0 to leave it out.
+pub(crate) const CURRENT: &str = "$CURRENT";

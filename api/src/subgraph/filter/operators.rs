@@ -105,7 +105,9 @@ pub(super) fn scalar_clause(
             let negate = if operator == "_in" { "" } else { "NOT " };
             // Numbers and flags compare as integers on both databases.
             let member = match scalar {
-                Scalar::Int | Scalar::Boolean => "CAST(value AS BIGINT)",
+                Scalar::Int | Scalar::Int8 | Scalar::Timestamp | Scalar::Boolean => {
+                    "CAST(value AS BIGINT)"
+                }
                 _ => "value",
             };
             out.push_bound(

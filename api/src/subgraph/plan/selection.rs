@@ -5,7 +5,7 @@
 use super::error::QueryError;
 use super::reader::{Reader, response_key};
 use super::types::{Item, ListQuery, MetaItem, Root, What};
-use crate::subgraph::catalogue::{Entity, Field, Shape};
+use crate::subgraph::catalogue::{CURRENT, Entity, Field, INTERVAL, Shape};
 use crate::subgraph::filter;
 use crate::subgraph::sql::Sql;
 use async_graphql::Value as ConstValue;
@@ -62,11 +62,24 @@ impl<'a> Reader<'a> {
             allowed.extend(["block", "subgraphError"]);
             self.block(field)?;
         }
+        if entity.is_aggregation() {
+            allowed.extend(["interval", "current"]);
+        }
         self.only_arguments(field, owner, &allowed)?;
+        let placeholders = if entity.is_aggregation() {
+            self.aggregation(field)?
+        } else {
+            Vec::new()
+        };
         let first = self.count(field, "first", 100, MAX_FIRST)?;
         let skip = self.count(field, "skip", 0, MAX_SKIP)?;
+        // Aggregations answer newest bucket first unless asked otherwise, as graph-node does.
+        let by_time = entity
+            .is_aggregation()
+            .then(|| entity.field("timestamp"))
+            .flatten();
         let order = match self.argument(field, "orderBy")? {
-            None => entity.id(),
+            None => by_time.unwrap_or_else(|| entity.id()),
             Some(ConstValue::Enum(name)) => self.order_field(entity, name.as_str(), field)?,
             Some(ConstValue::String(name)) => self.order_field(entity, &name, field)?,
             Some(other) => {
@@ -77,7 +90,7 @@ impl<'a> Reader<'a> {
             }
         };
         let descending = match self.argument(field, "orderDirection")? {
-            None => false,
+            None => by_time.is_some(),
             Some(ConstValue::Enum(d)) if d == "asc" => false,
             Some(ConstValue::Enum(d)) if d == "desc" => true,
             Some(ConstValue::String(d)) if d == "asc" => false,
@@ -107,7 +120,54 @@ impl<'a> Reader<'a> {
             first,
             skip,
             items,
+            placeholders,
         })
+    }
+
+    /// An aggregation's `interval` (`hour` or `day`, required) and `current` (`exclude`, the
+    /// default, leaves out the bucket still open; `include` counts it), as its SQL reads them.
+    fn aggregation(
+        &self,
+        field: &Positioned<QueryField>,
+    ) -> Result<Vec<(&'static str, String)>, QueryError> {
+        let word = |value: Option<ConstValue>| match value {
+            Some(ConstValue::Enum(name)) => Some(name.to_string()),
+            Some(ConstValue::String(text)) => Some(text),
+            _ => None,
+        };
+        let interval = match word(self.argument(field, "interval")?).as_deref() {
+            Some("hour") => 3_600,
+            Some("day") => 86_400,
+            Some(other) => {
+                return Err(QueryError::new(
+                    format!("Enum value `{other}` is not a value of `Aggregation_interval`"),
+                    Some(field.pos),
+                ));
+            }
+            None => {
+                return Err(QueryError::new(
+                    format!(
+                        "No value provided for required argument: `interval` of `Query.{}`",
+                        field.node.name.node
+                    ),
+                    Some(field.pos),
+                ));
+            }
+        };
+        let current = match word(self.argument(field, "current")?).as_deref() {
+            None | Some("exclude") => 0,
+            Some("include") => 1,
+            Some(other) => {
+                return Err(QueryError::new(
+                    format!("Enum value `{other}` is not a value of `Aggregation_current`"),
+                    Some(field.pos),
+                ));
+            }
+        };
+        Ok(vec![
+            (INTERVAL, interval.to_string()),
+            (CURRENT, current.to_string()),
+        ])
     }
 
     /// The field `orderBy` names: a scalar or a reference of `entity`.

@@ -37,6 +37,9 @@ pub(crate) struct ListQuery {
     pub(crate) first: i64,
     pub(crate) skip: i64,
     pub(crate) items: Vec<Item>,
+    /// What an aggregation's SQL reads for its placeholders (`$INTERVAL`, `$CURRENT`): the
+    /// `interval` and `current` arguments, as SQL literals.
+    pub(crate) placeholders: Vec<(&'static str, String)>,
 }
 
 /// A field of the query root.
