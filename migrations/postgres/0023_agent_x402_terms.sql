@@ -1,7 +1,10 @@
 -- x402 Bazaar discovery (issue #34): every payment term an agent's documents declare, a row
--- each, so `GET /discovery/resources` filters by recipient, network and resource through
--- indexes. Written with the agent's profile by the documents' writer; filled here from the
--- profiles already stored.
+-- each (64 an agent at most), so `GET /discovery/resources` filters by recipient, network and
+-- resource through indexes. Written with the agent's profile by the documents' writer
+-- (`store/documents/x402_terms.rs`); filled here from the profiles already stored, kept as the
+-- writer keeps them: without NUL characters (`\u0000` escapes, which jsonb refuses, taken out
+-- before the cast) or surrounding spaces, a field absent when empty or longer than 200
+-- characters, a resource only when an http(s) URL of at most 2,000.
 CREATE TABLE agent_x402_terms (
     agent_key TEXT COLLATE "C" NOT NULL,
     position  BIGINT           NOT NULL,
@@ -19,15 +22,27 @@ CREATE INDEX agent_x402_terms_network ON agent_x402_terms (network, agent_key);
 CREATE INDEX agent_x402_terms_resource ON agent_x402_terms (resource, agent_key);
 
 INSERT INTO agent_x402_terms (agent_key, position, resource, source, network, asset, amount, pay_to, skill)
-SELECT p.agent_key, t.place - 1,
-       nullif(trim(t.value ->> 'resource'), ''),
-       coalesce(t.value ->> 'source', ''),
-       t.value ->> 'network',
-       t.value ->> 'asset',
-       t.value ->> 'amount',
-       CASE WHEN lower(trim(t.value ->> 'pay_to')) LIKE '0x_%'
-            THEN lower(trim(t.value ->> 'pay_to'))
-            ELSE trim(t.value ->> 'pay_to') END,
-       t.value ->> 'skill'
-FROM agent_profiles p, jsonb_array_elements(p.payments::jsonb) WITH ORDINALITY AS t(value, place)
-WHERE jsonb_typeof(t.value) = 'object';
+SELECT agent_key, position,
+       CASE WHEN length(resource) <= 2000
+             AND (lower(substr(resource, 1, 7)) = 'http://' OR lower(substr(resource, 1, 8)) = 'https://')
+            THEN resource END,
+       coalesce(CASE WHEN length(source) <= 200 THEN source END, ''),
+       CASE WHEN length(network) <= 200 THEN network END,
+       CASE WHEN length(asset) <= 200 THEN asset END,
+       CASE WHEN length(amount) <= 200 THEN amount END,
+       CASE WHEN length(pay_to) > 200 THEN NULL
+            WHEN lower(pay_to) LIKE '0x_%' THEN lower(pay_to) ELSE pay_to END,
+       CASE WHEN length(skill) <= 200 THEN skill END
+FROM (
+    SELECT p.agent_key, t.place - 1 AS position,
+           nullif(trim(t.value ->> 'resource'), '') AS resource,
+           nullif(trim(t.value ->> 'source'), '') AS source,
+           nullif(trim(t.value ->> 'network'), '') AS network,
+           nullif(trim(t.value ->> 'asset'), '') AS asset,
+           nullif(trim(t.value ->> 'amount'), '') AS amount,
+           nullif(trim(t.value ->> 'pay_to'), '') AS pay_to,
+           nullif(trim(t.value ->> 'skill'), '') AS skill
+    FROM agent_profiles p,
+         jsonb_array_elements(replace(p.payments, '\u0000', '')::jsonb) WITH ORDINALITY AS t(value, place)
+    WHERE jsonb_typeof(t.value) = 'object' AND t.place <= 64
+) terms;

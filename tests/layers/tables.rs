@@ -181,6 +181,18 @@ pub(super) const API: &[(&str, &[&str])] = &[
         &["client", "connections", "graphql", "time_share"],
     ),
     (
+        "mcp",
+        &[
+            "graphql",
+            "state",
+            "metrics",
+            "read",
+            "client_error",
+            "low_priority_lane",
+        ],
+    ),
+    ("discovery", &["state", "read", "client_error", "graphql"]),
+    (
         "server",
         &[
             "graphql",
@@ -195,6 +207,8 @@ pub(super) const API: &[(&str, &[&str])] = &[
             "websocket",
             "time_share",
             "low_priority_lane",
+            "mcp",
+            "discovery",
         ],
     ),
 ];

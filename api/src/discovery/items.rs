@@ -34,21 +34,31 @@ fn bazaar_text(text: &str) -> Option<String> {
     (printable && text.len() <= MOST_NAME_CHARS).then(|| text.to_owned())
 }
 
-/// One `accepts` entry of a declared term.
+/// The most `accepts` entries a listing shows.
+const MOST_ACCEPTS: usize = 20;
+
+/// One `accepts` entry of a declared term (fields the term does not give left out).
 fn accepted(term: &TermRow) -> Value {
     let mut extra = Map::new();
     extra.insert("declaredIn".into(), term.source.clone().into());
     if let Some(skill) = &term.skill {
         extra.insert("skill".into(), skill.clone().into());
     }
-    json!({
-        "scheme": "exact",
-        "network": term.network.as_deref().map(networks::caip2),
-        "amount": term.amount,
-        "asset": term.asset,
-        "payTo": term.pay_to,
-        "extra": extra,
-    })
+    let mut entry = Map::new();
+    entry.insert("scheme".into(), "exact".into());
+    let given = [
+        ("network", term.network.as_deref().map(networks::caip2)),
+        ("amount", term.amount.clone()),
+        ("asset", term.asset.clone()),
+        ("payTo", term.pay_to.clone()),
+    ];
+    for (name, value) in given {
+        if let Some(value) = value {
+            entry.insert(name.into(), value.into());
+        }
+    }
+    entry.insert("extra".into(), extra.into());
+    entry.into()
 }
 
 /// What the prober last saw of the resource, and whether the 402 it answered asks to be paid
@@ -98,7 +108,11 @@ fn listing(
     item.insert("x402Version".into(), X402_VERSION.into());
     item.insert(
         "accepts".into(),
-        terms.iter().map(|term| accepted(term)).collect(),
+        terms
+            .iter()
+            .take(MOST_ACCEPTS)
+            .map(|term| accepted(term))
+            .collect(),
     );
     let updated = probe
         .and_then(|probe| probe.checked_at)

@@ -94,7 +94,8 @@ const LISTED: &str = "coalesce(t.resource, p.card_uri)";
 fn matching(query: &mut QueryBuilder<'_, Any>, filter: &TermFilter) {
     query.push(format!(
         " FROM {} t JOIN {} p ON p.agent_key = t.agent_key JOIN {} a ON a.agent_key = t.agent_key
-         WHERE {LISTED} IS NOT NULL",
+         WHERE {LISTED} IS NOT NULL AND length({LISTED}) <= 2000
+           AND (lower(substr({LISTED}, 1, 7)) = 'http://' OR lower(substr({LISTED}, 1, 8)) = 'https://')",
         agent_x402_terms::NAME,
         agent_profiles::NAME,
         agents::NAME

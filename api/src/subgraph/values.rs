@@ -29,7 +29,10 @@ pub(crate) fn output(scalar: Scalar, raw: &Json) -> ConstValue {
             }
             other => ConstValue::String(text_of(other)),
         },
-        Scalar::BigDecimal => ConstValue::String(decimal(&text_of(raw))),
+        Scalar::BigDecimal => match raw {
+            Json::Number(n) => ConstValue::String(plain_number(n)),
+            other => ConstValue::String(decimal(&text_of(other))),
+        },
         Scalar::Boolean => match raw {
             Json::Bool(b) => ConstValue::Boolean(*b),
             Json::Number(n) => ConstValue::Boolean(n.as_f64().is_some_and(|v| v != 0.0)),
@@ -48,6 +51,18 @@ pub(crate) fn output_list(scalar: Scalar, raw: &Json) -> ConstValue {
             _ => ConstValue::List(Vec::new()),
         },
         _ => ConstValue::List(Vec::new()),
+    }
+}
+
+/// A number the SQL computed (a sum of decimals) as a decimal string without an exponent.
+fn plain_number(n: &serde_json::Number) -> String {
+    if let Some(i) = n.as_i64() {
+        i.to_string()
+    } else if let Some(u) = n.as_u64() {
+        u.to_string()
+    } else {
+        // Rust writes a float in full, never as `1e20` or `5e-6`.
+        format!("{}", n.as_f64().unwrap_or(0.0))
     }
 }
 
@@ -170,6 +185,14 @@ mod tests {
         assert_eq!(decimal("72.5"), "72.5");
         assert_eq!(decimal("0e-0"), "0");
         assert_eq!(decimal("100e-2"), "1");
+        let number = |v: f64| output(Scalar::BigDecimal, &serde_json::json!(v));
+        assert_eq!(number(5e-6), ConstValue::String("0.000005".into()));
+        assert_eq!(
+            number(1e20),
+            ConstValue::String("100000000000000000000".into())
+        );
+        assert_eq!(number(-62.5), ConstValue::String("-62.5".into()));
+        assert_eq!(number(62.0), ConstValue::String("62".into()));
     }
 
     #[test]

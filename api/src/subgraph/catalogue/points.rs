@@ -133,11 +133,11 @@ pub(super) fn feedback_point() -> Entity {
         feedback_rows(),
         vec![
             decimal("value", "p.value", "p.value_num"),
-            decimal("valueDelta", "p.delta || 'e-0'", "p.delta"),
+            decimal("valueDelta", "p.delta", "p.delta"),
             scalar("isRevocation", Scalar::Boolean, "p.revocation"),
             scalar("createdCount", Scalar::BigInt, "p.created"),
             scalar("revokedCount", Scalar::BigInt, "p.revoked"),
-            decimal("valueForSum", "p.for_sum || 'e-0'", "p.for_sum"),
+            decimal("valueForSum", "p.for_sum", "p.for_sum"),
         ],
     )
 }

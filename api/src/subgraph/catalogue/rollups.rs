@@ -3,7 +3,8 @@
 //! agent (`Agent…Stats`), each bucket's row holding the totals up to its end. A bucket is a
 //! row only where its chain or agent had a point in it. Rows are read at the query's
 //! `interval` (`$INTERVAL` seconds); the bucket still open (its end after the chain's newest
-//! indexed event) is left out unless the query says `current: include` (`$CURRENT`).
+//! indexed event) is left out unless the query says `current: include` (`$CURRENT`). A row's
+//! id is the id of its newest point: stable as the chain grows, unique per aggregation.
 
 use super::points::{feedback_rows, registration_rows, validation_rows};
 use super::{
@@ -47,9 +48,9 @@ fn rows(points: &str, dimension: Dimension, sums: &[(&str, &str)]) -> String {
     let g_by: Vec<String> = by.split(", ").map(|c| format!("g.{c}")).collect();
     let p_by: Vec<String> = by.split(", ").map(|c| format!("p.{c}")).collect();
     format!(
-        "FROM (SELECT {g_by}, g.bucket, {running},
-                  row_number() OVER (ORDER BY g.bucket, {g_by}) AS row_id
-              FROM (SELECT {p_by}, p.ts / {INTERVAL} AS bucket, {grouped}
+        "FROM (SELECT {g_by}, g.bucket, {running}, g.row_id
+              FROM (SELECT {p_by}, p.ts / {INTERVAL} AS bucket, {grouped},
+                           max(p.block_number * 1000000 + p.log_index) AS row_id
                     FROM ({points}) p GROUP BY {p_by}, p.ts / {INTERVAL}) g
               WINDOW w AS (PARTITION BY {g_by} ORDER BY g.bucket ROWS UNBOUNDED PRECEDING)) s
          WHERE ({CURRENT} = 1 OR (s.bucket + 1) * {INTERVAL} <= (SELECT e.block_timestamp FROM {events} e
@@ -113,12 +114,13 @@ fn aggregation(
     }
 }
 
-/// A cumulative decimal total of alias `s`.
+/// A cumulative decimal total of alias `s`, computed as a floating-point sum (SQLite has no
+/// exact decimals) and written out in full (`values::output`).
 fn decimal_total(name: &'static str, column: &str) -> Field {
     compared(
         name,
         Scalar::BigDecimal,
-        format!("coalesce(s.{column}, 0) || 'e-0'"),
+        format!("coalesce(s.{column}, 0)"),
         format!("s.{column}"),
     )
 }

@@ -97,6 +97,27 @@ fn both_databases_answer_the_same_schema() {
 }
 
 #[test]
+fn aggregations_are_only_read_as_root_lists() {
+    // Only a root list fills an aggregation's `$INTERVAL` and `$CURRENT` (`statements::list`):
+    // no reference or derived list may lead to one.
+    let catalogue = of(Dialect::Sqlite);
+    for entity in &catalogue.entities {
+        for field in entity.fields {
+            let target = match field.shape {
+                Shape::Ref { entity, .. } | Shape::Derived { entity, .. } => entity,
+                _ => continue,
+            };
+            let aggregation = catalogue.entity(target).is_some_and(|t| t.is_aggregation());
+            assert!(
+                !aggregation,
+                "{}.{} leads to {target}",
+                entity.name, field.name
+            );
+        }
+    }
+}
+
+#[test]
 fn each_catalogue_holds_only_its_own_databases_sql() {
     let sqlite_only = [
         "json_array(",
