@@ -166,16 +166,9 @@ async fn the_agent0_sdks_read_agentindex_as_their_subgraph() {
         .unwrap();
     }
 
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("index.db");
-    let config = support::config_with_local_documents(&devnet, &db);
-    support::index_with_documents(&config).await;
     // Served by the `agentindex serve` binary over the database indexed here.
-    let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db, 0, "")
-        + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
-    let serve_config = dir.path().join("serve.toml");
-    std::fs::write(&serve_config, toml).unwrap();
-    let (_serving, base) = support::binary::start(&["serve", "--config"], &serve_config);
+    let indexed = support::indexed_with_documents(&devnet).await;
+    let (_serving, base, _) = support::binary::serve_indexed(&devnet, &indexed);
     let subgraph = format!("{base}/subgraphs/name/agent0/{chain}");
     let id = |token: U256| format!("{chain}:{token}");
     // Nothing listens there: an SDK that fell back to the chain would fail, not answer.

@@ -49,15 +49,8 @@ async fn official_mcp_clients_get_the_graphql_apis_answers() {
         .await
         .unwrap();
 
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("index.db");
-    let config = support::config_with_local_documents(&devnet, &db);
-    support::index_with_documents(&config).await;
-    let toml = support::config_toml(&devnet, &[devnet.endpoint()], &db, 0, "")
-        + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
-    let serve_config = dir.path().join("serve.toml");
-    std::fs::write(&serve_config, toml).unwrap();
-    let (_serving, base) = support::binary::start(&["serve", "--config"], &serve_config);
+    let indexed = support::indexed_with_documents(&devnet).await;
+    let (_serving, base, serve_config) = support::binary::serve_indexed(&devnet, &indexed);
     let graphql = format!("{base}/graphql");
 
     // The ids the calls ask about, as /graphql gives them.
@@ -379,7 +372,7 @@ async fn official_mcp_clients_get_the_graphql_apis_answers() {
     );
 
     // The MCP Inspector's CLI lists the same tools and gets the same answer.
-    let home = dir.path().join("inspector");
+    let home = indexed.dir.path().join("inspector");
     std::fs::create_dir_all(&home).unwrap();
     let url = format!("{base}/mcp");
     let listed = inspector(&url, &home, &["--method", "tools/list"]);

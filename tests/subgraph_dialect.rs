@@ -86,11 +86,8 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
     .await
     .unwrap();
 
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("index.db");
-    let config = support::config_with_local_documents(&devnet, &db);
-    support::index_with_documents(&config).await;
-    let served = support::api::serve(support::open(&db).await, &config).await;
+    let index = support::indexed_with_documents(&devnet).await;
+    let served = support::api::serve(support::open(&index.db).await, &index.config).await;
     let endpoint = format!("{}/subgraphs/name/agent0/{chain}", served.base);
     let agent_id = format!("{chain}:{}", s.erc8004_id);
 
@@ -370,7 +367,7 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
 
     // `updatedAt` is the activity the writer keeps per agent (batch by batch and through the
     // reorg above), which must be what the facts say, in the SDK's default page's order.
-    let from_facts = updated_at::matches_the_facts(&endpoint, chain, &db).await;
+    let from_facts = updated_at::matches_the_facts(&endpoint, chain, &index.db).await;
 
     // The GraphQL API's `lastActiveAt` reads the same activity; the rated agent's newest is
     // the feedback, after its own last event.

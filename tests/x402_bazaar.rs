@@ -159,11 +159,8 @@ async fn the_x402_bazaar_client_lists_what_agents_charge_for() {
         .await
         .unwrap();
 
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("index.db");
-    let config = support::config_with_local_documents(&devnet, &db);
-    support::index_with_documents(&config).await;
-    let store = support::open(&db).await;
+    let indexed = support::indexed_with_documents(&devnet).await;
+    let store = support::open(&indexed.db).await;
     let mut worker = ProbeWorker::new(
         local_policy(Duration::from_millis(20)),
         Duration::ZERO,
@@ -175,7 +172,7 @@ async fn the_x402_bazaar_client_lists_what_agents_charge_for() {
         probe_all(&mut worker).await > 0,
         "the resources were probed"
     );
-    let served = support::api::serve(store.clone(), &config).await;
+    let served = support::api::serve(store.clone(), &indexed.config).await;
     let graphql = format!("{}/graphql", served.base);
 
     let identity = hex(devnet.deployment().identity);

@@ -52,6 +52,20 @@ pub(crate) fn start(args: &[&str], config: &Path) -> (Running, String) {
     start_with_stderr(args, config, Stdio::null())
 }
 
+/// `agentindex serve` over `indexed`'s database on a free port: the process, its base URL and
+/// the config file it was given (which `agentindex mcp` can be given too).
+pub(crate) fn serve_indexed(
+    devnet: &agentindex_contracts::Devnet,
+    indexed: &super::Indexed,
+) -> (Running, String, std::path::PathBuf) {
+    let toml = super::config_toml(devnet, &[devnet.endpoint()], &indexed.db, 0, "")
+        + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
+    let config = indexed.dir.path().join("serve.toml");
+    std::fs::write(&config, toml).unwrap();
+    let (running, base) = start(&["serve", "--config"], &config);
+    (running, base, config)
+}
+
 /// Starts `agentindex ARGS CONFIG` (a subcommand that announces nothing, such as `index`).
 pub(crate) fn spawn(args: &[&str], config: &Path) -> Running {
     let mut tied = command(args, config);

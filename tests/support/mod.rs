@@ -149,6 +149,26 @@ pub(crate) async fn index_until_synced(config: &Config) {
     .expect("indexing succeeds");
 }
 
+/// A devnet indexed with its documents into a database of its own.
+pub(crate) struct Indexed {
+    /// The directory holding the database (removed when dropped).
+    pub(crate) dir: tempfile::TempDir,
+    /// The database's file (on PostgreSQL runs, what names the test's database).
+    pub(crate) db: std::path::PathBuf,
+    /// The config that indexed it.
+    pub(crate) config: Config,
+}
+
+/// Indexes `devnet` to its head, every document fetched once from loopback servers, into a new
+/// database.
+pub(crate) async fn indexed_with_documents(devnet: &Devnet) -> Indexed {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let config = config_with_local_documents(devnet, &db);
+    index_with_documents(&config).await;
+    Indexed { dir, db, config }
+}
+
 /// Indexes to the head and fetches every document found once, as `index --exit-when-synced`.
 pub(crate) async fn index_with_documents(config: &Config) {
     logs();
