@@ -199,14 +199,18 @@ fn reputation(answer: &Value) -> String {
     out
 }
 
-fn payments(answer: &Value) -> String {
-    let list = answer["payments"].as_array().cloned().unwrap_or_default();
-    let mut out = format!(
-        "{} payments credited to {} in all; {} shown, newest first.",
+/// The first line of an agent's list: how many `what` the agent in all, how many shown.
+fn headline(answer: &Value, what: &str, shown: usize) -> String {
+    format!(
+        "{} {what} {} in all; {shown} shown, newest first.",
         answer["totalCount"],
         or(&answer["name"], or(&answer["id"], "the agent")),
-        list.len()
-    );
+    )
+}
+
+fn payments(answer: &Value) -> String {
+    let list = answer["payments"].as_array().cloned().unwrap_or_default();
+    let mut out = headline(answer, "payments credited to", list.len());
     for payment in &list {
         let _ = write!(
             out,
@@ -233,12 +237,7 @@ fn payments(answer: &Value) -> String {
 
 fn feedback(answer: &Value) -> String {
     let list = answer["feedback"].as_array().cloned().unwrap_or_default();
-    let mut out = format!(
-        "{} feedback given to {} in all; {} shown, newest first.",
-        answer["totalCount"],
-        or(&answer["name"], or(&answer["id"], "the agent")),
-        list.len()
-    );
+    let mut out = headline(answer, "feedback given to", list.len());
     for entry in &list {
         let _ = write!(
             out,
