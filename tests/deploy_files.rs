@@ -149,6 +149,8 @@ fn accepted_keys(section: &str) -> Vec<String> {
         }
         s if s.starts_with("chains.") => format!("[[chains]]\n[{s}]"),
         "liveness.credentials" => "[[liveness.credentials]]".into(),
+        "cardano" => "[[cardano]]".into(),
+        "cardano.masumi" => "[[cardano]]\n[cardano.masumi]".into(),
         s => format!("[{s}]"),
     };
     let text = format!("{header}\n__probe__ = 1\n");
@@ -215,6 +217,8 @@ fn the_example_config_shows_every_key_the_config_types_accept() {
         "chains.registries",
         "chains.payment_tokens",
         "chains.x402",
+        "cardano",
+        "cardano.masumi",
     ];
     let mut missing = Vec::new();
     for section in sections {

@@ -41,6 +41,35 @@ fn networks_lists_every_preset_once_with_its_chain_id() {
     assert!(NETWORKS.len() >= 48, "every mainnet and testnet listed");
     let base = network("base").unwrap();
     assert_eq!((base.chain_id, base.start_block), (8453, Some(41_663_799)));
+    // The Cardano networks Masumi is followed on, after the EVM presets.
+    let cardano: Vec<Vec<&str>> = text
+        .lines()
+        .skip_while(|line| !line.starts_with("CARDANO"))
+        .skip(1)
+        .take_while(|line| !line.is_empty())
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    let preprod = cardano
+        .iter()
+        .find(|row| row[0] == "cardano-preprod")
+        .unwrap_or_else(|| panic!("no cardano-preprod in {text}"));
+    assert_eq!(
+        &preprod[1..4],
+        [
+            "1073741825",
+            "cip34:0-1",
+            "7e8bdaf2b2b919a3a4b94002cafb50086c0c845fe535d07a77ab7f77"
+        ]
+    );
+    assert!(
+        cardano
+            .iter()
+            .any(|row| row[0] == "cardano-mainnet" && row[2] == "cip34:1-764824073")
+    );
+    assert!(
+        !ids.contains(preprod[1]),
+        "no EVM preset shares a Cardano number"
+    );
 }
 
 /// The first block whose state holds code at `address`, walking from the genesis.

@@ -13,6 +13,7 @@
 
 pub mod agents;
 pub mod canonical_json;
+pub mod cardano;
 pub mod config;
 pub mod documents;
 pub mod engine;

@@ -16,6 +16,7 @@ pub(super) const INDEXER: &[(&str, &[&str])] = &[
     ("sources", &["primitives"]),
     ("rpc", &["primitives", "metrics", "redact", "config"]),
     ("documents", &["primitives", "metrics", "redact", "config"]),
+    ("cardano", &["primitives", "metrics", "redact", "config"]),
     (
         "liveness",
         &[
@@ -31,7 +32,7 @@ pub(super) const INDEXER: &[(&str, &[&str])] = &[
         "reputation",
         &["primitives", "config", "priority", "canonical_json"],
     ),
-    ("agents", &["primitives", "sources"]),
+    ("agents", &["primitives", "sources", "documents"]),
     (
         "store",
         &[
@@ -41,6 +42,7 @@ pub(super) const INDEXER: &[(&str, &[&str])] = &[
             "config",
             "sources",
             "documents",
+            "cardano",
             "liveness",
             "reputation",
             "agents",
@@ -58,6 +60,7 @@ pub(super) const INDEXER: &[(&str, &[&str])] = &[
             "config",
             "sources",
             "rpc",
+            "cardano",
             "reputation",
             "agents",
             "store",
@@ -84,6 +87,7 @@ pub(super) const INDEXER: &[(&str, &[&str])] = &[
             "sources",
             "rpc",
             "documents",
+            "cardano",
             "liveness",
             "reputation",
             "agents",

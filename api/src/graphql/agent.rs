@@ -6,6 +6,7 @@ use super::filter::AgentSource;
 use super::liveness::Liveness;
 use super::loader_set::Loaders;
 use super::loaders::AgentRowKey;
+use super::masumi::MasumiEntry;
 use super::page_cost;
 use super::relations::{AgentPayment, Feedback, HistoryEvent, ListPage, Validation, charge, paged};
 use super::reputation::Reputation;
@@ -16,8 +17,9 @@ use crate::read::counts::{self, Relation};
 use crate::read::documents::{DocumentRow, LintRow};
 use crate::read::skills::SkillRow;
 use crate::state::ApiState;
+use agentindex_indexer::primitives::caip2_of_chain;
 use agentindex_indexer::reputation::{Exclusion, Payment};
-use agentindex_indexer::schema::{Table, agent_activity, agent_liveness};
+use agentindex_indexer::schema::{Table, agent_activity, agent_liveness, masumi_agents};
 use async_graphql::{Context, ID, Json, Object, Result, SimpleObject};
 use std::sync::Arc;
 
@@ -36,14 +38,27 @@ impl Agent {
 
 #[Object]
 impl Agent {
-    /// Stable id: `{chain}:{identity registry}:{token id}` or `{chain}:{agent contract}`.
+    /// Stable id: `{chain}:{identity registry}:{token id}`, `{chain}:{agent contract}`, or
+    /// for a Masumi agent `{chain}:{policy id}{asset name}` (the name without its version
+    /// under registry V2).
     async fn id(&self) -> ID {
         ID(self.0.agent_key.clone())
     }
 
-    /// EIP-155 chain id.
+    /// EIP-155 chain id; a Cardano network's is 2^30 plus its network magic.
     async fn chain_id(&self) -> i64 {
         self.0.chain_id
+    }
+
+    /// The chain's CAIP-2 id: `eip155:{chain id}`, or CIP-34's `cip34:{network id}-{magic}`.
+    async fn caip2(&self) -> String {
+        caip2_of_chain(u64::try_from(self.0.chain_id).unwrap_or_default())
+    }
+
+    /// Masumi agents: the registry entry on Cardano.
+    async fn masumi(&self, ctx: &Context<'_>) -> Result<Option<MasumiEntry>> {
+        let row = self.row_of(ctx, &masumi_agents::TABLE).await?;
+        row.map(MasumiEntry::of).transpose()
     }
 
     /// How it came on-chain.

@@ -37,6 +37,8 @@ pub(crate) struct ChainTotals {
     registry_agents: i64,
     /// ERC-8004 agents.
     erc8004_agents: i64,
+    /// Masumi registry entries (Cardano).
+    masumi_agents: i64,
     /// Payments credited to agents.
     payments: i64,
     /// ERC-8004 feedback given.
@@ -182,6 +184,7 @@ impl FacetQuery {
                 "factory" => entry.factory_agents += count,
                 "registry" => entry.registry_agents += count,
                 "erc8004" => entry.erc8004_agents += count,
+                "masumi" => entry.masumi_agents += count,
                 _ => {}
             }
         }

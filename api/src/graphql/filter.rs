@@ -14,6 +14,8 @@ pub(crate) enum AgentSource {
     /// Minted in the ERC-8004 Identity Registry.
     #[graphql(name = "ERC8004")]
     Erc8004,
+    /// An NFT of Masumi's agent registry on Cardano.
+    Masumi,
 }
 
 impl AgentSource {
@@ -22,6 +24,7 @@ impl AgentSource {
             AgentSource::Factory => "factory",
             AgentSource::Registry => "registry",
             AgentSource::Erc8004 => "erc8004",
+            AgentSource::Masumi => "masumi",
         }
     }
 
@@ -30,6 +33,7 @@ impl AgentSource {
             "factory" => Some(AgentSource::Factory),
             "registry" => Some(AgentSource::Registry),
             "erc8004" => Some(AgentSource::Erc8004),
+            "masumi" => Some(AgentSource::Masumi),
             _ => None,
         }
     }

@@ -14,6 +14,7 @@ pub(crate) mod hidden_errors;
 pub(crate) mod liveness;
 pub(crate) mod loader_set;
 pub(crate) mod loaders;
+pub(crate) mod masumi;
 pub(crate) mod operation_limits;
 pub mod query;
 pub(crate) mod relations;

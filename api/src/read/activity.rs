@@ -45,6 +45,8 @@ impl<'a> Subjects<'a> {
                         .contracts
                         .insert((chain, format!("{address:#x}")), key);
                 }
+                // Masumi entries have no ERC-8004 feedback or contract events.
+                AgentKey::Masumi { .. } => {}
             }
         }
         Ok(subjects)

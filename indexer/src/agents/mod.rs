@@ -5,6 +5,7 @@
 
 pub mod contracts;
 pub mod erc8004;
+pub mod masumi;
 
 #[cfg(test)]
 mod tests;

@@ -10,6 +10,7 @@ mod api_caches;
 mod api_connections;
 mod api_reads;
 mod api_websocket;
+mod cardano;
 mod chain;
 mod documents;
 mod env;
@@ -23,6 +24,7 @@ pub use api_caches::ApiCachesConfig;
 pub use api_connections::{ConnectionsConfig, IpNetwork};
 pub use api_reads::ReadsConfig;
 pub use api_websocket::WebsocketConfig;
+pub use cardano::{CardanoConfig, MasumiConfig, RegistryPolicy};
 pub use chain::{
     ChainConfig, DeepReorg, DustError, Erc8004Addresses, FetchStrategy, Finality, PaymentToken,
     StartBlock, WatchedContract, X402Config,
@@ -99,6 +101,9 @@ pub struct Config {
     /// The chains to follow.
     #[serde(default)]
     pub chains: Vec<ChainConfig>,
+    /// The Cardano networks to follow (Masumi's registry), through Blockfrost.
+    #[serde(default)]
+    pub cardano: Vec<CardanoConfig>,
 }
 
 /// `[database]`.
@@ -272,97 +277,7 @@ impl Default for DocumentsConfig {
 }
 
 /// Every default value, in one place.
-pub(crate) mod defaults {
-    use std::net::SocketAddr;
-
-    pub(crate) fn database_url() -> String {
-        "sqlite://data/agentindex.db".into()
-    }
-    pub(crate) fn listen() -> SocketAddr {
-        SocketAddr::from(([127, 0, 0, 1], 8080))
-    }
-    pub(crate) fn requests_per_minute_per_client() -> u32 {
-        1_200
-    }
-    pub(crate) fn client_burst() -> u32 {
-        100
-    }
-    pub(crate) fn server_ms_per_second_per_client() -> u32 {
-        // A fifth of one core: a client asking only expensive questions holds no more.
-        200
-    }
-    pub(crate) fn server_ms_burst_per_client() -> u32 {
-        1_000
-    }
-    pub(crate) fn low_priority_after_ms_per_client() -> u32 {
-        // A quarter of the burst: a few hundred lookups by id within a second or two.
-        250
-    }
-    pub(crate) fn low_priority_above_complexity() -> u32 {
-        // Twice the costliest page the explorer and SDKs ask for (100 agents with a few
-        // fields each), a fifth of the highest complexity accepted.
-        1_000
-    }
-    pub(crate) fn low_priority_cores() -> f64 {
-        // Half of one core: on two, a past block's feed at 100,000 agents in about twice its
-        // unrationed time, and half as many slow answers beside it (BENCHMARKS.md).
-        0.5
-    }
-    pub(crate) fn cors_origins() -> Vec<String> {
-        vec!["*".into()]
-    }
-    pub(crate) const fn allow_http() -> bool {
-        // An index should cover what is on chain; plain-http documents are used and flagged.
-        true
-    }
-    pub(crate) fn requests_per_host_per_second() -> u32 {
-        5
-    }
-    pub(crate) fn fetch_concurrency() -> usize {
-        32
-    }
-    pub(crate) fn refresh_secs() -> u64 {
-        6 * 3600
-    }
-    pub(crate) fn retry_secs() -> u64 {
-        60
-    }
-    pub(crate) fn fetch_deadline_secs() -> u64 {
-        // Above the slowest honest gateway answer seen, well below the 45 s a drip held a
-        // `card check` before the deadline existed.
-        20
-    }
-    pub(crate) fn ipfs_gateways() -> Vec<String> {
-        vec!["https://ipfs.io/ipfs/".into()]
-    }
-    pub(crate) const fn requests_per_second() -> u32 {
-        25
-    }
-    pub(crate) const fn request_timeout_secs() -> u64 {
-        20
-    }
-    pub(crate) const fn max_block_range() -> u64 {
-        2_000
-    }
-    pub(crate) const fn reorg_window() -> u64 {
-        128
-    }
-    pub(crate) const fn funding_lookback_blocks() -> u64 {
-        2_000
-    }
-    pub(crate) const fn poll_interval_ms() -> u64 {
-        2_000
-    }
-    pub(crate) const fn payment_address_chunk() -> usize {
-        200
-    }
-    pub(crate) const fn rpc_concurrency() -> usize {
-        4
-    }
-    pub(crate) const fn ranges_in_flight() -> usize {
-        1
-    }
-}
+pub(crate) mod defaults;
 
 impl Config {
     /// Reads `path`, applies the process environment's `AGENTINDEX_*` overrides and validates.
@@ -482,6 +397,19 @@ impl Config {
                 return Err(ConfigError::Key {
                     key: format!("chains[{i}].chain_id"),
                     message: format!("chain id {} is configured twice", chain.chain_id),
+                });
+            }
+        }
+        for (i, network) in self.cardano.iter().enumerate() {
+            network.validate(&format!("cardano[{i}]"))?;
+            if !seen.insert(network.chain_id()) {
+                return Err(ConfigError::Key {
+                    key: format!("cardano[{i}].network"),
+                    message: format!(
+                        "{} is configured twice, or an EVM chain uses its number {}",
+                        network.network.name(),
+                        network.chain_id()
+                    ),
                 });
             }
         }

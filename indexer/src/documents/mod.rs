@@ -18,6 +18,7 @@ pub mod fetch;
 mod json;
 mod jwks;
 pub mod lint;
+pub mod masumi;
 pub mod payments;
 pub mod profile;
 pub mod registration;
@@ -37,6 +38,8 @@ pub use registration::{RegistrationProjection, Service, parse_registration};
 mod address_tests;
 #[cfg(test)]
 mod deadline_tests;
+#[cfg(test)]
+mod masumi_tests;
 #[cfg(test)]
 mod properties;
 #[cfg(test)]

@@ -8,9 +8,10 @@ mod probe_worker;
 pub use documents_worker::{DocumentsOutcome, DocumentsWorker};
 pub use probe_worker::{ProbeWorker, ProbesOutcome};
 
+use crate::cardano::Blockfrost;
 use crate::config::Config;
 use crate::feed::keeper::FeedKeeper;
-use crate::follower::{Follower, FollowerError, Outcome};
+use crate::follower::{CardanoFollower, Follower, FollowerError, Outcome};
 use crate::liveness::LivenessPolicy;
 use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy};
@@ -51,7 +52,7 @@ pub enum EngineError {
     #[error(transparent)]
     Documents(#[from] crate::documents::FetchError),
     /// No chains are configured.
-    #[error("no [[chains]] configured: nothing to index")]
+    #[error("no [[chains]] or [[cardano]] configured: nothing to index")]
     NoChains,
 }
 
@@ -64,7 +65,7 @@ pub async fn index(
     shutdown: watch::Receiver<bool>,
     progress: impl Fn(&str, &Outcome) + Clone + Send + 'static,
 ) -> Result<(), EngineError> {
-    if config.chains.is_empty() {
+    if config.chains.is_empty() && config.cardano.is_empty() {
         return Err(EngineError::NoChains);
     }
     let store = Store::open(&config.database.url).await?;
@@ -79,6 +80,28 @@ pub async fn index(
             writer.clone(),
             options.retry,
             options.until_block,
+        )
+        .await?;
+        let shutdown = shutdown.clone();
+        let progress = progress.clone();
+        let exit = options.exit_when_synced;
+        followers.spawn(async move {
+            follower
+                .run(exit, shutdown, move |name, outcome| progress(name, outcome))
+                .await
+        });
+    }
+    for network in &config.cardano {
+        let source = Blockfrost::new(network).map_err(|source| FollowerError::Cardano {
+            chain: network.name(),
+            source,
+        })?;
+        let follower = CardanoFollower::new(
+            network.clone(),
+            contexts[&network.chain_id()].clone(),
+            source,
+            store.clone(),
+            writer.clone(),
         )
         .await?;
         let shutdown = shutdown.clone();
@@ -186,7 +209,8 @@ pub async fn index(
 }
 
 /// Each configured chain's context (its identity registry and reputation rules), by chain id:
-/// one per chain, shared by its follower and the documents worker.
+/// one per chain (EVM chains and Cardano networks), shared by its follower and the documents
+/// worker.
 pub fn chain_contexts(config: &Config) -> ChainContexts {
     config
         .chains
@@ -201,5 +225,15 @@ pub fn chain_contexts(config: &Config) -> ChainContexts {
             };
             (chain.chain_id, Arc::new(context))
         })
+        .chain(config.cardano.iter().map(|network| {
+            let context = ChainContext {
+                chain_id: network.chain_id(),
+                name: network.name(),
+                identity: None,
+                rules: Arc::new(ReputationRules::of_cardano(&config.reputation)),
+                funding_lookback: 0,
+            };
+            (network.chain_id(), Arc::new(context))
+        }))
         .collect()
 }

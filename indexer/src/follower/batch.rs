@@ -44,6 +44,7 @@ impl Follower {
             to_block: to,
             to_hash: window.last().filter(|b| b.number == to).map(|b| b.hash),
             events,
+            cardano: Vec::new(),
             funding,
             window,
             window_from: (to + 1).saturating_sub(self.config.reorg_window),

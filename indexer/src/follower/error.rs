@@ -67,6 +67,14 @@ pub enum FollowerError {
         /// The registry's configured address.
         address: alloy::primitives::Address,
     },
+    /// A Cardano provider's call failed.
+    #[error("network {chain}: {source}")]
+    Cardano {
+        /// The network's name.
+        chain: String,
+        /// The classified failure.
+        source: crate::cardano::source::SourceError,
+    },
     /// Even a one-block range is refused.
     #[error("chain {chain}: the provider refuses even a single block at {block}: {source}")]
     RangeFloor {
@@ -94,6 +102,7 @@ impl FollowerError {
                 matches!(source.kind, RpcErrorKind::Unsupported(_))
             }
             FollowerError::Assemble { .. } => false,
+            FollowerError::Cardano { source, .. } => !source.is_transient(),
         }
     }
 }

@@ -15,6 +15,7 @@ mod assemble;
 mod backfill;
 mod batch;
 mod by_address;
+mod cardano;
 mod deployment;
 mod discovery;
 mod error;
@@ -37,6 +38,7 @@ pub mod strategy;
 mod tip;
 
 pub use assemble::AssembleError;
+pub use cardano::CardanoFollower;
 pub use deployment::deployment_block;
 pub use error::FollowerError;
 pub use range::AdaptiveRange;

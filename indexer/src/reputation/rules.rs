@@ -63,4 +63,16 @@ impl ReputationRules {
             weights: Weights::from(&reputation.weights),
         }
     }
+
+    /// The rules of a Cardano network under `reputation`: the same parameters as every chain's;
+    /// no EVM token counts there.
+    pub fn of_cardano(reputation: &ReputationConfig) -> Self {
+        Self {
+            params: ScoreParams::from(reputation),
+            feedback: FeedbackParams::from(&reputation.feedback),
+            trust: TrustParams::from(&reputation.trust),
+            weights: Weights::from(&reputation.weights),
+            ..Self::default()
+        }
+    }
 }

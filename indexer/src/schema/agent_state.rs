@@ -38,6 +38,29 @@ super::tables! {
         last_event_block: i64,
     }
 
+    /// What Masumi's registry says of each of its agents (source `masumi`), beside its
+    /// `agents` row: the current NFT, and its metadata read into one shape, with the lints.
+    masumi_agents [agent_key] {
+        agent_key: String,
+        /// the current NFT's unit: policy id and asset name, hex
+        unit: String,
+        policy_id: String,
+        asset_name: String,
+        registry_version: i64,
+        /// the metadata read (`documents::masumi::MasumiMetadata`), JSON
+        metadata: String,
+        /// the CIP-25 object as minted, JSON
+        raw_metadata: Option<String>,
+        /// JSON array of lints
+        lints: String,
+        /// why the current NFT has no metadata
+        metadata_error: Option<String>,
+        /// the block its NFT was burned in, for a deregistered agent
+        deregistered_block: Option<i64>,
+        /// how many times it was updated (V2 mints after the first)
+        updates: i64,
+    }
+
     /// The skills an agent's card or registration file lists.
     agent_skills [agent_key, skill_id] {
         agent_key: String,

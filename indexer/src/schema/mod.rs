@@ -20,6 +20,7 @@
 //! declaration says otherwise with its [`TableKind`]. A new group file goes into `GROUPS`.
 
 mod agent_state;
+mod cardano_facts;
 mod chain_state;
 mod contract_facts;
 mod document_state;
@@ -31,6 +32,7 @@ mod reputation_state;
 mod row;
 
 pub use agent_state::*;
+pub use cardano_facts::*;
 pub use chain_state::*;
 pub use contract_facts::*;
 pub use document_state::*;
@@ -166,12 +168,13 @@ impl std::fmt::Display for Table {
 /// The groups' tables, in the order [`ALL`] lists them: each group in its declaration order.
 /// Nothing depends on that order (the migrations declare no foreign keys); it is fixed so that
 /// what reads every table reads them alike on every run.
-const GROUPS: [&[Table]; 9] = [
+const GROUPS: [&[Table]; 10] = [
     chain_state::TABLES,
     contract_facts::TABLES,
     identity_facts::TABLES,
     feedback_facts::TABLES,
     payment_facts::TABLES,
+    cardano_facts::TABLES,
     agent_state::TABLES,
     document_state::TABLES,
     liveness_state::TABLES,

@@ -1,5 +1,7 @@
 //! What the follower hands the writer: a contiguous run of blocks and every relevant log in it.
 
+use crate::cardano::registry::RegistryAction;
+use crate::cardano::source::TxPlace;
 use crate::primitives::BlockRef;
 use crate::reputation::ReputationRules;
 use crate::reputation::funding_trail::Inflow;
@@ -77,6 +79,18 @@ pub struct AgentSnapshot {
     pub errors: Vec<String>,
 }
 
+/// A transaction of a followed Cardano policy: the policy runs the provider listed for it and
+/// what it did to the registry.
+#[derive(Debug, Clone)]
+pub struct CardanoTx {
+    /// Where it is.
+    pub place: TxPlace,
+    /// The policies it ran, one entry per redeemer listed.
+    pub runs: Vec<String>,
+    /// The registry entries it minted or burned.
+    pub actions: Vec<RegistryAction>,
+}
+
 /// Blocks `from_block..=to_block` of one chain, applied atomically.
 #[derive(Debug, Clone)]
 pub struct Batch {
@@ -90,6 +104,9 @@ pub struct Batch {
     pub to_hash: Option<B256>,
     /// Every relevant log, in chain order.
     pub events: Vec<EventRecord>,
+    /// On a Cardano network: the registry transactions of the run, in chain order (EVM
+    /// batches have none).
+    pub cardano: Vec<CardanoTx>,
     /// Token transfers into payers and their funders before they paid, from the blocks before
     /// the run too: the store keeps those the trail of a payment it credits reaches.
     pub funding: Vec<Inflow>,

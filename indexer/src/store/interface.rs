@@ -115,6 +115,12 @@ pub trait StoreRead: Send + Sync {
     /// The remembered unfinalized blocks of `chain_id`, oldest first.
     fn window(&self, chain_id: u64) -> impl Future<Output = StoreResult<Vec<BlockRef>>> + Send;
 
+    /// On a Cardano network: how many runs of each followed policy were read, by policy id.
+    fn script_runs(
+        &self,
+        chain_id: u64,
+    ) -> impl Future<Output = StoreResult<std::collections::BTreeMap<String, u64>>> + Send;
+
     /// Agent contracts and payment addresses discovered so far on `chain_id`.
     fn watched(&self, chain_id: u64) -> impl Future<Output = StoreResult<WatchedSets>> + Send;
 

@@ -7,6 +7,7 @@
 
 mod agents;
 mod batch;
+mod cardano;
 mod checkpoint;
 mod columns;
 pub mod copy;
@@ -41,7 +42,7 @@ mod wrapped_driver;
 mod writer;
 
 pub use agents::wallet_from_metadata;
-pub use batch::{AgentSnapshot, Batch, ChainContext, ChainContexts, EventRecord};
+pub use batch::{AgentSnapshot, Batch, CardanoTx, ChainContext, ChainContexts, EventRecord};
 pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use documents::{DocumentCounts, DocumentResult, DueDocument};
 pub use facts::PreparedBatch;
@@ -451,6 +452,14 @@ impl StoreRead for Store {
     /// The remembered unfinalized blocks of `chain_id`, oldest first.
     async fn window(&self, chain_id: u64) -> StoreResult<Vec<BlockRef>> {
         cursor::window(self.reader(), chain_id).await
+    }
+
+    /// How many runs of each followed Cardano policy were read on `chain_id`.
+    async fn script_runs(
+        &self,
+        chain_id: u64,
+    ) -> StoreResult<std::collections::BTreeMap<String, u64>> {
+        cardano::script_runs(self.reader(), chain_id).await
     }
 
     /// Agent contracts and payment addresses discovered on `chain_id`.

@@ -8,6 +8,7 @@
 
 mod contracts;
 mod erc8004;
+mod masumi;
 mod touched;
 
 use super::facts::Touched;
@@ -52,6 +53,10 @@ pub(super) async fn refresh(
     let contracts: Vec<Address> = touched.contracts.into_iter().collect();
     for chunk in contracts.chunks(AGENTS_PER_QUERY) {
         contracts::refresh(conn, chain_id, chunk).await?;
+    }
+    let masumi: Vec<String> = touched.masumi.into_iter().collect();
+    for chunk in masumi.chunks(AGENTS_PER_QUERY) {
+        masumi::refresh(conn, chain_id, chunk).await?;
     }
     Ok(())
 }

@@ -3,8 +3,8 @@
 
 use crate::schema::{
     agent_contract_events, agent_snapshots, identity_approvals, identity_metadata,
-    identity_registrations, identity_transfers, identity_uri_updates, registry_events,
-    watched_agents,
+    identity_registrations, identity_transfers, identity_uri_updates, masumi_registry_actions,
+    registry_events, watched_agents,
 };
 use crate::store::decode::{self, int};
 use crate::store::facts::Touched;
@@ -96,5 +96,16 @@ pub(in crate::store) async fn touched_above(
                 .insert(decode::parse(table, column, &address)?);
         }
     }
+    touched.masumi = sqlx::query_scalar(&format!(
+        "SELECT DISTINCT agent_key FROM {table} WHERE chain_id = $1 AND block_number > $2",
+        table = masumi_registry_actions::NAME,
+    ))
+    .bind(chain)
+    .bind(above)
+    .fetch_all(&mut *conn)
+    .await
+    .context("finding Masumi agents above a rollback")?
+    .into_iter()
+    .collect();
     Ok(touched)
 }

@@ -6,6 +6,7 @@
 //! the writer; [`write`] then credits token transfers against the stored payment bindings and
 //! executes it all inside the batch's transaction.
 
+mod cardano;
 mod contracts;
 mod funding;
 mod identity;
@@ -31,6 +32,8 @@ pub(super) struct Touched {
     pub(super) contracts: BTreeSet<Address>,
     /// (registry, owner) pairs whose every agent's operators may have changed.
     pub(super) owners: BTreeSet<(Address, Address)>,
+    /// Masumi agents, by key.
+    pub(super) masumi: BTreeSet<String>,
 }
 
 /// A batch with its rows bound, ready for the writer (`SqlWriter`'s prepared batch).
@@ -62,6 +65,7 @@ impl PreparedBatch {
 /// Binds the rows of `batch`'s events.
 pub(super) fn prepare(mut batch: Batch) -> StoreResult<PreparedBatch> {
     let events = std::mem::take(&mut batch.events);
+    let cardano = std::mem::take(&mut batch.cardano);
     let mut prepared = PreparedBatch {
         batch,
         rows: Rows::default(),
@@ -84,6 +88,21 @@ pub(super) fn prepare(mut batch: Batch) -> StoreResult<PreparedBatch> {
         if matches!(event.decoded, Ok(Decoded::ChannelClaimed { .. })) {
             prepared.claims.push(event);
         }
+    }
+    for tx in &cardano {
+        cardano::apply(
+            &mut prepared.rows,
+            chain.chain_id,
+            tx,
+            &mut prepared.touched,
+        )?;
+        for action in &tx.actions {
+            *prepared
+                .kinds
+                .entry(("masumi", action.kind.as_str()))
+                .or_default() += 1;
+        }
+        prepared.stored += tx.actions.len() as u64;
     }
     Ok(prepared)
 }

@@ -3,14 +3,14 @@
 //! folds being the pure functions of `crate::agents`).
 
 use super::{BatchContext, RewindContext};
-use crate::schema::agents;
+use crate::schema::{agents, masumi_agents};
 use crate::store::agents::{refresh, touched_above};
 use crate::store::{Dialect, StoreResult};
 use sqlx::AnyConnection;
 use std::collections::BTreeMap;
 
 /// The tables the stage owns.
-pub(super) const TABLES: &[&str] = &[agents::NAME];
+pub(super) const TABLES: &[&str] = &[agents::NAME, masumi_agents::NAME];
 
 /// Recomputes the agents the batch's events touched, then on PostgreSQL analyzes `agents` when
 /// it has grown enough.
@@ -19,7 +19,7 @@ pub(super) async fn apply(
     batch: &mut BatchContext<'_>,
 ) -> StoreResult<()> {
     let touched = std::mem::take(&mut batch.prepared.touched);
-    let refreshed = (touched.erc8004.len() + touched.contracts.len()) as u64;
+    let refreshed = (touched.erc8004.len() + touched.contracts.len() + touched.masumi.len()) as u64;
     batch.summary.agents_refreshed = refreshed;
     refresh(conn, batch.prepared.batch.chain.chain_id, touched).await?;
     if batch.dialect == Dialect::Postgres {

@@ -4,11 +4,11 @@
 
 use super::{BatchContext, RewindContext, delete_above_by};
 use crate::schema::{
-    agent_contract_events, agent_snapshots, events, feedback, feedback_responses,
-    feedback_revocations, funding_edges, identity_approvals, identity_metadata,
-    identity_registrations, identity_transfers, identity_uri_updates, outflows, payment_bindings,
-    payments, ratings, registry_events, validation_requests, validation_responses, watched_agents,
-    withdrawals, x402_channels,
+    agent_contract_events, agent_snapshots, cardano_script_runs, events, feedback,
+    feedback_responses, feedback_revocations, funding_edges, identity_approvals, identity_metadata,
+    identity_registrations, identity_transfers, identity_uri_updates, masumi_registry_actions,
+    outflows, payment_bindings, payments, ratings, registry_events, validation_requests,
+    validation_responses, watched_agents, withdrawals, x402_channels,
 };
 use crate::store::facts;
 use crate::store::{Dialect, StoreResult};
@@ -39,6 +39,8 @@ pub(super) const TABLES: &[&str] = &[
     outflows::NAME,
     x402_channels::NAME,
     funding_edges::NAME,
+    cardano_script_runs::NAME,
+    masumi_registry_actions::NAME,
 ];
 
 /// Writes the batch's raw events and facts (counting the events stored), then on PostgreSQL

@@ -1,0 +1,361 @@
+//! Follows one Cardano network's Masumi registry into the store, as the EVM follower follows a
+//! chain: batches of blocks applied atomically with the cursor, the last blocks' hashes kept to
+//! notice a rollback, and everything above the newest still-canonical block undone when one
+//! comes.
+//!
+//! A step reads the registry policies' runs after those already read (the provider lists them
+//! in chain order), up to the tip or until a batch is full (then up to the height of the last
+//! transaction taken, whole), then each transaction's inputs, outputs and metadata. The tip is
+//! read before and after: if its hash moved, the reads may mix two branches and the step is
+//! dropped (nothing is applied; the next step sees the rollback and undoes it).
+
+use super::{FollowerError, Outcome};
+use crate::cardano::registry;
+use crate::cardano::source::{CardanoBlock, CardanoSource, SourceError, TxPlace};
+use crate::config::{CardanoConfig, RegistryPolicy};
+use crate::primitives::BlockRef;
+use crate::store::{Batch, CardanoTx, ChainContext, Store, StoreError, StoreRead, Writer};
+use alloy::primitives::B256;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Runs asked of the provider at once.
+const RUNS_PER_REQUEST: u32 = 100;
+
+/// Follows one `[[cardano]]` network.
+pub struct CardanoFollower<S> {
+    config: CardanoConfig,
+    context: Arc<ChainContext>,
+    policies: Vec<RegistryPolicy>,
+    source: S,
+    store: Store,
+    writer: Writer,
+}
+
+impl<S: CardanoSource> CardanoFollower<S> {
+    /// A follower of `config` reading through `source`; creates the network's cursor.
+    pub async fn new(
+        config: CardanoConfig,
+        context: Arc<ChainContext>,
+        source: S,
+        store: Store,
+        writer: Writer,
+    ) -> Result<Self, FollowerError> {
+        let policies = config.registry_policies();
+        writer
+            .init_chain(config.chain_id(), &config.name(), 0)
+            .await
+            .map_err(|source| FollowerError::Store {
+                chain: config.name(),
+                source,
+            })?;
+        Ok(Self {
+            config,
+            context,
+            policies,
+            source,
+            store,
+            writer,
+        })
+    }
+
+    /// Runs steps until the tip is indexed (with `exit_when_synced`), a fatal error, or
+    /// `shutdown` turns true (at once, even mid-request). Other errors are logged and retried
+    /// after the wait their class asks for, growing while they repeat.
+    pub async fn run(
+        mut self,
+        exit_when_synced: bool,
+        mut shutdown: watch::Receiver<bool>,
+        mut progress: impl FnMut(&str, &Outcome),
+    ) -> Result<(), FollowerError> {
+        let name = self.config.name();
+        let poll = Duration::from_millis(self.config.poll_interval_ms);
+        let mut failures = 0u32;
+        loop {
+            if *shutdown.borrow() {
+                return Ok(());
+            }
+            let stepped = tokio::select! {
+                stepped = self.step() => stepped,
+                _ = shutdown.wait_for(|stop| *stop) => continue,
+            };
+            let pause = match stepped {
+                Ok(outcome) => {
+                    failures = 0;
+                    progress(&name, &outcome);
+                    match outcome {
+                        Outcome::Synced { .. } if exit_when_synced => return Ok(()),
+                        Outcome::Synced { .. } => Some(poll),
+                        Outcome::Rewound { ancestor, removed } => {
+                            tracing::warn!(target: "agentindex::cardano", network = %name, ancestor, removed, "rollback undone");
+                            None
+                        }
+                        _ => None,
+                    }
+                }
+                Err(error) if error.is_fatal() => return Err(error),
+                Err(error) => {
+                    failures += 1;
+                    let growing = Duration::from_millis((250u64 << failures.min(7)).min(30_000));
+                    let wait = match &error {
+                        FollowerError::Cardano { source, .. } => source.backoff().max(growing),
+                        _ => growing,
+                    };
+                    tracing::warn!(target: "agentindex::cardano", %error, retry_in = ?wait, "step failed");
+                    Some(wait)
+                }
+            };
+            if let Some(pause) = pause {
+                tokio::select! {
+                    _ = tokio::time::sleep(pause) => {}
+                    _ = shutdown.changed() => {}
+                }
+            }
+        }
+    }
+
+    /// One step: undo a rollback, or index the next run of blocks, or say the tip is reached.
+    pub async fn step(&mut self) -> Result<Outcome, FollowerError> {
+        let chain_id = self.config.chain_id();
+        let tip = self.source.tip().await.map_err(|e| self.provider(e))?;
+        let window = self
+            .store
+            .window(chain_id)
+            .await
+            .map_err(|e| self.store_error(e))?;
+        if let Some(last) = window.last() {
+            let now = self
+                .source
+                .block(last.number)
+                .await
+                .map_err(|e| self.provider(e))?;
+            if now.is_none_or(|b| b.hash != last.hash) {
+                return self.undo_rollback(&window).await;
+            }
+        }
+        let next = self
+            .store
+            .progress(chain_id)
+            .await
+            .map_err(|e| self.store_error(e))?
+            .map_or(0, |p| p.next_block);
+        let finalized = tip.height.saturating_sub(self.config.rollback_window);
+        if next > tip.height {
+            self.writer
+                .record_heads(chain_id, tip.height, finalized)
+                .await
+                .map_err(|e| self.store_error(e))?;
+            return Ok(Outcome::Synced { head: tip.height });
+        }
+        let (txs, to) = self.registry_transactions(next, tip.height).await?;
+        let Some(to_block) = self.settled(&tip, to).await? else {
+            return Ok(Outcome::Retry);
+        };
+        if txs
+            .iter()
+            .any(|tx| tx.place.height == to && tx.place.block_hash != to_block.hash)
+        {
+            return Ok(Outcome::Retry);
+        }
+        let actions = txs.iter().map(|tx| tx.actions.len() as u64).sum();
+        let batch = Batch {
+            chain: self.context.clone(),
+            from_block: next,
+            to_block: to,
+            to_hash: Some(to_block.hash),
+            events: Vec::new(),
+            cardano: txs,
+            funding: Vec::new(),
+            window: vec![BlockRef {
+                number: to_block.height,
+                hash: to_block.hash,
+                parent_hash: to_block.previous.unwrap_or(B256::ZERO),
+                timestamp: to_block.time,
+            }],
+            window_from: (to + 1).saturating_sub(self.config.rollback_window),
+            finalized,
+            head: tip.height,
+            settles: to >= tip.height,
+        };
+        self.writer
+            .apply(batch)
+            .await
+            .map_err(|e| self.store_error(e))?;
+        Ok(Outcome::Indexed {
+            from: next,
+            to,
+            events: actions,
+            head: tip.height,
+        })
+    }
+
+    /// The registry transactions from height `next` on, at most a batch of them, whole blocks
+    /// only, and the last height they cover (the tip when the runs ran out first).
+    async fn registry_transactions(
+        &self,
+        next: u64,
+        tip: u64,
+    ) -> Result<(Vec<CardanoTx>, u64), FollowerError> {
+        let chain_id = self.config.chain_id();
+        let read = self
+            .store
+            .script_runs(chain_id)
+            .await
+            .map_err(|e| self.store_error(e))?;
+        let limit = self.config.transactions_per_batch;
+        let mut to = tip;
+        let mut found: BTreeMap<(u64, u32), (TxPlace, Vec<String>)> = BTreeMap::new();
+        let mut places: BTreeMap<B256, TxPlace> = BTreeMap::new();
+        for policy in &self.policies {
+            let mut skip = read.get(&policy.policy_id).copied().unwrap_or(0);
+            'pages: loop {
+                let hashes = self
+                    .source
+                    .script_transactions(&policy.policy_id, skip, RUNS_PER_REQUEST)
+                    .await
+                    .map_err(|e| self.provider(e))?;
+                let last_page = hashes.len() < RUNS_PER_REQUEST as usize;
+                for hash in hashes {
+                    let place = match places.get(&hash) {
+                        Some(place) => *place,
+                        None => {
+                            let place = self
+                                .source
+                                .transaction(hash)
+                                .await
+                                .map_err(|e| self.provider(e))?
+                                // Listed but gone: the chain is rolling back under us.
+                                .ok_or_else(|| self.moved("a listed transaction vanished"))?;
+                            places.insert(hash, place);
+                            place
+                        }
+                    };
+                    if place.height < next {
+                        return Err(self.moved(
+                            "the provider lists a policy run below the indexed height that was never read",
+                        ));
+                    }
+                    if place.height > to {
+                        break 'pages;
+                    }
+                    found
+                        .entry((place.height, place.index))
+                        .or_insert_with(|| (place, Vec::new()))
+                        .1
+                        .push(policy.policy_id.clone());
+                    skip += 1;
+                    if found.len() >= limit {
+                        // Take the rest of this block, then stop.
+                        to = place.height;
+                    }
+                }
+                if last_page {
+                    break;
+                }
+            }
+        }
+        // A later policy may have lowered `to` below runs an earlier one took.
+        found.retain(|(height, _), _| *height <= to);
+        let mut txs = Vec::with_capacity(found.len());
+        for (place, runs) in found.into_values() {
+            let actions = if place.valid {
+                let utxos = self
+                    .source
+                    .utxos(place.hash)
+                    .await
+                    .map_err(|e| self.provider(e))?;
+                let metadata = self
+                    .source
+                    .metadata(place.hash)
+                    .await
+                    .map_err(|e| self.provider(e))?;
+                registry::actions(chain_id, &place, &utxos, &metadata, &self.policies)
+            } else {
+                Vec::new()
+            };
+            txs.push(CardanoTx {
+                place,
+                runs,
+                actions,
+            });
+        }
+        Ok((txs, to))
+    }
+
+    /// Block `to` as the chain holds it after the step's reads, or none when the tip moved
+    /// under them (a rollback: retry).
+    async fn settled(
+        &self,
+        tip: &CardanoBlock,
+        to: u64,
+    ) -> Result<Option<CardanoBlock>, FollowerError> {
+        let again = self
+            .source
+            .block(tip.height)
+            .await
+            .map_err(|e| self.provider(e))?;
+        if again.is_none_or(|b| b.hash != tip.hash) {
+            return Ok(None);
+        }
+        if to == tip.height {
+            return Ok(Some(*tip));
+        }
+        self.source.block(to).await.map_err(|e| self.provider(e))
+    }
+
+    /// Finds the newest remembered block still on the chain and undoes everything above it.
+    async fn undo_rollback(&self, window: &[BlockRef]) -> Result<Outcome, FollowerError> {
+        let mut ancestor = None;
+        for block in window.iter().rev() {
+            let now = self
+                .source
+                .block(block.number)
+                .await
+                .map_err(|e| self.provider(e))?;
+            if now.is_some_and(|b| b.hash == block.hash) {
+                ancestor = Some(block.number);
+                break;
+            }
+        }
+        let Some(ancestor) = ancestor else {
+            return Err(FollowerError::DeepReorg {
+                chain: self.config.name(),
+                window: self.config.rollback_window,
+                oldest: window.first().map_or(0, |b| b.number),
+                newest: window.last().map_or(0, |b| b.number),
+            });
+        };
+        let removed = self
+            .writer
+            .rewind(self.context.clone(), ancestor)
+            .await
+            .map_err(|e| self.store_error(e))?;
+        let newest = window.last().map_or(ancestor, |b| b.number);
+        crate::metrics::metrics().reorg(self.config.chain_id(), newest.saturating_sub(ancestor));
+        Ok(Outcome::Rewound { ancestor, removed })
+    }
+
+    fn provider(&self, source: SourceError) -> FollowerError {
+        FollowerError::Cardano {
+            chain: self.config.name(),
+            source,
+        }
+    }
+
+    fn moved(&self, reason: &str) -> FollowerError {
+        self.provider(SourceError::Unavailable {
+            provider: self.source.name().to_string(),
+            what: "the registry's transactions".into(),
+            reason: reason.into(),
+        })
+    }
+
+    fn store_error(&self, source: StoreError) -> FollowerError {
+        FollowerError::Store {
+            chain: self.config.name(),
+            source,
+        }
+    }
+}

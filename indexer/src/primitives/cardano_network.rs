@@ -1,0 +1,154 @@
+//! The Cardano networks agentindex knows: how each is numbered beside the EVM chains, its CAIP-2
+//! id, its public Blockfrost endpoint, and where Masumi's registry lives on it.
+//!
+//! Cardano has no EIP-155 chain id, yet every agent, cursor and score is keyed by a number. A
+//! Cardano network is numbered 2^30 plus its network magic (mainnet 764824073, preprod 1,
+//! preview 2): a rule rather than a table, inside GraphQL's 32-bit `Int`, and far from the small
+//! ids EVM chains use. Its CAIP-2 id is CIP-34's `cip34:{network id}-{network magic}`.
+
+use serde::Deserialize;
+
+/// What Cardano network numbers start from (see the module's header).
+pub const CARDANO_CHAIN_ID_BASE: u64 = 1 << 30;
+
+/// A Cardano network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CardanoNetwork {
+    /// The main network.
+    #[serde(alias = "cardano-mainnet")]
+    Mainnet,
+    /// The pre-production test network.
+    #[serde(alias = "cardano-preprod")]
+    Preprod,
+    /// The preview test network.
+    #[serde(alias = "cardano-preview")]
+    Preview,
+}
+
+/// The Masumi registry minting policies of one network, V1 and V2.
+#[derive(Debug, Clone, Copy)]
+pub struct MasumiPolicies {
+    /// Registry V1 (the one Masumi's registry service reads).
+    pub v1: Option<&'static str>,
+    /// Registry V2 (permissionless; updates burn one version and mint the next).
+    pub v2: Option<&'static str>,
+}
+
+/// Registry V2 shares one policy across networks.
+const MASUMI_V2: &str = "67ab0c92c4ac1610895a1c965ee50aba41a8f1513b15240723b3bd0b";
+
+impl CardanoNetwork {
+    /// Every network, in the order `agentindex networks` lists them.
+    pub const ALL: [CardanoNetwork; 3] = [Self::Mainnet, Self::Preprod, Self::Preview];
+
+    /// The network magic.
+    pub fn magic(self) -> u64 {
+        match self {
+            Self::Mainnet => 764_824_073,
+            Self::Preprod => 1,
+            Self::Preview => 2,
+        }
+    }
+
+    /// The network id in addresses: 1 on mainnet, 0 on the test networks.
+    pub fn network_id(self) -> u8 {
+        match self {
+            Self::Mainnet => 1,
+            Self::Preprod | Self::Preview => 0,
+        }
+    }
+
+    /// agentindex's number for the network (see the module's header).
+    pub fn chain_id(self) -> u64 {
+        CARDANO_CHAIN_ID_BASE + self.magic()
+    }
+
+    /// The network a chain id names, when it names one.
+    pub fn of_chain_id(chain_id: u64) -> Option<Self> {
+        Self::ALL.into_iter().find(|n| n.chain_id() == chain_id)
+    }
+
+    /// Its CAIP-2 id (CIP-34).
+    pub fn caip2(self) -> String {
+        format!("cip34:{}-{}", self.network_id(), self.magic())
+    }
+
+    /// The preset's name (`cardano-mainnet`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Mainnet => "cardano-mainnet",
+            Self::Preprod => "cardano-preprod",
+            Self::Preview => "cardano-preview",
+        }
+    }
+
+    /// How the config spells it.
+    pub fn config_value(self) -> &'static str {
+        match self {
+            Self::Mainnet => "mainnet",
+            Self::Preprod => "preprod",
+            Self::Preview => "preview",
+        }
+    }
+
+    /// Blockfrost's hosted endpoint for it.
+    pub fn blockfrost_url(self) -> &'static str {
+        match self {
+            Self::Mainnet => "https://cardano-mainnet.blockfrost.io/api/v0",
+            Self::Preprod => "https://cardano-preprod.blockfrost.io/api/v0",
+            Self::Preview => "https://cardano-preview.blockfrost.io/api/v0",
+        }
+    }
+
+    /// Where Masumi's registry mints on it.
+    pub fn masumi_policies(self) -> MasumiPolicies {
+        match self {
+            Self::Mainnet => MasumiPolicies {
+                v1: Some("ad6424e3ce9e47bbd8364984bd731b41de591f1d11f6d7d43d0da9b9"),
+                v2: Some(MASUMI_V2),
+            },
+            Self::Preprod => MasumiPolicies {
+                v1: Some("7e8bdaf2b2b919a3a4b94002cafb50086c0c845fe535d07a77ab7f77"),
+                v2: Some(MASUMI_V2),
+            },
+            Self::Preview => MasumiPolicies { v1: None, v2: None },
+        }
+    }
+}
+
+/// The CAIP-2 id of any chain agentindex numbers: `eip155:{id}` for EVM chains.
+pub fn caip2_of_chain(chain_id: u64) -> String {
+    match CardanoNetwork::of_chain_id(chain_id) {
+        Some(network) => network.caip2(),
+        None => format!("eip155:{chain_id}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chain_ids_fit_graphql_ints_and_round_trip() {
+        for network in CardanoNetwork::ALL {
+            let id = network.chain_id();
+            assert!(i32::try_from(id).is_ok(), "{network:?} {id}");
+            assert_eq!(CardanoNetwork::of_chain_id(id), Some(network));
+        }
+        assert_eq!(CardanoNetwork::Mainnet.chain_id(), 1_838_565_897);
+        assert_eq!(CardanoNetwork::Preprod.chain_id(), 1_073_741_825);
+        assert_eq!(CardanoNetwork::of_chain_id(1), None);
+    }
+
+    #[test]
+    fn caip2_ids_follow_cip34() {
+        assert_eq!(CardanoNetwork::Mainnet.caip2(), "cip34:1-764824073");
+        assert_eq!(CardanoNetwork::Preprod.caip2(), "cip34:0-1");
+        assert_eq!(caip2_of_chain(8453), "eip155:8453");
+        assert_eq!(
+            caip2_of_chain(CardanoNetwork::Preprod.chain_id()),
+            "cip34:0-1"
+        );
+    }
+}
