@@ -63,6 +63,12 @@ async fn verify(
                     .iter()
                     .find(|chain| chain.chain_id == status.chain_id)
                     .map(|chain| ReputationRules::of_chain(chain, &c.reputation))
+                    .or_else(|| {
+                        c.cardano
+                            .iter()
+                            .any(|network| network.chain_id() == status.chain_id)
+                            .then(|| ReputationRules::of_cardano(&c.reputation))
+                    })
             })
             .unwrap_or_default();
         let digest = |body: Vec<u8>| -> String {

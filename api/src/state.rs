@@ -54,6 +54,12 @@ impl ApiState {
                     ReputationRules::of_chain(chain, &config.reputation),
                 )
             })
+            .chain(config.cardano.iter().map(|network| {
+                (
+                    network.chain_id(),
+                    ReputationRules::of_cardano(&config.reputation),
+                )
+            }))
             .collect();
         let tokens = config
             .chains
@@ -72,7 +78,7 @@ impl ApiState {
         ));
         let facets = Arc::new(FacetCache::new(
             caches.facet_cache_entries,
-            config.chains.iter().map(|chain| chain.chain_id),
+            config.chain_ids(),
         ));
         // Its handle is not kept: a failed count is logged, and the first dashboard counts.
         drop(facets.warm(&store, Arc::clone(&cache)));

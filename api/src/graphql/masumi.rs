@@ -151,6 +151,7 @@ impl MasumiEntry {
     }
 
     /// The A2A protocol versions it speaks.
+    #[graphql(name = "a2aProtocolVersions")]
     async fn a2a_protocol_versions(&self) -> &[String] {
         &self.metadata.a2a_protocol_versions
     }

@@ -162,7 +162,8 @@ impl SourceError {
         use std::time::Duration;
         match self {
             Self::RateLimited { .. } => Duration::from_secs(1),
-            // The quota resets at midnight UTC; asking every minute costs nothing.
+            // The quota resets at midnight UTC; asking every minute costs nothing (the
+            // follower waits `quota_wait_secs`).
             Self::OverQuota { .. } => Duration::from_secs(60),
             Self::Banned { .. } => Duration::from_secs(300),
             Self::Unavailable { .. } | Self::Malformed { .. } => Duration::from_secs(2),

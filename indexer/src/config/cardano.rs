@@ -31,6 +31,10 @@ pub struct CardanoConfig {
     /// Seconds one request may take.
     #[serde(default = "defaults::request_timeout_secs")]
     pub request_timeout_secs: u64,
+    /// Seconds to wait after the provider says the project's daily quota is spent (402)
+    /// before asking again; Blockfrost's quota resets at midnight UTC.
+    #[serde(default = "defaults::quota_wait_secs")]
+    pub quota_wait_secs: u64,
     /// Blocks behind the tip remembered to detect a rollback; a rollback deeper than this
     /// stops the network's follower.
     #[serde(default = "defaults::rollback_window")]
@@ -127,6 +131,7 @@ impl CardanoConfig {
             ("requests_per_second", u64::from(self.requests_per_second)),
             ("burst", u64::from(self.burst)),
             ("request_timeout_secs", self.request_timeout_secs),
+            ("quota_wait_secs", self.quota_wait_secs),
             ("rollback_window", self.rollback_window),
             ("transactions_per_batch", self.transactions_per_batch as u64),
         ] {
@@ -161,6 +166,9 @@ mod defaults {
     }
     pub(super) const fn request_timeout_secs() -> u64 {
         30
+    }
+    pub(super) const fn quota_wait_secs() -> u64 {
+        60
     }
     pub(super) const fn rollback_window() -> u64 {
         60

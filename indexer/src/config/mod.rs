@@ -228,6 +228,16 @@ pub struct DocumentsConfig {
     pub nat64_prefixes: Vec<Nat64Prefix>,
 }
 
+impl Config {
+    /// The numbers of every chain followed: the EVM chains', then the Cardano networks'.
+    pub fn chain_ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.chains
+            .iter()
+            .map(|chain| chain.chain_id)
+            .chain(self.cardano.iter().map(CardanoConfig::chain_id))
+    }
+}
+
 impl Default for DatabaseConfig {
     fn default() -> Self {
         Self {

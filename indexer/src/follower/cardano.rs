@@ -100,6 +100,10 @@ impl<S: CardanoSource> CardanoFollower<S> {
                     failures += 1;
                     let growing = Duration::from_millis((250u64 << failures.min(7)).min(30_000));
                     let wait = match &error {
+                        FollowerError::Cardano {
+                            source: SourceError::OverQuota { .. },
+                            ..
+                        } => Duration::from_secs(self.config.quota_wait_secs),
                         FollowerError::Cardano { source, .. } => source.backoff().max(growing),
                         _ => growing,
                     };

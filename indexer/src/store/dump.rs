@@ -22,13 +22,19 @@ const NOT_CANONICAL: [&str; 4] = [
 ];
 
 /// The tables dumped, each with the order its rows are dumped in: the fact tables by block and
-/// log, then every table of the stages derived from them (the cursor's bookkeeping left out) by
+/// log (or their key, where they have no log), then every table of the stages derived from them (the cursor's bookkeeping left out) by
 /// its declared key.
 fn dumped() -> Vec<(&'static str, String)> {
-    let facts = Stage::Facts
-        .tables()
-        .iter()
-        .map(|table| (*table, "chain_id, block_number, log_index".to_string()));
+    // EVM facts by block and log; Cardano's (no logs) by their declared key.
+    let facts = Stage::Facts.tables().iter().map(|table| {
+        let key = schema::table(table).map_or(&[][..], |t| t.key);
+        let order = if key.contains(&"log_index") {
+            "chain_id, block_number, log_index".to_string()
+        } else {
+            key.join(", ")
+        };
+        (*table, order)
+    });
     let derived = STAGES
         .iter()
         .filter(|stage| !matches!(stage, Stage::Facts | Stage::Cursor))
