@@ -34,6 +34,8 @@ mod index_scenario;
 mod index_smoke;
 mod layers;
 mod legacy_logs;
+mod masumi_payments;
+mod masumi_registry;
 mod mcp_server;
 mod networks;
 mod no_orphans;

@@ -5,6 +5,7 @@
 
 pub(crate) mod api;
 pub(crate) mod binary;
+pub(crate) mod blockfrost;
 pub(crate) mod chain;
 pub(crate) mod checker;
 pub(crate) mod dev;

@@ -58,7 +58,8 @@ impl Agent {
     /// Masumi agents: the registry entry on Cardano.
     async fn masumi(&self, ctx: &Context<'_>) -> Result<Option<MasumiEntry>> {
         let row = self.row_of(ctx, &masumi_agents::TABLE).await?;
-        row.map(MasumiEntry::of).transpose()
+        row.map(|row| MasumiEntry::of(&self.0.agent_key, row))
+            .transpose()
     }
 
     /// How it came on-chain.

@@ -1,33 +1,91 @@
 //! `Agent.masumi`: what Masumi's registry on Cardano says of an agent of source `MASUMI`, read
 //! from its `masumi_agents` row (through the row loader): the current NFT, the metadata in one
-//! shape whichever variant minted it, the fields no variant defines, and the lints.
+//! shape whichever variant minted it, the fields no variant defines, and the lints; and the
+//! escrows of Masumi's payment contract that pay it (`masumi_payments`).
 
+use super::relations::charge;
 use crate::read::agent_rows::Cells;
+use crate::read::masumi_payments;
+use crate::state::ApiState;
 use agentindex_indexer::documents::masumi::{
     Author, Capability, ExampleOutput, Legal, MasumiMetadata, Price,
 };
 use agentindex_indexer::schema::masumi_agents;
-use async_graphql::{Json, Object, Result, SimpleObject};
+use async_graphql::{Context, Json, Object, Result, SimpleObject};
 use std::sync::Arc;
 
 /// An agent's entry in Masumi's registry.
 pub(crate) struct MasumiEntry {
+    pub(crate) agent_key: String,
     pub(crate) row: Arc<Cells>,
     pub(crate) metadata: MasumiMetadata,
 }
 
+/// The most escrows one `payments` asks for.
+const MAX_PAYMENTS: i32 = 100;
+
 impl MasumiEntry {
-    /// The entry of a `masumi_agents` row.
-    pub(crate) fn of(row: Arc<Cells>) -> Result<Self> {
+    /// The entry of agent `agent_key`'s `masumi_agents` row.
+    pub(crate) fn of(agent_key: &str, row: Arc<Cells>) -> Result<Self> {
         let text = row.text(masumi_agents::metadata).unwrap_or("{}");
         let metadata = serde_json::from_str(text)
             .map_err(|e| format!("stored masumi_agents.metadata is not readable: {e}"))?;
-        Ok(Self { row, metadata })
+        Ok(Self {
+            agent_key: agent_key.to_string(),
+            row,
+            metadata,
+        })
     }
 
     fn text(&self, column: agentindex_indexer::schema::Column) -> Option<String> {
         self.row.text(column).map(str::to_string)
     }
+}
+
+/// A purchase from the agent through Masumi's payment contract (an escrow on Cardano).
+#[derive(SimpleObject)]
+pub(crate) struct MasumiPayment {
+    /// The purchase: the same key in every state of its escrow.
+    escrow_key: String,
+    /// Which payment contract: 1 or 2.
+    contract_version: i64,
+    /// The buyer's payment credential (key or script hash), hex.
+    buyer: String,
+    /// The seller's payment credential, hex.
+    seller: String,
+    /// `lovelace`, or the token's unit (policy id and asset name, hex).
+    unit: String,
+    /// The price, in the unit's smallest amount.
+    amount: String,
+    /// The state it is in (FundsLocked, ResultSubmitted, RefundRequested, Disputed,
+    /// WithdrawAuthorized, RefundAuthorized), or left when paid out.
+    state: Option<String>,
+    /// How it ended: `released` to the seller, `refunded` to the buyer, or `disputed` (split
+    /// by the admins); none while open.
+    outcome: Option<String>,
+    /// Where it was locked.
+    locked_block: i64,
+    /// When.
+    locked_at: i64,
+    /// The locking transaction, hex.
+    lock_tx: String,
+    /// Where it was paid out.
+    settled_block: Option<i64>,
+    /// When.
+    settled_at: Option<i64>,
+}
+
+/// How the agent's escrows stand.
+#[derive(SimpleObject, Default)]
+pub(crate) struct MasumiPaymentCounts {
+    /// Still open.
+    open: i64,
+    /// Paid to the seller: the ones that count for reputation.
+    released: i64,
+    /// Returned to the buyer.
+    refunded: i64,
+    /// Split by the admins after a dispute.
+    disputed: i64,
 }
 
 /// One fixed price.
@@ -253,6 +311,55 @@ impl MasumiEntry {
     /// Fields no Masumi metadata variant defines, as written.
     async fn unknown_fields(&self) -> Json<serde_json::Map<String, serde_json::Value>> {
         Json(self.metadata.unknown.clone())
+    }
+
+    /// Purchases from it through Masumi's payment contract, newest first, `first` of them (at
+    /// most 100).
+    async fn payments(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = 20)] first: i32,
+    ) -> Result<Vec<MasumiPayment>> {
+        if !(1..=MAX_PAYMENTS).contains(&first) {
+            return Err(format!("first must be 1 to {MAX_PAYMENTS}, got {first}").into());
+        }
+        charge(ctx, first as u64, "masumi.payments")?;
+        let pool = ctx.data_unchecked::<ApiState>().store.reader();
+        let rows = masumi_payments::newest(pool, &self.agent_key, i64::from(first)).await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| MasumiPayment {
+                escrow_key: r.escrow_key,
+                contract_version: r.contract_version,
+                buyer: r.buyer,
+                seller: r.seller,
+                unit: r.unit,
+                amount: r.amount,
+                state: r.state,
+                outcome: r.outcome,
+                locked_block: r.locked_block,
+                locked_at: r.locked_at,
+                lock_tx: r.lock_tx,
+                settled_block: r.settled_block,
+                settled_at: r.settled_at,
+            })
+            .collect())
+    }
+
+    /// How many of its escrows are open, and how many ended each way.
+    async fn payment_counts(&self, ctx: &Context<'_>) -> Result<MasumiPaymentCounts> {
+        let pool = ctx.data_unchecked::<ApiState>().store.reader();
+        let mut counts = MasumiPaymentCounts::default();
+        for (outcome, count) in masumi_payments::outcomes(pool, &self.agent_key).await? {
+            match outcome.as_deref() {
+                None => counts.open += count,
+                Some("released") => counts.released += count,
+                Some("refunded") => counts.refunded += count,
+                Some("disputed") => counts.disputed += count,
+                Some(_) => {}
+            }
+        }
+        Ok(counts)
     }
 
     /// The metadata as minted (CIP-25 object, chunked strings as chunks).

@@ -20,6 +20,7 @@ pub(crate) mod documents;
 pub(crate) mod evaluations;
 pub(crate) mod facets;
 pub(crate) mod liveness;
+pub(crate) mod masumi_payments;
 pub(crate) mod pages;
 mod selection;
 pub(crate) mod skills;

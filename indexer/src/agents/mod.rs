@@ -6,6 +6,7 @@
 pub mod contracts;
 pub mod erc8004;
 pub mod masumi;
+pub mod masumi_payment;
 
 #[cfg(test)]
 mod tests;

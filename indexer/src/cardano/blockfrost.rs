@@ -6,12 +6,14 @@
 //! Blockfrost asks clients never to retry 402 or 418 in a loop.
 
 use super::source::{
-    Amount, CardanoBlock, CardanoSource, MetadataEntry, SourceError, SourceResult, TxPlace,
-    TxUtxos, Utxo,
+    AddressTx, Amount, CardanoBlock, CardanoSource, MetadataEntry, SourceError, SourceResult,
+    TxPlace, TxUtxos, Utxo,
 };
 use crate::config::CardanoConfig;
 use alloy::primitives::B256;
-use blockfrost::{BlockFrostSettings, BlockfrostAPI, BlockfrostError, Order, Pagination};
+use blockfrost::{
+    BlockCursor, BlockFrostSettings, BlockfrostAPI, BlockfrostError, Order, Pagination,
+};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use std::future::Future;
 use std::num::NonZeroU32;
@@ -299,6 +301,39 @@ impl CardanoSource for Blockfrost {
         }
         found.truncate(count as usize);
         Ok(found)
+    }
+
+    async fn address_transactions(
+        &self,
+        address: &str,
+        from: u64,
+        to: u64,
+        page: u32,
+    ) -> SourceResult<Vec<AddressTx>> {
+        let what = format!("the transactions of {address}");
+        let pagination = Pagination::new(Order::Asc, page as usize, PAGE as usize)
+            .with_range(BlockCursor::block(from), BlockCursor::block(to));
+        let answer = self
+            .call(
+                "addresses/transactions",
+                self.api.addresses_transactions(address, pagination),
+            )
+            .await;
+        // An address nothing touched yet is not known to the provider.
+        let Some(items) = self.missing(&what, answer)? else {
+            return Ok(Vec::new());
+        };
+        items
+            .into_iter()
+            .map(|item| {
+                Ok(AddressTx {
+                    hash: self.hash(&what, &item.tx_hash)?,
+                    height: u64::try_from(item.block_height)
+                        .map_err(|_| self.malformed(&what, "a negative block height".into()))?,
+                    index: index(self, &what, item.tx_index)?,
+                })
+            })
+            .collect()
     }
 
     async fn transaction(&self, hash: B256) -> SourceResult<Option<TxPlace>> {

@@ -5,6 +5,8 @@
 //! `primitives::CardanoNetwork`.
 
 pub mod blockfrost;
+pub mod escrow;
+pub mod plutus_data;
 pub mod registry;
 pub mod source;
 

@@ -27,6 +27,17 @@ pub struct CardanoBlock {
     pub time: u64,
 }
 
+/// A transaction that touched an address, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddressTx {
+    /// The transaction id.
+    pub hash: B256,
+    /// Its block's height.
+    pub height: u64,
+    /// Its position in the block.
+    pub index: u32,
+}
+
 /// Where a transaction is on the chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TxPlace {
@@ -208,6 +219,16 @@ pub trait CardanoSource: Send + Sync + 'static {
         skip: u64,
         count: u32,
     ) -> impl Future<Output = SourceResult<Vec<B256>>> + Send;
+
+    /// The transactions that touched `address` in blocks `from..=to`, in chain order: page
+    /// `page` (from 1) of up to 100.
+    fn address_transactions(
+        &self,
+        address: &str,
+        from: u64,
+        to: u64,
+        page: u32,
+    ) -> impl Future<Output = SourceResult<Vec<AddressTx>>> + Send;
 
     /// Where a transaction is, or none when the chain does not hold it (any more).
     fn transaction(&self, hash: B256)

@@ -60,6 +60,21 @@ pub struct MasumiConfig {
     /// Registry V2's minting policy id; "" turns it off.
     #[serde(default)]
     pub registry_v2: Option<String>,
+    /// The payment contract V1's script address (bech32); "" turns it off.
+    #[serde(default)]
+    pub escrow_v1: Option<String>,
+    /// The payment contract V2's script address; "" turns it off.
+    #[serde(default)]
+    pub escrow_v2: Option<String>,
+}
+
+/// A Masumi payment contract (escrow) to follow: its address and version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EscrowContract {
+    /// The script address, bech32.
+    pub address: String,
+    /// 1 or 2.
+    pub version: u8,
 }
 
 /// A registry policy to follow, and which version of the registry minted under it.
@@ -114,6 +129,24 @@ impl CardanoConfig {
         .collect()
     }
 
+    /// The payment contracts followed, V1 first.
+    pub fn escrow_contracts(&self) -> Vec<EscrowContract> {
+        let presets = self.network.masumi_escrows();
+        [
+            (1, &self.masumi.escrow_v1, presets.v1),
+            (2, &self.masumi.escrow_v2, presets.v2),
+        ]
+        .into_iter()
+        .filter_map(|(version, configured, preset)| {
+            let address = match configured {
+                Some(address) => address.trim().to_string(),
+                None => preset?.to_string(),
+            };
+            (!address.is_empty()).then_some(EscrowContract { address, version })
+        })
+        .collect()
+    }
+
     /// Checks the values serde cannot; `key` is this entry's path (`cardano[0]`).
     pub(super) fn validate(&self, key: &str) -> ConfigResult<()> {
         let bad = |field: &str, message: String| ConfigError::Key {
@@ -150,6 +183,27 @@ impl CardanoConfig {
                 return Err(bad(
                     field,
                     format!("{policy:?} is not a policy id (56 hex digits)"),
+                ));
+            }
+        }
+        let prefix = match self.network {
+            CardanoNetwork::Mainnet => "addr1",
+            _ => "addr_test1",
+        };
+        for (field, address) in [
+            ("masumi.escrow_v1", &self.masumi.escrow_v1),
+            ("masumi.escrow_v2", &self.masumi.escrow_v2),
+        ] {
+            if let Some(address) = address.as_deref().map(str::trim)
+                && !address.is_empty()
+                && !(address.starts_with(prefix)
+                    && address[prefix.len()..]
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+            {
+                return Err(bad(
+                    field,
+                    format!("{address:?} is not a bech32 address of this network ({prefix}…)"),
                 ));
             }
         }

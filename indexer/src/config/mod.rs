@@ -24,7 +24,7 @@ pub use api_caches::ApiCachesConfig;
 pub use api_connections::{ConnectionsConfig, IpNetwork};
 pub use api_reads::ReadsConfig;
 pub use api_websocket::WebsocketConfig;
-pub use cardano::{CardanoConfig, MasumiConfig, RegistryPolicy};
+pub use cardano::{CardanoConfig, EscrowContract, MasumiConfig, RegistryPolicy};
 pub use chain::{
     ChainConfig, DeepReorg, DustError, Erc8004Addresses, FetchStrategy, Finality, PaymentToken,
     StartBlock, WatchedContract, X402Config,

@@ -3,34 +3,31 @@
 //! notice a rollback, and everything above the newest still-canonical block undone when one
 //! comes.
 //!
-//! A step reads the registry policies' runs after those already read (the provider lists them
-//! in chain order), up to the tip or until a batch is full (then up to the height of the last
-//! transaction taken, whole), then each transaction's inputs, outputs and metadata. The tip is
+//! A step reads the registry policies' runs after those already read and the payment
+//! contracts' transactions from the next height on (`cardano_reads.rs`), up to the tip or until
+//! a batch is full (then up to the height of the last transaction taken, whole), then each
+//! transaction's inputs, outputs and metadata. The tip is
 //! read before and after: if its hash moved, the reads may mix two branches and the step is
 //! dropped (nothing is applied; the next step sees the rollback and undoes it).
 
 use super::{FollowerError, Outcome};
-use crate::cardano::registry;
-use crate::cardano::source::{CardanoBlock, CardanoSource, SourceError, TxPlace};
-use crate::config::{CardanoConfig, RegistryPolicy};
+use crate::cardano::source::{CardanoBlock, CardanoSource, SourceError};
+use crate::config::{CardanoConfig, EscrowContract, RegistryPolicy};
 use crate::primitives::BlockRef;
-use crate::store::{Batch, CardanoTx, ChainContext, Store, StoreError, StoreRead, Writer};
+use crate::store::{Batch, ChainContext, Store, StoreError, StoreRead, Writer};
 use alloy::primitives::B256;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
 
-/// Runs asked of the provider at once.
-const RUNS_PER_REQUEST: u32 = 100;
-
 /// Follows one `[[cardano]]` network.
 pub struct CardanoFollower<S> {
-    config: CardanoConfig,
+    pub(super) config: CardanoConfig,
     context: Arc<ChainContext>,
-    policies: Vec<RegistryPolicy>,
-    source: S,
-    store: Store,
+    pub(super) policies: Vec<RegistryPolicy>,
+    pub(super) escrows: Vec<EscrowContract>,
+    pub(super) source: S,
+    pub(super) store: Store,
     writer: Writer,
 }
 
@@ -44,6 +41,7 @@ impl<S: CardanoSource> CardanoFollower<S> {
         writer: Writer,
     ) -> Result<Self, FollowerError> {
         let policies = config.registry_policies();
+        let escrows = config.escrow_contracts();
         writer
             .init_chain(config.chain_id(), &config.name(), 0)
             .await
@@ -55,6 +53,7 @@ impl<S: CardanoSource> CardanoFollower<S> {
             config,
             context,
             policies,
+            escrows,
             source,
             store,
             writer,
@@ -153,7 +152,7 @@ impl<S: CardanoSource> CardanoFollower<S> {
                 .map_err(|e| self.store_error(e))?;
             return Ok(Outcome::Synced { head: tip.height });
         }
-        let (txs, to) = self.registry_transactions(next, tip.height).await?;
+        let (txs, to) = self.transactions(next, tip.height).await?;
         let Some(to_block) = self.settled(&tip, to).await? else {
             return Ok(Outcome::Retry);
         };
@@ -193,99 +192,6 @@ impl<S: CardanoSource> CardanoFollower<S> {
             events: actions,
             head: tip.height,
         })
-    }
-
-    /// The registry transactions from height `next` on, at most a batch of them, whole blocks
-    /// only, and the last height they cover (the tip when the runs ran out first).
-    async fn registry_transactions(
-        &self,
-        next: u64,
-        tip: u64,
-    ) -> Result<(Vec<CardanoTx>, u64), FollowerError> {
-        let chain_id = self.config.chain_id();
-        let read = self
-            .store
-            .script_runs(chain_id)
-            .await
-            .map_err(|e| self.store_error(e))?;
-        let limit = self.config.transactions_per_batch;
-        let mut to = tip;
-        let mut found: BTreeMap<(u64, u32), (TxPlace, Vec<String>)> = BTreeMap::new();
-        let mut places: BTreeMap<B256, TxPlace> = BTreeMap::new();
-        for policy in &self.policies {
-            let mut skip = read.get(&policy.policy_id).copied().unwrap_or(0);
-            'pages: loop {
-                let hashes = self
-                    .source
-                    .script_transactions(&policy.policy_id, skip, RUNS_PER_REQUEST)
-                    .await
-                    .map_err(|e| self.provider(e))?;
-                let last_page = hashes.len() < RUNS_PER_REQUEST as usize;
-                for hash in hashes {
-                    let place = match places.get(&hash) {
-                        Some(place) => *place,
-                        None => {
-                            let place = self
-                                .source
-                                .transaction(hash)
-                                .await
-                                .map_err(|e| self.provider(e))?
-                                // Listed but gone: the chain is rolling back under us.
-                                .ok_or_else(|| self.moved("a listed transaction vanished"))?;
-                            places.insert(hash, place);
-                            place
-                        }
-                    };
-                    if place.height < next {
-                        return Err(self.moved(
-                            "the provider lists a policy run below the indexed height that was never read",
-                        ));
-                    }
-                    if place.height > to {
-                        break 'pages;
-                    }
-                    found
-                        .entry((place.height, place.index))
-                        .or_insert_with(|| (place, Vec::new()))
-                        .1
-                        .push(policy.policy_id.clone());
-                    skip += 1;
-                    if found.len() >= limit {
-                        // Take the rest of this block, then stop.
-                        to = place.height;
-                    }
-                }
-                if last_page {
-                    break;
-                }
-            }
-        }
-        // A later policy may have lowered `to` below runs an earlier one took.
-        found.retain(|(height, _), _| *height <= to);
-        let mut txs = Vec::with_capacity(found.len());
-        for (place, runs) in found.into_values() {
-            let actions = if place.valid {
-                let utxos = self
-                    .source
-                    .utxos(place.hash)
-                    .await
-                    .map_err(|e| self.provider(e))?;
-                let metadata = self
-                    .source
-                    .metadata(place.hash)
-                    .await
-                    .map_err(|e| self.provider(e))?;
-                registry::actions(chain_id, &place, &utxos, &metadata, &self.policies)
-            } else {
-                Vec::new()
-            };
-            txs.push(CardanoTx {
-                place,
-                runs,
-                actions,
-            });
-        }
-        Ok((txs, to))
     }
 
     /// Block `to` as the chain holds it after the step's reads, or none when the tip moved
@@ -341,14 +247,14 @@ impl<S: CardanoSource> CardanoFollower<S> {
         Ok(Outcome::Rewound { ancestor, removed })
     }
 
-    fn provider(&self, source: SourceError) -> FollowerError {
+    pub(super) fn provider(&self, source: SourceError) -> FollowerError {
         FollowerError::Cardano {
             chain: self.config.name(),
             source,
         }
     }
 
-    fn moved(&self, reason: &str) -> FollowerError {
+    pub(super) fn moved(&self, reason: &str) -> FollowerError {
         self.provider(SourceError::Unavailable {
             provider: self.source.name().to_string(),
             what: "the registry's transactions".into(),
@@ -356,7 +262,7 @@ impl<S: CardanoSource> CardanoFollower<S> {
         })
     }
 
-    fn store_error(&self, source: StoreError) -> FollowerError {
+    pub(super) fn store_error(&self, source: StoreError) -> FollowerError {
         FollowerError::Store {
             chain: self.config.name(),
             source,

@@ -16,6 +16,7 @@ mod backfill;
 mod batch;
 mod by_address;
 mod cardano;
+mod cardano_reads;
 mod deployment;
 mod discovery;
 mod error;

@@ -35,6 +35,15 @@ pub struct MasumiPolicies {
     pub v2: Option<&'static str>,
 }
 
+/// The Masumi payment contract's script addresses on one network, V1 and V2.
+#[derive(Debug, Clone, Copy)]
+pub struct MasumiEscrows {
+    /// Payment contract V1.
+    pub v1: Option<&'static str>,
+    /// Payment contract V2.
+    pub v2: Option<&'static str>,
+}
+
 /// Registry V2 shares one policy across networks.
 const MASUMI_V2: &str = "67ab0c92c4ac1610895a1c965ee50aba41a8f1513b15240723b3bd0b";
 
@@ -113,6 +122,21 @@ impl CardanoNetwork {
                 v2: Some(MASUMI_V2),
             },
             Self::Preview => MasumiPolicies { v1: None, v2: None },
+        }
+    }
+
+    /// Where Masumi's payment contract holds escrows on it.
+    pub fn masumi_escrows(self) -> MasumiEscrows {
+        match self {
+            Self::Mainnet => MasumiEscrows {
+                v1: Some("addr1wx7j4kmg2cs7yf92uat3ed4a3u97kr7axxr4avaz0lhwdsq87ujx7"),
+                v2: Some("addr1wxs4e6wc95hkwezlccjw9mdvq0r0rsgx6zk34avptga3ftgge2j6d"),
+            },
+            Self::Preprod => MasumiEscrows {
+                v1: Some("addr_test1wz7j4kmg2cs7yf92uat3ed4a3u97kr7axxr4avaz0lhwdsqukgwfm"),
+                v2: Some("addr_test1wzs4e6wc95hkwezlccjw9mdvq0r0rsgx6zk34avptga3ftgn37w4g"),
+            },
+            Self::Preview => MasumiEscrows { v1: None, v2: None },
         }
     }
 }

@@ -12,5 +12,7 @@ mod sql_int;
 
 pub use agent_key::{AgentKey, AgentKeyError, AssetStem, POLICY_BYTES};
 pub use block::BlockRef;
-pub use cardano_network::{CARDANO_CHAIN_ID_BASE, CardanoNetwork, MasumiPolicies, caip2_of_chain};
+pub use cardano_network::{
+    CARDANO_CHAIN_ID_BASE, CardanoNetwork, MasumiEscrows, MasumiPolicies, caip2_of_chain,
+};
 pub use sql_int::{IntOutOfRange, sql_bits, sql_bound, sql_int, sql_uint};

@@ -61,6 +61,29 @@ super::tables! {
         updates: i64,
     }
 
+    /// Each Masumi escrow (a purchase from an agent on Cardano) as its actions leave it: what
+    /// was paid, by whom, and how it ended.
+    masumi_payments [escrow_key] {
+        escrow_key: String,
+        chain_id: i64,
+        agent_key: Option<String>,
+        contract_version: i64,
+        buyer: String,
+        seller: String,
+        unit: String,
+        amount: String,
+        /// the state it is in, or left when paid out
+        state: Option<String>,
+        /// released | refunded | disputed, once paid out
+        outcome: Option<String>,
+        locked_block: i64,
+        locked_at: i64,
+        /// the locking transaction, hex
+        lock_tx: String,
+        settled_block: Option<i64>,
+        settled_at: Option<i64>,
+    }
+
     /// The skills an agent's card or registration file lists.
     agent_skills [agent_key, skill_id] {
         agent_key: String,

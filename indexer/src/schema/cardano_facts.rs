@@ -1,5 +1,6 @@
-//! Facts of the Masumi registry on Cardano: the policy runs the follower has read (its paging
-//! position) and what each registry transaction minted or burned. Block numbers are Cardano
+//! Facts of Masumi on Cardano: the policy runs the follower has read (its paging position),
+//! what each registry transaction minted or burned, and what each transaction did to the
+//! payment contract's escrows. Block numbers are Cardano
 //! block heights; `tx_index` is the transaction's place in its block. See [`super`] for what a
 //! declaration holds.
 
@@ -41,5 +42,34 @@ super::tables! {
         metadata: Option<String>,
         /// why a mint has no metadata
         metadata_error: Option<String>,
+    }
+
+    /// What a transaction did to one escrow of Masumi's payment contract: locked it, moved it
+    /// to another state, or paid it out (released to the seller, refunded, split after a
+    /// dispute); `unreadable` when its datum is not an escrow's.
+    masumi_escrow_actions [chain_id, block_number, tx_index, position] {
+        chain_id: i64,
+        block_number: i64,
+        tx_index: i64,
+        position: i64,
+        block_hash: Vec<u8>,
+        block_timestamp: i64,
+        tx_hash: Vec<u8>,
+        /// the purchase, the same in every state
+        escrow_key: String,
+        contract_version: i64,
+        /// the agent paid, when the datum names a followed registry entry
+        agent_key: Option<String>,
+        /// payment credentials, hex
+        buyer: String,
+        seller: String,
+        /// lovelace or a token's unit
+        unit: String,
+        amount: String,
+        /// locked | moved | released | refunded | disputed | unreadable
+        event: String,
+        state: Option<String>,
+        output_index: Option<i64>,
+        error: Option<String>,
     }
 }

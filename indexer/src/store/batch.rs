@@ -1,5 +1,6 @@
 //! What the follower hands the writer: a contiguous run of blocks and every relevant log in it.
 
+use crate::cardano::escrow::EscrowAction;
 use crate::cardano::registry::RegistryAction;
 use crate::cardano::source::TxPlace;
 use crate::primitives::BlockRef;
@@ -79,8 +80,8 @@ pub struct AgentSnapshot {
     pub errors: Vec<String>,
 }
 
-/// A transaction of a followed Cardano policy: the policy runs the provider listed for it and
-/// what it did to the registry.
+/// A transaction of a followed Cardano policy or contract: the policy runs the provider listed
+/// for it, and what it did to the registry and to the escrows.
 #[derive(Debug, Clone)]
 pub struct CardanoTx {
     /// Where it is.
@@ -89,6 +90,8 @@ pub struct CardanoTx {
     pub runs: Vec<String>,
     /// The registry entries it minted or burned.
     pub actions: Vec<RegistryAction>,
+    /// What it did to the payment contract's escrows.
+    pub escrow: Vec<EscrowAction>,
 }
 
 /// Blocks `from_block..=to_block` of one chain, applied atomically.

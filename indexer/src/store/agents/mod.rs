@@ -9,6 +9,7 @@
 mod contracts;
 mod erc8004;
 mod masumi;
+mod masumi_payments;
 mod touched;
 
 use super::facts::Touched;
@@ -57,6 +58,10 @@ pub(super) async fn refresh(
     let masumi: Vec<String> = touched.masumi.into_iter().collect();
     for chunk in masumi.chunks(AGENTS_PER_QUERY) {
         masumi::refresh(conn, chain_id, chunk).await?;
+    }
+    let escrows: Vec<String> = touched.escrows.into_iter().collect();
+    for chunk in escrows.chunks(AGENTS_PER_QUERY) {
+        masumi_payments::refresh(conn, chain_id, chunk).await?;
     }
     Ok(())
 }

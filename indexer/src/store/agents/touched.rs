@@ -3,8 +3,8 @@
 
 use crate::schema::{
     agent_contract_events, agent_snapshots, identity_approvals, identity_metadata,
-    identity_registrations, identity_transfers, identity_uri_updates, masumi_registry_actions,
-    registry_events, watched_agents,
+    identity_registrations, identity_transfers, identity_uri_updates, masumi_escrow_actions,
+    masumi_registry_actions, registry_events, watched_agents,
 };
 use crate::store::decode::{self, int};
 use crate::store::facts::Touched;
@@ -105,6 +105,17 @@ pub(in crate::store) async fn touched_above(
     .fetch_all(&mut *conn)
     .await
     .context("finding Masumi agents above a rollback")?
+    .into_iter()
+    .collect();
+    touched.escrows = sqlx::query_scalar(&format!(
+        "SELECT DISTINCT escrow_key FROM {table} WHERE chain_id = $1 AND block_number > $2",
+        table = masumi_escrow_actions::NAME,
+    ))
+    .bind(chain)
+    .bind(above)
+    .fetch_all(&mut *conn)
+    .await
+    .context("finding Masumi escrows above a rollback")?
     .into_iter()
     .collect();
     Ok(touched)

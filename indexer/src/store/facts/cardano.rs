@@ -1,9 +1,10 @@
-//! The rows of a Cardano batch's registry transactions: each policy run read (the follower's
-//! place in the policy's list) and each mint or burn, noting the Masumi agents touched.
+//! The rows of a Cardano batch's transactions: each policy run read (the follower's place in
+//! the policy's list), each mint or burn, and each escrow action, noting the Masumi agents and
+//! escrows touched.
 
 use super::Touched;
 use crate::cardano::registry::ActionKind;
-use crate::schema::{cardano_script_runs, masumi_registry_actions};
+use crate::schema::{cardano_script_runs, masumi_escrow_actions, masumi_registry_actions};
 use crate::store::StoreResult;
 use crate::store::batch::CardanoTx;
 use crate::store::decode::int;
@@ -56,6 +57,30 @@ pub(super) fn apply(
             metadata_error,
         });
         touched.masumi.insert(agent_key);
+    }
+    for action in &tx.escrow {
+        let agent_key = action.agent.map(|agent| agent.to_string());
+        rows.insert(masumi_escrow_actions::Row {
+            chain_id: chain,
+            block_number,
+            tx_index,
+            position: i64::from(action.position),
+            block_hash: tx.place.block_hash.to_vec(),
+            block_timestamp: int("block_timestamp", tx.place.time)?,
+            tx_hash: tx.place.hash.to_vec(),
+            escrow_key: action.escrow_key.clone(),
+            contract_version: i64::from(action.contract_version),
+            agent_key,
+            buyer: action.buyer.clone(),
+            seller: action.seller.clone(),
+            unit: action.unit.clone(),
+            amount: action.amount.to_string(),
+            event: action.event.to_string(),
+            state: action.state.map(str::to_string),
+            output_index: action.output_index.map(i64::from),
+            error: action.error.clone(),
+        });
+        touched.escrows.insert(action.escrow_key.clone());
     }
     Ok(())
 }

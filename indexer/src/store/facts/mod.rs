@@ -34,6 +34,8 @@ pub(super) struct Touched {
     pub(super) owners: BTreeSet<(Address, Address)>,
     /// Masumi agents, by key.
     pub(super) masumi: BTreeSet<String>,
+    /// Masumi escrows, by key.
+    pub(super) escrows: BTreeSet<String>,
 }
 
 /// A batch with its rows bound, ready for the writer (`SqlWriter`'s prepared batch).
@@ -102,7 +104,13 @@ pub(super) fn prepare(mut batch: Batch) -> StoreResult<PreparedBatch> {
                 .entry(("masumi", action.kind.as_str()))
                 .or_default() += 1;
         }
-        prepared.stored += tx.actions.len() as u64;
+        for action in &tx.escrow {
+            *prepared
+                .kinds
+                .entry(("masumi_escrow", action.event))
+                .or_default() += 1;
+        }
+        prepared.stored += (tx.actions.len() + tx.escrow.len()) as u64;
     }
     Ok(prepared)
 }

@@ -3,14 +3,14 @@
 //! folds being the pure functions of `crate::agents`).
 
 use super::{BatchContext, RewindContext};
-use crate::schema::{agents, masumi_agents};
+use crate::schema::{agents, masumi_agents, masumi_payments};
 use crate::store::agents::{refresh, touched_above};
 use crate::store::{Dialect, StoreResult};
 use sqlx::AnyConnection;
 use std::collections::BTreeMap;
 
 /// The tables the stage owns.
-pub(super) const TABLES: &[&str] = &[agents::NAME, masumi_agents::NAME];
+pub(super) const TABLES: &[&str] = &[agents::NAME, masumi_agents::NAME, masumi_payments::NAME];
 
 /// Recomputes the agents the batch's events touched, then on PostgreSQL analyzes `agents` when
 /// it has grown enough.

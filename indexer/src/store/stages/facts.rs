@@ -6,9 +6,9 @@ use super::{BatchContext, RewindContext, delete_above_by};
 use crate::schema::{
     agent_contract_events, agent_snapshots, cardano_script_runs, events, feedback,
     feedback_responses, feedback_revocations, funding_edges, identity_approvals, identity_metadata,
-    identity_registrations, identity_transfers, identity_uri_updates, masumi_registry_actions,
-    outflows, payment_bindings, payments, ratings, registry_events, validation_requests,
-    validation_responses, watched_agents, withdrawals, x402_channels,
+    identity_registrations, identity_transfers, identity_uri_updates, masumi_escrow_actions,
+    masumi_registry_actions, outflows, payment_bindings, payments, ratings, registry_events,
+    validation_requests, validation_responses, watched_agents, withdrawals, x402_channels,
 };
 use crate::store::facts;
 use crate::store::{Dialect, StoreResult};
@@ -41,6 +41,7 @@ pub(super) const TABLES: &[&str] = &[
     funding_edges::NAME,
     cardano_script_runs::NAME,
     masumi_registry_actions::NAME,
+    masumi_escrow_actions::NAME,
 ];
 
 /// Writes the batch's raw events and facts (counting the events stored), then on PostgreSQL
