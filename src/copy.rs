@@ -66,8 +66,10 @@ async fn verify(
                     .or_else(|| {
                         c.cardano
                             .iter()
-                            .any(|network| network.chain_id() == status.chain_id)
-                            .then(|| ReputationRules::of_cardano(&c.reputation))
+                            .find(|network| network.chain_id() == status.chain_id)
+                            .map(|network| {
+                                ReputationRules::of_cardano(network.network, &c.reputation)
+                            })
                     })
             })
             .unwrap_or_default();

@@ -9,7 +9,7 @@ use agentindex_indexer::primitives::CardanoNetwork;
 use serde_json::{Value, json};
 
 /// What the API says of an agent's escrows.
-const PAYMENTS: &str = "query($id: ID!) { agent(id: $id) { masumi {
+const PAYMENTS: &str = "query($id: ID!) { agent(id: $id) { reputation { paymentCount uniquePayers score excludedPayments asOfBlock } masumi {
     paymentCounts { open released refunded disputed }
     payments(first: 10) { escrowKey contractVersion buyer seller unit amount state outcome lockedBlock settledBlock lockTx } } } }";
 
@@ -20,7 +20,15 @@ async fn escrow_payments_are_followed_to_their_outcome() {
     let stablecoin = info["stablecoin_unit"].as_str().unwrap().to_string();
     let v2 = emulator.register("v2", json!({"name": "Seller two"})).await;
     let v1 = emulator.register("v1", json!({"name": "Seller one"})).await;
-    let lock = |unit: &str, contract: &str, amount: Value| json!({"agent_unit": unit, "contract": contract, "amount": amount});
+    let lock = |unit: &str, contract: &str, amount: Value| {
+        // The stablecoin purchase comes from a second buyer.
+        let buyer = if amount[0]["unit"] == "lovelace" {
+            "buyer-0"
+        } else {
+            "buyer-1"
+        };
+        json!({"agent_unit": unit, "contract": contract, "amount": amount, "buyer": buyer})
+    };
     let ada = |quantity: &str| json!([{"unit": "lovelace", "quantity": quantity}]);
     let mut escrows = Vec::new();
     for (unit, contract, amount, outcome) in [
@@ -66,10 +74,22 @@ async fn escrow_payments_are_followed_to_their_outcome() {
             )
             .await;
             assert!(answer.get("errors").is_none(), "{answer}");
-            answer["data"]["agent"]["masumi"].clone()
+            answer["data"]["agent"].clone()
         }
     };
-    let two = ask(&v2, v2.len() - 6).await;
+    let agent_two = ask(&v2, v2.len() - 6).await;
+    // Only payouts to the seller count, as payments do on EVM chains: two, from two buyers.
+    let reputation = &agent_two["reputation"];
+    assert_eq!(
+        (
+            reputation["paymentCount"].as_i64(),
+            reputation["uniquePayers"].as_i64()
+        ),
+        (Some(2), Some(2)),
+        "{reputation}"
+    );
+    assert!(reputation["score"].as_f64().unwrap() > 0.0, "{reputation}");
+    let two = &agent_two["masumi"];
     assert_eq!(
         two["paymentCounts"],
         json!({"open": 1, "released": 2, "refunded": 1, "disputed": 1}),
@@ -104,7 +124,9 @@ async fn escrow_payments_are_followed_to_their_outcome() {
     assert_eq!(released["contractVersion"], 2);
     let lock_tx = escrows[0].0.split('#').next().unwrap();
     assert_eq!(released["lockTx"], lock_tx);
-    let one = ask(&v1, v1.len()).await;
+    let agent_one = ask(&v1, v1.len()).await;
+    assert_eq!(agent_one["reputation"]["paymentCount"], 1);
+    let one = &agent_one["masumi"];
     assert_eq!(
         one["paymentCounts"]["released"], 1,
         "a V1 escrow names its agent in the seller nonce: {one}"

@@ -57,7 +57,7 @@ impl ApiState {
             .chain(config.cardano.iter().map(|network| {
                 (
                     network.chain_id(),
-                    ReputationRules::of_cardano(&config.reputation),
+                    ReputationRules::of_cardano(network.network, &config.reputation),
                 )
             }))
             .collect();

@@ -230,7 +230,10 @@ pub fn chain_contexts(config: &Config) -> ChainContexts {
                 chain_id: network.chain_id(),
                 name: network.name(),
                 identity: None,
-                rules: Arc::new(ReputationRules::of_cardano(&config.reputation)),
+                rules: Arc::new(ReputationRules::of_cardano(
+                    network.network,
+                    &config.reputation,
+                )),
                 funding_lookback: 0,
             };
             (network.chain_id(), Arc::new(context))

@@ -6,6 +6,7 @@
 //! preview 2): a rule rather than a table, inside GraphQL's 32-bit `Int`, and far from the small
 //! ids EVM chains use. Its CAIP-2 id is CIP-34's `cip34:{network id}-{network magic}`.
 
+use alloy::primitives::{Address, keccak256};
 use serde::Deserialize;
 
 /// What Cardano network numbers start from (see the module's header).
@@ -139,6 +140,40 @@ impl CardanoNetwork {
             Self::Preview => MasumiEscrows { v1: None, v2: None },
         }
     }
+}
+
+/// The stablecoins Masumi is paid in on each network (policy id and asset name, hex), all of 6
+/// decimals: USDM (tUSDM on preprod) and USDCx.
+pub fn masumi_stablecoins(network: CardanoNetwork) -> &'static [&'static str] {
+    match network {
+        CardanoNetwork::Mainnet => &[
+            "c48cbb3d5e57ed56e276bc45f99ab39abe94e6cd7ac39fb402da47ad0014df105553444d",
+            "1f3aec8bfe7ea4fe14c5f121e2a92e301afe414147860d557cac7e345553444378",
+        ],
+        CardanoNetwork::Preprod => {
+            &["16a55b2a349361ff88c03788f93e1e966e5d689605d044fef722ddde0014df10745553444d"]
+        }
+        CardanoNetwork::Preview => &[],
+    }
+}
+
+/// The 20-byte party a Cardano payment credential (key or script hash) stands as in the
+/// reputation method, which counts payers and ranks trust over 20-byte addresses: the last 20
+/// bytes of keccak-256 of `cardano:` and the credential, as an Ethereum address is of a public
+/// key. One credential is always one party, and no EVM account can be one by accident.
+pub fn cardano_party(credential: &[u8]) -> Address {
+    let hash = keccak256([b"cardano:".as_slice(), credential].concat());
+    Address::from_slice(&hash[12..])
+}
+
+/// The 20-byte token a Cardano asset stands as in the reputation method: ada (`lovelace`) is the
+/// zero address, as a chain's own coin is; any other unit the party of its bytes.
+pub fn cardano_token(unit: &str) -> Address {
+    if unit == "lovelace" {
+        return Address::ZERO;
+    }
+    let bytes = alloy::hex::decode(unit).unwrap_or_else(|_| unit.as_bytes().to_vec());
+    cardano_party(&bytes)
 }
 
 /// The CAIP-2 id of any chain agentindex numbers: `eip155:{id}` for EVM chains.

@@ -9,6 +9,7 @@ use super::payments::{Intermediaries, TokenRule};
 use super::score::ScoreParams;
 use super::trust::TrustParams;
 use crate::config::{ChainConfig, ReputationConfig};
+use crate::primitives::{CardanoNetwork, cardano_token, masumi_stablecoins};
 use alloy::primitives::Address;
 use std::collections::BTreeMap;
 
@@ -64,10 +65,24 @@ impl ReputationRules {
         }
     }
 
-    /// The rules of a Cardano network under `reputation`: the same parameters as every chain's;
-    /// no EVM token counts there.
-    pub fn of_cardano(reputation: &ReputationConfig) -> Self {
+    /// The rules of Cardano `network` under `reputation`: the same parameters as every chain's,
+    /// ada (6 decimals) as the chain's own coin and Masumi's stablecoins (6 decimals) as its
+    /// payment tokens, each as the 20-byte token it stands as (`primitives::cardano_token`).
+    pub fn of_cardano(network: CardanoNetwork, reputation: &ReputationConfig) -> Self {
+        let six = TokenRule {
+            decimals: 6,
+            dust: Default::default(),
+        };
+        let tokens = std::iter::once(Address::ZERO)
+            .chain(
+                masumi_stablecoins(network)
+                    .iter()
+                    .map(|unit| cardano_token(unit)),
+            )
+            .map(|token| (token, six))
+            .collect();
         Self {
+            tokens,
             params: ScoreParams::from(reputation),
             feedback: FeedbackParams::from(&reputation.feedback),
             trust: TrustParams::from(&reputation.trust),

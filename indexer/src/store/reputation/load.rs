@@ -5,6 +5,7 @@
 mod contracts;
 mod erc8004;
 mod feedback_files;
+mod masumi;
 
 use crate::primitives::sql_bound;
 use crate::reputation::{AgentFacts, Outflow};
@@ -28,6 +29,8 @@ pub(super) struct Subject {
     erc8004: Option<(String, String)>,
     /// The contract, for an agent contract.
     contract: Option<String>,
+    /// Whether it is a Masumi agent (on Cardano).
+    masumi: bool,
     /// The newest block of any of its own facts in the `agents` row.
     pub(super) last_event_block: u64,
 }
@@ -121,6 +124,7 @@ impl TryFrom<SubjectRow> for Subject {
             key,
             erc8004,
             contract,
+            masumi: source == "masumi",
             last_event_block: decode::uint("agents", "last_event_block", last_event_block)?,
         })
     }
@@ -164,6 +168,7 @@ pub(super) async fn facts(
 ) -> StoreResult<BTreeMap<String, Loaded>> {
     let mut loaded = unloaded(subjects);
     payments(conn, subjects, up_to, &mut loaded).await?;
+    masumi::released_escrows(conn, subjects, up_to, &mut loaded).await?;
     outflows(conn, subjects, up_to, &mut loaded).await?;
     sides(conn, chain_id, subjects, up_to, Activity::Read, &mut loaded).await?;
     Ok(loaded)

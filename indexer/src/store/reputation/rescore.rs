@@ -6,7 +6,7 @@ use super::load::{self, Loaded, Subject};
 use super::{AGENTS_PER_ROUND, AgentReputation, trust};
 use crate::primitives::sql_bound;
 use crate::reputation::{Evaluation, Payment, ReputationRules, payments_that_count};
-use crate::schema::{agent_reputation, events};
+use crate::schema::{agent_reputation, events, masumi_escrow_actions, masumi_registry_actions};
 use crate::store::decode::{self, int};
 use crate::store::sql::delete_agent_rows;
 use crate::store::{Dialect, QueryContext, StoreResult};
@@ -158,7 +158,7 @@ impl Round {
 
 /// The timestamps of `blocks`, from the events stored in them: the first event of each block
 /// (every event of a block carries the block's timestamp), found through the primary key
-/// without reading the block's other events.
+/// without reading the block's other events; on a Cardano network, from its Masumi facts.
 async fn block_times(
     conn: &mut AnyConnection,
     chain_id: u64,
@@ -171,12 +171,22 @@ async fn block_times(
     query.push_values(&blocks, |mut row, block| {
         row.push_bind(sql_bound(*block));
     });
+    // On a Cardano network the facts carry their block's time instead of events.
+    let chain = int("chain_id", chain_id)?;
     query.push(format!(
-        ") SELECT n, (SELECT block_timestamp FROM {events_table} WHERE chain_id = ",
+        ") SELECT n, coalesce((SELECT block_timestamp FROM {events_table} WHERE chain_id = ",
         events_table = events::NAME,
     ));
-    query.push_bind(int("chain_id", chain_id)?);
-    query.push(" AND block_number = n ORDER BY log_index LIMIT 1) AS t FROM wanted");
+    query.push_bind(chain);
+    query.push(" AND block_number = n ORDER BY log_index LIMIT 1)");
+    for table in [masumi_escrow_actions::NAME, masumi_registry_actions::NAME] {
+        query.push(format!(
+            ", (SELECT block_timestamp FROM {table} WHERE chain_id = "
+        ));
+        query.push_bind(chain);
+        query.push(" AND block_number = n ORDER BY tx_index LIMIT 1)");
+    }
+    query.push(") AS t FROM wanted");
     // A block without stored events has no time here; its facts are then none of reputation's.
     let rows: Vec<(i64, Option<i64>)> = Dialect::of(conn)
         .portable(query)

@@ -7,8 +7,9 @@ use crate::primitives::sql_bound;
 use crate::schema::{
     agent_contract_events, agent_snapshots, feedback, feedback_responses, feedback_revocations,
     identity_approvals, identity_metadata, identity_registrations, identity_transfers,
-    identity_uri_updates, outflows, payments, ratings, registry_events, reputation_dirty,
-    validation_requests, validation_responses, watched_agents, withdrawals,
+    identity_uri_updates, masumi_escrow_actions, masumi_registry_actions, outflows, payments,
+    ratings, registry_events, reputation_dirty, validation_requests, validation_responses,
+    watched_agents, withdrawals,
 };
 use crate::store::decode::int;
 use crate::store::sql::{contract_key_sql, erc8004_key_sql};
@@ -62,6 +63,15 @@ pub(in crate::store) async fn mark_dirty(
             erc8004_key_sql("$1", "registry", "token_id")
         )
     }));
+    // Masumi agents: their registry entries, and the escrows naming them.
+    selects.extend(
+        [masumi_registry_actions::NAME, masumi_escrow_actions::NAME].map(|table| {
+            format!(
+                "SELECT agent_key AS k FROM {table}
+                 WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3 AND agent_key IS NOT NULL"
+            )
+        }),
+    );
     selects.push(format!(
         "SELECT {} AS k FROM {identity_approvals_table}
          WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3 AND token_id IS NOT NULL",
