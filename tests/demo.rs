@@ -40,7 +40,11 @@ async fn the_demo_command_serves_demo_agents_an_sdk_finds_by_skill() {
         .iter()
         .map(|a| a["source"].as_str().unwrap())
         .collect();
-    assert_eq!(sources, BTreeSet::from(["ERC8004", "FACTORY", "REGISTRY"]));
+    assert_eq!(
+        sources,
+        BTreeSet::from(["ERC8004", "FACTORY", "MASUMI", "REGISTRY"]),
+        "translators of every path, Masumi on Cardano among them"
+    );
     let signatures: BTreeSet<&str> = translators
         .iter()
         .map(|a| a["card"]["signature"].as_str().unwrap())

@@ -138,7 +138,8 @@ pub(crate) fn agents() -> Vec<DemoAgent> {
     (0..AGENTS).map(agent).collect()
 }
 
-fn agent(n: usize) -> DemoAgent {
+/// Demo agent `n` (any number: the themes repeat).
+pub(crate) fn agent(n: usize) -> DemoAgent {
     let main = &THEMES[n % THEMES.len()];
     let second = &THEMES[(n * 5 + 3) % THEMES.len()];
     let mut themes = vec![main];

@@ -1,12 +1,14 @@
 //! `agentindex dev`: a local chain (anvil from the project's tool folder) with the contracts
 //! deployed, three dozen demo agents registered through every path with documents served by a
 //! built-in server ([`documents`]), payments, feedback and ratings ([`activity`]); then indexed
-//! and served until SIGTERM or Ctrl-C. The database is `data/dev.db`, started afresh each time
-//! (the chain is new each time).
+//! and served until SIGTERM or Ctrl-C; beside it, Masumi agents on an emulated Cardano network
+//! ([`masumi`]). The database is `data/dev.db`, started afresh each time (the chain is new each
+//! time).
 
 mod activity;
 mod catalog;
 mod documents;
+mod masumi;
 
 use agentindex_contracts::{Devnet, DevnetOptions};
 use agentindex_indexer::config::Config;
@@ -36,7 +38,10 @@ pub(crate) async fn run(
     .await
     .context("starting the local chain")?;
     let d = devnet.deployment();
-    let documents = DocumentServer::start(agents.clone(), devnet.chain_id(), d.identity, d.usdc)
+    // The document server also serves the cards of the Masumi agents (`masumi.rs`).
+    let card_agents = masumi::card_agents();
+    let served = agents.iter().chain(&card_agents).cloned().collect();
+    let documents = DocumentServer::start(served, devnet.chain_id(), d.identity, d.usdc)
         .await
         .context("starting the demo document server")?;
     activity::register(&devnet, &agents, &documents).await?;
@@ -45,7 +50,10 @@ pub(crate) async fn run(
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{DEV_DB}{suffix}"));
     }
-    let config = dev_config(&devnet, listen)?;
+    let masumi = masumi::start(&card_agents, |n| documents.card_url(n))
+        .await
+        .context("starting the Masumi demo on the Blockfrost emulator")?;
+    let config = dev_config(&devnet, listen, masumi.as_ref().map(|m| m.toml.as_str()))?;
     crate::serve::index_and_serve(&config, |address| {
         // The explorer first: it is where a newcomer starts.
         println!("Explorer      http://{address}/");
@@ -65,18 +73,30 @@ pub(crate) async fn run(
             documents.base,
             agents.len()
         );
+        if let Some(masumi) = &masumi {
+            println!(
+                "masumi        {} (Blockfrost emulator, cardano-preprod: {} Masumi agents and their escrows)",
+                masumi.base, masumi.agents
+            );
+        }
         println!("GraphiQL      http://{address}/graphql");
         println!("try           {{ agents(filter: {{ skill: \"translate\" }}) {{ totalCount edges {{ node {{ id name source skills {{ id tags }} }} }} }} }}");
         println!("              {{ agents(search: \"weather forecast\", filter: {{ x402: true }}) {{ edges {{ node {{ name paymentTerms card {{ signature }} }} }} }} }}");
         println!("              {{ agents(orderBy: REPUTATION, first: 5) {{ edges {{ node {{ name reputation {{ score paymentCount uniquePayers }} }} }} }} }}");
+        println!("              {{ agents(filter: {{ sources: [MASUMI] }}) {{ edges {{ node {{ name caip2 masumi {{ unit pricing {{ fixed {{ amount unit }} }} paymentCounts {{ released refunded disputed }} }} }} }} }} }}");
         println!("SIGTERM or Ctrl-C stops the chain, the indexer and the API.");
     })
     .await
 }
 
-/// A config that follows `devnet` into the dev database, fetches documents from loopback and
-/// trusts the demo signing key, and serves on `listen`.
-fn dev_config(devnet: &Devnet, listen: std::net::SocketAddr) -> anyhow::Result<Config> {
+/// A config that follows `devnet` (and the Masumi demo's `[[cardano]]` entry, when it runs)
+/// into the dev database, fetches documents from loopback and trusts the demo signing key, and
+/// serves on `listen`.
+fn dev_config(
+    devnet: &Devnet,
+    listen: std::net::SocketAddr,
+    cardano: Option<&str>,
+) -> anyhow::Result<Config> {
     let chain = devnet.chain_toml(
         "devnet",
         &[devnet.endpoint()],
@@ -84,7 +104,8 @@ fn dev_config(devnet: &Devnet, listen: std::net::SocketAddr) -> anyhow::Result<C
     );
     let text = format!(
         "[database]\nurl = \"sqlite://{DEV_DB}\"\n\n[api]\nlisten = \"{listen}\"\n\n\
-         [documents]\nallow_private_addresses = true\nallow_http = true\n{chain}"
+         [documents]\nallow_private_addresses = true\nallow_http = true\n{chain}\n{}",
+        cardano.unwrap_or_default()
     );
     let mut config =
         Config::from_toml_and_env(&text, Path::new("agentindex dev"), std::env::vars())

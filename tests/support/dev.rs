@@ -106,7 +106,7 @@ impl Dev {
                 .map(|e| e["node"].clone())
                 .collect();
             let paths: BTreeSet<&str> = nodes.iter().filter_map(|n| n["source"].as_str()).collect();
-            if paths.len() == 3 && nodes.iter().all(|n| n["card"]["signature"].is_string()) {
+            if paths.len() == 4 && nodes.iter().all(|n| n["card"]["signature"].is_string()) {
                 return nodes;
             }
             assert!(

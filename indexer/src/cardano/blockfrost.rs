@@ -23,6 +23,10 @@ use std::time::{Duration, Instant};
 /// Blockfrost's largest page.
 const PAGE: u64 = 100;
 
+/// 429s one request waits out before its step fails (a quarter of a second, doubling: about
+/// eight seconds in all).
+const RATE_RETRIES: u32 = 5;
+
 /// A Blockfrost-compatible API with its request budget.
 pub struct Blockfrost {
     name: String,
@@ -76,30 +80,41 @@ impl Blockfrost {
         self.requests.load(Ordering::Relaxed)
     }
 
-    /// Waits for the budget, then sends one request (`call`), counting it in the RPC metrics
-    /// under `method`.
-    async fn call<T>(
-        &self,
-        method: &str,
-        call: impl Future<Output = Result<T, BlockfrostError>>,
-    ) -> Result<T, BlockfrostError> {
-        self.limiter.until_ready().await;
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        let started = Instant::now();
-        let result = call.await;
-        let failed = match &result {
-            Err(BlockfrostError::Response { reason, .. }) if reason.status_code == 404 => None,
-            Err(BlockfrostError::Response { reason, .. }) => Some(status_class(reason.status_code)),
-            Err(_) => Some("transient"),
-            Ok(_) => None,
-        };
-        crate::metrics::metrics().rpc(
-            &self.url,
-            &format!("blockfrost:{method}"),
-            started.elapsed(),
-            failed,
-        );
-        result
+    /// Waits for the budget, then sends the request `send` makes, counting it in the RPC metrics
+    /// under `method`. A 429 (over the provider's rate: the budgets drifted apart) is waited out
+    /// here, request by request, growing from a quarter of a second, up to [`RATE_RETRIES`]
+    /// times; a step's other reads are not thrown away for it.
+    async fn call<T, F>(&self, method: &str, send: impl Fn() -> F) -> Result<T, BlockfrostError>
+    where
+        F: Future<Output = Result<T, BlockfrostError>>,
+    {
+        let mut retries = 0;
+        loop {
+            self.limiter.until_ready().await;
+            self.requests.fetch_add(1, Ordering::Relaxed);
+            let started = Instant::now();
+            let result = send().await;
+            let failed = match &result {
+                Err(BlockfrostError::Response { reason, .. }) if reason.status_code == 404 => None,
+                Err(BlockfrostError::Response { reason, .. }) => {
+                    Some(status_class(reason.status_code))
+                }
+                Err(_) => Some("transient"),
+                Ok(_) => None,
+            };
+            crate::metrics::metrics().rpc(
+                &self.url,
+                &format!("blockfrost:{method}"),
+                started.elapsed(),
+                failed,
+            );
+            if failed == Some("rate_limited") && retries < RATE_RETRIES {
+                tokio::time::sleep(Duration::from_millis(250 << retries)).await;
+                retries += 1;
+                continue;
+            }
+            return result;
+        }
     }
 
     /// Classifies a failed call.
@@ -250,7 +265,7 @@ impl CardanoSource for Blockfrost {
     async fn tip(&self) -> SourceResult<CardanoBlock> {
         let what = "the latest block";
         let block = self
-            .call("blocks/latest", self.api.blocks_latest())
+            .call("blocks/latest", || self.api.blocks_latest())
             .await
             .map_err(|e| self.error(what, e))?;
         self.block_of(what, block)
@@ -260,7 +275,7 @@ impl CardanoSource for Blockfrost {
         let what = format!("block {height}");
         let height_text = height.to_string();
         let answer = self
-            .call("blocks", self.api.blocks_by_id(&height_text))
+            .call("blocks", || self.api.blocks_by_id(&height_text))
             .await;
         self.missing(&what, answer)?
             .map(|block| self.block_of(&what, block))
@@ -280,10 +295,9 @@ impl CardanoSource for Blockfrost {
         while found.len() < count as usize {
             let pagination = Pagination::new(Order::Asc, page as usize, PAGE as usize);
             let answer = self
-                .call(
-                    "scripts/redeemers",
-                    self.api.scripts_redeemers(script, pagination),
-                )
+                .call("scripts/redeemers", || {
+                    self.api.scripts_redeemers(script, pagination)
+                })
                 .await;
             // A script nothing ran yet is not known to the provider.
             let Some(items) = self.missing(&what, answer)? else {
@@ -314,10 +328,9 @@ impl CardanoSource for Blockfrost {
         let pagination = Pagination::new(Order::Asc, page as usize, PAGE as usize)
             .with_range(BlockCursor::block(from), BlockCursor::block(to));
         let answer = self
-            .call(
-                "addresses/transactions",
-                self.api.addresses_transactions(address, pagination),
-            )
+            .call("addresses/transactions", || {
+                self.api.addresses_transactions(address, pagination)
+            })
             .await;
         // An address nothing touched yet is not known to the provider.
         let Some(items) = self.missing(&what, answer)? else {
@@ -339,7 +352,9 @@ impl CardanoSource for Blockfrost {
     async fn transaction(&self, hash: B256) -> SourceResult<Option<TxPlace>> {
         let what = format!("transaction {}", bare_hex(&hash));
         let hex = bare_hex(&hash);
-        let answer = self.call("txs", self.api.transaction_by_hash(&hex)).await;
+        let answer = self
+            .call("txs", || self.api.transaction_by_hash(&hex))
+            .await;
         let Some(tx) = self.missing(&what, answer)? else {
             return Ok(None);
         };
@@ -358,7 +373,7 @@ impl CardanoSource for Blockfrost {
         let what = format!("the inputs and outputs of {}", bare_hex(&hash));
         let hex = bare_hex(&hash);
         let tx = self
-            .call("txs/utxos", self.api.transactions_utxos(&hex))
+            .call("txs/utxos", || self.api.transactions_utxos(&hex))
             .await
             .map_err(|e| self.error(&what, e))?;
         let mut utxos = TxUtxos::default();
@@ -391,7 +406,7 @@ impl CardanoSource for Blockfrost {
         let what = format!("the metadata of {}", bare_hex(&hash));
         let hex = bare_hex(&hash);
         let entries = self
-            .call("txs/metadata", self.api.transactions_metadata(&hex))
+            .call("txs/metadata", || self.api.transactions_metadata(&hex))
             .await
             .map_err(|e| self.error(&what, e))?;
         Ok(entries
