@@ -52,6 +52,10 @@ async fn the_explorer_searches_shows_agents_live_and_the_ecosystem_in_a_real_bro
         "{seen}"
     );
     assert_eq!(seen["graphiql"], true, "{seen}");
+    assert!(
+        seen["masumi"]["rows"].as_i64().unwrap() >= seen["masumi"]["released"].as_i64().unwrap(),
+        "a Masumi agent's page lists its escrows: {seen}"
+    );
     assert_eq!(seen["hostile"], HOSTILE_NAME, "{seen}");
     assert_eq!(seen["blocked"], json!([]), "{seen}");
     for page in ["search", "agent", "ecosystem"] {

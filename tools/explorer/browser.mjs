@@ -2,7 +2,8 @@
 // browser of its own) the way a user would, with every request that leaves loopback refused:
 // search narrows by skill, an agent's page shows its name, skills, reputation components and
 // a chart of its payments, a payment made on the chain appears on that page without a reload,
-// the ecosystem page shows the totals the API reports and follows a payment live, an agent
+// the ecosystem page shows the totals the API reports and follows a payment live, a Masumi
+// agent's page shows its registry entry and escrows, an agent
 // whose registration file is markup runs no script, and GraphiQL runs a query. Writes
 // screenshots of the three pages at desktop and phone widths.
 //
@@ -189,6 +190,22 @@ assert.equal(await page.textContent('h1'), input.hostile.name, 'the hostile name
 assert.equal(await page.$$eval('main img, main script', (found) => found.length), 0, 'no element came from the document');
 assert.equal(await page.$$eval('a[href^="javascript:" i]', (found) => found.length), 0, 'no javascript: link');
 seen.hostile = await page.textContent('h1');
+
+// A Masumi agent's page (Cardano): its registry entry and its escrows, as the API has them.
+const masumi = (await api(`{ agents(filter: { sources: [MASUMI] }, first: 20) { edges { node { id name
+  masumi { unit paymentCounts { released refunded disputed open } payments(first: 25) { escrowKey } } } } } }`))
+  .agents.edges.map((e) => e.node)
+  .find((a) => a.masumi && a.masumi.paymentCounts.released > 0);
+assert.ok(masumi, 'the demo has a Masumi agent with released escrows');
+await page.goto(new URL(`/agents/${encodeURIComponent(masumi.id)}`, base).href);
+await loaded(page, 'agent');
+await page.waitForSelector('#masumi');
+const masumiText = await page.textContent('#masumi');
+assert.ok(masumiText.includes(masumi.masumi.unit), 'the section shows the NFT unit');
+const escrowRows = await page.$$eval('#masumi tbody tr', (rows) => rows.length);
+assert.equal(escrowRows, masumi.masumi.payments.length, 'one row per escrow the API lists');
+assert.ok(masumiText.includes(`${masumi.masumi.paymentCounts.released} released`), 'the counts are the API\'s');
+seen.masumi = { rows: escrowRows, released: masumi.masumi.paymentCounts.released };
 
 // GraphiQL, from the embedded files only, runs a query.
 await page.goto(new URL('/graphql', base).href);

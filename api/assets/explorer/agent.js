@@ -1,13 +1,15 @@
 // An agent's page: who it is (card and registration file), how to reach and pay it, whether
 // its endpoints answer (liveness), what its documents say of themselves, its reputation with
 // every component and input, its payments (a chart per day and the list), top payers,
-// feedback, validations and on-chain history. Payments and rescoring arrive live.
+// feedback, validations and on-chain history; for a Masumi agent its registry entry and escrows
+// (`masumi.js`). Payments and rescoring arrive live.
 
 import { gql, paymentTokens } from './api.js';
 import { h, failure, external } from './dom.js';
 import { agentBadges, shortHex, time, count } from './format.js';
 import { subscribe, debounce } from './live.js';
 import * as sections from './agent_sections.js';
+import { MASUMI_FIELDS, masumiSection } from './masumi.js';
 
 // What is shown of each item of the agent's lists (asked for again page by page).
 const FIELDS = {
@@ -51,6 +53,7 @@ const AGENT = `query Agent($id: ID!) { agent(id: $id) {
   ${list('feedback')}
   ${list('validations')}
   ${list('history')}
+  ${MASUMI_FIELDS}
   ${ACTIVITY}
 } }`;
 
@@ -85,11 +88,12 @@ export async function renderAgent(main, id) {
   main.append(
     header(agent),
     h('nav', { class: 'jump', 'aria-label': 'On this page' },
-      [['overview', 'Overview'], ['liveness', 'Liveness'], ['reputation', 'Reputation'], ['payments', 'Payments'], ['feedback', 'Feedback'],
+      [['overview', 'Overview'], ...(agent.masumi ? [['masumi', 'Masumi']] : []), ['liveness', 'Liveness'], ['reputation', 'Reputation'], ['payments', 'Payments'], ['feedback', 'Feedback'],
         ['validations', 'Validations'], ['documents', 'Documents'], ['history', 'History']]
         .map(([target, label]) => h('a', { href: `#${target}`, text: label }))),
     h('div', { class: 'agent-grid' },
       sections.overview(agent, tokens),
+      masumiSection(agent),
       sections.liveness(agent, tokens),
       sections.section('reputation', 'Reputation', live.reputation),
       sections.section('top-payers', 'Top payers', live.payers),

@@ -80,7 +80,7 @@ export function badge(text, kind = '') {
   return h('span', { class: `badge ${kind}`.trim(), text });
 }
 
-const SOURCES = { FACTORY: 'factory', REGISTRY: 'registry', ERC8004: 'ERC-8004' };
+const SOURCES = { FACTORY: 'factory', REGISTRY: 'registry', ERC8004: 'ERC-8004', MASUMI: 'Masumi' };
 export function sourceName(source) {
   return SOURCES[source] || String(source).toLowerCase();
 }

@@ -89,7 +89,7 @@ macro_rules! vendor {
 static PAGE: Asset = explorer!("index.html", HTML);
 
 /// The explorer's files, served under `/explorer/`.
-static EXPLORER: [Asset; 14] = [
+static EXPLORER: [Asset; 15] = [
     explorer!("app.js", JS),
     explorer!("navigation.js", JS),
     explorer!("api.js", JS),
@@ -100,6 +100,7 @@ static EXPLORER: [Asset; 14] = [
     explorer!("search.js", JS),
     explorer!("agent.js", JS),
     explorer!("agent_sections.js", JS),
+    explorer!("masumi.js", JS),
     explorer!("ecosystem.js", JS),
     explorer!("style.css", CSS),
     explorer!("icon.svg", SVG),
