@@ -132,6 +132,29 @@ async fn escrow_payments_are_followed_to_their_outcome() {
         "a V1 escrow names its agent in the seller nonce: {one}"
     );
     assert_eq!(one["payments"][0]["contractVersion"], 1);
+    // The reputation feed of the Cardano network, as of any chain: a line per Masumi agent.
+    let feed = support::api::feed(&served.base, &format!("?chain={chain}")).await;
+    let lines: Vec<Value> = feed
+        .body
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "both Masumi agents: {}", feed.body);
+    let seller = format!("{chain}:{}", &v2[..v2.len() - 6]);
+    let line = lines
+        .iter()
+        .find(|line| line["agent"] == seller)
+        .unwrap_or_else(|| panic!("no line for {seller}: {}", feed.body));
+    assert_eq!(line["chain_id"], chain);
+    let counted = &line["evaluation"]["payments"];
+    assert_eq!(
+        (
+            counted["payment_count"].as_i64(),
+            counted["unique_payers"].as_i64()
+        ),
+        (Some(2), Some(2)),
+        "{line}"
+    );
     served.stop().await;
     emulator.assert_valid_answers().await;
 }
