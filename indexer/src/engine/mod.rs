@@ -82,14 +82,9 @@ pub async fn index(
             options.until_block,
         )
         .await?;
-        let shutdown = shutdown.clone();
-        let progress = progress.clone();
-        let exit = options.exit_when_synced;
-        followers.spawn(async move {
-            follower
-                .run(exit, shutdown, move |name, outcome| progress(name, outcome))
-                .await
-        });
+        let (exit, shutdown, progress) =
+            (options.exit_when_synced, shutdown.clone(), progress.clone());
+        followers.spawn(follower.run(exit, shutdown, move |name, outcome| progress(name, outcome)));
     }
     for network in &config.cardano {
         let source = Blockfrost::new(network).map_err(|source| FollowerError::Cardano {
@@ -104,14 +99,9 @@ pub async fn index(
             writer.clone(),
         )
         .await?;
-        let shutdown = shutdown.clone();
-        let progress = progress.clone();
-        let exit = options.exit_when_synced;
-        followers.spawn(async move {
-            follower
-                .run(exit, shutdown, move |name, outcome| progress(name, outcome))
-                .await
-        });
+        let (exit, shutdown, progress) =
+            (options.exit_when_synced, shutdown.clone(), progress.clone());
+        followers.spawn(follower.run(exit, shutdown, move |name, outcome| progress(name, outcome)));
     }
     // The documents worker runs beside the followers; with exit_when_synced it stops once the
     // chains are synced and every document found was tried once.

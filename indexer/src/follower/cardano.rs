@@ -10,6 +10,7 @@
 //! read before and after: if its hash moved, the reads may mix two branches and the step is
 //! dropped (nothing is applied; the next step sees the rollback and undoes it).
 
+use super::run::{backoff, rest};
 use super::{FollowerError, Outcome};
 use crate::cardano::source::{CardanoBlock, CardanoSource, SourceError};
 use crate::config::{CardanoConfig, EscrowContract, RegistryPolicy};
@@ -97,7 +98,7 @@ impl<S: CardanoSource> CardanoFollower<S> {
                 Err(error) if error.is_fatal() => return Err(error),
                 Err(error) => {
                     failures += 1;
-                    let growing = Duration::from_millis((250u64 << failures.min(7)).min(30_000));
+                    let growing = backoff(failures);
                     let wait = match &error {
                         FollowerError::Cardano {
                             source: SourceError::OverQuota { .. },
@@ -111,10 +112,7 @@ impl<S: CardanoSource> CardanoFollower<S> {
                 }
             };
             if let Some(pause) = pause {
-                tokio::select! {
-                    _ = tokio::time::sleep(pause) => {}
-                    _ = shutdown.changed() => {}
-                }
+                rest(&mut shutdown, pause).await;
             }
         }
     }

@@ -47,18 +47,29 @@ impl Follower {
                 Err(error) if error.is_fatal() => return Err(error),
                 Err(error) => {
                     failures += 1;
-                    let wait = Duration::from_millis((250u64 << failures.min(7)).min(30_000));
+                    let wait = backoff(failures);
                     tracing::warn!(target: "agentindex::follower", %error, retry_in = ?wait, "step failed");
                     Some(wait)
                 }
             };
             if let Some(pause) = pause {
-                tokio::select! {
-                    _ = tokio::time::sleep(pause) => {}
-                    _ = shutdown.changed() => {}
-                }
+                rest(&mut shutdown, pause).await;
             }
         }
+    }
+}
+
+/// How long a follower waits after `failures` failed steps in a row: from half a second,
+/// doubling, at most 30 s.
+pub(super) fn backoff(failures: u32) -> Duration {
+    Duration::from_millis((250u64 << failures.min(7)).min(30_000))
+}
+
+/// Waits `pause`, or until `shutdown` changes.
+pub(super) async fn rest(shutdown: &mut watch::Receiver<bool>, pause: Duration) {
+    tokio::select! {
+        _ = tokio::time::sleep(pause) => {}
+        _ = shutdown.changed() => {}
     }
 }
 

@@ -1,7 +1,7 @@
 //! Current state of Masumi agents: their registry actions read in chain order and folded
 //! (`crate::agents::masumi`) into the `agents` row and the `masumi_agents` row beside it.
 
-use super::{push_in, write};
+use super::{cardano_facts_of, write};
 use crate::agents::masumi::{MasumiAction, MasumiDetails, fold};
 use crate::schema::{masumi_agents, masumi_registry_actions};
 use crate::store::sql::delete_agent_rows;
@@ -31,20 +31,16 @@ pub(super) async fn refresh(
     chain_id: u64,
     keys: &[String],
 ) -> StoreResult<()> {
-    let mut read = QueryBuilder::<Any>::new(format!(
-        "SELECT agent_key, block_number, tx_index, block_timestamp, policy_id, registry_version,
-                asset_name, action, holder, metadata, metadata_error
-         FROM {table} WHERE agent_key",
-        table = masumi_registry_actions::NAME,
-    ));
-    push_in(&mut read, keys.iter().map(String::as_str));
-    read.push(" ORDER BY agent_key, block_number, tx_index, position");
-    let rows: Vec<ActionRow> = Dialect::of(conn)
-        .portable(read)
-        .build_query_as()
-        .fetch_all(&mut *conn)
-        .await
-        .context("reading Masumi registry actions")?;
+    let rows: Vec<ActionRow> = cardano_facts_of(
+        conn,
+        masumi_registry_actions::NAME,
+        "agent_key",
+        "block_number, tx_index, block_timestamp, policy_id, registry_version, asset_name, action,
+         holder, metadata, metadata_error",
+        keys,
+        "reading Masumi registry actions",
+    )
+    .await?;
     let mut by_agent: BTreeMap<String, Vec<MasumiAction>> = BTreeMap::new();
     for row in rows {
         by_agent

@@ -1,7 +1,7 @@
 //! Masumi escrows as their actions leave them: the actions read in chain order and folded
 //! (`crate::agents::masumi_payment`) into the `masumi_payments` rows.
 
-use super::push_in;
+use super::{cardano_facts_of, push_in};
 use crate::agents::masumi_payment::{EscrowFact, EscrowState, fold_escrow};
 use crate::schema::{masumi_escrow_actions, masumi_payments};
 use crate::store::decode::int;
@@ -32,20 +32,16 @@ pub(super) async fn refresh(
     chain_id: u64,
     keys: &[String],
 ) -> StoreResult<()> {
-    let mut read = QueryBuilder::<Any>::new(format!(
-        "SELECT escrow_key, block_number, block_timestamp, tx_hash, contract_version, agent_key,
-                buyer, seller, unit, amount, event, state
-         FROM {table} WHERE escrow_key",
-        table = masumi_escrow_actions::NAME,
-    ));
-    push_in(&mut read, keys.iter().map(String::as_str));
-    read.push(" ORDER BY escrow_key, block_number, tx_index, position");
-    let rows: Vec<ActionRow> = Dialect::of(conn)
-        .portable(read)
-        .build_query_as()
-        .fetch_all(&mut *conn)
-        .await
-        .context("reading Masumi escrow actions")?;
+    let rows: Vec<ActionRow> = cardano_facts_of(
+        conn,
+        masumi_escrow_actions::NAME,
+        "escrow_key",
+        "block_number, block_timestamp, tx_hash, contract_version, agent_key, buyer, seller, unit,
+         amount, event, state",
+        keys,
+        "reading Masumi escrow actions",
+    )
+    .await?;
     let mut by_escrow: BTreeMap<String, Vec<EscrowFact>> = BTreeMap::new();
     for row in rows {
         by_escrow

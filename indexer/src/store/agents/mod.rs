@@ -88,6 +88,31 @@ async fn tokens_of_owner(
         .collect()
 }
 
+/// The rows of Cardano fact `table` whose `key` column is one of `keys`, `columns` of each, in
+/// chain order within each key: what the Masumi folds read.
+async fn cardano_facts_of<T>(
+    conn: &mut AnyConnection,
+    table: &str,
+    key: &str,
+    columns: &str,
+    keys: &[String],
+    context: &'static str,
+) -> StoreResult<Vec<T>>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
+{
+    let mut read =
+        QueryBuilder::<Any>::new(format!("SELECT {key}, {columns} FROM {table} WHERE {key}"));
+    push_in(&mut read, keys.iter().map(String::as_str));
+    read.push(format!(" ORDER BY {key}, block_number, tx_index, position"));
+    Dialect::of(conn)
+        .portable(read)
+        .build_query_as()
+        .fetch_all(&mut *conn)
+        .await
+        .context(context)
+}
+
 /// Replaces the rows of `computed` and deletes the agents of `gone`.
 async fn write(
     conn: &mut AnyConnection,
