@@ -17,7 +17,6 @@ use blockfrost::{
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use std::future::Future;
 use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Blockfrost's largest page.
@@ -34,7 +33,6 @@ pub struct Blockfrost {
     url: String,
     api: BlockfrostAPI,
     limiter: DefaultDirectRateLimiter,
-    requests: AtomicU64,
 }
 
 impl std::fmt::Debug for Blockfrost {
@@ -71,13 +69,7 @@ impl Blockfrost {
             url: config.blockfrost_url(),
             api,
             limiter: RateLimiter::direct(Quota::per_second(rate).allow_burst(burst)),
-            requests: AtomicU64::new(0),
         })
-    }
-
-    /// Requests sent so far.
-    pub fn requests(&self) -> u64 {
-        self.requests.load(Ordering::Relaxed)
     }
 
     /// Waits for the budget, then sends the request `send` makes, counting it in the RPC metrics
@@ -91,7 +83,6 @@ impl Blockfrost {
         let mut retries = 0;
         loop {
             self.limiter.until_ready().await;
-            self.requests.fetch_add(1, Ordering::Relaxed);
             let started = Instant::now();
             let result = send().await;
             let failed = match &result {
