@@ -1,7 +1,8 @@
-//! Tracing set-up: human-readable lines on a terminal, JSON lines with `LOG_FORMAT=json`, and the
-//! level from `RUST_LOG` (default `info`), with the RPC transport's URL-carrying spans and the
-//! MCP SDK's per-request lines held back.
+//! Tracing set-up: human-readable lines (coloured on a terminal), JSON lines with
+//! `LOG_FORMAT=json`, and the level from `RUST_LOG` (default `info`), with the RPC transport's
+//! URL-carrying spans and the MCP SDK's per-request lines held back.
 
+use std::io::IsTerminal;
 use tracing_subscriber::EnvFilter;
 
 /// Below this level, alloy's HTTP transport wraps every request in a span that records the
@@ -25,8 +26,12 @@ pub(crate) fn init() {
             filter = filter.add_directive(directive);
         }
     }
+    // Colours only on a terminal (and not under NO_COLOR): a log file or a collector gets plain
+    // `key=value` text it can search.
+    let colours = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(colours)
         .with_writer(std::io::stderr);
     if std::env::var("LOG_FORMAT").is_ok_and(|v| v.eq_ignore_ascii_case("json")) {
         builder.json().init();

@@ -5,6 +5,7 @@ use crate::progress::Reporter;
 use agentindex_api::ApiState;
 use agentindex_indexer::config::Config;
 use agentindex_indexer::engine::{self, IndexOptions};
+use agentindex_indexer::health::HealthBoard;
 use agentindex_indexer::store::{OpenOptions, Store};
 use anyhow::Context;
 use std::process::ExitCode;
@@ -47,8 +48,9 @@ pub(crate) async fn index_and_serve(
 ) -> anyhow::Result<ExitCode> {
     let store = open_for_serving(config).await?;
     let shutdown = crate::shutdown::on_signal();
+    let health = HealthBoard::new();
     let api = agentindex_api::serve(
-        ApiState::indexing(store.clone(), config),
+        ApiState::indexing(store.clone(), config, health.clone()),
         config.api.listen,
         shutdown.clone(),
         bound,
@@ -57,7 +59,10 @@ pub(crate) async fn index_and_serve(
     reporter.watch_documents(store.clone());
     let index = engine::index(
         config,
-        IndexOptions::default(),
+        IndexOptions {
+            health: Some(health),
+            ..IndexOptions::default()
+        },
         shutdown,
         move |chain, o| reporter.report(chain, o),
     );

@@ -49,6 +49,7 @@ async fn every_providers_refusals_leave_the_index_equal_to_a_clean_run() {
             fault_rate: 0.03,
             stall: Duration::from_millis(1_500),
             seed: turn as u64,
+            api_key: None,
         };
         let emulator = Emulator::start(&devnet.endpoint(), limits).await.unwrap();
         let db = dir.path().join(format!("{provider:?}.db"));

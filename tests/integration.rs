@@ -24,6 +24,7 @@ mod endpoint_probes;
 mod explorer;
 mod feedback_summary;
 mod file_cycles;
+mod first_run;
 mod funded_rings;
 mod graphql_api;
 mod graphql_relations;

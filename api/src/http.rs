@@ -2,6 +2,7 @@
 //! query in the URL or GraphiQL without one), `/healthz`, `/readyz`, `/status` and `/metrics`.
 
 use crate::cache_key::CacheKey;
+use crate::chain_status;
 use crate::client_error;
 use crate::graphql::AgentSchema;
 use crate::metrics::{CacheSizes, Endpoint};
@@ -138,25 +139,32 @@ pub(crate) async fn metrics(State((_, state)): State<(AgentSchema, ApiState)>) -
     }
 }
 
-/// `GET /status`: every chain's head, finalized and indexed block and lag.
+/// `GET /status`: every chain's head, finalized and indexed block and lag, and under `run`
+/// what its follower and endpoints meet (`chain_status.rs`).
 pub(crate) async fn status(State((_, state)): State<(AgentSchema, ApiState)>) -> Response {
     match state.store.statuses().await {
-        Ok(statuses) => Json(statuses).into_response(),
+        Ok(statuses) => {
+            Json(chain_status::merged(statuses, state.health.as_deref())).into_response()
+        }
         Err(e) => client_error::hide("reading the chains' status", &e)
             .response(StatusCode::INTERNAL_SERVER_ERROR),
     }
 }
 
 /// `GET /readyz`: 200 once every chain reached its head once (under `run`), or at once when
-/// only serving; 503 before.
+/// only serving; 503 before, with a line for each chain not following saying what it meets
+/// and what to check.
 pub(crate) async fn readyz(State((_, state)): State<(AgentSchema, ApiState)>) -> Response {
     match state.ready().await {
         Ok(true) => (StatusCode::OK, "ready").into_response(),
-        Ok(false) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "indexing has not reached the head yet",
-        )
-            .into_response(),
+        Ok(false) => {
+            let mut body = String::from("indexing has not reached the head yet");
+            for trouble in chain_status::troubles(state.health.as_deref()) {
+                body += "\n";
+                body += &trouble;
+            }
+            (StatusCode::SERVICE_UNAVAILABLE, body).into_response()
+        }
         Err(e) => client_error::hide("reading the chains' status", &e)
             .response(StatusCode::SERVICE_UNAVAILABLE),
     }

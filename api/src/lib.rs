@@ -22,6 +22,7 @@
 pub mod budget;
 pub mod cache;
 mod cache_key;
+mod chain_status;
 pub mod changes;
 pub mod client;
 pub mod client_error;

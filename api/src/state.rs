@@ -7,6 +7,7 @@ use crate::facet_cache::FacetCache;
 use crate::feed_cache::FeedCache;
 use crate::metrics::ApiMetrics;
 use agentindex_indexer::config::{ApiConfig, Config, PaymentToken};
+use agentindex_indexer::health::HealthBoard;
 use agentindex_indexer::reputation::ReputationRules;
 use agentindex_indexer::store::StoreRead;
 use agentindex_indexer::store::{Store, StoreResult};
@@ -39,6 +40,8 @@ pub struct ApiState {
     pub(crate) facets: Arc<FacetCache>,
     /// Reputation feeds computed, and the one being computed.
     pub(crate) feeds: Arc<FeedCache>,
+    /// What the followers of this process meet (under `run`); `None` when only serving.
+    pub(crate) health: Option<Arc<HealthBoard>>,
 }
 
 impl ApiState {
@@ -101,16 +104,19 @@ impl ApiState {
             rules: Arc::new(rules),
             ready: Arc::new(AtomicBool::new(true)),
             waits_for_chains: false,
+            health: None,
             api: config.api.clone(),
             metrics,
         }
     }
 
-    /// State for serving beside the indexer: ready once every chain reached its head once.
-    pub fn indexing(store: Store, config: &Config) -> Self {
+    /// State for serving beside the indexer: ready once every chain reached its head once;
+    /// `/status` and `/readyz` also say what the followers meet, from `health`.
+    pub fn indexing(store: Store, config: &Config, health: Arc<HealthBoard>) -> Self {
         Self {
             ready: Arc::new(AtomicBool::new(false)),
             waits_for_chains: true,
+            health: Some(health),
             ..Self::new(store, config)
         }
     }

@@ -40,6 +40,10 @@ pub struct Limits {
     pub stall: Duration,
     /// Seed of the fault dice, so a run can be repeated.
     pub seed: u64,
+    /// The API key requests must carry as the last segment of their path (`/v2/KEY`, as
+    /// Alchemy and Infura take it); others are refused with 401 in the provider's words.
+    /// None by default: any path is served.
+    pub api_key: Option<String>,
 }
 
 impl Default for Limits {
@@ -54,6 +58,7 @@ impl Default for Limits {
             fault_rate: 0.0,
             stall: Duration::from_secs(2),
             seed: 1,
+            api_key: None,
         }
     }
 }

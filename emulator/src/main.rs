@@ -36,6 +36,9 @@ struct Args {
     /// Share of requests answered with a random fault (0 to 1).
     #[arg(long, default_value_t = 0.0)]
     fault_rate: f64,
+    /// The API key requests must end their path with; others are answered 401.
+    #[arg(long)]
+    api_key: Option<String>,
 }
 
 #[tokio::main]
@@ -49,6 +52,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         max_results: args.max_results,
         provider: args.provider,
         fault_rate: args.fault_rate,
+        api_key: args.api_key,
         ..Limits::default()
     };
     let emulator = Emulator::start_on(&args.listen, &args.upstream, limits).await?;

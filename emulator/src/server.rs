@@ -5,7 +5,7 @@ use crate::{Counters, Limits, Refusal};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
@@ -43,6 +43,7 @@ pub(crate) fn router(upstream: &str, limits: Limits, counters: Arc<Counters>) ->
     });
     Router::new()
         .route("/", post(rpc))
+        .route("/{*path}", post(rpc))
         .route("/stats", get(stats))
         .with_state(shared)
 }
@@ -51,7 +52,7 @@ async fn stats(State(shared): State<Arc<Shared>>) -> Response {
     json_response(StatusCode::OK, shared.counters.to_json())
 }
 
-async fn rpc(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+async fn rpc(State(shared): State<Arc<Shared>>, uri: Uri, body: Bytes) -> Response {
     shared
         .counters
         .http_requests
@@ -63,6 +64,15 @@ async fn rpc(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
             error_object(&Value::Null, -32700, "parse error"),
         );
     };
+    if let Some(key) = &shared.limits.api_key
+        && uri.path().rsplit('/').next() != Some(key.as_str())
+    {
+        let id = match &parsed {
+            Value::Array(calls) => calls.first().map_or(Value::Null, |c| c["id"].clone()),
+            call => call["id"].clone(),
+        };
+        return refusal_response(&id, &shared.limits.provider.key_rejected());
+    }
     let (calls, batch) = match parsed {
         Value::Array(calls) => (calls, true),
         call => (vec![call], false),

@@ -188,6 +188,25 @@ impl Provider {
         }
     }
 
+    /// The answer to a request without the project's API key, or with a wrong one.
+    pub fn key_rejected(self) -> Refusal {
+        let (code, message) = match self {
+            Provider::Alchemy => (-32600, "Must be authenticated!"),
+            Provider::Infura => (-32002, "invalid project id"),
+            Provider::Quicknode | Provider::Chainstack => (-32001, "invalid API key"),
+            Provider::Ankr => (
+                -32000,
+                "Unauthorized: You must authenticate your request with an API key.",
+            ),
+            _ => (-32001, "unauthorized"),
+        };
+        Refusal {
+            status: 401,
+            code,
+            message: message.to_string(),
+        }
+    }
+
     /// The answer to a client over the rate of `per_second` requests.
     pub fn rate_limited(self, per_second: u32) -> Refusal {
         let (code, message) = match self {

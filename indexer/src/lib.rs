@@ -2,7 +2,8 @@
 //! the per-chain follower with its reorg window ([`follower`]), the decoders for each event
 //! source ([`sources`]), documents ([`documents`]), reputation ([`reputation`]), agents' state
 //! from their facts ([`agents`]), the SQLite store with its single writer ([`store`]) and the
-//! engine that runs them with the documents worker ([`engine`]), over the shared value types of
+//! engine that runs them with the documents worker ([`engine`]), what the running followers meet
+//! at their endpoints ([`health`]), over the shared value types of
 //! [`primitives`] and the tables declared once in [`schema`]. URLs that may carry secrets are
 //! shown through [`redact`]; evaluations and feed lines are written in RFC 8785 canonical form
 //! by [`canonical_json`].
@@ -19,6 +20,7 @@ pub mod documents;
 pub mod engine;
 pub mod feed;
 pub mod follower;
+pub mod health;
 pub mod liveness;
 pub mod metrics;
 pub mod primitives;

@@ -12,6 +12,7 @@ use crate::cardano::Blockfrost;
 use crate::config::Config;
 use crate::feed::keeper::FeedKeeper;
 use crate::follower::{CardanoFollower, Follower, FollowerError, Outcome};
+use crate::health::HealthBoard;
 use crate::liveness::LivenessPolicy;
 use crate::reputation::ReputationRules;
 use crate::rpc::{ChainRpc, RetryPolicy};
@@ -37,6 +38,9 @@ pub struct IndexOptions {
     pub skip_documents: bool,
     /// Probe no endpoints, whatever `[liveness] enabled` says.
     pub skip_probes: bool,
+    /// Where the followers write what their endpoints and steps meet (a board of their own
+    /// when `None`: its news is logged all the same).
+    pub health: Option<Arc<HealthBoard>>,
 }
 
 /// Why indexing stopped with an error.
@@ -71,6 +75,7 @@ pub async fn index(
     let store = Store::open(&config.database.url).await?;
     let writer = store.writer(WRITER_QUEUE);
     let contexts = Arc::new(chain_contexts(config));
+    let health = options.health.clone().unwrap_or_default();
     let mut followers = JoinSet::new();
     for chain in &config.chains {
         let follower = Follower::new(
@@ -81,7 +86,8 @@ pub async fn index(
             options.retry,
             options.until_block,
         )
-        .await?;
+        .await?
+        .report_to(&health);
         let (exit, shutdown, progress) =
             (options.exit_when_synced, shutdown.clone(), progress.clone());
         followers.spawn(follower.run(exit, shutdown, move |name, outcome| progress(name, outcome)));
@@ -98,7 +104,8 @@ pub async fn index(
             store.clone(),
             writer.clone(),
         )
-        .await?;
+        .await?
+        .report_to(&health);
         let (exit, shutdown, progress) =
             (options.exit_when_synced, shutdown.clone(), progress.clone());
         followers.spawn(follower.run(exit, shutdown, move |name, outcome| progress(name, outcome)));

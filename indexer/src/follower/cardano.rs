@@ -14,6 +14,7 @@ use super::run::{backoff, rest};
 use super::{FollowerError, Outcome};
 use crate::cardano::source::{CardanoBlock, CardanoSource, SourceError};
 use crate::config::{CardanoConfig, EscrowContract, RegistryPolicy};
+use crate::health::{ChainHealth, HealthBoard, Problem};
 use crate::primitives::BlockRef;
 use crate::store::{Batch, ChainContext, Store, StoreError, StoreRead, Writer};
 use alloy::primitives::B256;
@@ -30,6 +31,8 @@ pub struct CardanoFollower<S> {
     pub(super) source: S,
     pub(super) store: Store,
     writer: Writer,
+    /// Where the provider's answers and the steps' outcomes are written.
+    health: Arc<ChainHealth>,
 }
 
 impl<S: CardanoSource> CardanoFollower<S> {
@@ -50,6 +53,11 @@ impl<S: CardanoSource> CardanoFollower<S> {
                 chain: config.name(),
                 source,
             })?;
+        let health = ChainHealth::unobserved(
+            config.chain_id(),
+            &config.name(),
+            vec![crate::redact::url(&config.blockfrost_url())],
+        );
         Ok(Self {
             config,
             context,
@@ -58,7 +66,16 @@ impl<S: CardanoSource> CardanoFollower<S> {
             source,
             store,
             writer,
+            health,
         })
+    }
+
+    /// The same follower, registering its network on `board` and writing there what its
+    /// provider and steps meet.
+    pub fn report_to(mut self, board: &HealthBoard) -> Self {
+        let url = crate::redact::url(&self.config.blockfrost_url());
+        self.health = board.chain(self.config.chain_id(), &self.config.name(), [url]);
+        self
     }
 
     /// Runs steps until the tip is indexed (with `exit_when_synced`), a fatal error, or
@@ -81,6 +98,7 @@ impl<S: CardanoSource> CardanoFollower<S> {
                 stepped = self.step() => stepped,
                 _ = shutdown.wait_for(|stop| *stop) => continue,
             };
+            self.report(&stepped);
             let pause = match stepped {
                 Ok(outcome) => {
                     failures = 0;
@@ -113,6 +131,25 @@ impl<S: CardanoSource> CardanoFollower<S> {
             };
             if let Some(pause) = pause {
                 rest(&mut shutdown, pause).await;
+            }
+        }
+    }
+
+    /// Writes a step's outcome to the network's health: the provider answered, or what its
+    /// failure says of it.
+    fn report(&self, stepped: &Result<Outcome, FollowerError>) {
+        match stepped {
+            Ok(_) => {
+                self.health.answered(0);
+                self.health.step_succeeded();
+            }
+            Err(error) => {
+                if let FollowerError::Cardano { source, .. } = error {
+                    self.health
+                        .failed(0, provider_problem(source), &source.to_string());
+                }
+                self.health
+                    .step_failed(&error.to_string(), error.is_fatal());
             }
         }
     }
@@ -265,5 +302,15 @@ impl<S: CardanoSource> CardanoFollower<S> {
             chain: self.config.name(),
             source,
         }
+    }
+}
+
+/// What a provider's failure says of the provider: a refused key (401/403), else failing.
+fn provider_problem(error: &SourceError) -> Problem {
+    match error {
+        SourceError::Refused {
+            status: 401 | 403, ..
+        } => Problem::Rejected,
+        _ => Problem::Failing,
     }
 }

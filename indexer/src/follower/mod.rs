@@ -47,6 +47,7 @@ pub use sources::SourceMap;
 pub use strategy::CostModel;
 
 use crate::config::{ChainConfig, StartBlock};
+use crate::health::HealthBoard;
 use crate::primitives::BlockRef;
 use crate::rpc::{ChainRpc, RetryPolicy, RpcError};
 use crate::store::StoreRead;
@@ -184,6 +185,18 @@ impl Follower {
     /// The chain's name.
     pub fn name(&self) -> &str {
         &self.config.name
+    }
+
+    /// The same follower, registering its chain on `board` and writing there what its
+    /// endpoints and steps meet.
+    pub fn report_to(mut self, board: &HealthBoard) -> Self {
+        let health = board.chain(
+            self.config.chain_id,
+            &self.config.name,
+            self.rpc.shown_urls(),
+        );
+        self.rpc = self.rpc.reporting_to(health);
+        self
     }
 
     /// The header of block `number`; `None` when the node does not have it (yet).

@@ -29,6 +29,11 @@ impl Follower {
                 stepped = self.step() => stepped,
                 _ = stop_requested(&mut shutdown) => continue,
             };
+            let health = self.rpc.health();
+            match &stepped {
+                Ok(_) => health.step_succeeded(),
+                Err(error) => health.step_failed(&error.to_string(), error.is_fatal()),
+            }
             let pause = match stepped {
                 Ok(outcome) => {
                     failures = 0;

@@ -1,11 +1,12 @@
 //! One step's decision: where the follower stands (the stored cursor, or the end of the newest
 //! queued batch), what the chain holds (its head and finalized block), and so which work comes
 //! next: a backfill range, a run at the tip, a reorg to undo, or nothing. The first step also
-//! checks that the endpoints serve the configured chain and, when no start block is configured,
-//! finds it.
+//! checks which endpoints serve the configured chain (every one asked at once, those serving
+//! another left out) and, when no start block is configured, finds it.
 
 use super::{Follower, FollowerError, Outcome, SourceMap, deployment_block};
 use crate::config::{Finality, StartBlock};
+use crate::rpc::ChainCheck;
 use crate::store::StoreRead;
 use alloy::eips::BlockNumberOrTag;
 use std::time::Duration;
@@ -17,15 +18,17 @@ impl Follower {
     /// One unit of work: a backfill range, a tip run, or a reorg undone.
     pub async fn step(&mut self) -> Result<Outcome, FollowerError> {
         if !self.chain_checked {
-            let actual = self.rpc.chain_id().await.map_err(|e| self.rpc_error(e))?;
-            if actual != self.config.chain_id {
-                return Err(FollowerError::WrongChain {
-                    chain: self.config.name.clone(),
-                    expected: self.config.chain_id,
-                    actual,
-                });
+            match self.rpc.verify_endpoints(self.config.chain_id).await {
+                ChainCheck::Serving => self.chain_checked = true,
+                ChainCheck::WrongChain { actual } => {
+                    return Err(FollowerError::WrongChain {
+                        chain: self.config.name.clone(),
+                        expected: self.config.chain_id,
+                        actual,
+                    });
+                }
+                ChainCheck::Unanswered(error) => return Err(self.rpc_error(error)),
             }
-            self.chain_checked = true;
         }
         if self.start_to_find {
             self.find_start().await?;

@@ -4,7 +4,8 @@
 
 use super::error::RpcErrorKind;
 use super::phrases::{
-    LIMIT_WORDS, RANGE_CAP_PHRASES, RESULT_CAP_PHRASES, TRANSIENT_PHRASES, UNSUPPORTED_PHRASES,
+    LIMIT_WORDS, RANGE_CAP_PHRASES, REJECTED_PHRASES, RESULT_CAP_PHRASES, TRANSIENT_PHRASES,
+    UNSUPPORTED_PHRASES,
 };
 use alloy::transports::{RpcError as AlloyRpcError, TransportErrorKind};
 
@@ -21,13 +22,20 @@ pub(crate) fn classify(error: &AlloyRpcError<TransportErrorKind>) -> RpcErrorKin
                 _ if http.status == 429 || http.status == 408 || http.status >= 500 => {
                     RpcErrorKind::Transient(text)
                 }
-                _ if http.status == 401 || http.status == 404 || http.status == 405 => {
-                    RpcErrorKind::Unsupported(text)
-                }
+                _ if http.status == 401 || http.status == 403 => RpcErrorKind::Rejected(text),
+                RpcErrorKind::Rejected(_) => RpcErrorKind::Rejected(text),
+                _ if http.status == 404 || http.status == 405 => RpcErrorKind::Unsupported(text),
                 _ => RpcErrorKind::Unknown(text),
             }
         }
-        AlloyRpcError::Transport(other) => RpcErrorKind::Transient(other.to_string()),
+        AlloyRpcError::Transport(other) => {
+            // reqwest's own words stop at "error sending request"; the cause is in its sources.
+            let text = with_sources(other);
+            match connection_failed(other) {
+                true => RpcErrorKind::Unreachable(text),
+                false => RpcErrorKind::Transient(text),
+            }
+        }
         AlloyRpcError::NullResp => RpcErrorKind::Transient("null response".into()),
         AlloyRpcError::DeserError { err, text } => {
             // A proxy's HTML error page or a cut-off body: try again.
@@ -38,6 +46,37 @@ pub(crate) fn classify(error: &AlloyRpcError<TransportErrorKind>) -> RpcErrorKin
         }
         other => RpcErrorKind::Unknown(other.to_string()),
     }
+}
+
+/// Whether the transport never got a connection to the endpoint: refused, no such host, a
+/// failed TLS handshake.
+fn connection_failed(error: &TransportErrorKind) -> bool {
+    let TransportErrorKind::Custom(inner) = error else {
+        return false;
+    };
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(inner.as_ref());
+    while let Some(error) = source {
+        if let Some(request) = error.downcast_ref::<alloy::transports::http::reqwest::Error>() {
+            return request.is_connect();
+        }
+        source = error.source();
+    }
+    false
+}
+
+/// An error's words followed by its sources' (`a: b: c`), without repeating a source whose
+/// words the one before already holds.
+fn with_sources(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let words = cause.to_string();
+        if !text.contains(&words) {
+            text = format!("{text}: {words}");
+        }
+        source = cause.source();
+    }
+    text
 }
 
 /// Classifies a JSON-RPC error by its code and wording.
@@ -62,6 +101,9 @@ pub(crate) fn classify_message(code: i64, message: &str) -> RpcErrorKind {
     let text = || format!("{code}: {message}");
     if code == 3 || lower.contains("execution reverted") || lower.contains("revert") {
         return RpcErrorKind::Reverted(text());
+    }
+    if has(REJECTED_PHRASES) {
+        return RpcErrorKind::Rejected(text());
     }
     if code == -32601 || has(UNSUPPORTED_PHRASES) {
         return RpcErrorKind::Unsupported(text());

@@ -168,5 +168,47 @@ fn every_emulated_provider_wording_is_understood() {
             classify_message(limited.code, &limited.message).is_retryable(),
             "{provider:?} rate limit in a 200 answer: {limited:?}"
         );
+        let refused = provider.key_rejected();
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": 1,
+            "error": {"code": refused.code, "message": refused.message}});
+        let error = AlloyRpcError::Transport(TransportErrorKind::HttpError(HttpError {
+            status: refused.status,
+            body: body.to_string(),
+        }));
+        for kind in [
+            classify(&error),
+            classify_message(refused.code, &refused.message),
+        ] {
+            assert!(
+                matches!(kind, RpcErrorKind::Rejected(_)),
+                "{provider:?} key refusal read as {kind:?}"
+            );
+        }
     }
+}
+
+#[test]
+fn refused_keys_are_rejections_neither_final_nor_retried_on_the_same_endpoint() {
+    for (code, text) in [
+        (-32600, "Must be authenticated!"),
+        (-32002, "invalid project id"),
+        (-32001, "invalid API key"),
+        (
+            -32000,
+            "Unauthorized: You must authenticate your request with an API key.",
+        ),
+        (-32002, "rejected due to project ID settings"),
+    ] {
+        let kind = classify_message(code, text);
+        assert!(
+            matches!(kind, RpcErrorKind::Rejected(_)),
+            "{text}: {kind:?}"
+        );
+        assert!(!kind.is_retryable() && !kind.is_final(), "{text}");
+        assert_eq!(kind.problem(), Some(crate::health::Problem::Rejected));
+    }
+    // A contract's own refusal is an answer about the contract, not about the key.
+    let reverted = classify_message(3, "execution reverted: Unauthorized()");
+    assert!(matches!(reverted, RpcErrorKind::Reverted(_)));
+    assert_eq!(reverted.problem(), None);
 }

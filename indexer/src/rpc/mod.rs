@@ -5,14 +5,23 @@
 //! Callers ask for what they need ([`ChainRpc::logs`], [`ChainRpc::header`], …) and get either
 //! the answer or a classified [`RpcError`]; errors that mean "narrow the range" come back at once
 //! so the follower can split, everything else transient is retried here first.
+//!
+//! Every outcome is written to the chain's [`ChainHealth`]: an endpoint that refuses, stays
+//! silent past [`FIRST_ANSWER_PATIENCE`] on its first request, or rejects its key is reported
+//! there (and so logged) at once, before any retry. Endpoints found serving another chain
+//! ([`ChainRpc::verify_endpoints`], in `chain_check.rs`) are left out of the rotation.
 
+mod chain_check;
 mod classify;
 mod error;
 mod phrases;
 
+pub use chain_check::ChainCheck;
+
 pub use error::{RpcError, RpcErrorKind};
 
 use crate::config::ChainConfig;
+use crate::health::ChainHealth;
 use crate::metrics::metrics;
 use crate::primitives::BlockRef;
 use crate::redact;
@@ -26,7 +35,7 @@ use rand::Rng;
 use std::future::Future;
 use std::num::NonZeroU32;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::sync::Semaphore;
 
@@ -51,12 +60,18 @@ impl Default for RetryPolicy {
     }
 }
 
+/// How long an endpoint that never answered may keep its first request before it is reported
+/// silent (the request goes on waiting, up to the request timeout).
+pub const FIRST_ANSWER_PATIENCE: Duration = Duration::from_millis(1500);
+
 struct Endpoint {
     /// The URL as logs, errors and metrics may show it ([`redact::url`]): providers put API
     /// keys in the path or query.
     shown: String,
     provider: RootProvider,
     limiter: DefaultDirectRateLimiter,
+    /// Found serving another chain: never asked again.
+    excluded: AtomicBool,
 }
 
 /// RPC access to one chain through its configured endpoints.
@@ -69,6 +84,7 @@ pub struct ChainRpc {
     in_flight: Arc<Semaphore>,
     timeout: Duration,
     retry: RetryPolicy,
+    health: Arc<ChainHealth>,
 }
 
 impl std::fmt::Debug for ChainRpc {
@@ -97,15 +113,67 @@ impl ChainRpc {
                     .disable_recommended_fillers()
                     .connect_http(parsed),
                 limiter: RateLimiter::direct(Quota::per_second(rate)),
+                excluded: AtomicBool::new(false),
             });
         }
+        let shown = endpoints.iter().map(|e| e.shown.clone()).collect();
         Ok(Self {
+            health: ChainHealth::unobserved(chain.chain_id, &chain.name, shown),
             endpoints: Arc::new(endpoints),
             preferred: Arc::new(AtomicUsize::new(0)),
             in_flight: Arc::new(Semaphore::new(chain.rpc_concurrency.max(1))),
             timeout: Duration::from_secs(chain.request_timeout_secs.max(1)),
             retry,
         })
+    }
+
+    /// The same access, writing what it meets to `health` (registered with the endpoints'
+    /// shown URLs, in the configured order).
+    pub fn reporting_to(mut self, health: Arc<ChainHealth>) -> Self {
+        self.health = health;
+        self
+    }
+
+    /// The health this access writes to.
+    pub fn health(&self) -> &Arc<ChainHealth> {
+        &self.health
+    }
+
+    /// The endpoints' URLs as logs may show them, in the configured order.
+    pub fn shown_urls(&self) -> Vec<String> {
+        self.endpoints.iter().map(|e| e.shown.clone()).collect()
+    }
+
+    /// The next endpoint after `index` still in the rotation (`index` itself when it is the
+    /// only one).
+    fn next_endpoint(&self, index: usize) -> usize {
+        let count = self.endpoints.len();
+        (1..=count)
+            .map(|step| (index + step) % count)
+            .find(|&i| !self.endpoints[i].excluded.load(Ordering::Relaxed))
+            .unwrap_or(index)
+    }
+
+    /// Sends `request` to endpoint `index` within the timeout; while the endpoint has never
+    /// answered, a first request still waiting after [`FIRST_ANSWER_PATIENCE`] is reported
+    /// silent at once, and waited for to the end of the timeout.
+    async fn send<T>(
+        &self,
+        index: usize,
+        request: impl Future<Output = T>,
+    ) -> Result<T, tokio::time::error::Elapsed> {
+        let patience = FIRST_ANSWER_PATIENCE.min(self.timeout);
+        if self.health.has_answered(index) || patience == self.timeout {
+            return tokio::time::timeout(self.timeout, request).await;
+        }
+        tokio::pin!(request);
+        match tokio::time::timeout(patience, &mut request).await {
+            Ok(answer) => Ok(answer),
+            Err(_) => {
+                self.health.silent(index, patience);
+                tokio::time::timeout(self.timeout - patience, request).await
+            }
+        }
     }
 
     /// Runs `request` against the endpoints: rate-limited, timed out, retried with backoff on
@@ -118,26 +186,34 @@ impl ChainRpc {
         >,
     {
         let count = self.endpoints.len();
-        let mut index = self.preferred.load(Ordering::Relaxed) % count;
+        let preferred = self.preferred.load(Ordering::Relaxed) % count;
+        let mut index = match self.endpoints[preferred].excluded.load(Ordering::Relaxed) {
+            true => self.next_endpoint(preferred),
+            false => preferred,
+        };
         let mut attempt = 0;
         loop {
             let endpoint = &self.endpoints[index];
             let permit = self.in_flight.acquire().await;
             endpoint.limiter.until_ready().await;
             let started = std::time::Instant::now();
-            let outcome =
-                tokio::time::timeout(self.timeout, request(endpoint.provider.clone())).await;
+            let outcome = self.send(index, request(endpoint.provider.clone())).await;
             drop(permit);
             let kind = match outcome {
                 Ok(Ok(value)) => {
                     metrics().rpc(&endpoint.shown, method, started.elapsed(), None);
+                    self.health.answered(index);
                     self.preferred.store(index, Ordering::Relaxed);
                     return Ok(value);
                 }
                 // Transport errors quote the URL they failed on, key included.
                 Ok(Err(error)) => classify::classify(&error).redacted(),
-                Err(_) => RpcErrorKind::Transient(format!("no answer within {:?}", self.timeout)),
+                Err(_) => RpcErrorKind::Silent(format!("no answer within {:?}", self.timeout)),
             };
+            match kind.problem() {
+                Some(problem) => self.health.failed(index, problem, &kind.to_string()),
+                None => self.health.answered(index),
+            }
             metrics().rpc(
                 &endpoint.shown,
                 method,
@@ -150,11 +226,15 @@ impl ChainRpc {
                 endpoint: endpoint.shown.clone(),
                 kind,
             };
-            if !error.kind.is_retryable() || attempt >= self.retry.attempts {
+            // Rejected credentials are this endpoint's; another may hold good ones.
+            let rejected_here = matches!(error.kind, RpcErrorKind::Rejected(_))
+                && (attempt as usize) < count
+                && self.next_endpoint(index) != index;
+            if !(error.kind.is_retryable() || rejected_here) || attempt >= self.retry.attempts {
                 return Err(error);
             }
             tracing::debug!(target: "agentindex::rpc", %error, attempt, "retrying");
-            index = (index + 1) % count;
+            index = self.next_endpoint(index);
             // Back off once per round over all endpoints, so a dead first endpoint costs nothing.
             if (attempt as usize).is_multiple_of(count) {
                 tokio::time::sleep(self.backoff(attempt)).await;

@@ -66,6 +66,19 @@ pub(super) const LIMIT_WORDS: &[&str] = &[
     "not supported",
 ];
 
+/// Words in which providers refuse the credentials a request came with (the API key in the
+/// URL), in a JSON-RPC error or an HTTP error's body.
+pub(super) const REJECTED_PHRASES: &[&str] = &[
+    "must be authenticated",               // Alchemy (HTTP 401)
+    "invalid project id",                  // Infura (HTTP 401)
+    "invalid api key",                     // QuickNode, Ankr, Chainstack
+    "api key is invalid",                  // generic
+    "invalid apikey",                      // generic
+    "unauthorized", // Ankr "Unauthorized: You must authenticate…", generic 401s
+    "authentication required", // generic
+    "rejected due to project id settings", // Infura's allow-lists
+];
+
 /// Words of failures known to pass: rate limits, budgets, overloaded or syncing backends.
 pub(super) const TRANSIENT_PHRASES: &[&str] = &[
     "rate limit",

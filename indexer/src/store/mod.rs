@@ -66,6 +66,7 @@ use crate::reputation::{ReputationRules, TrustRank};
 pub use columns::{Flag, JsonColumn, MaybeFlag};
 pub use dialect::Dialect;
 use sqlx::AnyPool;
+use std::time::Duration;
 
 /// What went wrong in the store.
 #[derive(Debug, thiserror::Error)]
@@ -199,7 +200,7 @@ pub struct OpenOptions {
     /// PostgreSQL: the `statement_timeout` of every read connection. SQLite: a deadline each
     /// statement gets as it starts, kept by the connection's progress handler (see
     /// `sqlite_guard`); a statement past it fails with `interrupted`.
-    pub read_statement_timeout: Option<std::time::Duration>,
+    pub read_statement_timeout: Option<Duration>,
     /// Connections of a second read pool, for reads nobody waits on (see [`low_priority`]):
     /// their SQLite worker threads run at the lowest priority, so requests others wait on get
     /// a core first. 0: no such pool. PostgreSQL runs its reads in its own processes and has
@@ -210,9 +211,7 @@ pub struct OpenOptions {
 /// Installs the drivers of sqlx's `Any` pools and connections, the store's own: for PostgreSQL
 /// one whose connections also bulk-load rows with `COPY` (see `postgres_copy`), for SQLite one
 /// whose connections can stop a statement past a time limit. Safe to call any number of times;
-/// everything in this process that opens an `Any` connection calls this and not
-/// `sqlx::any::install_default_drivers`, since the first to install wins and the other then
-/// panics.
+/// everything that opens an `Any` connection calls this, not sqlx's own (the first one wins).
 pub fn install_drivers() {
     static DRIVERS: std::sync::Once = std::sync::Once::new();
     DRIVERS.call_once(|| {
@@ -234,6 +233,9 @@ pub struct Store {
     sqlite: Option<sqlite::SqliteParts>,
 }
 
+/// How long opening the database may take before the wait is reported.
+const DATABASE_PATIENCE: Duration = Duration::from_millis(1500);
+
 impl Store {
     /// Opens (creating if missing) and migrates the database at `url`: `sqlite://path` or
     /// `postgres://user:password@host:port/dbname`.
@@ -245,6 +247,25 @@ impl Store {
     /// (the API's: statements stopped by the database past a time limit).
     pub async fn open_with(url: &str, options: OpenOptions) -> StoreResult<Self> {
         install_drivers();
+        let opening = Self::open_dialect(url, options);
+        tokio::pin!(opening);
+        match tokio::time::timeout(DATABASE_PATIENCE, &mut opening).await {
+            Ok(opened) => opened,
+            Err(_) => {
+                // Said at once; the open goes on to its own timeout and error.
+                tracing::warn!(
+                    target: "agentindex::store",
+                    database = %crate::redact::url(url),
+                    check = "that the database server runs, that its host and port are right, and that no firewall drops the connection",
+                    "database does not answer within {:.1} s; still waiting",
+                    DATABASE_PATIENCE.as_secs_f64()
+                );
+                opening.await
+            }
+        }
+    }
+
+    async fn open_dialect(url: &str, options: OpenOptions) -> StoreResult<Self> {
         match Dialect::of_url(url) {
             Some(Dialect::Sqlite) => {
                 let opened = sqlite::open(url, &options).await?;

@@ -10,7 +10,7 @@
 
 use super::{QueryContext, StoreError, StoreResult};
 use sqlx::any::AnyPoolOptions;
-use sqlx::{AnyConnection, AnyPool};
+use sqlx::{AnyConnection, AnyPool, Connection};
 use std::time::Duration;
 
 /// PostgreSQL's migrations (`migrations/postgres/`).
@@ -21,6 +21,9 @@ const LOCK_NAMESPACE: i32 = 0x6167_6978;
 
 /// Connections of the read pool of each process.
 const READ_CONNECTIONS: u32 = 16;
+
+/// How long a connection may take to open.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The pools of an open PostgreSQL store.
 pub(super) struct Opened {
@@ -36,6 +39,19 @@ pub(super) async fn open(url: &str, read_timeout: Option<Duration>) -> StoreResu
         url: crate::redact::url(url),
         source,
     };
+    // One attempt first: a refused connection, an unknown host or a wrong password is said at
+    // once, where the pool would try again until its acquire timeout.
+    match tokio::time::timeout(CONNECT_TIMEOUT, AnyConnection::connect(url)).await {
+        Ok(Ok(first)) => drop(first.close().await),
+        Ok(Err(refused)) => return Err(open_error(refused)),
+        Err(_) => {
+            let silent = std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("no answer within {CONNECT_TIMEOUT:?}"),
+            );
+            return Err(open_error(sqlx::Error::Io(silent)));
+        }
+    }
     // The writer's one connection lives as long as the store: it holds the chains' locks.
     let write = AnyPoolOptions::new()
         .after_connect(|conn, _| Box::pin(settle_connection(conn)))
@@ -43,7 +59,7 @@ pub(super) async fn open(url: &str, read_timeout: Option<Duration>) -> StoreResu
         .min_connections(1)
         .idle_timeout(None)
         .max_lifetime(None)
-        .acquire_timeout(Duration::from_secs(30))
+        .acquire_timeout(CONNECT_TIMEOUT)
         .connect(url)
         .await
         .map_err(open_error)?;
@@ -65,7 +81,7 @@ pub(super) async fn open(url: &str, read_timeout: Option<Duration>) -> StoreResu
             })
         })
         .max_connections(READ_CONNECTIONS)
-        .acquire_timeout(Duration::from_secs(30))
+        .acquire_timeout(CONNECT_TIMEOUT)
         .connect(url)
         .await
         .map_err(open_error)?;
