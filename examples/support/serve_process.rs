@@ -29,10 +29,22 @@ pub(crate) fn start(
     stderr: Stdio,
     spawned: impl FnOnce(u32) -> anyhow::Result<()>,
 ) -> anyhow::Result<ServeProcess> {
+    start_subcommand(binary, "serve", config, log_level, stderr, spawned)
+}
+
+/// [`start`] for any subcommand that serves the API and announces its address (`serve`, `run`).
+pub(crate) fn start_subcommand(
+    binary: &str,
+    subcommand: &str,
+    config: &Path,
+    log_level: &str,
+    stderr: Stdio,
+    spawned: impl FnOnce(u32) -> anyhow::Result<()>,
+) -> anyhow::Result<ServeProcess> {
     let mut command = TiedCommand::new(binary, GRACE);
     command
         .command()
-        .args(["serve", "--config"])
+        .args([subcommand, "--config"])
         .arg(config)
         .env("RUST_LOG", log_level)
         .stdout(Stdio::piped())
@@ -53,7 +65,7 @@ pub(crate) fn start(
         .rsplit(' ')
         .next()
         .filter(|url| url.starts_with("http://"))
-        .ok_or_else(|| anyhow::anyhow!("agentindex serve announced no address: {line:?}"))?
+        .ok_or_else(|| anyhow::anyhow!("agentindex {subcommand} announced no address: {line:?}"))?
         .to_string();
     Ok(process)
 }
