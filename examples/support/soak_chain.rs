@@ -6,8 +6,8 @@
 
 use crate::soak_settings::BLOCK_SECONDS;
 use agentindex_contracts::Devnet;
-use agentindex_contracts::Seeder;
 use agentindex_contracts::network_load::send_block_traffic;
+use agentindex_contracts::{IdentityRegistry, Seeder};
 use alloy::primitives::{Address, U256};
 use alloy::providers::{DynProvider, Provider};
 use alloy::sol_types::SolCall;
@@ -17,7 +17,7 @@ use serde_json::json;
 const TRANSFERS_PER_BLOCK: u64 = 24;
 /// Payments into agents per block.
 const PAYMENTS_PER_BLOCK: usize = 2;
-/// Blocks between two registrations of new agents (three at a time).
+/// Blocks between two registrations of new agents (three at a time, by three accounts).
 const REGISTRATIONS_EVERY: u64 = 30;
 /// Blocks between two rounds of feedback (on two agents).
 const FEEDBACK_EVERY: u64 = 90;
@@ -38,6 +38,9 @@ pub(crate) struct Chain {
     provider: DynProvider,
     seeder: Seeder::SeederInstance<DynProvider>,
     seeder_address: Address,
+    identity: IdentityRegistry::IdentityRegistryInstance<DynProvider>,
+    /// Accounts that register new agents, one each per registration round.
+    registrars: Vec<Address>,
     /// The agents' wallets, paid in turn.
     wallets: Vec<Address>,
     /// Where new agents' registration files are (`{documents}{id}`).
@@ -64,6 +67,8 @@ impl Chain {
             .await?;
         Ok(Self {
             seeder: devnet.seeder(),
+            identity: devnet.identity(),
+            registrars: devnet.accounts().into_iter().skip(3).take(3).collect(),
             seeder_address: devnet.deployment().seeder,
             agents: wallets.len() as u64,
             wallets,
@@ -81,13 +86,19 @@ impl Chain {
             .collect();
         send_block_traffic(&self.seeder, TRANSFERS_PER_BLOCK, n, &payees).await?;
         if n.is_multiple_of(REGISTRATIONS_EVERY) {
-            let _pending = self
-                .seeder
-                .seedAgents(U256::from(3), self.documents.clone())
-                .send()
-                .await?;
-            self.agents += 3;
-            self.counts.registered += 3;
+            // Registered by accounts that send no background traffic: a busy account owning
+            // many agents would make each of its transfers an outflow of every one of them.
+            for (i, registrar) in self.registrars.iter().enumerate() {
+                let uri = format!("{}{}", self.documents, n * 10 + i as u64);
+                let _pending = self
+                    .identity
+                    .register_2(uri)
+                    .from(*registrar)
+                    .send()
+                    .await?;
+            }
+            self.agents += self.registrars.len() as u64;
+            self.counts.registered += self.registrars.len() as u64;
         }
         if n % FEEDBACK_EVERY == FEEDBACK_EVERY / 2 {
             let first = 1 + (n * 31) % self.agents.max(1);

@@ -18,10 +18,11 @@ pub(crate) fn markdown(
     let hours = counts.blocks as f64 / HOUR_BLOCKS as f64;
     let _ = writeln!(
         out,
-        "{} blocks ({hours:.1} Base hours) made {:.0}x faster than Base ({} ms a block) in {wall:.0} s; {} agents at the start, {} registered during the run, {} feedback, {} reorgs of 3 blocks. Provider: {} ms a request, {} requests/s, 1% faults, Alchemy's caps. API side load: {} requests/s (lookup by id, search, reputation page in turn).\n",
+        "{} blocks ({hours:.1} Base hours) made in {wall:.0} s, {:.1}x faster than Base (paced at {} ms a block, {:.0}x; a block whose transactions took longer was not made up for); {} agents at the start, {} registered during the run, {} feedback, {} reorgs of 3 blocks. Provider: {} ms a request, {} requests/s, 1% faults, Alchemy's caps. API side load: {} requests/s (lookup by id, search, reputation page in turn).\n",
         counts.blocks,
-        settings.compression(),
+        hours * 3_600.0 / wall.max(0.001),
         settings.block_wall.as_millis(),
+        settings.compression(),
         settings.agents,
         counts.registered,
         counts.feedback,
