@@ -117,6 +117,16 @@ async fn wait_for_line(log: &Path, deadline: Instant, accept: impl Fn(&str) -> b
     }
 }
 
+/// The devnet the config names (31337), and another whose anvil answers chain id 999.
+async fn this_chain_and_another() -> (Devnet, Devnet) {
+    let options = DevnetOptions {
+        chain_id: 999,
+        ..DevnetOptions::default()
+    };
+    let (this, other) = tokio::join!(Devnet::start(), Devnet::start_with(options));
+    (this.unwrap(), other.unwrap())
+}
+
 /// A loopback port nothing listens on.
 fn closed_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -192,6 +202,25 @@ async fn an_endpoint_that_refuses_connections_is_reported_within_two_seconds() {
         let (status, body) = run.readyz().await;
         assert_eq!(status, 503);
         assert!(body.contains(&format!("{url} unreachable")), "{body}");
+        let answer: Value = reqwest::Client::new()
+            .post(format!("{}/graphql", run.api))
+            .json(&serde_json::json!({"query": "{ indexerStatus { state error check } }"}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let status = &answer["data"]["indexerStatus"][0];
+        assert_eq!(status["state"], "failing", "{answer:#}");
+        assert!(
+            status["error"].as_str().unwrap().contains("eth_chainId"),
+            "{answer:#}"
+        );
+        assert!(
+            status["check"].as_str().unwrap().contains("host and port"),
+            "{answer:#}"
+        );
         assert!(body.contains("check: the URL's host and port"), "{body}");
     }
 }
@@ -276,13 +305,7 @@ async fn a_rejected_api_key_is_reported_within_two_seconds_and_never_shown() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_endpoint_of_another_chain_is_left_out_and_shown() {
-    let devnet = Devnet::start().await.unwrap();
-    let other = Devnet::start_with(DevnetOptions {
-        chain_id: 999,
-        ..DevnetOptions::default()
-    })
-    .await
-    .unwrap();
+    let (devnet, other) = this_chain_and_another().await;
     let rpc = [other.endpoint(), devnet.endpoint()];
     let run = FirstRun::start(&devnet, &rpc);
     let head = devnet.provider().get_block_number().await.unwrap();
@@ -314,13 +337,7 @@ async fn an_endpoint_of_another_chain_is_left_out_and_shown() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_chain_whose_only_endpoint_serves_another_chain_stops_within_two_seconds() {
-    let devnet = Devnet::start().await.unwrap();
-    let other = Devnet::start_with(DevnetOptions {
-        chain_id: 999,
-        ..DevnetOptions::default()
-    })
-    .await
-    .unwrap();
+    let (devnet, other) = this_chain_and_another().await;
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(
         &dir.path().join("wrong.toml"),

@@ -6,6 +6,7 @@ use super::filter::{AgentFilter, AgentOrder, order};
 use crate::read::agents::{self, Order, Selection};
 use crate::read::cursor::Cursor;
 use crate::state::ApiState;
+use agentindex_indexer::health::HealthBoard;
 use agentindex_indexer::store::StoreRead;
 use async_graphql::connection::PageInfo;
 use async_graphql::{Context, Error, ID, Object, Result, SimpleObject};
@@ -110,18 +111,31 @@ impl AgentQuery {
         })
     }
 
-    /// Every indexed chain: head, finalized and indexed block and the lag.
+    /// Every indexed chain: head, finalized and indexed block and the lag, and (when this
+    /// server also indexes) what its follower meets now.
     async fn indexer_status(&self, ctx: &Context<'_>) -> Result<Vec<ChainStatus>> {
-        let statuses = ctx.data_unchecked::<ApiState>().store.statuses().await?;
+        let state = ctx.data_unchecked::<ApiState>();
+        let statuses = state.store.statuses().await?;
+        let reports = state
+            .health
+            .as_deref()
+            .map(HealthBoard::reports)
+            .unwrap_or_default();
         Ok(statuses
             .into_iter()
-            .map(|s| ChainStatus {
-                chain_id: s.chain_id as i64,
-                name: s.name,
-                head_block: s.head_block as i64,
-                finalized_block: s.finalized_block as i64,
-                indexed_block: s.indexed_block.map_or(0, |b| b as i64),
-                lag: s.lag as i64,
+            .map(|s| {
+                let report = reports.iter().find(|r| r.chain_id == s.chain_id);
+                ChainStatus {
+                    chain_id: s.chain_id as i64,
+                    name: s.name,
+                    head_block: s.head_block as i64,
+                    finalized_block: s.finalized_block as i64,
+                    indexed_block: s.indexed_block.map_or(0, |b| b as i64),
+                    lag: s.lag as i64,
+                    state: report.map(|r| r.state.label().to_string()),
+                    error: report.and_then(|r| r.error.clone()),
+                    check: report.and_then(|r| r.check.clone()),
+                }
             })
             .collect())
     }
@@ -213,4 +227,11 @@ pub(crate) struct ChainStatus {
     indexed_block: i64,
     /// Blocks between the head and the index.
     lag: i64,
+    /// Where the chain's follower stands (`starting`, `following`, `failing`, `stopped`);
+    /// null when this server only serves the database (`/status` has each endpoint's state).
+    state: Option<String>,
+    /// The follower's last error while it is failing or stopped.
+    error: Option<String>,
+    /// What to check first while the chain is not following.
+    check: Option<String>,
 }

@@ -65,6 +65,18 @@ pub enum ChainState {
     Stopped,
 }
 
+impl ChainState {
+    /// The state's name, as `/status` shows it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ChainState::Starting => "starting",
+            ChainState::Following => "following",
+            ChainState::Failing => "failing",
+            ChainState::Stopped => "stopped",
+        }
+    }
+}
+
 /// One chain's follower and endpoints.
 #[derive(Debug)]
 pub struct ChainHealth {
