@@ -345,15 +345,7 @@ async fn a_chain_whose_only_endpoint_serves_another_chain_stops_within_two_secon
         &[other.endpoint()],
         None,
     );
-    let started = Instant::now();
-    let output = finish(&["run", "--config"], &config).await;
-    assert!(
-        started.elapsed() < REPORTED_WITHIN,
-        "took {:?}",
-        started.elapsed()
-    );
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = fails_within_two_seconds(&config).await;
     assert!(
         stderr.contains("reports chain id 999, the config says 31337"),
         "{stderr}"
@@ -374,15 +366,7 @@ async fn a_database_that_refuses_connections_is_reported_within_two_seconds() {
         &[devnet.endpoint()],
         Some(&database),
     );
-    let started = Instant::now();
-    let output = finish(&["run", "--config"], &config).await;
-    assert!(
-        started.elapsed() < REPORTED_WITHIN,
-        "took {:?}",
-        started.elapsed()
-    );
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = fails_within_two_seconds(&config).await;
     assert!(
         stderr.contains("postgres://agentindex:***@127.0.0.1"),
         "{stderr}"
@@ -440,6 +424,20 @@ fn write_config(
         support::config_toml_at(devnet, rpc, &url, 0, "") + "\n[api]\nlisten = \"127.0.0.1:0\"\n";
     std::fs::write(path, toml).unwrap();
     path.to_path_buf()
+}
+
+/// Runs `agentindex run` on `config`, which must fail within two seconds of its start; what it
+/// wrote to stderr.
+async fn fails_within_two_seconds(config: &Path) -> String {
+    let started = Instant::now();
+    let output = finish(&["run", "--config"], config).await;
+    assert!(
+        started.elapsed() < REPORTED_WITHIN,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(!output.status.success());
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// Runs `agentindex ARGS CONFIG` to its end (tied to the test process) and returns what it

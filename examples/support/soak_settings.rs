@@ -39,6 +39,11 @@ fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// How many times faster than Base a block every `block_wall` is.
+fn compression(block_wall: Duration) -> f64 {
+    (BLOCK_SECONDS * 1_000) as f64 / block_wall.as_millis().max(1) as f64
+}
+
 impl Settings {
     pub(crate) fn from_env_and_args() -> Self {
         let day = std::env::args().any(|a| a == "--day");
@@ -47,7 +52,6 @@ impl Settings {
             false => env_or("SOAK_BLOCKS", 2 * HOUR_BLOCKS),
         };
         let block_wall = Duration::from_millis(env_or("SOAK_BLOCK_MS", 100));
-        let compression = (BLOCK_SECONDS * 1_000) as f64 / block_wall.as_millis().max(1) as f64;
         Self {
             binary: std::env::var("AGENTINDEX_BIN")
                 .unwrap_or_else(|_| "target/release/agentindex".into()),
@@ -63,15 +67,15 @@ impl Settings {
                 },
             ),
             latency: Duration::from_millis(env_or("SOAK_LATENCY_MS", 80)),
-            rps: env_or("SOAK_RPS", (25.0 * compression).round() as u32),
+            rps: env_or("SOAK_RPS", (25.0 * compression(block_wall)).round() as u32),
             fault_rate: env_or("SOAK_FAULT_RATE", 0.01),
             api_rps: env_or("SOAK_API_RPS", 20),
         }
     }
 
-    /// How many times faster than Base the chain runs.
+    /// How many times faster than Base the chain is paced.
     pub(crate) fn compression(&self) -> f64 {
-        (BLOCK_SECONDS * 1_000) as f64 / self.block_wall.as_millis().max(1) as f64
+        compression(self.block_wall)
     }
 
     /// The emulated provider: Alchemy's caps and words, the budget, the fault mix.
