@@ -158,3 +158,45 @@ async fn escrow_payments_are_followed_to_their_outcome() {
     served.stop().await;
     emulator.assert_valid_answers().await;
 }
+
+/// The holder of an agent's registry NFT stands on its side, as an ERC-8004 agent's owner does:
+/// an escrow its holder pays, like one its seller pays, is the agent paying itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escrows_paid_from_the_agents_own_wallets_do_not_count() {
+    let emulator = Emulator::start(&[]).await;
+    // Minted to node-wallet-0, selling through node-wallet-1.
+    let unit = emulator.register("v2", json!({"name": "Own buyer"})).await;
+    for buyer in ["node-wallet-0", "node-wallet-1", "buyer-0"] {
+        let locked = emulator
+            .control(
+                "escrow/lock",
+                json!({"agent_unit": unit, "contract": "v2", "seller": "node-wallet-1",
+                       "buyer": buyer, "amount": [{"unit": "lovelace", "quantity": "8000000"}]}),
+            )
+            .await;
+        let id = locked["escrow_id"].as_str().unwrap().to_string();
+        emulator
+            .control(
+                "escrow/settle",
+                json!({"escrow_id": id, "outcome": "released"}),
+            )
+            .await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("own.db");
+    let config = emulator.config(&db, "").await;
+    support::index_until_synced(&config).await;
+    let served = serve(support::open(&db).await, &config).await;
+    let chain = CardanoNetwork::Preprod.chain_id();
+    let feed = support::api::feed(&served.base, &format!("?chain={chain}")).await;
+    let line: Value = serde_json::from_str(feed.body.lines().next().expect("a line")).unwrap();
+    let evaluation = &line["evaluation"];
+    assert_eq!(
+        evaluation["excluded"],
+        json!({"owner": 1, "self_payment": 1}),
+        "{line}"
+    );
+    assert_eq!(evaluation["payments"]["payment_count"], 1, "{line}");
+    served.stop().await;
+    emulator.assert_valid_answers().await;
+}

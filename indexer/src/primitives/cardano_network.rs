@@ -166,6 +166,19 @@ pub fn cardano_party(credential: &[u8]) -> Address {
     Address::from_slice(&hash[12..])
 }
 
+/// The payment credential (28-byte key or script hash) of a Shelley address written in bech32
+/// (`addr1…`, `addr_test1…`): base, pointer and enterprise addresses carry it right after their
+/// header byte. `None` for anything else (a reward or Byron address, bad checksum, wrong length).
+pub fn cardano_payment_credential(address: &str) -> Option<Vec<u8>> {
+    let (hrp, bytes) = bech32::decode(address).ok()?;
+    if !hrp.as_str().starts_with("addr") {
+        return None;
+    }
+    let kind = bytes.first()? >> 4;
+    // Header kinds 0-3 are base addresses, 4-5 pointer, 6-7 enterprise.
+    (kind <= 7 && bytes.len() >= 29).then(|| bytes[1..29].to_vec())
+}
+
 /// The 20-byte token a Cardano asset stands as in the reputation method: ada (`lovelace`) is the
 /// zero address, as a chain's own coin is; any other unit the party of its bytes.
 pub fn cardano_token(unit: &str) -> Address {
@@ -198,6 +211,25 @@ mod tests {
         assert_eq!(CardanoNetwork::Mainnet.chain_id(), 1_838_565_897);
         assert_eq!(CardanoNetwork::Preprod.chain_id(), 1_073_741_825);
         assert_eq!(CardanoNetwork::of_chain_id(1), None);
+    }
+
+    #[test]
+    fn payment_credentials_are_read_from_shelley_addresses_only() {
+        // CIP-19's test vectors: a base and an enterprise address of one payment key.
+        let key = "9493315cd92eb5d8c4304e67b7e16ae36d61d34502694657811a2c8e";
+        let credential =
+            |address: &str| cardano_payment_credential(address).map(alloy::hex::encode);
+        let base = "addr1qx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzer3n0d3vllmyqwsx5wktcd8cc3sq835lu7drv2xwl2wywfgse35a3x";
+        assert_eq!(credential(base).as_deref(), Some(key));
+        let enterprise = "addr1vx2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzers66hrl8";
+        assert_eq!(credential(enterprise).as_deref(), Some(key));
+        // A reward address has no payment part; a changed character fails the checksum.
+        assert_eq!(
+            credential("stake1uyehkck0lajq8gr28t9uxnuvgcqrc6070x3k9r8048z8y5gh6ffgw"),
+            None
+        );
+        assert_eq!(credential(&base.replace("qx2f", "qx2g")), None);
+        assert_eq!(credential("not an address"), None);
     }
 
     #[test]

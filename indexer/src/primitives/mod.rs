@@ -14,6 +14,6 @@ pub use agent_key::{AgentKey, AgentKeyError, AssetStem, POLICY_BYTES};
 pub use block::BlockRef;
 pub use cardano_network::{
     CARDANO_CHAIN_ID_BASE, CardanoNetwork, MasumiEscrows, MasumiPolicies, caip2_of_chain,
-    cardano_party, cardano_token, masumi_stablecoins,
+    cardano_party, cardano_payment_credential, cardano_token, masumi_stablecoins,
 };
 pub use sql_int::{IntOutOfRange, sql_bits, sql_bound, sql_int, sql_uint};

@@ -239,7 +239,8 @@ enum Activity {
     Skipped,
 }
 
-/// The agents' own side (ERC-8004 owners, approvals and wallets; agent contracts' facts) and,
+/// The agents' own side (ERC-8004 owners, approvals and wallets; agent contracts' facts; Masumi
+/// NFTs' holders) and,
 /// when `activity` says so, their feedback and validations.
 async fn sides(
     conn: &mut AnyConnection,
@@ -278,6 +279,7 @@ async fn sides(
     if !contracts.is_empty() {
         contract_facts(conn, chain_id, up_to, &contracts, loaded).await?;
     }
+    masumi::holders(conn, subjects, up_to, loaded).await?;
     Ok(())
 }
 

@@ -4,11 +4,16 @@
 //! identities the method counts (`primitives::cardano_party`, `cardano_token`). A payment's
 //! place is its payout's block; its index in the block the transaction's index and the
 //! action's place in it.
+//!
+//! Its side is the holder of its registry NFT: each mint (the first, and each V2 update) puts
+//! the payment credential of the address it was minted to on the agent's side from that
+//! transaction on, as an ERC-8004 transfer does its new owner. An escrow its holder pays is the
+//! agent paying itself. NFT transfers after a mint are not followed.
 
-use super::{Loaded, Subject, seen};
-use crate::primitives::{cardano_party, cardano_token, sql_bound};
-use crate::reputation::Payment;
-use crate::schema::masumi_escrow_actions;
+use super::{Loaded, Subject, at, seen};
+use crate::primitives::{cardano_party, cardano_payment_credential, cardano_token, sql_bound};
+use crate::reputation::{Payment, SideChange};
+use crate::schema::{masumi_escrow_actions, masumi_registry_actions};
 use crate::store::decode;
 use crate::store::sql::push_in;
 use crate::store::{Dialect, QueryContext, StoreResult};
@@ -34,6 +39,15 @@ struct Released {
     amount: String,
 }
 
+/// The Masumi agents among `subjects`, by key.
+fn masumi_keys(subjects: &[Subject]) -> Vec<&str> {
+    subjects
+        .iter()
+        .filter(|s| s.masumi)
+        .map(|s| s.key.as_str())
+        .collect()
+}
+
 /// Adds the released escrows of the Masumi agents among `subjects` up to block `up_to`.
 pub(super) async fn released_escrows(
     conn: &mut AnyConnection,
@@ -41,11 +55,7 @@ pub(super) async fn released_escrows(
     up_to: u64,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    let keys: Vec<&str> = subjects
-        .iter()
-        .filter(|s| s.masumi)
-        .map(|s| s.key.as_str())
-        .collect();
+    let keys = masumi_keys(subjects);
     if keys.is_empty() {
         return Ok(());
     }
@@ -76,11 +86,7 @@ pub(super) async fn released_escrows(
             token: cardano_token(&row.unit),
             amount: decode::parse::<U256>(table, "amount", &row.amount)?,
             block: decode::uint(table, "block_number", row.block_number)?,
-            log_index: decode::uint(
-                table,
-                "tx_index",
-                row.tx_index * ACTIONS_PER_TX + row.position,
-            )?,
+            log_index: decode::uint(table, "tx_index", place(row.tx_index, row.position))?,
             tx_hash: B256::try_from(row.tx_hash.as_slice()).map_err(|e| {
                 decode::corrupt(table, "tx_hash", &alloy::hex::encode(&row.tx_hash), e)
             })?,
@@ -91,6 +97,50 @@ pub(super) async fn released_escrows(
             .facts
             .payments
             .push(payment);
+    }
+    Ok(())
+}
+
+/// An action's place within its block, as a log index.
+fn place(tx_index: i64, position: i64) -> i64 {
+    tx_index * ACTIONS_PER_TX + position
+}
+
+/// Adds, for the Masumi agents among `subjects`, the holder of each NFT minted for them up to
+/// block `up_to` as their owner from that mint on (see the module's header). A holder that is
+/// not a Shelley address with a payment part puts nobody on the side.
+pub(super) async fn holders(
+    conn: &mut AnyConnection,
+    subjects: &[Subject],
+    up_to: u64,
+    loaded: &mut BTreeMap<String, Loaded>,
+) -> StoreResult<()> {
+    let keys = masumi_keys(subjects);
+    if keys.is_empty() {
+        return Ok(());
+    }
+    let mut query = QueryBuilder::<Any>::new(format!(
+        "SELECT agent_key, block_number, tx_index, position, holder FROM {table}
+         WHERE action = 'mint' AND holder IS NOT NULL AND block_number <= ",
+        table = masumi_registry_actions::NAME
+    ));
+    query.push_bind(sql_bound(up_to));
+    query.push(" AND agent_key");
+    push_in(&mut query, keys);
+    let rows: Vec<(String, i64, i64, i64, String)> = Dialect::of(conn)
+        .portable(query)
+        .build_query_as()
+        .fetch_all(&mut *conn)
+        .await
+        .context("reading the holders of Masumi agents' NFTs")?;
+    for (key, block, tx_index, position, holder) in rows {
+        let Some(credential) = cardano_payment_credential(&holder) else {
+            continue;
+        };
+        seen(loaded, &key, block)?.facts.side.push(
+            at(block, place(tx_index, position))?,
+            SideChange::Owner(cardano_party(&credential)),
+        );
     }
     Ok(())
 }
