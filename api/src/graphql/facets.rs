@@ -141,7 +141,8 @@ impl FacetQuery {
         facet_counts(ctx, Facet::Skills, chain_ids, first).await
     }
 
-    /// The most used skill tags, with how many agents carry each.
+    /// The most used tags (of skills, and those agents declare themselves, as a Masumi entry
+    /// does), with how many agents carry each.
     #[graphql(complexity = "super::page_cost(first, child_complexity)")]
     async fn tag_facets(
         &self,

@@ -57,9 +57,9 @@ pub(crate) struct AgentFilter {
     pub(crate) chain_ids: Option<Vec<i64>>,
     /// Only agents that came on-chain these ways.
     pub(crate) sources: Option<Vec<AgentSource>>,
-    /// A skill id or a skill tag, case-insensitively.
+    /// A skill id or a tag, case-insensitively.
     pub(crate) skill: Option<String>,
-    /// Skill tags, all of them.
+    /// Tags, all of them: of a skill, or declared by the agent itself (a Masumi entry's).
     pub(crate) tags: Option<Vec<String>>,
     /// An accepted input media type.
     pub(crate) input_mode: Option<String>,

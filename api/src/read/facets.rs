@@ -2,7 +2,7 @@
 //! source, daily series of registrations, payments, volume and feedback.
 
 use agentindex_indexer::schema::{
-    agent_skills, agents, chain_cursor, feedback, payments, validation_requests,
+    agent_skills, agent_terms, agents, chain_cursor, feedback, payments, validation_requests,
 };
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder};
@@ -44,19 +44,18 @@ pub(crate) async fn skills(
         .await
 }
 
-/// The most common skill tags with how many agents carry each.
+/// The most common tags (of skills, and agents' own) with how many agents carry each.
 pub(crate) async fn tags(
     pool: &AnyPool,
     chain_ids: &[i64],
     limit: i64,
 ) -> sqlx::Result<Vec<Counted>> {
     let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT t.value AS v, count(DISTINCT k.agent_key) AS n
-         FROM {} k JOIN {} a ON a.agent_key = k.agent_key CROSS JOIN {}
-         WHERE true",
-        agent_skills::NAME,
+        "SELECT t.term AS v, count(*) AS n
+         FROM {} t JOIN {} a ON a.agent_key = t.agent_key
+         WHERE t.kind = 'tag'",
+        agent_terms::NAME,
         agents::NAME,
-        Dialect::of_pool(pool).json_texts("k.tags", "", "t")
     ));
     push_chains(&mut query, "a.chain_id", chain_ids);
     query.push(" GROUP BY v ORDER BY n DESC, v LIMIT ");

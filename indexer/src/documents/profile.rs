@@ -29,6 +29,8 @@ pub struct ChainAgent {
     pub card: Option<String>,
     /// The card hash the contract anchored, if any.
     pub card_hash: Option<String>,
+    /// Tags the chain declares for the agent itself, outside any skill (a Masumi entry's).
+    pub tags: Vec<String>,
 }
 
 /// Why a document is linked to an agent.
@@ -103,6 +105,8 @@ pub struct Profile {
     pub payments: Vec<PaymentTerms>,
     /// Skills.
     pub skills: Vec<Skill>,
+    /// The agent's own tags (beside its skills'), lower case, each once, in the order declared.
+    pub tags: Vec<String>,
     /// For an ERC-8004 agent with a registration file: whether it names the agent back.
     pub registration_verified: Option<bool>,
     /// For an ERC-8004 agent with a registration file: whether its domain's file names it.
@@ -249,9 +253,22 @@ pub fn build_profile(agent: &ChainAgent, documents: &[LinkedDocument]) -> Profil
             .unwrap_or_default(),
         payments,
         skills: projection.map(|c| c.skills.clone()).unwrap_or_default(),
+        tags: own_tags(&agent.tags),
         registration_verified,
         domain_verified,
     }
+}
+
+/// `declared` trimmed and in lower case, blanks dropped, each tag once in its first place.
+fn own_tags(declared: &[String]) -> Vec<String> {
+    let mut tags: Vec<String> = Vec::new();
+    for tag in declared {
+        let tag = tag.trim().to_lowercase();
+        if !tag.is_empty() && !tags.contains(&tag) {
+            tags.push(tag);
+        }
+    }
+    tags
 }
 
 #[cfg(test)]

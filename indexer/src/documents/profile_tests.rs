@@ -195,3 +195,29 @@ fn the_first_readable_card_wins_and_the_contracts_own_card_only_stands_in() {
         "the contract's card is not a linked card"
     );
 }
+
+#[test]
+fn the_agents_own_tags_are_kept_apart_from_its_skills_in_lower_case_once_each() {
+    let agent = ChainAgent {
+        tags: vec![
+            "Research".into(),
+            " translation ".into(),
+            "research".into(),
+            "  ".into(),
+        ],
+        ..ChainAgent::default()
+    };
+    let card = linked(LinkRole::Card, "card", Some(card("card name", "s")));
+    let profile = build_profile(&agent, std::slice::from_ref(&card));
+    assert_eq!(profile.tags, ["research", "translation"]);
+    assert_eq!(
+        profile.skills.len(),
+        1,
+        "the card's skills stay as they are"
+    );
+    assert!(
+        build_profile(&ChainAgent::default(), &[card])
+            .tags
+            .is_empty()
+    );
+}

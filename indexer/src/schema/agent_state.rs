@@ -94,9 +94,16 @@ super::tables! {
         tags: String,
     }
 
+    /// Tags an agent declares itself, outside any skill (a Masumi entry's metadata `tags`),
+    /// lower case.
+    agent_tags [agent_key, tag] {
+        agent_key: String,
+        tag: String,
+    }
+
     /// Every skill id (case-folded) and tag of every agent as a row of its own, so a skill or
-    /// tag filter is an index lookup; kept in step with `agent_skills` by the migrations'
-    /// triggers.
+    /// tag filter is an index lookup; kept in step with `agent_skills` and `agent_tags` by the
+    /// migrations' triggers.
     agent_terms [term, kind, agent_key] as KeptByTrigger {
         term: String,
         /// skill | tag

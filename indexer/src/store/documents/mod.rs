@@ -15,7 +15,7 @@ mod x402_terms;
 use super::{QueryContext, StoreResult, decode};
 use crate::documents::{Checked, Expect, Projection};
 use crate::schema::{
-    agent_a2a_skills, agent_documents, agent_profiles, agent_search, agent_skills,
+    agent_a2a_skills, agent_documents, agent_profiles, agent_search, agent_skills, agent_tags,
     agent_x402_terms, agents, document_lints, documents,
 };
 use sqlx::{AnyConnection, AnyPool};
@@ -186,6 +186,7 @@ pub(super) async fn sync(conn: &mut AnyConnection) -> StoreResult<u64> {
     for table in [
         agent_profiles::NAME,
         agent_skills::NAME,
+        agent_tags::NAME,
         agent_search::NAME,
         agent_x402_terms::NAME,
         agent_a2a_skills::NAME,

@@ -5,7 +5,8 @@
 use super::json;
 use crate::documents::{ChainAgent, LinkRole, LinkedDocument, Profile, Projection, build_profile};
 use crate::schema::{
-    agent_documents, agent_profiles, agent_search, agent_skills, agents, documents,
+    agent_documents, agent_profiles, agent_search, agent_skills, agent_tags, agents, documents,
+    masumi_agents,
 };
 use crate::store::decode;
 use crate::store::sql::or_replace;
@@ -30,6 +31,8 @@ struct AgentRow {
     card: Option<String>,
     card_hash: Option<String>,
     last_event_block: i64,
+    /// A Masumi agent's metadata as read (`documents::masumi::MasumiMetadata`, JSON).
+    masumi_metadata: Option<String>,
 }
 
 impl AgentRow {
@@ -45,7 +48,22 @@ impl AgentRow {
             description: self.description.clone(),
             card: self.card.clone(),
             card_hash: self.card_hash.clone(),
+            tags: self.masumi_tags()?,
         })
+    }
+
+    /// The tags of a Masumi agent's registry metadata.
+    fn masumi_tags(&self) -> StoreResult<Vec<String>> {
+        #[derive(serde::Deserialize)]
+        struct Tagged {
+            #[serde(default)]
+            tags: Vec<String>,
+        }
+        let Some(text) = &self.masumi_metadata else {
+            return Ok(Vec::new());
+        };
+        let tagged: Tagged = decode::json(masumi_agents::NAME, "metadata", text)?;
+        Ok(tagged.tags)
     }
 }
 
@@ -96,9 +114,12 @@ impl LinkRow {
 pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> StoreResult<()> {
     for key in agents {
         let Some(agent) = sqlx::query_as::<_, AgentRow>(&format!(
-            "SELECT chain_id, source, registry, token_id, name, description, card, card_hash, last_event_block
-             FROM {agents_table} WHERE agent_key = $1",
+            "SELECT a.chain_id, a.source, a.registry, a.token_id, a.name, a.description, a.card,
+                    a.card_hash, a.last_event_block, m.metadata AS masumi_metadata
+             FROM {agents_table} a LEFT JOIN {masumi_agents_table} m ON m.agent_key = a.agent_key
+             WHERE a.agent_key = $1",
             agents_table = agents::NAME,
+            masumi_agents_table = masumi_agents::NAME,
         ))
         .bind(key)
         .fetch_optional(&mut *conn)
@@ -134,6 +155,7 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
             output_modes,
             payments,
             skills,
+            tags,
             registration_verified,
             domain_verified,
         } = build_profile(&agent.chain_agent()?, &documents);
@@ -160,6 +182,7 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
                 .iter()
                 .map(|s| (&s.id, &s.name, &s.description, &s.tags))
                 .collect::<Vec<_>>(),
+            tags,
         ]);
         let digest = format!("{:x}", alloy::primitives::keccak256(said.to_string()));
         let previous: Option<(Option<String>, i64)> = sqlx::query_as(&format!(
@@ -205,7 +228,7 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
         .execute(&mut *conn)
         .await
         .context("writing an agent profile")?;
-        for table in [agent_skills::NAME, agent_search::NAME] {
+        for table in [agent_skills::NAME, agent_tags::NAME, agent_search::NAME] {
             sqlx::query(&format!("DELETE FROM {table} WHERE agent_key = $1"))
                 .bind(key)
                 .execute(&mut *conn)
@@ -235,7 +258,22 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
             .iter()
             .map(|s| format!("{} {}", s.name, s.description.clone().unwrap_or_default()))
             .collect();
-        let tag_text: Vec<String> = skills.iter().flat_map(|s| s.tags.clone()).collect();
+        for tag in &tags {
+            sqlx::query(&format!(
+                "INSERT INTO {agent_tags_table} (agent_key, tag) VALUES ($1, $2)",
+                agent_tags_table = agent_tags::NAME,
+            ))
+            .bind(key)
+            .bind(tag)
+            .execute(&mut *conn)
+            .await
+            .context("writing an agent's own tag")?;
+        }
+        let tag_text: Vec<String> = skills
+            .iter()
+            .flat_map(|s| s.tags.clone())
+            .chain(tags.iter().cloned())
+            .collect();
         sqlx::query(&format!(
             "INSERT INTO {agent_search_table} (agent_key, name, description, skills, tags) VALUES ($1, $2, $3, $4, $5)",
             agent_search_table = agent_search::NAME,

@@ -193,6 +193,7 @@ mod tests {
     /// (`store/documents/`), not by a batch.
     const DOCUMENT_TABLES: &[&str] = &[
         schema::agent_skills::NAME,
+        schema::agent_tags::NAME,
         schema::agent_terms::NAME,
         schema::agent_search::NAME,
         schema::agent_registrations::NAME,
