@@ -4,8 +4,9 @@
 //! reads the store's low-priority pool and is never batched with anyone else's loads.
 
 use super::loaders::{
-    AgentRowLoader, CountLoader, DocumentLoader, EvaluationLoader, FeedbackLoader, HistoryLoader,
-    LivenessLoader, PaymentLoader, SkillLoader, ValidationLoader,
+    AgentRowLoader, CountLoader, DocumentLoader, EscrowLoader, EscrowOutcomeLoader,
+    EvaluationLoader, FeedbackLoader, HistoryLoader, LivenessLoader, PaymentLoader, SkillLoader,
+    ValidationLoader,
 };
 use crate::state::ApiState;
 use agentindex_indexer::store::low_priority;
@@ -26,6 +27,10 @@ pub(crate) struct Loaders {
     pub(crate) agent_rows: DataLoader<AgentRowLoader>,
     /// What the prober saw of agents' endpoints.
     pub(crate) liveness: DataLoader<LivenessLoader>,
+    /// Masumi agents' newest escrows.
+    pub(crate) escrows: DataLoader<EscrowLoader>,
+    /// How Masumi agents' escrows ended.
+    pub(crate) escrow_outcomes: DataLoader<EscrowOutcomeLoader>,
 }
 
 /// `request` as the calling task should run it: inside a [`low_priority::scope`], with loaders
@@ -66,6 +71,8 @@ impl Loaders {
             counts: DataLoader::new(CountLoader(pool()), spawn),
             agent_rows: DataLoader::new(AgentRowLoader(pool()), spawn),
             liveness: DataLoader::new(LivenessLoader(pool()), spawn),
+            escrows: DataLoader::new(EscrowLoader(pool()), spawn),
+            escrow_outcomes: DataLoader::new(EscrowOutcomeLoader(pool()), spawn),
         }
     }
 }

@@ -7,6 +7,7 @@ use crate::read::counts::{self, Relation};
 use crate::read::documents::{self, DocumentRow};
 use crate::read::evaluations;
 use crate::read::liveness;
+use crate::read::masumi_payments::{self, EscrowRow};
 use crate::read::skills::{self, SkillRow};
 use crate::state::ApiState;
 use agentindex_indexer::primitives::{AgentKey, AgentKeyError};
@@ -54,6 +55,59 @@ impl Loader<String> for LivenessLoader {
 
     async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
         liveness::of_agents(&self.0, keys).await.map_err(Arc::new)
+    }
+}
+
+/// Which Masumi agent's newest escrows, and how many of them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct EscrowPageKey {
+    /// The agent.
+    pub(crate) agent: String,
+    /// How many escrows.
+    pub(crate) rows: i64,
+}
+
+/// Masumi agents' newest escrows, one statement for the agents asking the same number.
+pub(crate) struct EscrowLoader(pub(crate) AnyPool);
+
+impl Loader<EscrowPageKey> for EscrowLoader {
+    type Value = Vec<EscrowRow>;
+    type Error = Arc<sqlx::Error>;
+
+    async fn load(
+        &self,
+        keys: &[EscrowPageKey],
+    ) -> Result<HashMap<EscrowPageKey, Self::Value>, Self::Error> {
+        let mut by_rows: BTreeMap<i64, Vec<String>> = BTreeMap::new();
+        for key in keys {
+            by_rows.entry(key.rows).or_default().push(key.agent.clone());
+        }
+        let mut out = HashMap::new();
+        for (rows, agents) in by_rows {
+            let found = masumi_payments::newest(&self.0, &agents, rows)
+                .await
+                .map_err(Arc::new)?;
+            out.extend(
+                found
+                    .into_iter()
+                    .map(|(agent, list)| (EscrowPageKey { agent, rows }, list)),
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// How Masumi agents' escrows ended (outcome, or none while open, with a count) by agent key.
+pub(crate) struct EscrowOutcomeLoader(pub(crate) AnyPool);
+
+impl Loader<String> for EscrowOutcomeLoader {
+    type Value = Vec<(Option<String>, i64)>;
+    type Error = Arc<sqlx::Error>;
+
+    async fn load(&self, keys: &[String]) -> Result<HashMap<String, Self::Value>, Self::Error> {
+        masumi_payments::outcomes(&self.0, keys)
+            .await
+            .map_err(Arc::new)
     }
 }
 

@@ -1,12 +1,13 @@
 //! `Agent.masumi`: what Masumi's registry on Cardano says of an agent of source `MASUMI`, read
 //! from its `masumi_agents` row (through the row loader): the current NFT, the metadata in one
 //! shape whichever variant minted it, the fields no variant defines, and the lints; and the
-//! escrows of Masumi's payment contract that pay it (`masumi_payments`).
+//! escrows of Masumi's payment contract that pay it (`masumi_payments`, through the escrow
+//! loaders: one read for every agent of a page).
 
+use super::loader_set::Loaders;
+use super::loaders::EscrowPageKey;
 use super::relations::charge;
 use crate::read::agent_rows::Cells;
-use crate::read::masumi_payments;
-use crate::state::ApiState;
 use agentindex_indexer::documents::masumi::{
     Author, Capability, ExampleOutput, Legal, MasumiMetadata, Price,
 };
@@ -324,8 +325,14 @@ impl MasumiEntry {
             return Err(format!("first must be 1 to {MAX_PAYMENTS}, got {first}").into());
         }
         charge(ctx, first as u64, "masumi.payments")?;
-        let pool = ctx.data_unchecked::<ApiState>().store.reader();
-        let rows = masumi_payments::newest(pool, &self.agent_key, i64::from(first)).await?;
+        let loader = &ctx.data_unchecked::<Loaders>().escrows;
+        let rows = loader
+            .load_one(EscrowPageKey {
+                agent: self.agent_key.clone(),
+                rows: i64::from(first),
+            })
+            .await?
+            .unwrap_or_default();
         Ok(rows
             .into_iter()
             .map(|r| MasumiPayment {
@@ -348,9 +355,10 @@ impl MasumiEntry {
 
     /// How many of its escrows are open, and how many ended each way.
     async fn payment_counts(&self, ctx: &Context<'_>) -> Result<MasumiPaymentCounts> {
-        let pool = ctx.data_unchecked::<ApiState>().store.reader();
+        let loader = &ctx.data_unchecked::<Loaders>().escrow_outcomes;
+        let outcomes = loader.load_one(self.agent_key.clone()).await?;
         let mut counts = MasumiPaymentCounts::default();
-        for (outcome, count) in masumi_payments::outcomes(pool, &self.agent_key).await? {
+        for (outcome, count) in outcomes.unwrap_or_default() {
             match outcome.as_deref() {
                 None => counts.open += count,
                 Some("released") => counts.released += count,

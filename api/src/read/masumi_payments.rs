@@ -1,11 +1,16 @@
-//! An agent's Masumi escrows (`masumi_payments`), newest first, and how many ended each way.
+//! Masumi agents' escrows (`masumi_payments`), newest first, and how many ended each way, for
+//! many agents at once (the GraphQL loaders ask for every agent of a page together).
 
+use super::pages::{PARENTS_PER_STATEMENT, union_of_pages};
 use agentindex_indexer::schema::masumi_payments;
-use sqlx::AnyPool;
+use agentindex_indexer::store::Dialect;
+use sqlx::{Any, AnyPool, QueryBuilder};
+use std::collections::HashMap;
 
 /// One escrow as stored.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub(crate) struct EscrowRow {
+    pub(crate) agent_key: String,
     pub(crate) escrow_key: String,
     pub(crate) contract_version: i64,
     pub(crate) buyer: String,
@@ -21,35 +26,70 @@ pub(crate) struct EscrowRow {
     pub(crate) settled_at: Option<i64>,
 }
 
-/// The newest `limit` escrows paying `agent_key`.
+/// The newest `limit` escrows paying each of `agents`, newest first (one `UNION ALL` branch per
+/// agent, each along the `(agent_key, locked_block, escrow_key)` index).
 pub(crate) async fn newest(
     pool: &AnyPool,
-    agent_key: &str,
+    agents: &[String],
     limit: i64,
-) -> sqlx::Result<Vec<EscrowRow>> {
-    sqlx::query_as(&format!(
-        "SELECT escrow_key, contract_version, buyer, seller, unit, amount, state, outcome,
-                locked_block, locked_at, lock_tx, settled_block, settled_at
-         FROM {table} WHERE agent_key = $1
-         ORDER BY locked_block DESC, escrow_key DESC LIMIT $2",
-        table = masumi_payments::NAME,
-    ))
-    .bind(agent_key)
-    .bind(limit)
-    .fetch_all(pool)
-    .await
+) -> sqlx::Result<HashMap<String, Vec<EscrowRow>>> {
+    let mut out: HashMap<String, Vec<EscrowRow>> = HashMap::new();
+    for chunk in agents.chunks(PARENTS_PER_STATEMENT) {
+        let mut query = QueryBuilder::<Any>::new("");
+        union_of_pages(&mut query, chunk, |query, _, agent| {
+            query.push(format!(
+                "SELECT agent_key, escrow_key, contract_version, buyer, seller, unit, amount,
+                        state, outcome, locked_block, locked_at, lock_tx, settled_block, settled_at
+                 FROM {table} WHERE agent_key = ",
+                table = masumi_payments::NAME,
+            ));
+            query.push_bind(agent.clone());
+            query.push(" ORDER BY locked_block DESC, escrow_key DESC LIMIT ");
+            query.push_bind(limit);
+        });
+        let rows: Vec<EscrowRow> = Dialect::of_pool(pool)
+            .portable(query)
+            .build_query_as()
+            .fetch_all(pool)
+            .await?;
+        for row in rows {
+            out.entry(row.agent_key.clone()).or_default().push(row);
+        }
+    }
+    for rows in out.values_mut() {
+        rows.sort_by(|a, b| (b.locked_block, &b.escrow_key).cmp(&(a.locked_block, &a.escrow_key)));
+    }
+    Ok(out)
 }
 
-/// How many escrows paying `agent_key` ended each way (`None`: still open).
+/// How many escrows paying each of `agents` ended each way (`None`: still open).
 pub(crate) async fn outcomes(
     pool: &AnyPool,
-    agent_key: &str,
-) -> sqlx::Result<Vec<(Option<String>, i64)>> {
-    sqlx::query_as(&format!(
-        "SELECT outcome, count(*) FROM {table} WHERE agent_key = $1 GROUP BY outcome",
-        table = masumi_payments::NAME,
-    ))
-    .bind(agent_key)
-    .fetch_all(pool)
-    .await
+    agents: &[String],
+) -> sqlx::Result<HashMap<String, Vec<(Option<String>, i64)>>> {
+    let mut out: HashMap<String, Vec<(Option<String>, i64)>> = HashMap::new();
+    for chunk in agents.chunks(PARENTS_PER_STATEMENT) {
+        let mut query = QueryBuilder::<Any>::new(format!(
+            "SELECT agent_key, outcome, count(*) FROM {table} WHERE agent_key IN (",
+            table = masumi_payments::NAME,
+        ));
+        let mut list = query.separated(", ");
+        for agent in chunk {
+            list.push_bind(agent.clone());
+        }
+        query.push(") GROUP BY agent_key, outcome");
+        let rows: Vec<(String, Option<String>, i64)> = Dialect::of_pool(pool)
+            .portable(query)
+            .build_query_as()
+            .fetch_all(pool)
+            .await?;
+        for (agent, outcome, count) in rows {
+            out.entry(agent).or_default().push((outcome, count));
+        }
+    }
+    Ok(out)
 }
+
+#[cfg(test)]
+#[path = "masumi_payments_tests.rs"]
+mod tests;
