@@ -60,6 +60,14 @@ async fn main() -> anyhow::Result<()> {
             "pass {pass} stored {} events, an earlier one {events}",
             run.events
         );
+        eprintln!(
+            "pass {pass}: {:.2} s, peak resident {:.1} MiB; most own memory seen {:.1} MiB at {:.2} s, most mapped file pages {:.1} MiB",
+            run.elapsed.as_secs_f64(),
+            run.peak_kib as f64 / 1024.0,
+            run.peak_own_kib as f64 / 1024.0,
+            run.own_peak_at,
+            run.peak_file_kib as f64 / 1024.0
+        );
         index_passes.push(run.elapsed);
         events = run.events;
         peak_kib = peak_kib.max(run.peak_kib);

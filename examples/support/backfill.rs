@@ -45,6 +45,11 @@ pub(crate) async fn mine_past_ponder_finality(devnet: &Devnet) -> anyhow::Result
 pub(crate) struct IndexRun {
     pub(crate) elapsed: Duration,
     pub(crate) peak_kib: u64,
+    /// The most of its own memory (`RssAnon`) and of mapped file pages (`RssFile`) seen in one
+    /// sample, KiB, and when its own peaked (seconds into the run).
+    pub(crate) peak_own_kib: u64,
+    pub(crate) peak_file_kib: u64,
+    pub(crate) own_peak_at: f64,
     pub(crate) events: i64,
     /// The database file's size after the run.
     pub(crate) db_bytes: u64,
@@ -89,11 +94,19 @@ pub(crate) async fn index_pass_into(
     let child = tied_child.child();
     // VmHWM is the process's peak resident set so far; the last reading before exit is its peak.
     let mut peak_kib = 0u64;
+    let (mut peak_own_kib, mut peak_file_kib, mut own_peak_at) = (0u64, 0u64, 0f64);
     let status = loop {
         if let Some(status) = child.try_wait()? {
             break status;
         }
-        peak_kib = peak_kib.max(crate::memory::peak_kib(&child.id().to_string()).unwrap_or(0));
+        let pid = child.id().to_string();
+        peak_kib = peak_kib.max(crate::memory::peak_kib(&pid).unwrap_or(0));
+        if let Some((own, file)) = crate::memory::resident_parts_kib(&pid) {
+            if own > peak_own_kib {
+                (peak_own_kib, own_peak_at) = (own, started.elapsed().as_secs_f64());
+            }
+            peak_file_kib = peak_file_kib.max(file);
+        }
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     let elapsed = started.elapsed();
@@ -119,6 +132,9 @@ pub(crate) async fn index_pass_into(
     Ok(IndexRun {
         elapsed,
         peak_kib,
+        peak_own_kib,
+        peak_file_kib,
+        own_peak_at,
         events,
         db_bytes,
     })

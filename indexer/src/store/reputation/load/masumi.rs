@@ -39,13 +39,26 @@ struct Released {
     amount: String,
 }
 
-/// The Masumi agents among `subjects`, by key.
-fn masumi_keys(subjects: &[Subject]) -> Vec<&str> {
-    subjects
+/// `select` (ending `… block_number <= `) up to block `up_to`, for the Masumi agents among
+/// `subjects`; none when there are none.
+fn of_masumi_agents<'a>(
+    select: String,
+    subjects: &'a [Subject],
+    up_to: u64,
+) -> Option<QueryBuilder<'a, Any>> {
+    let keys: Vec<&str> = subjects
         .iter()
         .filter(|s| s.masumi)
         .map(|s| s.key.as_str())
-        .collect()
+        .collect();
+    if keys.is_empty() {
+        return None;
+    }
+    let mut query = QueryBuilder::<Any>::new(select);
+    query.push_bind(sql_bound(up_to));
+    query.push(" AND agent_key");
+    push_in(&mut query, keys);
+    Some(query)
 }
 
 /// Adds the released escrows of the Masumi agents among `subjects` up to block `up_to`.
@@ -55,19 +68,15 @@ pub(super) async fn released_escrows(
     up_to: u64,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    let keys = masumi_keys(subjects);
-    if keys.is_empty() {
-        return Ok(());
-    }
-    let mut query = QueryBuilder::<Any>::new(format!(
+    let select = format!(
         "SELECT agent_key, block_number, tx_index, position, block_timestamp, tx_hash, buyer,
                 seller, unit, amount
          FROM {table} WHERE event = 'released' AND block_number <= ",
         table = masumi_escrow_actions::NAME
-    ));
-    query.push_bind(sql_bound(up_to));
-    query.push(" AND agent_key");
-    push_in(&mut query, keys);
+    );
+    let Some(mut query) = of_masumi_agents(select, subjects, up_to) else {
+        return Ok(());
+    };
     query.push(" ORDER BY block_number, tx_index, position");
     let rows: Vec<Released> = Dialect::of(conn)
         .portable(query)
@@ -115,18 +124,14 @@ pub(super) async fn holders(
     up_to: u64,
     loaded: &mut BTreeMap<String, Loaded>,
 ) -> StoreResult<()> {
-    let keys = masumi_keys(subjects);
-    if keys.is_empty() {
-        return Ok(());
-    }
-    let mut query = QueryBuilder::<Any>::new(format!(
+    let select = format!(
         "SELECT agent_key, block_number, tx_index, position, holder FROM {table}
          WHERE action = 'mint' AND holder IS NOT NULL AND block_number <= ",
         table = masumi_registry_actions::NAME
-    ));
-    query.push_bind(sql_bound(up_to));
-    query.push(" AND agent_key");
-    push_in(&mut query, keys);
+    );
+    let Some(query) = of_masumi_agents(select, subjects, up_to) else {
+        return Ok(());
+    };
     let rows: Vec<(String, i64, i64, i64, String)> = Dialect::of(conn)
         .portable(query)
         .build_query_as()
