@@ -4,6 +4,7 @@
 mod support;
 
 mod agent0_sdk;
+mod agent_terms_triggers;
 mod api_abuse;
 mod api_caches;
 mod api_reads;
@@ -37,6 +38,7 @@ mod layers;
 mod legacy_logs;
 mod masumi_payments;
 mod masumi_registry;
+mod masumi_tags;
 mod mcp_server;
 mod networks;
 mod no_orphans;

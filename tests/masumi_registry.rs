@@ -218,57 +218,13 @@ async fn masumi_agents_are_found_with_their_metadata_cards_and_history() {
     )
     .await;
     assert_eq!(one["data"]["agent"]["masumi"]["unit"], a2a, "{one}");
-    // The metadata's tags find an agent as a card's skill tags do: the cardless summariser by
-    // its own, the card agent by its card's and its own alike.
-    let found = |query: &'static str| {
-        let base = served.base.clone();
-        async move {
-            let answer =
-                support::api::post_json(&format!("{base}/graphql"), &json!({ "query": query }))
-                    .await;
-            assert!(answer.get("errors").is_none(), "{answer}");
-            let ids: Vec<String> = answer["data"]["agents"]["edges"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|e| e["node"]["id"].as_str().unwrap().to_string())
-                .collect();
-            ids
-        }
-    };
-    let by_tag =
-        found("{ agents(filter: {tags: [\"Summaries\", \"text\"]}) { edges { node { id } } } }")
-            .await;
-    assert_eq!(by_tag, [summariser["id"].as_str().unwrap()]);
-    let by_skill =
-        found("{ agents(filter: {skill: \"summaries\"}) { edges { node { id } } } }").await;
-    assert_eq!(by_skill, by_tag);
-    let searched = found("{ agents(search: \"summaries\") { edges { node { id } } } }").await;
-    assert_eq!(searched, by_tag, "the tags are searched as words too");
-    let cards = found("{ agents(filter: {tags: [\"cards\"]}) { edges { node { id } } } }").await;
-    assert_eq!(cards, [card_agent["id"].as_str().unwrap()]);
-    let facets = support::api::post_json(
-        &format!("{}/graphql", served.base),
-        &json!({"query": "{ tagFacets { value count } }"}),
+    // The metadata's tags find an agent as a card's skill tags do.
+    crate::masumi_tags::find_agents(
+        &served.base,
+        summariser["id"].as_str().unwrap(),
+        card_agent["id"].as_str().unwrap(),
     )
     .await;
-    let facets = &facets["data"]["tagFacets"];
-    for tag in ["summaries", "text"] {
-        assert!(
-            facets
-                .as_array()
-                .unwrap()
-                .contains(&json!({"value": tag, "count": 1})),
-            "{tag} in {facets}"
-        );
-    }
-    assert!(
-        facets
-            .as_array()
-            .unwrap()
-            .contains(&json!({"value": "cards", "count": 1})),
-        "an agent with a tag twice counts once: {facets}"
-    );
     served.stop().await;
 
     emulator.assert_valid_answers().await;
