@@ -202,15 +202,11 @@ async fn an_endpoint_that_refuses_connections_is_reported_within_two_seconds() {
         let (status, body) = run.readyz().await;
         assert_eq!(status, 503);
         assert!(body.contains(&format!("{url} unreachable")), "{body}");
-        let answer: Value = reqwest::Client::new()
-            .post(format!("{}/graphql", run.api))
-            .json(&serde_json::json!({"query": "{ indexerStatus { state error check } }"}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let answer = support::api::post_json(
+            &format!("{}/graphql", run.api),
+            &serde_json::json!({"query": "{ indexerStatus { state error check } }"}),
+        )
+        .await;
         let status = &answer["data"]["indexerStatus"][0];
         assert_eq!(status["state"], "failing", "{answer:#}");
         assert!(

@@ -1,6 +1,7 @@
 //! Masumi agents' escrows (`masumi_payments`), newest first, and how many ended each way, for
 //! many agents at once (the GraphQL loaders ask for every agent of a page together).
 
+use super::in_list;
 use super::pages::{PARENTS_PER_STATEMENT, union_of_pages};
 use agentindex_indexer::schema::masumi_payments;
 use agentindex_indexer::store::Dialect;
@@ -70,14 +71,10 @@ pub(crate) async fn outcomes(
     let mut out: HashMap<String, Vec<(Option<String>, i64)>> = HashMap::new();
     for chunk in agents.chunks(PARENTS_PER_STATEMENT) {
         let mut query = QueryBuilder::<Any>::new(format!(
-            "SELECT agent_key, outcome, count(*) FROM {table} WHERE agent_key IN (",
+            "SELECT agent_key, outcome, count(*) FROM {table} WHERE agent_key",
             table = masumi_payments::NAME,
         ));
-        let mut list = query.separated(", ");
-        for agent in chunk {
-            list.push_bind(agent.clone());
-        }
-        query.push(") GROUP BY agent_key, outcome");
+        in_list(&mut query, chunk, " GROUP BY agent_key, outcome");
         let rows: Vec<(String, Option<String>, i64)> = Dialect::of_pool(pool)
             .portable(query)
             .build_query_as()

@@ -73,15 +73,17 @@ async fn each_agent_gets_its_own_newest_escrows_and_outcomes() {
 #[tokio::test]
 async fn a_page_of_escrows_reads_the_agents_index_without_sorting() {
     let (_dir, store, pool) = store().await;
-    let nodes: Vec<(i64, i64, i64, String)> = sqlx::query_as(&format!(
+    let plan: Vec<String> = sqlx::query_as::<_, crate::read::PlanStep>(&format!(
         "EXPLAIN QUERY PLAN SELECT escrow_key FROM {} WHERE agent_key = 'agent3'
          ORDER BY locked_block DESC, escrow_key DESC LIMIT 2",
         masumi_payments::NAME
     ))
     .fetch_all(store.reader())
     .await
-    .unwrap();
-    let plan: Vec<String> = nodes.into_iter().map(|(.., detail)| detail).collect();
+    .unwrap()
+    .into_iter()
+    .map(|step| step.detail)
+    .collect();
     let text = plan.join(" | ");
     assert!(text.contains("masumi_payments_agent"), "{text}");
     assert!(!text.contains("TEMP B-TREE"), "{text}");

@@ -2,7 +2,7 @@
 //! reputation, filtered, searched and ordered ([`agents`], with its `WHERE` clauses in
 //! `agent_filters` and its choice of plan in `agent_walk`), skills and documents by agent
 //! ([`skills`], [`documents`]), a card's or registration file's bytes ([`document_body`]), what committed batches changed, for subscriptions ([`changes`]),
-//! dashboard aggregates ([`facets`]), what the prober saw of agents' endpoints ([`liveness`]), the paid resources agents declare ([`x402_resources`]), ERC-8004 feedback and validations by agent
+//! dashboard aggregates ([`facets`]), what the prober saw of agents' endpoints ([`liveness`]), the paid resources agents declare ([`x402_resources`]), Masumi agents' escrows ([`masumi_payments`]), ERC-8004 feedback and validations by agent
 //! ([`activity`]), stored reputation evaluations by agent ([`evaluations`]), and lists' lengths and per-day
 //! counts as aggregates ([`counts`]). Lists of many agents are read a page per agent in one
 //! statement ([`pages`], which the subgraph's derived lists share).
@@ -25,6 +25,18 @@ pub(crate) mod pages;
 mod selection;
 pub(crate) mod skills;
 pub(crate) mod x402_resources;
+
+use sqlx::{Any, QueryBuilder};
+
+/// `query` followed by `IN (keys…)` and `tail`.
+pub(crate) fn in_list(query: &mut QueryBuilder<'_, Any>, keys: &[String], tail: &str) {
+    query.push(" IN (");
+    let mut list = query.separated(", ");
+    for key in keys {
+        list.push_bind(key.clone());
+    }
+    query.push(")").push(tail);
+}
 
 /// One step of SQLite's `EXPLAIN QUERY PLAN`, read by name, for tests that hold a read to its
 /// plan.

@@ -2,6 +2,7 @@
 //! (agent, resource) pairs matching the filters, each with every term it declares and what is
 //! known of the agent and of the resource's last probe.
 
+use super::in_list;
 use agentindex_indexer::schema::{
     agent_documents, agent_profiles, agent_registrations, agent_reputation, agent_skills,
     agent_x402_terms, agents, documents, probe_endpoints,
@@ -168,16 +169,6 @@ pub(crate) async fn page(
     let urls: Vec<String> = page.listings.iter().map(|(_, url)| url.clone()).collect();
     page.probes = probes_of(pool, &urls).await?;
     Ok(page)
-}
-
-/// `query` followed by `IN (keys…)` and `tail`.
-fn in_list<'a>(query: &mut QueryBuilder<'a, Any>, keys: &[String], tail: &str) {
-    query.push(" IN (");
-    let mut list = query.separated(", ");
-    for key in keys {
-        list.push_bind(key.clone());
-    }
-    query.push(")").push(tail);
 }
 
 async fn terms_of(pool: &AnyPool, keys: &[String]) -> sqlx::Result<Vec<TermRow>> {
