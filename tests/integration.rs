@@ -20,6 +20,7 @@ mod deploy_files;
 mod devnet_transactions;
 mod document_fetch;
 mod documents_end_to_end;
+mod endpoint_declarations;
 mod endpoint_liveness;
 mod endpoint_probes;
 mod explorer;

@@ -22,7 +22,7 @@ use tokio::time::Instant;
 
 /// Outcomes are saved at least this often while probes go on (each save is a commit the
 /// API's readers see: fewer is kinder to them).
-const SAVE_EVERY: Duration = Duration::from_secs(5);
+const SAVE_EVERY: Duration = Duration::from_secs(15);
 /// The store is asked for due endpoints at most this often within a step.
 const LOOK_EVERY: Duration = Duration::from_secs(1);
 /// How long the worker waits, when nothing can start, before looking again.

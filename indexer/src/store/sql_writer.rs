@@ -14,6 +14,7 @@ use crate::primitives::sql_uint;
 use crate::schema::chain_cursor;
 use crate::store::decode::int;
 use sqlx::AnyPool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// The database side of the writer: the write connection, on SQLite the task that checkpoints
 /// the WAL after each command (see `checkpoint`), on PostgreSQL the chains' writer locks (see
@@ -24,6 +25,14 @@ pub struct SqlWriter {
     dialect: Dialect,
     checkpointer: Option<Checkpointer>,
     statistics: Statistics,
+    /// Whether what agents declare may have changed since the last endpoints sync (a
+    /// document or a link did): only then does a sync bring the endpoints in line, since that
+    /// reads every document. Set when the writer starts, so its first sync does.
+    declarations_changed: AtomicBool,
+    /// Whether the last sync left agents without a liveness summary.
+    summaries_pending: AtomicBool,
+    /// The endpoints the last sync declared.
+    declared: AtomicU64,
 }
 
 impl SqlWriter {
@@ -34,6 +43,18 @@ impl SqlWriter {
             dialect,
             checkpointer,
             statistics: Statistics::default(),
+            declarations_changed: AtomicBool::new(true),
+            summaries_pending: AtomicBool::new(true),
+            declared: AtomicU64::new(0),
+        }
+    }
+}
+
+impl SqlWriter {
+    /// Marks what agents declare as possibly changed when `changed`.
+    fn note_declarations(&self, changed: bool) {
+        if changed {
+            self.declarations_changed.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -84,22 +105,35 @@ impl WriteBackend for SqlWriter {
         results: &[DocumentResult],
         chains: &ChainContexts,
     ) -> StoreResult<()> {
-        save_documents(&self.pool, results, chains).await
+        let changed = save_documents(&self.pool, results, chains).await?;
+        self.note_declarations(changed);
+        Ok(())
     }
 
     async fn sync_documents(&self) -> StoreResult<u64> {
-        sync_documents(&self.pool).await
+        let synced = sync_documents(&self.pool).await?;
+        self.note_declarations(synced.links_changed);
+        Ok(synced.recomputed)
     }
 
     async fn sync_probes(&self, now: i64) -> StoreResult<u64> {
-        let mut tx = self
-            .pool
-            .begin()
-            .await
-            .context("starting an endpoints sync")?;
-        let declared = super::liveness::sync(&mut tx, now).await?;
-        tx.commit().await.context("committing an endpoints sync")?;
-        Ok(declared)
+        // With nothing new declared and every agent summarised there is nothing to do, and
+        // nothing is committed (a commit would cost the API's readers their caches).
+        let changed = self.declarations_changed.swap(false, Ordering::Relaxed);
+        if !changed && !self.summaries_pending.load(Ordering::Relaxed) {
+            return Ok(self.declared.load(Ordering::Relaxed));
+        }
+        let synced = match sync_probes(&self.pool, now, changed).await {
+            Ok(synced) => synced,
+            Err(error) => {
+                self.note_declarations(changed);
+                return Err(error);
+            }
+        };
+        self.summaries_pending
+            .store(!synced.complete, Ordering::Relaxed);
+        self.declared.store(synced.declared, Ordering::Relaxed);
+        Ok(synced.declared)
     }
 
     async fn save_probes(
@@ -187,13 +221,14 @@ async fn apply(
     Ok(summary)
 }
 
+/// Saves fetched documents; says whether what agents declare may have changed.
 async fn save_documents(
     pool: &AnyPool,
     results: &[DocumentResult],
     chains: &ChainContexts,
-) -> StoreResult<()> {
+) -> StoreResult<bool> {
     let mut tx = pool.begin().await.context("starting to save documents")?;
-    let rated = documents::save(&mut tx, results).await?;
+    let documents::Saved { rated, changed } = documents::save(&mut tx, results).await?;
     // A feedback file can carry a proof of payment: the agents it rates are rescored with the
     // documents, in the same transaction. A chain not being indexed here keeps its rows until
     // its own indexer rescores them.
@@ -202,14 +237,26 @@ async fn save_documents(
             reputation::refresh(&mut tx, chain_id, &keys, &chain.rules).await?;
         }
     }
-    tx.commit().await.context("committing documents")
+    tx.commit().await.context("committing documents")?;
+    Ok(changed)
 }
 
-async fn sync_documents(pool: &AnyPool) -> StoreResult<u64> {
+async fn sync_documents(pool: &AnyPool) -> StoreResult<documents::Synced> {
     let mut tx = pool.begin().await.context("starting a documents sync")?;
-    let recomputed = documents::sync(&mut tx).await?;
+    let synced = documents::sync(&mut tx).await?;
     tx.commit().await.context("committing a documents sync")?;
-    Ok(recomputed)
+    Ok(synced)
+}
+
+async fn sync_probes(
+    pool: &AnyPool,
+    now: i64,
+    declarations_changed: bool,
+) -> StoreResult<super::liveness::Synced> {
+    let mut tx = pool.begin().await.context("starting an endpoints sync")?;
+    let synced = super::liveness::sync(&mut tx, now, declarations_changed).await?;
+    tx.commit().await.context("committing an endpoints sync")?;
+    Ok(synced)
 }
 
 async fn rewind_chain(pool: &AnyPool, chain: &ChainContext, ancestor: u64) -> StoreResult<u64> {

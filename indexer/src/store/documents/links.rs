@@ -8,8 +8,9 @@ use crate::store::sql::erc8004_key_sql;
 use crate::store::{Dialect, QueryContext, StoreResult};
 use sqlx::AnyConnection;
 
-/// Recomputes `agent_documents` from the agents table and the registration files fetched.
-pub(super) async fn link(conn: &mut AnyConnection) -> StoreResult<()> {
+/// Recomputes `agent_documents` from the agents table and the registration files fetched;
+/// says whether any link came or went.
+pub(super) async fn link(conn: &mut AnyConnection) -> StoreResult<bool> {
     sqlx::query(
         "CREATE TEMP TABLE IF NOT EXISTS wanted_links (agent_key TEXT, role TEXT, uri TEXT, expect TEXT)",
     )
@@ -84,7 +85,7 @@ pub(super) async fn link(conn: &mut AnyConnection) -> StoreResult<()> {
             .await
             .context("adding a domain proof link")?;
     }
-    sqlx::query(&format!(
+    let removed = sqlx::query(&format!(
         "DELETE FROM {agent_documents_table} WHERE (agent_key, role, uri, expect) NOT IN
            (SELECT agent_key, role, uri, expect FROM wanted_links)",
         agent_documents_table = agent_documents::NAME,
@@ -92,14 +93,14 @@ pub(super) async fn link(conn: &mut AnyConnection) -> StoreResult<()> {
     .execute(&mut *conn)
     .await
     .context("removing stale document links")?;
-    sqlx::query(&format!(
+    let added = sqlx::query(&format!(
         "INSERT INTO {agent_documents_table} SELECT * FROM wanted_links WHERE true ON CONFLICT DO NOTHING",
         agent_documents_table = agent_documents::NAME,
     ))
     .execute(&mut *conn)
     .await
     .context("adding document links")?;
-    Ok(())
+    Ok(removed.rows_affected() + added.rows_affected() > 0)
 }
 
 /// Where the origin of `endpoint` proves which agents it belongs to.

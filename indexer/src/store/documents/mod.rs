@@ -155,9 +155,18 @@ pub(super) async fn counts(pool: &AnyPool) -> StoreResult<DocumentCounts> {
     })
 }
 
-/// Brings links and profiles in line with the agents table; returns the agents recomputed.
-pub(super) async fn sync(conn: &mut AnyConnection) -> StoreResult<u64> {
-    links::link(conn).await?;
+/// What a documents sync did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Synced {
+    /// Agents whose profile was recomputed.
+    pub(super) recomputed: u64,
+    /// Whether any link between an agent and a document came or went.
+    pub(super) links_changed: bool,
+}
+
+/// Brings links and profiles in line with the agents table.
+pub(super) async fn sync(conn: &mut AnyConnection) -> StoreResult<Synced> {
+    let links_changed = links::link(conn).await?;
     let stale: Vec<String> = sqlx::query_scalar(&format!(
         "SELECT a.agent_key FROM {agents_table} a LEFT JOIN {agent_profiles_table} p ON p.agent_key = a.agent_key
          WHERE p.agent_key IS NULL OR p.chain_block != a.last_event_block",
@@ -200,17 +209,31 @@ pub(super) async fn sync(conn: &mut AnyConnection) -> StoreResult<u64> {
         .context("removing profiles of agents that are gone")?;
     }
     profiles::profiles(conn, &stale).await?;
-    Ok(stale.len() as u64)
+    Ok(Synced {
+        recomputed: stale.len() as u64,
+        links_changed,
+    })
+}
+
+/// What a save of fetched documents did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Saved {
+    /// The agents (by chain) whose feedback files were among the documents, whose reputation
+    /// the caller rescores.
+    pub(super) rated: BTreeMap<u64, BTreeSet<String>>,
+    /// Whether a document is new, reads differently (its bytes, where it was served from or
+    /// what it is), or a link came or went: what agents declare may have changed.
+    pub(super) changed: bool,
 }
 
 /// Stores fetched documents and their lints, then recomputes the profiles of the agents they
-/// describe; returns the agents (by chain) whose feedback files were among them, whose
-/// reputation the caller rescores.
+/// describe.
 pub(super) async fn save(
     conn: &mut AnyConnection,
     results: &[DocumentResult],
-) -> StoreResult<BTreeMap<u64, BTreeSet<String>>> {
+) -> StoreResult<Saved> {
     let mut touched: BTreeSet<(String, &'static str)> = BTreeSet::new();
+    let mut changed = false;
     for result in results {
         let expect = result.expect.as_str();
         let checked = &result.checked;
@@ -246,6 +269,9 @@ pub(super) async fn save(
             Some(Projection::Feedback(file)) => (Some("feedback"), Some(json(file))),
             None => (None, None),
         };
+        let hash = checked.hash.map(|h| format!("{h:#x}"));
+        changed = changed
+            || reads_differently(conn, &checked.uri, expect, &hash, &checked.source, kind).await?;
         // A failed refetch keeps the last good bytes and projection.
         sqlx::query(&format!(
             "INSERT INTO {documents_table} (uri, expect, status, source, bytes, hash, etag, last_modified, kind, projection,
@@ -272,7 +298,7 @@ pub(super) async fn save(
         .bind(status)
         .bind(&checked.source)
         .bind(&checked.bytes)
-        .bind(checked.hash.map(|h| format!("{h:#x}")))
+        .bind(&hash)
         .bind(&checked.validators.etag)
         .bind(&checked.validators.last_modified)
         .bind(kind)
@@ -327,7 +353,7 @@ pub(super) async fn save(
             .context("saving a lint")?;
         }
     }
-    links::link(conn).await?;
+    changed |= links::link(conn).await?;
     let mut agents = BTreeSet::new();
     let mut rated: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
     for (uri, expect) in touched {
@@ -353,7 +379,37 @@ pub(super) async fn save(
     }
     let agents: Vec<String> = agents.into_iter().collect();
     profiles::profiles(conn, &agents).await?;
-    Ok(rated)
+    Ok(Saved { rated, changed })
+}
+
+/// Whether a fetch of `uri` gives what the stored document does not: the document is new, or
+/// (when the fetch read it) its bytes, where it was served from or its kind differ. A failed
+/// fetch keeps what was stored, so it changes nothing of an existing document.
+async fn reads_differently(
+    conn: &mut AnyConnection,
+    uri: &str,
+    expect: &str,
+    hash: &Option<String>,
+    source: &Option<String>,
+    kind: Option<&str>,
+) -> StoreResult<bool> {
+    let stored: Option<(Option<String>, Option<String>, Option<String>)> =
+        sqlx::query_as(&format!(
+            "SELECT hash, source, kind FROM {documents_table} WHERE uri = $1 AND expect = $2",
+            documents_table = documents::NAME,
+        ))
+        .bind(uri)
+        .bind(expect)
+        .fetch_optional(&mut *conn)
+        .await
+        .context("reading a document before saving it")?;
+    let Some((stored_hash, stored_source, stored_kind)) = stored else {
+        return Ok(true);
+    };
+    let differs = |new: Option<&str>, old: Option<String>| new.is_some() && new != old.as_deref();
+    Ok(differs(hash.as_deref(), stored_hash)
+        || differs(source.as_deref(), stored_source)
+        || differs(kind, stored_kind))
 }
 
 /// Plain data (projections, lists of strings) as the JSON text a column holds.

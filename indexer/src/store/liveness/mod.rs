@@ -12,7 +12,7 @@ mod summaries;
 mod targets;
 
 pub(super) use save::save;
-pub(super) use targets::sync;
+pub(super) use targets::{Synced, sync};
 
 use super::{QueryContext, StoreResult, decode};
 use crate::liveness::{Kind, Outcome, Target};

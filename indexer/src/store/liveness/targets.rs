@@ -19,10 +19,45 @@ const PER_AGENT: i64 = 16;
 /// Agents without a summary yet given one per sync at most (the rest at the next).
 const NEW_SUMMARIES_PER_SYNC: i64 = 2_000;
 
-/// Recomputes `probe_targets` from the documents, adds the new endpoints (due at `now`),
-/// drops what no agent declares, and summarises agents that have none yet. Returns the
-/// endpoints declared.
-pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64> {
+/// What an endpoints sync did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Synced {
+    /// Endpoints declared.
+    pub(crate) declared: u64,
+    /// False when agents were left without a summary (at most [`NEW_SUMMARIES_PER_SYNC`] get
+    /// one per sync): the next sync gives them theirs.
+    pub(crate) complete: bool,
+}
+
+/// Brings the endpoints in line with the documents when `declarations_changed` (see
+/// [`retarget`]), then summarises agents that have none yet, at most
+/// [`NEW_SUMMARIES_PER_SYNC`].
+pub(crate) async fn sync(
+    conn: &mut AnyConnection,
+    now: i64,
+    declarations_changed: bool,
+) -> StoreResult<Synced> {
+    if declarations_changed {
+        retarget(conn, now).await?;
+    }
+    let complete = summarise_new(conn, now).await?;
+    let declared: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM {endpoints}",
+        endpoints = probe_endpoints::NAME
+    ))
+    .fetch_one(&mut *conn)
+    .await
+    .context("counting endpoints to probe")?;
+    Ok(Synced {
+        declared: declared as u64,
+        complete,
+    })
+}
+
+/// Recomputes `probe_targets` from the documents, adds the new endpoints (due at `now`) and
+/// drops what no agent declares. It reads every document an agent links, so the writer runs it
+/// only when one of them or a link changed.
+async fn retarget(conn: &mut AnyConnection, now: i64) -> StoreResult<()> {
     let dialect = Dialect::of(conn);
     for statement in [
         "CREATE TEMP TABLE IF NOT EXISTS wanted_probes \
@@ -190,6 +225,12 @@ pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64>
             .await
             .context(context)?;
     }
+    Ok(())
+}
+
+/// Summarises agents that have no summary yet, at most [`NEW_SUMMARIES_PER_SYNC`]; says
+/// whether none is left without one.
+async fn summarise_new(conn: &mut AnyConnection, now: i64) -> StoreResult<bool> {
     let unsummarised: Vec<String> = sqlx::query_scalar(&format!(
         "SELECT DISTINCT agent_key FROM {targets}
          WHERE agent_key NOT IN (SELECT agent_key FROM {summaries_table})
@@ -201,12 +242,5 @@ pub(crate) async fn sync(conn: &mut AnyConnection, now: i64) -> StoreResult<u64>
     .await
     .context("listing agents without a liveness summary")?;
     summaries::recompute(conn, &unsummarised, now).await?;
-    let declared: i64 = sqlx::query_scalar(&format!(
-        "SELECT count(*) FROM {endpoints}",
-        endpoints = probe_endpoints::NAME
-    ))
-    .fetch_one(&mut *conn)
-    .await
-    .context("counting endpoints to probe")?;
-    Ok(declared as u64)
+    Ok(unsummarised.len() < NEW_SUMMARIES_PER_SYNC as usize)
 }
