@@ -297,11 +297,9 @@ impl Probing<'_> {
             (self.store.clone(), self.writer.clone(), self.policy.clone());
         Ok(match self.settings.mode {
             Mode::Worker => {
+                // On its lowered thread, as the indexer runs it.
                 let worker = ProbeWorker::new(policy, self.settings.sync_every, store, writer)?;
-                tokio::spawn(async move {
-                    worker.run(stopped).await;
-                    Ok(())
-                })
+                tokio::spawn(async move { Ok(worker.run_lowered(stopped).await?) })
             }
             Mode::Store | Mode::Reads | Mode::Writes => {
                 let enough = i64::from(self.settings.budget) * self.settings.probe_secs as i64 / 30;

@@ -5,18 +5,22 @@
 //! back stays changed, also after the documents worker fetched the same file again. Once the
 //! file names another page, the next sync drops the first and declares the second; an
 //! outcome saved for the dropped one does not bring it back, and of two outcomes of one
-//! endpoint saved together the later is its state.
+//! endpoint saved together the later is its state. Under the indexer the worker runs on a
+//! thread of its own at the lowest priority, and ends when told to.
 
 use crate::support;
 
 use agentindex_contracts::{Devnet, demo};
+use agentindex_indexer::config::Config;
 use agentindex_indexer::engine::{self, DocumentsWorker, ProbeWorker};
 use agentindex_indexer::liveness::{Kind, Outcome, Reason, Status};
+use agentindex_indexer::priority;
 use agentindex_indexer::store::ProbeResult;
 use serde_json::json;
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use support::doc_server::{DocServer, Route};
 use support::liveness::local_policy;
 
@@ -59,26 +63,33 @@ async fn targets(pool: &sqlx::AnyPool) -> Vec<(String, String, String)> {
         .unwrap()
 }
 
+/// An anvil chain with an ERC-8004 agent whose registration file, at `server`'s `/reg.json`,
+/// names `page`; indexed with its documents into `db`. The chain is returned to keep it up.
+async fn indexed(server: &DocServer, page: &str, db: &Path) -> (Devnet, Config) {
+    let devnet = Devnet::start().await.unwrap();
+    let file = server.route(
+        "/reg.json",
+        Route::Body("application/json", registration(page)),
+    );
+    demo::via_erc8004(&devnet, devnet.accounts()[1], &file)
+        .await
+        .unwrap();
+    let config = support::config_with_local_documents(&devnet, db);
+    support::index_with_documents(&config).await;
+    (devnet, config)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn endpoints_follow_changed_documents_and_nothing_else() {
-    let devnet = Devnet::start().await.unwrap();
     let server = DocServer::start().await;
     let first = server.route("/first", Route::Body("text/html", b"<h1>one</h1>".to_vec()));
     let second = server.route(
         "/second",
         Route::Body("text/html", b"<h1>two</h1>".to_vec()),
     );
-    let file = server.route(
-        "/reg.json",
-        Route::Body("application/json", registration(&first)),
-    );
-    demo::via_erc8004(&devnet, devnet.accounts()[1], &file)
-        .await
-        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("index.db");
-    let config = support::config_with_local_documents(&devnet, &db);
-    support::index_with_documents(&config).await;
+    let (_devnet, config) = indexed(&server, &first, &db).await;
 
     let store = support::open(&db).await;
     let writer = store.writer(4);
@@ -173,4 +184,47 @@ async fn endpoints_follow_changed_documents_and_nothing_else() {
     let raw = |status: &str| (second.clone(), status.to_string());
     assert_eq!(kept, [raw("up"), raw("down")], "both outcomes are kept raw");
     pool.close().await;
+}
+
+/// Waits up to 20 s for `done`, failing with `what`.
+async fn wait_for(what: &str, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !done() {
+        assert!(Instant::now() < deadline, "{what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_indexers_probe_worker_runs_on_a_lowered_thread_until_stopped() {
+    let server = DocServer::start().await;
+    let page = server.route("/page", Route::Body("text/html", b"<h1>up</h1>".to_vec()));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    let (_devnet, _config) = indexed(&server, &page, &db).await;
+    let store = support::open(&db).await;
+    let worker = ProbeWorker::new(
+        local_policy(Duration::from_millis(1)),
+        Duration::from_secs(60),
+        store.clone(),
+        store.writer(4),
+    )
+    .unwrap();
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let running = worker.run_lowered(stopped);
+    wait_for("the page is probed", || server.hits("/page") > 0).await;
+    let threads = priority::threads_named("probe-worker");
+    assert!(!threads.is_empty(), "the worker has a thread of its own");
+    for thread in threads {
+        assert_eq!(priority::is_lowered(thread), Some(true), "thread {thread}");
+    }
+    stop.send(true).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), running)
+        .await
+        .expect("the worker stops when told")
+        .expect("the worker ends without a panic");
+    wait_for("the worker's thread ends", || {
+        priority::threads_named("probe-worker").is_empty()
+    })
+    .await;
 }

@@ -154,7 +154,7 @@ pub async fn index(
             writer.clone(),
         )?
         .rescoring(contexts.clone());
-        Some(tokio::spawn(worker.run(keeper_stop)))
+        Some(worker.run_lowered(keeper_stop))
     } else {
         None
     };

@@ -4,8 +4,8 @@
 //! last one ended, every request within the global budget. Due endpoints are read a page at a
 //! time, and outcomes handed to the store's writer with when each endpoint is due again in
 //! batches (every [`SAVE_EVERY`]), so a slow host never holds back the others' results and the
-//! API's readers see few commits. It never blocks a follower, and the engine stops it
-//! whenever it stops. It lives beside the engine because it joins two layers: the probes
+//! API's readers see few commits. It never blocks a follower, runs on a lowered thread of its
+//! own under the engine, and the engine stops it whenever it stops. It lives beside the engine because it joins two layers: the probes
 //! (`liveness`) and the store they are written to.
 
 use crate::liveness::schedule::next_probe;
@@ -15,6 +15,7 @@ use crate::store::{ChainContexts, DueProbe, ProbeResult, Store, StoreError, Stor
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::watch;
@@ -246,6 +247,31 @@ impl ProbeWorker {
             }
         }
         Ok(())
+    }
+
+    /// [`run`](Self::run) on a thread of its own at the lowest priority
+    /// ([`crate::priority`]): probing is work nobody waits on, so the API's requests and the
+    /// followers get a core first. The task returned ends when the worker does, and carries its
+    /// panic.
+    pub fn run_lowered(self, stop: watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+        let runtime = tokio::runtime::Handle::current();
+        let (done, finished) = tokio::sync::oneshot::channel();
+        let spawned = std::thread::Builder::new()
+            .name("probe-worker".into())
+            .spawn(move || {
+                crate::priority::lower_this_thread("the probe worker's thread");
+                let run = AssertUnwindSafe(|| runtime.block_on(self.run(stop)));
+                let _ = done.send(std::panic::catch_unwind(run));
+            });
+        tokio::spawn(async move {
+            if let Err(error) = spawned {
+                tracing::warn!(target: "agentindex::liveness", %error, "probing is off: its thread did not start");
+                return;
+            }
+            if let Ok(Err(panic)) = finished.await {
+                std::panic::resume_unwind(panic);
+            }
+        })
     }
 
     /// Steps until `stop` says so; a failed step is logged and tried again later.
