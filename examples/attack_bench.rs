@@ -28,6 +28,8 @@ mod api_loads;
 mod attackers;
 #[path = "support/floor_server.rs"]
 mod floor_server;
+#[path = "support/lowered_runtime.rs"]
+mod lowered_runtime;
 #[path = "support/process_use.rs"]
 mod process_use;
 #[path = "support/serve_process.rs"]

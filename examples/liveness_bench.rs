@@ -7,10 +7,13 @@
 //! host), 5% live on 20 tiny HTTP servers in this process (127.2.0.1 to .20, web pages and MCP
 //! servers, `support/probe_hosts.rs`) that record every request's arrival and how many were in
 //! flight at once; `LIVENESS_SILENT_PERMILLE` turns a share of the dead into silent hosts that
-//! accept and never answer (the probe waits out its timeout). The real `agentindex serve`
-//! binary serves the database; the [`ProbeWorker`] runs in this process on the same database,
-//! under the shipped limits but for the budget (`LIVENESS_BUDGET`, 1,200 requests a minute, so
-//! a few minutes measure it) and private addresses and plain http allowed.
+//! accept and never answer (the probe waits out its timeout). The hosts answer on two threads
+//! of their own at nice 19, as the other machines they stand for would
+//! (`LIVENESS_HOSTS_AT_NORMAL_PRIORITY` puts them back). The real `agentindex serve` binary
+//! serves the database; the [`ProbeWorker`] runs in this process on the same database, on its
+//! lowered thread as the indexer runs it, under the shipped limits but for the budget
+//! (`LIVENESS_BUDGET`, 1,200 requests a minute, so a few minutes measure it) and private
+//! addresses and plain http allowed.
 //!
 //! The first sync (every endpoint new) is timed apart, and a second with nothing new. Then, for
 //! `LIVENESS_ROUNDS` rounds (2): the by-id load (oha at 300/s) alone, `ALONE_PASSES` (2) passes,
@@ -39,6 +42,8 @@ mod api_loads;
 mod liveness_report;
 #[path = "support/liveness_settings.rs"]
 mod liveness_settings;
+#[path = "support/lowered_runtime.rs"]
+mod lowered_runtime;
 #[path = "support/probe_hosts.rs"]
 mod probe_hosts;
 #[path = "support/probe_layout.rs"]
@@ -58,6 +63,7 @@ use agentindex_indexer::store::{Store, Writer};
 use api_loads::{Load, Measured, finish_oha, start_oha};
 use liveness_report::{Report, Sample, Segment, unix_now};
 use liveness_settings::Settings;
+use lowered_runtime::lowered_runtime;
 use probe_hosts::Host;
 use probe_layout::Plan;
 use probe_modes::Mode;
@@ -92,13 +98,21 @@ async fn main() -> anyhow::Result<()> {
         settings.silent_permille,
     );
     probe_layout::check_dead(&plan)?;
+    // The probed hosts stand for other machines: they answer on lowered threads of their own.
+    let hosts = lowered_runtime("probed-host", "LIVENESS_HOSTS_AT_NORMAL_PRIORITY")?;
     let mut live = Vec::new();
     for k in 0..settings.live_hosts {
-        live.push(probe_hosts::start_live(probe_layout::live_host(k)).await?);
+        live.push(probe_hosts::start_live(
+            hosts.handle(),
+            probe_layout::live_host(k),
+        )?);
     }
     let mut silent = Vec::new();
     for h in 0..plan.silent_hosts() {
-        silent.push(probe_hosts::start_silent(probe_layout::silent_host(h)).await?);
+        silent.push(probe_hosts::start_silent(
+            hosts.handle(),
+            probe_layout::silent_host(h),
+        )?);
     }
     let services = plan.services(&addresses(&live), &addresses(&silent));
     let pool = AnyPoolOptions::new()

@@ -10,6 +10,7 @@
 
 #![allow(dead_code)]
 
+use crate::lowered_runtime::{LoweredRuntime, lowered_runtime};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use std::net::{IpAddr, Ipv4Addr};
@@ -110,42 +111,9 @@ pub(crate) fn chosen() -> anyhow::Result<Vec<Class>> {
 }
 
 /// The runtime the attackers run on: two threads, at the lowest priority unless
-/// `ATTACKERS_AT_NORMAL_PRIORITY` is set. The attackers stand for machines of their own; on this
-/// one their client work (reading the answers they provoke, the feeds they download) would
-/// otherwise take cores from the server and from the legitimate load's own client, which no
-/// remote attacker can. What the server spends on them is untouched: that is what is measured.
-pub(crate) fn runtime() -> anyhow::Result<AttackerRuntime> {
-    let lowered = std::env::var_os("ATTACKERS_AT_NORMAL_PRIORITY").is_none();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("attacker")
-        .on_thread_start(move || {
-            if lowered {
-                agentindex_indexer::priority::lower_this_thread("an attacker's thread");
-            }
-        })
-        .enable_all()
-        .build()?;
-    Ok(AttackerRuntime(Some(runtime)))
-}
-
-/// The attackers' runtime, shut down without waiting when dropped: the benchmark drops it from
-/// its own async code (on every way out, an error's too), where a runtime may not block.
-pub(crate) struct AttackerRuntime(Option<tokio::runtime::Runtime>);
-
-impl AttackerRuntime {
-    /// Where to spawn the attackers.
-    pub(crate) fn handle(&self) -> &tokio::runtime::Handle {
-        self.0.as_ref().expect("present until dropped").handle()
-    }
-}
-
-impl Drop for AttackerRuntime {
-    fn drop(&mut self) {
-        if let Some(runtime) = self.0.take() {
-            runtime.shutdown_background();
-        }
-    }
+/// `ATTACKERS_AT_NORMAL_PRIORITY` is set (the attackers stand for machines of their own).
+pub(crate) fn runtime() -> anyhow::Result<LoweredRuntime> {
+    lowered_runtime("attacker", "ATTACKERS_AT_NORMAL_PRIORITY")
 }
 
 /// Starts one attacker per class in `classes`, on the runtime `on`, against `base` until

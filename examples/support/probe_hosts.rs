@@ -91,14 +91,23 @@ pub(crate) struct Host {
     pub(crate) log: Arc<HostLog>,
 }
 
-/// Starts a live host on `ip` (any free port).
-pub(crate) async fn start_live(ip: Ipv4Addr) -> anyhow::Result<Host> {
-    let listener = tokio::net::TcpListener::bind((ip, 0)).await?;
+/// A listener on `ip` (any free port), to be served on another runtime than the caller's.
+fn listen(ip: Ipv4Addr) -> anyhow::Result<(std::net::TcpListener, SocketAddr)> {
+    let listener = std::net::TcpListener::bind((ip, 0))?;
+    listener.set_nonblocking(true)?;
     let address = listener.local_addr()?;
+    Ok((listener, address))
+}
+
+/// Starts a live host on `ip` (any free port), served on the runtime `on`.
+pub(crate) fn start_live(on: &tokio::runtime::Handle, ip: Ipv4Addr) -> anyhow::Result<Host> {
+    let (listener, address) = listen(ip)?;
     let log = Arc::new(HostLog::default());
     let app = axum::Router::new().fallback(answer).with_state(log.clone());
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
+    on.spawn(async move {
+        if let Ok(listener) = tokio::net::TcpListener::from_std(listener) {
+            let _ = axum::serve(listener, app).await;
+        }
     });
     Ok(Host { address, log })
 }
@@ -152,14 +161,17 @@ fn mcp(body: &[u8]) -> Response {
         .into_response()
 }
 
-/// Starts a silent host on `ip` (any free port): it accepts connections, reads what it is sent
-/// and never answers; a connection counts as in flight until the client closes it.
-pub(crate) async fn start_silent(ip: Ipv4Addr) -> anyhow::Result<Host> {
-    let listener = tokio::net::TcpListener::bind((ip, 0)).await?;
-    let address = listener.local_addr()?;
+/// Starts a silent host on `ip` (any free port), served on the runtime `on`: it accepts
+/// connections, reads what it is sent and never answers; a connection counts as in flight
+/// until the client closes it.
+pub(crate) fn start_silent(on: &tokio::runtime::Handle, ip: Ipv4Addr) -> anyhow::Result<Host> {
+    let (listener, address) = listen(ip)?;
     let log = Arc::new(HostLog::default());
     let kept = log.clone();
-    tokio::spawn(async move {
+    on.spawn(async move {
+        let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+            return;
+        };
         loop {
             let Ok((mut socket, _)) = listener.accept().await else {
                 tokio::time::sleep(Duration::from_millis(10)).await;

@@ -87,6 +87,7 @@ pub(super) const INDEXER: &[(&str, &[&str])] = &[
         &[
             "primitives",
             "metrics",
+            "priority",
             "redact",
             "config",
             "health",
