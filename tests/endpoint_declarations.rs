@@ -2,7 +2,8 @@
 //! database, an ERC-8004 agent's registration file names a web page; the probe worker's sync
 //! declares it. While no document or link changes, a sync brings nothing in line (it would read
 //! every document and commit, costing the API's readers): a row changed behind the writer's
-//! back stays changed, also after the documents worker fetched the same file again. Once the
+//! back stays changed, also after the documents worker fetched the same file again, until the
+//! 60th sync, which brings the endpoints in line whatever it saw. Once the
 //! file names another page, the next sync drops the first and declares the second; an
 //! outcome saved for the dropped one does not bring it back, and of two outcomes of one
 //! endpoint saved together the later is its state. Under the indexer the worker runs on a
@@ -61,6 +62,14 @@ async fn targets(pool: &sqlx::AnyPool) -> Vec<(String, String, String)> {
         .fetch_all(pool)
         .await
         .unwrap()
+}
+
+/// Seconds since the Unix epoch.
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
 }
 
 /// An anvil chain with an ERC-8004 agent whose registration file, at `server`'s `/reg.json`,
@@ -141,6 +150,11 @@ async fn endpoints_follow_changed_documents_and_nothing_else() {
     );
     probes.step().await.unwrap();
     assert_eq!(targets(&pool).await, declared(&first, "planted"));
+    // Yet at least every 60th sync brings them in line, for what another indexer's writer saved.
+    for _ in 0..60 {
+        writer.sync_probes(unix_now()).await.unwrap();
+    }
+    assert_eq!(targets(&pool).await, declared(&first, "registration"));
 
     // The file names another page: the next sync follows it.
     server.route(

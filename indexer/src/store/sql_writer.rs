@@ -14,7 +14,7 @@ use crate::primitives::sql_uint;
 use crate::schema::chain_cursor;
 use crate::store::decode::int;
 use sqlx::AnyPool;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 /// The database side of the writer: the write connection, on SQLite the task that checkpoints
 /// the WAL after each command (see `checkpoint`), on PostgreSQL the chains' writer locks (see
@@ -29,6 +29,11 @@ pub struct SqlWriter {
     /// document or a link did): only then does a sync bring the endpoints in line, since that
     /// reads every document. Set when the writer starts, so its first sync does.
     declarations_changed: AtomicBool,
+    /// Syncs since the endpoints were last brought in line: every
+    /// [`RETARGET_AT_LEAST_EVERY`]th brings them in line whatever this writer saw, for the
+    /// documents another process's writer saved (chains split across indexers on one
+    /// PostgreSQL database).
+    syncs_without_retarget: AtomicU32,
     /// Whether the last sync left agents without a liveness summary.
     summaries_pending: AtomicBool,
     /// The endpoints the last sync declared.
@@ -44,11 +49,15 @@ impl SqlWriter {
             checkpointer,
             statistics: Statistics::default(),
             declarations_changed: AtomicBool::new(true),
+            syncs_without_retarget: AtomicU32::new(0),
             summaries_pending: AtomicBool::new(true),
             declared: AtomicU64::new(0),
         }
     }
 }
+
+/// An endpoints sync brings the endpoints in line at least once in this many, changed or not.
+const RETARGET_AT_LEAST_EVERY: u32 = 60;
 
 impl SqlWriter {
     /// Marks what agents declare as possibly changed when `changed`.
@@ -119,9 +128,14 @@ impl WriteBackend for SqlWriter {
     async fn sync_probes(&self, now: i64) -> StoreResult<u64> {
         // With nothing new declared and every agent summarised there is nothing to do, and
         // nothing is committed (a commit would cost the API's readers their caches).
-        let changed = self.declarations_changed.swap(false, Ordering::Relaxed);
+        let skipped = self.syncs_without_retarget.fetch_add(1, Ordering::Relaxed);
+        let changed = self.declarations_changed.swap(false, Ordering::Relaxed)
+            || skipped + 1 >= RETARGET_AT_LEAST_EVERY;
         if !changed && !self.summaries_pending.load(Ordering::Relaxed) {
             return Ok(self.declared.load(Ordering::Relaxed));
+        }
+        if changed {
+            self.syncs_without_retarget.store(0, Ordering::Relaxed);
         }
         let synced = match sync_probes(&self.pool, now, changed).await {
             Ok(synced) => synced,
