@@ -64,6 +64,15 @@ async fn targets(pool: &sqlx::AnyPool) -> Vec<(String, String, String)> {
         .unwrap()
 }
 
+/// Makes every document due and runs one step of the documents worker.
+async fn refetch(pool: &sqlx::AnyPool, documents: &mut DocumentsWorker) {
+    sqlx::query("UPDATE documents SET next_fetch_at = 0")
+        .execute(pool)
+        .await
+        .unwrap();
+    documents.step().await.unwrap();
+}
+
 /// Seconds since the Unix epoch.
 fn unix_now() -> i64 {
     std::time::SystemTime::now()
@@ -139,11 +148,7 @@ async fn endpoints_follow_changed_documents_and_nothing_else() {
 
     // The same file fetched again is no change either.
     let fetched_before = server.hits("/reg.json");
-    sqlx::query("UPDATE documents SET next_fetch_at = 0")
-        .execute(&pool)
-        .await
-        .unwrap();
-    documents.step().await.unwrap();
+    refetch(&pool, &mut documents).await;
     assert!(
         server.hits("/reg.json") > fetched_before,
         "the file is fetched again"
@@ -161,11 +166,7 @@ async fn endpoints_follow_changed_documents_and_nothing_else() {
         "/reg.json",
         Route::Body("application/json", registration(&second)),
     );
-    sqlx::query("UPDATE documents SET next_fetch_at = 0")
-        .execute(&pool)
-        .await
-        .unwrap();
-    documents.step().await.unwrap();
+    refetch(&pool, &mut documents).await;
     assert_eq!(probes.step().await.unwrap().declared, Some(1));
     assert_eq!(targets(&pool).await, declared(&second, "registration"));
     let endpoints: Vec<String> = sqlx::query_scalar("SELECT url FROM probe_endpoints")

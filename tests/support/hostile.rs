@@ -55,29 +55,17 @@ impl HealthWatch {
             // the server's answers, not the set-up of a fresh client on a busy machine (a
             // first answer took 128 ms once while the whole suite shared two cores, before any
             // attack began). A failure to answer is still recorded.
-            match client.get(&url).send().await {
-                Ok(response) if response.status() == 200 => {}
-                Ok(response) => record
-                    .failures
-                    .push(format!("status {}", response.status())),
-                Err(e) => record.failures.push(e.to_string()),
-            }
+            answered(&client, &url, &mut record).await;
             let began = Instant::now();
             while !stopped.load(Ordering::Relaxed) {
                 let asked = Instant::now();
-                match client.get(&url).send().await {
-                    Ok(response) if response.status() == 200 => {
-                        let took = asked.elapsed();
-                        record.answers += 1;
-                        record.slowest = record.slowest.max(took);
-                        if took > budget {
-                            record.slow.push((asked - began, took));
-                        }
+                if answered(&client, &url, &mut record).await {
+                    let took = asked.elapsed();
+                    record.answers += 1;
+                    record.slowest = record.slowest.max(took);
+                    if took > budget {
+                        record.slow.push((asked - began, took));
                     }
-                    Ok(response) => record
-                        .failures
-                        .push(format!("status {}", response.status())),
-                    Err(e) => record.failures.push(e.to_string()),
                 }
                 tokio::time::sleep(EVERY).await;
             }
@@ -90,6 +78,23 @@ impl HealthWatch {
     pub(crate) async fn finish(self) -> HealthRecord {
         self.stop.store(true, Ordering::Relaxed);
         self.task.await.unwrap()
+    }
+}
+
+/// Asks `url` once: whether it answered 200; anything else is recorded as a failure.
+async fn answered(client: &reqwest::Client, url: &str, record: &mut HealthRecord) -> bool {
+    match client.get(url).send().await {
+        Ok(response) if response.status() == 200 => true,
+        Ok(response) => {
+            record
+                .failures
+                .push(format!("status {}", response.status()));
+            false
+        }
+        Err(e) => {
+            record.failures.push(e.to_string());
+            false
+        }
     }
 }
 
