@@ -30,6 +30,14 @@ async fn weights(store: &agentindex_indexer::store::Store, key: &str) -> Vec<(Ad
         .collect()
 }
 
+/// The stored outflows, each its sender and recipient, in chain order.
+async fn outflows(store: &agentindex_indexer::store::Store) -> Vec<(String, String)> {
+    sqlx::query_as("SELECT from_address, to_address FROM outflows ORDER BY block_number, log_index")
+        .fetch_all(store.reader())
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn payers_funded_by_the_agent_count_at_the_circular_discount() {
     let devnet = Devnet::start().await.unwrap();
@@ -72,13 +80,9 @@ async fn payers_funded_by_the_agent_count_at_the_circular_discount() {
 
     let erc8004 =
         AgentKey::erc8004(devnet.chain_id(), devnet.deployment().identity, id).to_string();
-    let outflows: Vec<(String, String)> =
-        sqlx::query_as("SELECT agent_key, to_address FROM outflows ORDER BY block_number")
-            .fetch_all(store.reader())
-            .await
-            .unwrap();
+    let outflows = outflows(&store).await;
     assert!(
-        outflows.contains(&(erc8004.clone(), format!("{funded:#x}"))),
+        outflows.contains(&(format!("{wallet:#x}"), format!("{funded:#x}"))),
         "the wallet's transfer is the agent's outflow: {outflows:?}"
     );
     let mut expected = vec![(funded, discount), (independent, 1.0)];
@@ -108,4 +112,49 @@ async fn payers_funded_by_the_agent_count_at_the_circular_discount() {
             &format!("{strategy:?} in ranges of {range}"),
         );
     }
+}
+
+/// An account that registered several agents is each one's payment address until it names
+/// another: what it sends is stored once, and is the outflow of every agent bound to it at the
+/// time, not of one that had moved its payments elsewhere before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outflow_of_an_address_bound_to_many_agents_is_stored_once_and_counts_for_each() {
+    let devnet = Devnet::start().await.unwrap();
+    let a = devnet.accounts();
+    let (platform, moved_index, funded) = (a[1], 4, a[5]);
+    let moved_wallet = a[moved_index];
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        let uri = format!("ipfs://platform-{n}");
+        ids.push(demo::via_erc8004(&devnet, platform, &uri).await.unwrap());
+    }
+    // The third agent is paid at a wallet of its own before the platform sends anything.
+    demo::set_agent_wallet(&devnet, platform, ids[2], moved_index)
+        .await
+        .unwrap();
+    pay(&devnet, platform, funded, 5_000_000).await;
+    pay(&devnet, funded, platform, 1_000_000).await;
+    pay(&devnet, funded, moved_wallet, 1_000_000).await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    support::index_until_synced(&support::config(&devnet, &db, 0)).await;
+    let store = support::open(&db).await;
+    assert_eq!(
+        outflows(&store).await,
+        vec![(format!("{platform:#x}"), format!("{funded:#x}"))],
+        "one row for the one transfer out of the platform"
+    );
+    let discount = ScoreParams::default().circular_discount;
+    let key =
+        |id| AgentKey::erc8004(devnet.chain_id(), devnet.deployment().identity, id).to_string();
+    for id in &ids[..2] {
+        assert_eq!(weights(&store, &key(*id)).await, vec![(funded, discount)]);
+    }
+    assert_eq!(
+        weights(&store, &key(ids[2])).await,
+        vec![(funded, 1.0)],
+        "the platform's transfer came after the third agent's payments moved"
+    );
+    store.close().await;
 }

@@ -86,8 +86,8 @@ impl Chain {
             .collect();
         send_block_traffic(&self.seeder, TRANSFERS_PER_BLOCK, n, &payees).await?;
         if n.is_multiple_of(REGISTRATIONS_EVERY) {
-            // Registered by accounts that send no background traffic: a busy account owning
-            // many agents would make each of its transfers an outflow of every one of them.
+            // Registered by accounts that send no background traffic, as registrars on Base do
+            // (each transfer of an account owning agents is an outflow, stored once, of them all).
             for (i, registrar) in self.registrars.iter().enumerate() {
                 let uri = format!("{}{}", self.documents, n * 10 + i as u64);
                 let _pending = self

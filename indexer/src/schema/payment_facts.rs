@@ -42,13 +42,15 @@ super::tables! {
         timestamp: i64,
     }
 
-    /// A configured token's transfers out of an address bound to an agent: funds the agent's
-    /// side sent out, so a payer that got them back recently counts less.
-    outflows [chain_id, block_number, log_index, agent_key] {
+    /// A configured token's transfers out of an address bound to at least one agent at that
+    /// position, once each whatever the number of agents: funds an agent's side sent out, so a
+    /// payer that got them back recently counts less. Which agents they are is read with them
+    /// (the agents bound to `from_address` at the transfer, `crediting::bound_at`).
+    outflows [chain_id, block_number, log_index] {
         chain_id: i64,
         block_number: i64,
         log_index: i64,
-        agent_key: String,
+        from_address: String,
         token: String,
         to_address: String,
         amount: String,

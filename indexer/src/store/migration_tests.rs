@@ -101,6 +101,80 @@ async fn compacting_events_keeps_every_byte_of_each_log() {
     assert_eq!(failed, 2);
 }
 
+/// 0026 keeps one outflow per transfer, with the address it left: the address each stored
+/// agent row was bound to at the transfer, whatever the agents bound there later.
+#[tokio::test]
+async fn outflows_stored_per_agent_become_one_per_transfer_with_its_sender() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut conn = migrated_before(&dir.path().join("old.db"), 26).await;
+    let (x, y) = (
+        "0x00000000000000000000000000000000000000aa",
+        "0x00000000000000000000000000000000000000bb",
+    );
+    // a1 and a2 stay at x; a3 is at x from (1, 2) and at y from (5, 0).
+    for (agent, address, block, log) in [
+        ("a1", x, 1, 0),
+        ("a2", x, 1, 1),
+        ("a3", x, 1, 2),
+        ("a3", y, 5, 0),
+    ] {
+        sqlx::query(
+            "INSERT INTO payment_bindings (chain_id, agent_key, address, block_number, log_index)
+             VALUES (1, $1, $2, $3, $4)",
+        )
+        .bind(agent)
+        .bind(address)
+        .bind(block)
+        .bind(log)
+        .execute(&mut conn)
+        .await
+        .expect("a binding");
+    }
+    // As the writer stored them: one row per agent bound to the sender at the transfer.
+    for (block, agents, to) in [
+        (3, vec!["a1", "a2", "a3"], "0x01"),
+        (6, vec!["a1", "a2"], "0x02"),
+        (7, vec!["a3"], "0x03"),
+    ] {
+        for agent in agents {
+            sqlx::query(
+                "INSERT INTO outflows (chain_id, block_number, log_index, agent_key, token,
+                   to_address, amount, timestamp)
+                 VALUES (1, $1, 4, $2, '0xtoken', $3, '1000', $1 * 10)",
+            )
+            .bind(block)
+            .bind(agent)
+            .bind(to)
+            .execute(&mut conn)
+            .await
+            .expect("an outflow");
+        }
+    }
+    apply(&mut conn, 26).await;
+    let rows: Vec<(i64, i64, String, String, String, String, i64)> = sqlx::query_as(
+        "SELECT block_number, log_index, from_address, token, to_address, amount, timestamp
+           FROM outflows ORDER BY block_number",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .expect("the new outflows");
+    let row = |block: i64, from: &str, to: &str| {
+        (
+            block,
+            4,
+            from.to_string(),
+            "0xtoken".to_string(),
+            to.to_string(),
+            "1000".to_string(),
+            block * 10,
+        )
+    };
+    assert_eq!(
+        rows,
+        vec![row(3, x, "0x01"), row(6, x, "0x02"), row(7, y, "0x03")]
+    );
+}
+
 /// Several stores opening one new file at once (as `index` and `serve` started together do)
 /// all come up migrated: one applies the migrations, the others wait and find them applied.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

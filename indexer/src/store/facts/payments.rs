@@ -1,7 +1,7 @@
 //! Payment facts: which addresses are bound to which agent from when, the payments credited
 //! through those bindings (token transfers, and claims on x402 batch-settlement channels, which
 //! are the channel's payer paying its receiver), and the transfers out of bound addresses
-//! (outflows).
+//! (outflows, once per transfer however many agents its sender is bound to).
 
 use crate::reputation::crediting;
 use crate::reputation::funding_trail::Move;
@@ -71,8 +71,8 @@ pub(super) async fn credit_transfers<'e>(
                 Via::Transfer(ev.settlement),
             )?;
         }
-        for agent_key in &credit.senders {
-            insert_outflow(rows, chain.chain_id, ev, agent_key, to, value)?;
+        if !credit.senders.is_empty() {
+            insert_outflow(rows, chain.chain_id, ev, from, to, value)?;
         }
         if !credit.payees.is_empty() && *from != Address::ZERO {
             credited.payments.push(Move {
@@ -367,12 +367,13 @@ pub(super) fn insert_payment(
     Ok(())
 }
 
-/// Records a transfer out of an address bound to `agent_key`.
+/// Records a transfer out of `from`, an address bound to at least one agent: once, however many
+/// agents it is bound to (reputation matches them when it reads the outflow).
 fn insert_outflow(
     rows: &mut Rows,
     chain_id: u64,
     ev: &EventRecord,
-    agent_key: &str,
+    from: &Address,
     to: &Address,
     amount: &U256,
 ) -> StoreResult<()> {
@@ -380,7 +381,7 @@ fn insert_outflow(
         chain_id: int("chain_id", chain_id)?,
         block_number: int("block_number", ev.block_number)?,
         log_index: int("log_index", ev.log_index)?,
-        agent_key: agent_key.to_string(),
+        from_address: hex_address(from),
         token: hex_address(&ev.address),
         to_address: hex_address(to),
         amount: amount.to_string(),

@@ -6,10 +6,11 @@ mod contracts;
 mod erc8004;
 mod feedback_files;
 mod masumi;
+mod outflows;
 
 use crate::primitives::sql_bound;
-use crate::reputation::{AgentFacts, Outflow};
-use crate::schema::{agent_liveness, agents, outflows, payments};
+use crate::reputation::AgentFacts;
+use crate::schema::{agent_liveness, agents, payments};
 use crate::store::Dialect;
 use crate::store::decode::{self, int};
 use crate::store::packed_row::{PackedRow, packed_row};
@@ -169,7 +170,7 @@ pub(super) async fn facts(
     let mut loaded = unloaded(subjects);
     payments(conn, subjects, up_to, &mut loaded).await?;
     masumi::released_escrows(conn, subjects, up_to, &mut loaded).await?;
-    outflows(conn, subjects, up_to, &mut loaded).await?;
+    outflows::outflows(conn, chain_id, subjects, up_to, &mut loaded).await?;
     sides(conn, chain_id, subjects, up_to, Activity::Read, &mut loaded).await?;
     Ok(loaded)
 }
@@ -298,16 +299,6 @@ packed_row! {
     }
 }
 
-packed_row! {
-    /// An `outflows` row as reputation reads it.
-    struct PackedOutflow {
-        agent_key: String = outflows::agent_key,
-        to_address: String = outflows::to_address,
-        block_number: i64 = outflows::block_number,
-        timestamp: i64 = outflows::timestamp,
-    }
-}
-
 async fn payments(
     conn: &mut AnyConnection,
     subjects: &[Subject],
@@ -351,41 +342,6 @@ async fn payments(
             tx_hash: &tx_hash,
         };
         entry.facts.payments.push(fields.parse()?);
-    }
-    Ok(())
-}
-
-/// Transfers out of the agents' bound addresses.
-async fn outflows(
-    conn: &mut AnyConnection,
-    subjects: &[Subject],
-    up_to: u64,
-    loaded: &mut BTreeMap<String, Loaded>,
-) -> StoreResult<()> {
-    let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT {} FROM {outflows_table} WHERE block_number <= ",
-        packed::<PackedOutflow>(Dialect::of(conn)),
-        outflows_table = outflows::NAME
-    ));
-    query.push_bind(sql_bound(up_to));
-    query.push(" AND agent_key");
-    push_in(&mut query, subjects.iter().map(|s| s.key.as_str()));
-    let rows: Vec<PackedOutflow> = fetch_packed(conn, query, "reading agents' outflows").await?;
-    for PackedOutflow {
-        agent_key,
-        to_address: to,
-        block_number,
-        timestamp,
-    } in rows
-    {
-        let Some(entry) = loaded.get_mut(&agent_key) else {
-            continue;
-        };
-        entry.saw(block_number)?;
-        entry.facts.outflows.push(Outflow {
-            to: decode::parse(outflows::NAME, "to_address", &to)?,
-            timestamp: decode::uint(outflows::NAME, "timestamp", timestamp)?,
-        });
     }
     Ok(())
 }

@@ -7,9 +7,9 @@ use crate::primitives::sql_bound;
 use crate::schema::{
     agent_contract_events, agent_snapshots, feedback, feedback_responses, feedback_revocations,
     identity_approvals, identity_metadata, identity_registrations, identity_transfers,
-    identity_uri_updates, masumi_escrow_actions, masumi_registry_actions, outflows, payments,
-    ratings, registry_events, reputation_dirty, validation_requests, validation_responses,
-    watched_agents, withdrawals,
+    identity_uri_updates, masumi_escrow_actions, masumi_registry_actions, outflows,
+    payment_bindings, payments, ratings, registry_events, reputation_dirty, validation_requests,
+    validation_responses, watched_agents, withdrawals,
 };
 use crate::store::decode::int;
 use crate::store::sql::{contract_key_sql, erc8004_key_sql};
@@ -48,14 +48,21 @@ pub(in crate::store) async fn mark_dirty(
     from: u64,
     to: u64,
 ) -> StoreResult<()> {
-    let mut selects: Vec<String> = [payments::NAME, outflows::NAME]
-        .iter()
-        .map(|table| {
-            format!(
-                "SELECT agent_key AS k FROM {table} WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3"
-            )
-        })
-        .collect();
+    let mut selects: Vec<String> = vec![
+        format!(
+            "SELECT agent_key AS k FROM {} WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3",
+            payments::NAME
+        ),
+        // An outflow is stored once for every agent its sender is bound to: every agent ever
+        // bound there is marked (one bound there at another time is rescored to the same row).
+        format!(
+            "SELECT agent_key AS k FROM {bindings} WHERE chain_id = $1 AND address IN
+             (SELECT from_address FROM {outflows}
+               WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3)",
+            bindings = payment_bindings::NAME,
+            outflows = outflows::NAME
+        ),
+    ];
     selects.extend(BY_TOKEN.iter().map(|table| {
         format!(
             "SELECT {} AS k FROM {table}
