@@ -18,6 +18,11 @@ mod api_loads;
 use api_loads::{Load, finish_oha, in_url, start_oha};
 use std::time::Instant;
 
+/// The allocator the `agentindex` binary runs the API with (`src/main.rs`), so the API served
+/// here allocates as it does there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let (count, seconds, oha) = api_loads::bench_args()?;
@@ -29,10 +34,19 @@ async fn main() -> anyhow::Result<()> {
         .unwrap_or_else(|| dir.path().join("api.db"));
     let url = format!("sqlite://{}", db.display());
     let started = Instant::now();
-    let (store, keys) = agents::open_filled(&url, count, true).await?;
-    agents::score(&store, &keys).await?;
+    // `API_BENCH_REUSE=1` serves the database `API_BENCH_DB` kept from an earlier run as it is.
+    let reuse = std::env::var_os("API_BENCH_REUSE").is_some() && db.exists();
+    let (store, keys) = if reuse {
+        agents::open_loaded(&url).await?
+    } else {
+        let (store, keys) = agents::open_filled(&url, count, true).await?;
+        agents::score(&store, &keys).await?;
+        (store, keys)
+    };
     println!(
-        "loaded {count} agents with profiles, skills, search rows and scores in {:.1} s",
+        "{} {} agents with profiles, skills, search rows and scores in {:.1} s",
+        if reuse { "reopened" } else { "loaded" },
+        keys.len(),
         started.elapsed().as_secs_f64()
     );
 

@@ -148,6 +148,15 @@ pub(crate) async fn open_filled(
     Ok((store, keys))
 }
 
+/// Opens a store [`open_filled`] loaded earlier; returns it and its agents' keys.
+pub(crate) async fn open_loaded(url: &str) -> anyhow::Result<(Store, Vec<String>)> {
+    let store = Store::open(url).await?;
+    let keys = sqlx::query_scalar("SELECT agent_key FROM agents")
+        .fetch_all(store.reader())
+        .await?;
+    Ok((store, keys))
+}
+
 /// Scores every agent as the indexer does when it starts under rules it has not recorded
 /// (adopting them: rows scored and written in the current form, the rules recorded), which is
 /// what the indexer leaves behind. `keys` must be every agent of the chain.
