@@ -226,8 +226,9 @@ const CONNECTION_PRAGMAS: &[&str] = &[
 ];
 
 /// How much of the database file each reader maps into memory (address space, shared with
-/// the operating system's page cache; not memory of its own).
-const READ_MMAP_BYTES: &str = "4294967296";
+/// the operating system's page cache; not memory of its own): all of it, up to 1 TiB (SQLite
+/// is built to allow that, `.cargo/config.toml`; its own default cap is 2 GiB).
+const READ_MMAP_BYTES: &str = "1099511627776";
 
 /// The page size of a new database (an existing one keeps its own). Twice SQLite's default:
 /// a backfill appends rows in key order to every table, and larger pages mean fewer splits and
@@ -259,4 +260,22 @@ fn connect_options(url: &str) -> StoreResult<SqliteConnectOptions> {
         .busy_timeout(Duration::from_secs(30))
         .page_size(PAGE_SIZE)
         .pragma("cache_size", "-16384"))
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every reader maps as much of the file as asked: SQLite's build allows it (its own cap
+    /// would silently hold each reader to 2 GiB).
+    #[tokio::test]
+    async fn readers_map_as_much_of_the_file_as_asked() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let url = format!("sqlite://{}", dir.path().join("m.db").display());
+        let store = super::super::Store::open(&url).await.expect("a store");
+        let mapped: i64 = sqlx::query_scalar("PRAGMA mmap_size")
+            .fetch_one(store.reader())
+            .await
+            .expect("the reader's mmap_size");
+        assert_eq!(mapped.to_string(), super::READ_MMAP_BYTES);
+        store.close().await;
+    }
 }
