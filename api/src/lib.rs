@@ -45,6 +45,7 @@ mod row_budget;
 pub mod server;
 pub mod state;
 pub mod subgraph;
+mod term_counts;
 pub mod time_share;
 mod websocket;
 

@@ -6,6 +6,7 @@ use crate::changes::ChangeFeed;
 use crate::facet_cache::FacetCache;
 use crate::feed_cache::FeedCache;
 use crate::metrics::ApiMetrics;
+use crate::term_counts::TermCounts;
 use agentindex_indexer::config::{ApiConfig, Config, PaymentToken};
 use agentindex_indexer::health::HealthBoard;
 use agentindex_indexer::reputation::ReputationRules;
@@ -38,6 +39,8 @@ pub struct ApiState {
     pub(crate) cache: Arc<ResponseCache>,
     /// Skill and tag facets between requests.
     pub(crate) facets: Arc<FacetCache>,
+    /// How many agents hold each skill or tag, for sizing list walks.
+    pub(crate) term_counts: Arc<TermCounts>,
     /// Reputation feeds computed, and the one being computed.
     pub(crate) feeds: Arc<FeedCache>,
     /// What the followers of this process meet (under `run`); `None` when only serving.
@@ -96,6 +99,7 @@ impl ApiState {
         ));
         Self {
             facets,
+            term_counts: Arc::default(),
             feeds,
             tokens: Arc::new(tokens),
             changes: ChangeFeed::start(store.clone()),

@@ -269,7 +269,8 @@ impl FacetQuery {
             ..Selection::default()
         };
         let pool = state.store.reader();
-        let listed = agents::list(pool, &selection, Order::Reputation, None, first).await?;
+        let counts = &state.term_counts;
+        let listed = agents::list(pool, counts, &selection, Order::Reputation, None, first).await?;
         Ok(listed.into_iter().map(|l| Agent(l.row)).collect())
     }
 }

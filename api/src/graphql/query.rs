@@ -79,6 +79,7 @@ impl AgentQuery {
         }
         let mut listed = agents::list(
             pool,
+            &state.term_counts,
             &selection,
             order,
             after.as_ref(),

@@ -5,9 +5,11 @@
 use super::agent_filters::push_after;
 use super::cursor::Cursor;
 use super::selection::{Order, Selection};
+use crate::term_counts::{Known, TermCounts};
 use agentindex_indexer::schema::{agent_reputation, agent_terms, agents};
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyPool, QueryBuilder, Row};
+use std::time::Instant;
 
 /// How a list query finds its rows (see [`list`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,17 +80,21 @@ pub(super) async fn walk_bound(
     .transpose()
 }
 
-/// Agents counted per term at most when estimating a walk (a larger share walks anyway).
-const TERM_COUNT_CAP: i64 = 20_000;
+/// Agents counted per term at most when estimating a walk, and at most this share of all
+/// agents beside it: a term more agents hold than that is walked with the smallest budget
+/// anyway, so a larger count changes nothing.
+const TERM_COUNT_CAP: (i64, i64) = (20_000, 5);
 /// Rows a walk reads at least and at most.
 const WALK_ROWS: (i64, i64) = (2_000, 20_000);
 
 /// How many rows of the order's index to walk for a page of `limit`: four times what the share
 /// of agents with every asked skill and tag (taken as independent) says it takes, as other
 /// filters skip rows too. `None` when the
-/// selection asks for no term, or when collecting the term's agents reads fewer rows.
+/// selection asks for no term, or when collecting the term's agents reads fewer rows. Terms'
+/// counts come from `counts` while they are fresh.
 pub(super) async fn walk_budget(
     pool: &AnyPool,
+    counts: &TermCounts,
     selection: &Selection,
     limit: i64,
 ) -> sqlx::Result<Option<i64>> {
@@ -115,17 +121,16 @@ pub(super) async fn walk_budget(
     let agents: i64 = sqlx::query_scalar(&estimate).fetch_one(pool).await?;
     let mut share = 1.0;
     let mut fewest = i64::MAX;
+    let cap = TERM_COUNT_CAP.0.max(agents / TERM_COUNT_CAP.1);
     for (term, kind) in terms {
-        let with_term: i64 = sqlx::query_scalar(&format!(
-            "SELECT count(*) FROM (SELECT 1 FROM {} WHERE term = $1
-               AND ($2 = 'skill' OR kind = 'tag') LIMIT $3) AS capped",
-            agent_terms::NAME
-        ))
-        .bind(&term)
-        .bind(kind)
-        .bind(TERM_COUNT_CAP)
-        .fetch_one(pool)
-        .await?;
+        let with_term = match counts.look_up(&term, kind, Instant::now()) {
+            Known::Count(count) => count,
+            Known::CountIt => {
+                let count = count_term(pool, &term, kind, cap).await?;
+                counts.keep(&term, kind, count, Instant::now());
+                count
+            }
+        };
         fewest = fewest.min(with_term);
         share *= with_term as f64 / agents.max(1) as f64;
     }
@@ -137,4 +142,18 @@ pub(super) async fn walk_budget(
     // A walked row costs a fraction of a collected one (one index step and a probe, against
     // lookups in three tables and a sort).
     Ok((budget < 4 * fewest).then_some(budget))
+}
+
+/// How many agents hold `term` of `kind`, `cap` at most.
+async fn count_term(pool: &AnyPool, term: &str, kind: &str, cap: i64) -> sqlx::Result<i64> {
+    sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM (SELECT 1 FROM {} WHERE term = $1
+           AND ($2 = 'skill' OR kind = 'tag') LIMIT $3) AS capped",
+        agent_terms::NAME
+    ))
+    .bind(term)
+    .bind(kind)
+    .bind(cap)
+    .fetch_one(pool)
+    .await
 }

@@ -9,6 +9,7 @@ use super::agent_filters::{
 use super::agent_walk::{Bound, Plan, walk_bound, walk_budget};
 use super::cursor::Cursor;
 pub(crate) use super::selection::{Order, Selection};
+use crate::term_counts::TermCounts;
 use agentindex_indexer::schema::{agent_profiles, agent_reputation, agent_search, agents};
 use agentindex_indexer::store::Dialect;
 use sqlx::any::AnyRow;
@@ -180,17 +181,19 @@ pub(crate) async fn matching(
 /// page reads about as many rows as it returns plus those the filters skip.
 pub(crate) async fn list(
     pool: &AnyPool,
+    counts: &TermCounts,
     selection: &Selection,
     order: Order,
     after: Option<&Cursor>,
     limit: i64,
 ) -> sqlx::Result<Vec<Listed>> {
-    list_planned(pool, selection, order, after, limit, true).await
+    list_planned(pool, counts, selection, order, after, limit, true).await
 }
 
 /// [`list`], walking the order's index only when `may_walk` (the tests compare both plans).
 async fn list_planned(
     pool: &AnyPool,
+    counts: &TermCounts,
     selection: &Selection,
     order: Order,
     after: Option<&Cursor>,
@@ -205,7 +208,7 @@ async fn list_planned(
     // matches are collected instead.
     let walkable = may_walk && selection.search.is_none() && order != Order::Relevance;
     let budget = match walkable {
-        true => walk_budget(pool, selection, limit).await?,
+        true => walk_budget(pool, counts, selection, limit).await?,
         false => None,
     };
     let dialect = Dialect::of_pool(pool);

@@ -6,6 +6,7 @@
 use super::super::cursor::Cursor;
 use super::{Order, Selection, list_planned};
 use crate::read::agent_walk::walk_budget;
+use crate::term_counts::TermCounts;
 use agentindex_indexer::schema::{agent_profiles, agent_reputation, agent_skills, agents};
 use agentindex_indexer::store::Store;
 use sqlx::{Any, AnyPool, QueryBuilder};
@@ -111,9 +112,17 @@ async fn page_through(
     let mut keys = Vec::new();
     let mut after: Option<Cursor> = None;
     loop {
-        let listed = list_planned(pool, selection, order, after.as_ref(), page, may_walk)
-            .await
-            .unwrap();
+        let listed = list_planned(
+            pool,
+            &TermCounts::default(),
+            selection,
+            order,
+            after.as_ref(),
+            page,
+            may_walk,
+        )
+        .await
+        .unwrap();
         keys.extend(listed.iter().map(|l| l.row.agent_key.clone()));
         match listed.last() {
             Some(last) if listed.len() as i64 == page => after = Some(last.cursor(order)),
@@ -131,7 +140,10 @@ async fn walking_the_order_index_gives_the_pages_collecting_gives() {
         ..Selection::default()
     };
     assert!(
-        walk_budget(pool, &common, 21).await.unwrap().is_some(),
+        walk_budget(pool, &TermCounts::default(), &common, 21)
+            .await
+            .unwrap()
+            .is_some(),
         "a skill two agents in three have is walked"
     );
     let selections = [
@@ -201,9 +213,17 @@ async fn liveness_filters_read_on_both_plans() {
     ] {
         for order in [Order::Newest, Order::Reputation] {
             for walk in [true, false] {
-                list_planned(pool, &selection, order, None, 20, walk)
-                    .await
-                    .unwrap();
+                list_planned(
+                    pool,
+                    &TermCounts::default(),
+                    &selection,
+                    order,
+                    None,
+                    20,
+                    walk,
+                )
+                .await
+                .unwrap();
             }
         }
         super::count(pool, &selection).await.unwrap();
