@@ -11,7 +11,7 @@ use crate::primitives::sql_bound;
 use crate::reputation::{Outflow, crediting};
 use crate::schema::{outflows, payment_bindings};
 use crate::store::decode::{self, int};
-use crate::store::packed_row::packed_row;
+use crate::store::packed_row::{PackedRow, packed_row};
 use crate::store::sql::{fetch_packed_in_chain_order, packed_rows, push_in};
 use crate::store::{Dialect, StoreResult};
 use sqlx::{Any, AnyConnection, QueryBuilder};
@@ -58,19 +58,15 @@ pub(super) async fn outflows(
     }
     let addresses: Vec<&str> = agents_at.keys().copied().collect();
     for chunk in addresses.chunks(ADDRESSES_PER_QUERY) {
-        let mut query = QueryBuilder::<Any>::new(format!(
-            "SELECT {} FROM {} WHERE chain_id = ",
-            packed_rows::<PackedOutflow>(Dialect::of(conn)),
-            outflows::NAME
-        ));
-        query.push_bind(int("chain_id", chain_id)?);
-        query.push(" AND block_number <= ");
-        query.push_bind(sql_bound(up_to));
-        query.push(" AND from_address");
-        push_in(&mut query, chunk.iter().copied());
-        let rows: Vec<(i64, i64, PackedOutflow)> =
-            fetch_packed_in_chain_order(conn, query, "reading outflows of agents' addresses")
-                .await?;
+        let within = Within {
+            table: outflows::NAME,
+            chain_id,
+            up_to,
+            column: "from_address",
+        };
+        let rows: Vec<(i64, i64, PackedOutflow)> = within
+            .rows(conn, chunk, "reading outflows of agents' addresses")
+            .await?;
         for (block, log, row) in rows {
             let from = row.from_address.as_str();
             for key in agents_at.get(from).into_iter().flatten() {
@@ -93,18 +89,16 @@ async fn histories(
     subjects: &[Subject],
     up_to: u64,
 ) -> StoreResult<Histories> {
-    let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT {} FROM {} WHERE chain_id = ",
-        packed_rows::<PackedBinding>(Dialect::of(conn)),
-        payment_bindings::NAME
-    ));
-    query.push_bind(int("chain_id", chain_id)?);
-    query.push(" AND block_number <= ");
-    query.push_bind(sql_bound(up_to));
-    query.push(" AND agent_key");
-    push_in(&mut query, subjects.iter().map(|s| s.key.as_str()));
-    let rows: Vec<(i64, i64, PackedBinding)> =
-        fetch_packed_in_chain_order(conn, query, "reading agents' payment addresses").await?;
+    let within = Within {
+        table: payment_bindings::NAME,
+        chain_id,
+        up_to,
+        column: "agent_key",
+    };
+    let keys: Vec<&str> = subjects.iter().map(|s| s.key.as_str()).collect();
+    let rows: Vec<(i64, i64, PackedBinding)> = within
+        .rows(conn, &keys, "reading agents' payment addresses")
+        .await?;
     let mut histories = Histories::new();
     for (block, log, row) in rows {
         histories
@@ -113,4 +107,35 @@ async fn histories(
             .push(((block, log), row.address));
     }
     Ok(histories)
+}
+
+/// Rows of a chain's fact table up to a block whose `column` is one of some values.
+struct Within {
+    table: &'static str,
+    chain_id: u64,
+    up_to: u64,
+    column: &'static str,
+}
+
+impl Within {
+    /// The rows whose column is one of `values`, as `T`, in chain order; `context` names the
+    /// read in errors.
+    async fn rows<T: PackedRow>(
+        &self,
+        conn: &mut AnyConnection,
+        values: &[&str],
+        context: &'static str,
+    ) -> StoreResult<Vec<(i64, i64, T)>> {
+        let mut query = QueryBuilder::<Any>::new(format!(
+            "SELECT {} FROM {} WHERE chain_id = ",
+            packed_rows::<T>(Dialect::of(conn)),
+            self.table
+        ));
+        query.push_bind(int("chain_id", self.chain_id)?);
+        query.push(" AND block_number <= ");
+        query.push_bind(sql_bound(self.up_to));
+        query.push(format!(" AND {}", self.column));
+        push_in(&mut query, values.iter().copied());
+        fetch_packed_in_chain_order(conn, query, context).await
+    }
 }
