@@ -114,7 +114,8 @@ pub(super) const API: &[(&str, &[&str])] = &[
     ("low_priority_lane", &[]),
     ("cache", &["cache_key", "lru", "low_priority_lane"]),
     ("metrics", &[]),
-    ("read", &[]),
+    ("term_counts", &[]),
+    ("read", &["term_counts"]),
     ("row_budget", &[]),
     ("explorer", &[]),
     ("chain_status", &[]),
@@ -134,7 +135,14 @@ pub(super) const API: &[(&str, &[&str])] = &[
     ),
     (
         "state",
-        &["cache", "changes", "metrics", "facet_cache", "feed_cache"],
+        &[
+            "cache",
+            "changes",
+            "metrics",
+            "facet_cache",
+            "feed_cache",
+            "term_counts",
+        ],
     ),
     (
         "feeds",
