@@ -8,12 +8,17 @@
 //! the bare endpoint's, measured in the same run.
 //!
 //! Run with `scripts/bench-api` (or `cargo run --release --example api_bench -- [agents]
-//! [seconds]` with `oha` on the PATH or in `OHA`).
+//! [seconds]` with `oha` on the PATH or in `OHA`). With `API_BENCH_POSTGRES=1` the agents are
+//! loaded into a database of a PostgreSQL server started for the run (as `scripts/bench-postgres`
+//! starts it; `BENCH_POSTGRES=1` gives it a benchmark's settings) instead of SQLite.
 
 #[path = "support/agents.rs"]
 mod agents;
 #[path = "support/api_loads.rs"]
 mod api_loads;
+#[allow(dead_code)]
+#[path = "../tests/support/postgres.rs"]
+mod postgres;
 
 use api_loads::{Load, finish_oha, in_url, start_oha};
 use std::time::Instant;
@@ -32,15 +37,31 @@ async fn main() -> anyhow::Result<()> {
     let db = std::env::var_os("API_BENCH_DB")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| dir.path().join("api.db"));
-    let url = format!("sqlite://{}", db.display());
+    // `API_BENCH_POSTGRES=postgres://…` loads into that (empty) database instead, and leaves it.
+    let postgres = std::env::var("API_BENCH_POSTGRES").ok();
+    let on_postgres = postgres.is_some();
+    let url = match postgres {
+        Some(url) if url.starts_with("postgres://") => url,
+        Some(_) => postgres::server().fresh_database(),
+        None => format!("sqlite://{}", db.display()),
+    };
     let started = Instant::now();
     // `API_BENCH_REUSE=1` serves the database `API_BENCH_DB` kept from an earlier run as it is.
-    let reuse = std::env::var_os("API_BENCH_REUSE").is_some() && db.exists();
+    let reuse = std::env::var_os("API_BENCH_REUSE").is_some() && db.exists() && !on_postgres;
     let (store, keys) = if reuse {
         agents::open_loaded(&url).await?
     } else {
         let (store, keys) = agents::open_filled(&url, count, true).await?;
         agents::score(&store, &keys).await?;
+        if on_postgres {
+            // What autovacuum does soon after a load: statistics and the visibility map.
+            let pool = sqlx::any::AnyPoolOptions::new()
+                .max_connections(1)
+                .connect(&url)
+                .await?;
+            sqlx::query("VACUUM ANALYZE").execute(&pool).await?;
+            pool.close().await;
+        }
         (store, keys)
     };
     println!(

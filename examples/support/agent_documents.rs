@@ -3,6 +3,7 @@
 //! asks for them.
 
 use super::{Agent, WORDS, run};
+use agentindex_indexer::documents::search_postings::{self, SearchText};
 use sqlx::{Any, QueryBuilder};
 
 /// Where ERC-8004 agent `n`'s registration file is.
@@ -69,6 +70,21 @@ fn mix(n: usize) -> u64 {
     (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40
 }
 
+/// Agent `n`'s search row: name, description, skills and tags.
+fn search_text(n: usize) -> [String; 4] {
+    let skills = skills_of(n);
+    [
+        format!("Agent {n}"),
+        format!("Agent {n} does {}", WORDS[n % WORDS.len()]),
+        format!("{} {}", skills[0].0, skills[1].0),
+        skills
+            .iter()
+            .flat_map(|(_, tags)| tags.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" "),
+    ]
+}
+
 /// Profiles, skills and search rows, as documents would give them.
 pub(super) async fn profiles(tx: &mut sqlx::AnyConnection, chunk: &[Agent]) -> anyhow::Result<()> {
     let mut q = QueryBuilder::<Any>::new(
@@ -118,24 +134,46 @@ pub(super) async fn profiles(tx: &mut sqlx::AnyConnection, chunk: &[Agent]) -> a
     });
     q.push(" ON CONFLICT DO NOTHING");
     run(&mut *tx, q).await?;
+    let texts: Vec<[String; 4]> = chunk.iter().map(|a| search_text(a.n)).collect();
     let mut q = QueryBuilder::<Any>::new(
         "INSERT INTO agent_search (agent_key, name, description, skills, tags) ",
     );
-    q.push_values(chunk, |mut row, a| {
-        let skills = skills_of(a.n);
-        row.push_bind(&a.key)
-            .push_bind(format!("Agent {}", a.n))
-            .push_bind(format!("Agent {} does {}", a.n, WORDS[a.n % WORDS.len()]))
-            .push_bind(format!("{} {}", skills[0].0, skills[1].0))
-            .push_bind(
-                skills
-                    .iter()
-                    .flat_map(|(_, tags)| tags.iter().cloned())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            );
+    q.push_values(chunk.iter().zip(&texts), |mut row, (a, text)| {
+        row.push_bind(&a.key);
+        for field in text {
+            row.push_bind(field);
+        }
     });
     run(&mut *tx, q).await?;
+    // Each agent's search number, and each word of its search row with its weight, as the
+    // documents' writer keeps them.
+    let doc = |a: &Agent| a.n as i64 + 1;
+    let mut q = QueryBuilder::<Any>::new("INSERT INTO search_agents (doc, agent_key) ");
+    q.push_values(chunk, |mut row, a| {
+        row.push_bind(doc(a)).push_bind(&a.key);
+    });
+    run(&mut *tx, q).await?;
+    let postings: Vec<(i64, String, i64)> = chunk
+        .iter()
+        .zip(&texts)
+        .flat_map(|(a, [name, description, skills, tags])| {
+            let text = SearchText {
+                name,
+                description,
+                skills,
+                tags,
+            };
+            search_postings::postings(text)
+                .into_iter()
+                .map(move |(term, weight)| (doc(a), term, weight))
+        })
+        .collect();
+    let mut q = QueryBuilder::<Any>::new("INSERT INTO agent_postings (doc, term, weight) ");
+    q.push_values(&postings, |mut row, (doc, term, weight)| {
+        row.push_bind(*doc).push_bind(term).push_bind(*weight);
+    });
+    run(&mut *tx, q).await?;
+
     let tokens: Vec<&Agent> = chunk.iter().filter(|a| a.erc8004).collect();
     if !tokens.is_empty() {
         let mut q = QueryBuilder::<Any>::new(

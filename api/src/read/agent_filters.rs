@@ -1,9 +1,11 @@
 //! The `WHERE` clauses of agent reads: every filter of a [`Selection`], the full-text search
 //! join, and keyset conditions that start a page after a cursor.
 
+use super::ranked_search::SearchWords;
 use super::selection::Selection;
 use agentindex_indexer::schema::{
-    agent_capabilities, agent_documents, agent_liveness, agent_search, agent_terms, documents,
+    agent_capabilities, agent_documents, agent_liveness, agent_postings, agent_search, agent_terms,
+    documents, search_agents,
 };
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, QueryBuilder};
@@ -42,31 +44,55 @@ pub(super) fn push_search_join(
     }
 }
 
-/// Appends `SELECT agent_key, rank FROM …` over the agents matching full-text `search` (an
-/// FTS5 query, see `fts_query`), best first by ascending `rank`: SQLite's bm25, PostgreSQL's
-/// `ts_rank` over the weighted document (negated, so both sort the same way).
+/// Appends `SELECT agent_key, doc, rank FROM …` over the agents matching full-text `search`
+/// (an FTS5 query, see `fts_query`), best first by ascending `rank` and then `doc`: the sum of
+/// each agent's weights for the search's words in `agent_postings` (for a prefix, of every word
+/// it starts), negated, and the agent's number in `search_agents`, on both databases, as
+/// `ranked_search` ranks a plain search's best page.
 pub(super) fn push_search_rows(query: &mut QueryBuilder<'_, Any>, dialect: Dialect, search: &str) {
-    match dialect {
-        Dialect::Sqlite => {
-            query.push(format!(
-                "SELECT agent_key, bm25({search}) AS rank FROM {search} WHERE {search} MATCH ",
-                search = agent_search::NAME
-            ));
-            query.push_bind(search.to_string());
-        }
-        Dialect::Postgres => {
-            let tsquery = tsquery(search);
-            query.push("SELECT agent_key, CAST(-ts_rank(document, to_tsquery('simple', ");
-            query.push_bind(tsquery.clone());
-            query.push(format!(
-                ")) AS DOUBLE PRECISION) AS rank FROM {}
-                 WHERE document @@ to_tsquery('simple', ",
-                agent_search::NAME
-            ));
-            query.push_bind(tsquery);
-            query.push(")");
-        }
+    let words = SearchWords::of(search);
+    query.push(format!(
+        "SELECT m.agent_key, d.doc, CAST(-(SELECT coalesce(sum(p.weight), 0) FROM {} p
+           WHERE p.doc = d.doc AND (false",
+        agent_postings::NAME
+    ));
+    if !words.whole.is_empty() {
+        query.push(" OR p.term");
+        super::in_list(query, &words.whole, "");
     }
+    if let Some(prefix) = &words.prefix {
+        query.push(" OR substr(p.term, 1, CAST(");
+        query.push_bind(prefix.chars().count() as i64);
+        query.push(" AS INTEGER)) = ");
+        query.push_bind(prefix.clone());
+    }
+    query.push(")) AS DOUBLE PRECISION) AS rank FROM (");
+    push_search_keys(query, dialect, search);
+    query.push(format!(
+        ") m JOIN {} d ON d.agent_key = m.agent_key",
+        search_agents::NAME
+    ));
+}
+
+/// Appends ` AND ({rank} > r OR ({rank} = r AND {doc} > the number of agent k))`: the search
+/// matches after (`r`, `k`) in relevance order.
+pub(super) fn push_after_relevance(
+    query: &mut QueryBuilder<'_, Any>,
+    rank: &str,
+    doc: &str,
+    r: f64,
+    k: &str,
+) {
+    query.push(format!(" AND ({rank} > "));
+    query.push_bind(r);
+    query.push(format!(" OR ({rank} = "));
+    query.push_bind(r);
+    query.push(format!(
+        " AND {doc} > (SELECT doc FROM {} WHERE agent_key = ",
+        search_agents::NAME
+    ));
+    query.push_bind(k.to_string());
+    query.push(")))");
 }
 
 /// Appends `SELECT agent_key FROM …` over the agents matching full-text `search`, unranked.

@@ -3,14 +3,15 @@
 //! pagination done in SQL.
 
 use super::agent_filters::{
-    push_after, push_filters, push_filters_with, push_search_join, push_search_keys,
-    push_search_rows,
+    push_after, push_after_relevance, push_filters, push_filters_with, push_search_join,
+    push_search_keys, push_search_rows,
 };
 use super::agent_walk::{Bound, Plan, walk_bound, walk_budget};
 use super::cursor::Cursor;
+use super::ranked_search::{self, After, SearchWords, push_ranked_page};
 pub(crate) use super::selection::{Order, Selection};
 use crate::term_counts::TermCounts;
-use agentindex_indexer::schema::{agent_profiles, agent_reputation, agent_search, agents};
+use agentindex_indexer::schema::{agent_profiles, agent_reputation, agents, search_agents};
 use agentindex_indexer::store::Dialect;
 use sqlx::any::AnyRow;
 use sqlx::{Any, AnyPool, FromRow, QueryBuilder, Row};
@@ -206,6 +207,12 @@ async fn list_planned(
     // needs, four times over: when that fills the page the page is right (those rows come first in
     // the order); when it does not, the other filters were too selective for a walk and the
     // matches are collected instead.
+    // A plain search's page comes from its words' heaviest postings when they settle it.
+    if may_walk
+        && let Some(page) = best_of_plain_search(pool, selection, order, after, limit).await?
+    {
+        return Ok(page);
+    }
     let walkable = may_walk && selection.search.is_none() && order != Order::Relevance;
     let budget = match walkable {
         true => walk_budget(pool, counts, selection, limit).await?,
@@ -222,6 +229,78 @@ async fn list_planned(
     }
     let query = list_query(dialect, selection, order, after, limit, Plan::Collect);
     fetch(query, pool).await
+}
+
+/// The page of a plain search of whole words in relevance order, ranked from each word's
+/// heaviest postings (`ranked_search`); `None` for any other listing, or when the postings
+/// would have to be read too deep (every match is ranked instead).
+async fn best_of_plain_search(
+    pool: &AnyPool,
+    selection: &Selection,
+    order: Order,
+    after: Option<&Cursor>,
+    limit: i64,
+) -> sqlx::Result<Option<Vec<Listed>>> {
+    let (Order::Relevance, Some(search)) = (order, &selection.search) else {
+        return Ok(None);
+    };
+    let words = SearchWords::of(search);
+    if !selection.only_search() || words.prefix.is_some() {
+        return Ok(None);
+    }
+    let after = match after {
+        Some(Cursor::Relevance { r, k }) => match search_number(pool, k).await? {
+            Some(doc) => Some(After {
+                score: -r.round() as i64,
+                doc,
+            }),
+            // The agent the last page ended at is gone: every match is ranked instead.
+            None => return Ok(None),
+        },
+        _ => None,
+    };
+    let Some(best) = ranked_search::best(pool, &words.whole, after, limit).await? else {
+        return Ok(None);
+    };
+    tracing::debug!(
+        depth = best.depth,
+        "a plain search's page from its words' postings"
+    );
+    if best.page.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    let dialect = Dialect::of_pool(pool);
+    let ranked: Vec<(i64, f64)> = best
+        .page
+        .iter()
+        .map(|(doc, score)| (*doc, -(*score as f64)))
+        .collect();
+    let mut query = QueryBuilder::<Any>::new("WITH v AS (");
+    push_ranked_page(&mut query, dialect, &ranked);
+    let join = dialect.join_in_order();
+    query.push(format!(
+        ") SELECT {COLUMNS}, v.rank AS rank FROM v {join} {} d ON d.doc = v.doc
+           {join} {} a ON a.agent_key = d.agent_key{}
+         ORDER BY v.place",
+        search_agents::NAME,
+        agents::NAME,
+        joins()
+    ));
+    fetch(query, pool).await.map(Some)
+}
+
+/// Agent `key`'s number in `search_agents`, if it has one.
+async fn search_number(pool: &AnyPool, key: &str) -> sqlx::Result<Option<i64>> {
+    let mut query = QueryBuilder::<Any>::new(format!(
+        "SELECT doc FROM {} WHERE agent_key = ",
+        search_agents::NAME
+    ));
+    query.push_bind(key.to_string());
+    Dialect::of_pool(pool)
+        .portable(query)
+        .build_query_scalar()
+        .fetch_optional(pool)
+        .await
 }
 
 async fn fetch(query: QueryBuilder<'_, Any>, pool: &AnyPool) -> sqlx::Result<Vec<Listed>> {
@@ -253,25 +332,14 @@ fn list_query<'a>(
     // index, so only the page's rows are joined.
     let plain_search = order == Order::Relevance && selection.only_search();
     if let Some(search) = &selection.search {
-        query.push("WITH s AS MATERIALIZED (");
-        // SQLite ranks inside FTS5 when the rank function is named in the same select; on
-        // PostgreSQL the ranked rows are a subquery, so the rank has a name to compare.
-        let rank = match dialect {
-            Dialect::Sqlite => format!("bm25({})", agent_search::NAME),
-            Dialect::Postgres => "rank".to_string(),
-        };
-        if dialect == Dialect::Postgres {
-            query.push("SELECT agent_key, rank FROM (");
-        }
+        query.push("WITH s AS MATERIALIZED (SELECT agent_key, doc, rank FROM (");
         push_search_rows(&mut query, dialect, search);
-        if dialect == Dialect::Postgres {
-            query.push(") m WHERE true");
-        }
+        query.push(") ranked WHERE true");
         if plain_search {
             if let Some(Cursor::Relevance { r, k }) = after {
-                push_after(&mut query, &rank, ">", *r, "agent_key", k);
+                push_after_relevance(&mut query, "rank", "doc", *r, k);
             }
-            query.push(" ORDER BY rank, agent_key LIMIT ");
+            query.push(" ORDER BY rank, doc LIMIT ");
             query.push_bind(limit);
         }
         query.push(") ");
@@ -344,7 +412,7 @@ fn list_query<'a>(
             );
         }
         (Order::Relevance, Some(Cursor::Relevance { r, k })) => {
-            push_after(&mut query, "s.rank", ">", *r, "a.agent_key", k);
+            push_after_relevance(&mut query, "s.rank", "s.doc", *r, k);
         }
         _ => {}
     }
@@ -352,7 +420,7 @@ fn list_query<'a>(
         (Order::Newest, _) => " ORDER BY a.registered_block DESC, a.agent_key",
         (Order::Reputation, false) => " ORDER BY coalesce(r.score, 0) DESC, a.agent_key",
         (Order::Reputation, true) => " ORDER BY r.score DESC, r.agent_key",
-        (Order::Relevance, _) => " ORDER BY s.rank, a.agent_key",
+        (Order::Relevance, _) => " ORDER BY s.rank, s.doc",
     });
     query.push(" LIMIT ");
     query.push_bind(limit);
@@ -393,3 +461,7 @@ pub(crate) async fn count(pool: &AnyPool, selection: &Selection) -> sqlx::Result
 #[cfg(test)]
 #[path = "agents_plans_test.rs"]
 mod plans_test;
+
+#[cfg(test)]
+#[path = "agents_search_test.rs"]
+mod search_test;

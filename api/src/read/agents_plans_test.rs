@@ -11,9 +11,10 @@ use agentindex_indexer::schema::{agent_profiles, agent_reputation, agent_skills,
 use agentindex_indexer::store::Store;
 use sqlx::{Any, AnyPool, QueryBuilder};
 
-const AGENTS: usize = 3_000;
+pub(super) const AGENTS: usize = 3_000;
 
-async fn store_with_agents() -> (tempfile::TempDir, Store) {
+/// A store with [`AGENTS`] agents keyed `1:00000` on, with scores, profiles and skills.
+pub(super) async fn store_with_agents() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("plans.db").display());
     let store = Store::open(&url).await.unwrap();
@@ -102,7 +103,7 @@ async fn store_with_agents() -> (tempfile::TempDir, Store) {
 }
 
 /// Every agent of `selection` in `order`, `page` at a time, following cursors.
-async fn page_through(
+pub(super) async fn page_through(
     pool: &AnyPool,
     selection: &Selection,
     order: Order,

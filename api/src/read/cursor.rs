@@ -24,11 +24,12 @@ pub(crate) enum Cursor {
         /// Its agent key.
         k: String,
     },
-    /// Most relevant first: (bm25 rank, agent key).
+    /// Most relevant first: (rank, the agent's search number), the rank being the negated sum
+    /// of the agent's weights for the search's words (`read::ranked_search`).
     Relevance {
         /// Rank of the last row (lower is better).
         r: f64,
-        /// Its agent key.
+        /// Its agent key (its search number is looked up from it).
         k: String,
     },
     /// An agent's payments, feedback, validations or history, newest first: (block, log index).

@@ -22,6 +22,7 @@ pub(crate) mod facets;
 pub(crate) mod liveness;
 pub(crate) mod masumi_payments;
 pub(crate) mod pages;
+mod ranked_search;
 mod selection;
 pub(crate) mod skills;
 pub(crate) mod x402_resources;

@@ -22,6 +22,7 @@ pub mod masumi;
 pub mod payments;
 pub mod profile;
 pub mod registration;
+pub mod search_postings;
 pub mod signature;
 pub mod uri;
 

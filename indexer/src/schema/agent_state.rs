@@ -120,6 +120,22 @@ super::tables! {
         tags: Option<String>,
     }
 
+    /// A number for each agent with a search row, so the word lists of `agent_postings` hold
+    /// small integers; ties in relevance go to the lower number.
+    search_agents [doc] {
+        doc: i64,
+        agent_key: String,
+    }
+
+    /// Each word of each agent's search text with its weight (`documents::search_postings`),
+    /// read heaviest first by `agent_postings_impact` to rank a search's best matches.
+    agent_postings [term, doc] {
+        /// the agent's number in `search_agents`
+        doc: i64,
+        term: String,
+        weight: i64,
+    }
+
     /// What each ERC-8004 agent's registration file says, a column per field, for the agent0
     /// subgraph endpoint's filters; absent while the agent has no readable file.
     agent_registrations [agent_key] {

@@ -175,6 +175,64 @@ async fn outflows_stored_per_agent_become_one_per_transfer_with_its_sender() {
     );
 }
 
+/// 0027 fills `agent_postings` from the full-text index: each agent's words and weights as the
+/// writer computes them from the same search row.
+#[tokio::test]
+async fn search_rows_indexed_before_postings_get_the_writers_postings() {
+    use crate::documents::search_postings::{SearchText, postings};
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut conn = migrated_before(&dir.path().join("old.db"), 27).await;
+    let rows = [
+        (
+            "k1",
+            "Weather Agent",
+            "Reports weather, rain and forecast",
+            "forecast Forecast",
+            "rain rain weather",
+        ),
+        (
+            "k2",
+            "Café Bot",
+            "Serves café orders: café, café!",
+            "order",
+            "coffee",
+        ),
+    ];
+    for (key, name, description, skills, tags) in rows {
+        sqlx::query(
+            "INSERT INTO agent_search (agent_key, name, description, skills, tags)
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(key)
+        .bind(name)
+        .bind(description)
+        .bind(skills)
+        .bind(tags)
+        .execute(&mut conn)
+        .await
+        .expect("a search row");
+    }
+    apply(&mut conn, 27).await;
+    for (key, name, description, skills, tags) in rows {
+        let stored: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT p.term, p.weight FROM agent_postings p
+               JOIN search_agents d ON d.doc = p.doc
+              WHERE d.agent_key = $1 ORDER BY p.term",
+        )
+        .bind(key)
+        .fetch_all(&mut conn)
+        .await
+        .expect("the postings");
+        let computed = postings(SearchText {
+            name,
+            description,
+            skills,
+            tags,
+        });
+        assert_eq!(stored, computed, "agent {key}");
+    }
+}
+
 /// Several stores opening one new file at once (as `index` and `serve` started together do)
 /// all come up migrated: one applies the migrations, the others wait and find them applied.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

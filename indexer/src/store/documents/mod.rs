@@ -8,6 +8,7 @@
 //! agents table, so an agent a reorg removed loses them at the next sync.
 
 mod links;
+mod postings;
 mod profiles;
 mod registrations;
 mod x402_terms;
@@ -208,6 +209,7 @@ pub(super) async fn sync(conn: &mut AnyConnection) -> StoreResult<Synced> {
         .await
         .context("removing profiles of agents that are gone")?;
     }
+    postings::remove_gone(conn).await?;
     profiles::profiles(conn, &stale).await?;
     Ok(Synced {
         recomputed: stale.len() as u64,

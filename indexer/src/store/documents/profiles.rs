@@ -3,6 +3,7 @@
 //! [`build_profile`] (the rules live there, in `documents/profile.rs`) and writes what it returns.
 
 use super::json;
+use crate::documents::search_postings::SearchText;
 use crate::documents::{ChainAgent, LinkRole, LinkedDocument, Profile, Projection, build_profile};
 use crate::schema::{
     agent_documents, agent_profiles, agent_search, agent_skills, agent_tags, agents, documents,
@@ -274,6 +275,7 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
             .flat_map(|s| s.tags.clone())
             .chain(tags.iter().cloned())
             .collect();
+        let (skill_text, tag_text) = (skill_text.join("\n"), tag_text.join(" "));
         sqlx::query(&format!(
             "INSERT INTO {agent_search_table} (agent_key, name, description, skills, tags) VALUES ($1, $2, $3, $4, $5)",
             agent_search_table = agent_search::NAME,
@@ -281,11 +283,18 @@ pub(super) async fn profiles(conn: &mut AnyConnection, agents: &[String]) -> Sto
         .bind(key)
         .bind(&name)
         .bind(&description)
-        .bind(skill_text.join("\n"))
-        .bind(tag_text.join(" "))
+        .bind(&skill_text)
+        .bind(&tag_text)
         .execute(&mut *conn)
         .await
         .context("writing an agent's search row")?;
+        let text = SearchText {
+            name: name.as_deref().unwrap_or_default(),
+            description: description.as_deref().unwrap_or_default(),
+            skills: &skill_text,
+            tags: &tag_text,
+        };
+        super::postings::write(conn, key, text).await?;
     }
     Ok(())
 }

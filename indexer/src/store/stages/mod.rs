@@ -196,6 +196,8 @@ mod tests {
         schema::agent_tags::NAME,
         schema::agent_terms::NAME,
         schema::agent_search::NAME,
+        schema::search_agents::NAME,
+        schema::agent_postings::NAME,
         schema::agent_registrations::NAME,
         schema::agent_registration_text::NAME,
         schema::agent_a2a_skills::NAME,
