@@ -185,6 +185,12 @@ pub(super) fn push_filters_with(
         // Checked row by row: one probe of the (agent, term) index per candidate. Otherwise the
         // agents with the term are listed first and drive the query.
         let terms_table = agent_terms::NAME;
+        // On PostgreSQL `OFFSET 0` keeps the check a probe per row: its planner would make
+        // a plain EXISTS a join, hash every agent with the term and sort the matches.
+        let probe_only = match dialect {
+            Dialect::Postgres => " OFFSET 0",
+            Dialect::Sqlite => "",
+        };
         query.push(if let Some(key) = checked_by {
             format!(
                 " AND EXISTS (SELECT 1 FROM {terms_table} t WHERE t.agent_key = {key}
@@ -197,6 +203,7 @@ pub(super) fn push_filters_with(
             )
         });
         query.push_bind(term.to_lowercase());
+        query.push(if checked_by.is_some() { probe_only } else { "" });
         query.push(")");
     }
     for (column, mode) in [
@@ -212,9 +219,19 @@ pub(super) fn push_filters_with(
             query.push(")");
         }
     }
+    // On PostgreSQL written on the bare columns, so its planner estimates them from the
+    // columns' statistics: against `coalesce(…)` it guesses 0.5% of rows, and then collects and
+    // sorts every match where walking the order's index would stop after a page. SQLite keeps
+    // `coalesce`, which leaves its left joins left joins (a bare column would let its planner
+    // turn them inner and reorder the walk).
+    let bare = dialect == Dialect::Postgres;
     if let Some(x402) = selection.x402 {
-        query.push(" AND coalesce(p.x402, 0) = ");
-        query.push_bind(i64::from(x402));
+        query.push(match (bare, x402) {
+            (true, true) => " AND p.x402 = 1",
+            (true, false) => " AND (p.x402 IS NULL OR p.x402 = 0)",
+            (false, true) => " AND coalesce(p.x402, 0) = 1",
+            (false, false) => " AND coalesce(p.x402, 0) = 0",
+        });
     }
     if let Some(signed) = selection.signed {
         query.push(if signed {
@@ -228,8 +245,14 @@ pub(super) fn push_filters_with(
         query.push_bind(i64::from(active));
     }
     if let Some(min) = selection.min_reputation {
-        query.push(" AND coalesce(r.score, 0) >= ");
+        // An agent without a score counts as 0.
+        query.push(match (bare, min > 0.0) {
+            (true, true) => " AND (r.score >= ",
+            (true, false) => " AND (r.score IS NULL OR r.score >= ",
+            (false, _) => " AND (coalesce(r.score, 0) >= ",
+        });
         query.push_bind(min);
+        query.push(")");
     }
     if let Some(owner) = &selection.owner {
         query.push(" AND a.owner = ");

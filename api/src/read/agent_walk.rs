@@ -80,6 +80,58 @@ pub(super) async fn walk_bound(
     .transpose()
 }
 
+/// The table a walk reads in the order's index (`agent_reputation r` or `agents a`). SQLite is
+/// told the index and keeps the joins in the order written. PostgreSQL's planner would join the
+/// agents with the asked terms first and sort every match (900 ms a page at 100,000 agents), so
+/// there the index is read in a subquery it does not flatten (`OFFSET 0`), from after the
+/// cursor down to the bound, and the joins and checks follow it row by row until the page is
+/// full (7 ms).
+pub(super) fn push_walked<'a>(
+    query: &mut QueryBuilder<'a, Any>,
+    dialect: Dialect,
+    order: Order,
+    bound: Option<Bound>,
+    after: Option<&'a Cursor>,
+    selection: &Selection,
+) {
+    let (table, alias, index) = match order {
+        Order::Reputation => (agent_reputation::NAME, "r", "agent_reputation_score"),
+        _ => (agents::NAME, "a", "agents_newest"),
+    };
+    if dialect == Dialect::Sqlite {
+        query.push(format!("{table} {alias}{}", dialect.index_hint(index)));
+        return;
+    }
+    query.push(format!("(SELECT * FROM {table} WHERE true"));
+    match (order, bound, after) {
+        (Order::Reputation, bound, after) => {
+            if let Some(Bound::Score(bound)) = bound {
+                query.push(" AND score >= ");
+                query.push_bind(bound);
+            }
+            if let Some(min) = selection.min_reputation {
+                query.push(" AND score >= ");
+                query.push_bind(min);
+            }
+            if let Some(Cursor::Reputation { s, k }) = after {
+                push_after(query, "score", "<", *s, "agent_key", k);
+            }
+            query.push(" ORDER BY score DESC, agent_key");
+        }
+        (_, bound, after) => {
+            if let Some(Bound::Block(bound)) = bound {
+                query.push(" AND registered_block >= ");
+                query.push_bind(bound);
+            }
+            if let Some(Cursor::Newest { b, k }) = after {
+                push_after(query, "registered_block", "<", *b, "agent_key", k);
+            }
+            query.push(" ORDER BY registered_block DESC, agent_key");
+        }
+    }
+    query.push(format!(" OFFSET 0) {alias}"));
+}
+
 /// Agents counted per term at most when estimating a walk, and at most this share of all
 /// agents beside it: a term more agents hold than that is walked with the smallest budget
 /// anyway, so a larger count changes nothing.

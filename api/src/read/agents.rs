@@ -6,7 +6,7 @@ use super::agent_filters::{
     push_after, push_after_relevance, push_filters, push_filters_with, push_search_join,
     push_search_keys, push_search_rows,
 };
-use super::agent_walk::{Bound, Plan, walk_bound, walk_budget};
+use super::agent_walk::{Bound, Plan, push_walked, walk_bound, walk_budget};
 use super::cursor::Cursor;
 use super::ranked_search::{self, After, SearchWords, push_ranked_page};
 pub(crate) use super::selection::{Order, Selection};
@@ -353,18 +353,30 @@ fn list_query<'a>(
     let walk = matches!(plan, Plan::Walk(_));
     let (agents_table, reputation_table) = (agents::NAME, agent_reputation::NAME);
     let join = dialect.join_in_order();
-    query.push(match (selection.search.is_some(), order, walk) {
-        (true, ..) => format!("s {join} {agents_table} a ON a.agent_key = s.agent_key"),
-        (false, Order::Reputation, true) => format!(
-            "{reputation_table} r{} {join} {agents_table} a ON a.agent_key = r.agent_key",
-            dialect.index_hint("agent_reputation_score")
-        ),
-        (false, Order::Reputation, false) => {
-            format!("{reputation_table} r {join} {agents_table} a ON a.agent_key = r.agent_key")
+    match (selection.search.is_some(), order, plan) {
+        (true, ..) => {
+            query.push(format!(
+                "s {join} {agents_table} a ON a.agent_key = s.agent_key"
+            ));
         }
-        (false, _, true) => format!("{agents_table} a{}", dialect.index_hint("agents_newest")),
-        (false, ..) => format!("{agents_table} a"),
-    });
+        (false, Order::Reputation, Plan::Walk(bound)) => {
+            push_walked(&mut query, dialect, order, bound, after, selection);
+            query.push(format!(
+                " {join} {agents_table} a ON a.agent_key = r.agent_key"
+            ));
+        }
+        (false, Order::Reputation, Plan::Collect) => {
+            query.push(format!(
+                "{reputation_table} r {join} {agents_table} a ON a.agent_key = r.agent_key"
+            ));
+        }
+        (false, _, Plan::Walk(bound)) => {
+            push_walked(&mut query, dialect, order, bound, after, selection)
+        }
+        (false, ..) => {
+            query.push(format!("{agents_table} a"));
+        }
+    }
     query.push(format!(
         " LEFT JOIN {} p ON p.agent_key = a.agent_key",
         agent_profiles::NAME

@@ -74,6 +74,7 @@ pub(super) async fn open(url: &str, read_timeout: Option<Duration>) -> StoreResu
         .after_connect(move |conn, _| {
             Box::pin(async move {
                 settle_connection(conn).await?;
+                read_pages(conn).await?;
                 match read_timeout {
                     Some(limit) => limit_statements(conn, limit).await,
                     None => Ok(()),
@@ -95,6 +96,17 @@ pub(super) async fn open(url: &str, read_timeout: Option<Duration>) -> StoreResu
 /// a millisecond through the index.
 async fn settle_connection(conn: &mut AnyConnection) -> sqlx::Result<()> {
     sqlx::query("SET plan_cache_mode = force_custom_plan")
+        .execute(conn)
+        .await
+        .map(|_| ())
+}
+
+/// Sets up a connection of the read pool (the API's, and the indexer's own reads): each
+/// statement planned without parallel workers. A request's statements read a page; starting
+/// workers for them costs more than it saves (milliseconds each), and at hundreds of requests
+/// a second the workers only take cores from the other requests.
+async fn read_pages(conn: &mut AnyConnection) -> sqlx::Result<()> {
+    sqlx::query("SET max_parallel_workers_per_gather = 0")
         .execute(conn)
         .await
         .map(|_| ())
