@@ -185,12 +185,6 @@ pub(super) fn push_filters_with(
         // Checked row by row: one probe of the (agent, term) index per candidate. Otherwise the
         // agents with the term are listed first and drive the query.
         let terms_table = agent_terms::NAME;
-        // On PostgreSQL `OFFSET 0` keeps the check a probe per row: its planner would make
-        // a plain EXISTS a join, hash every agent with the term and sort the matches.
-        let probe_only = match dialect {
-            Dialect::Postgres => " OFFSET 0",
-            Dialect::Sqlite => "",
-        };
         query.push(if let Some(key) = checked_by {
             format!(
                 " AND EXISTS (SELECT 1 FROM {terms_table} t WHERE t.agent_key = {key}
@@ -203,8 +197,12 @@ pub(super) fn push_filters_with(
             )
         });
         query.push_bind(term.to_lowercase());
-        query.push(if checked_by.is_some() { probe_only } else { "" });
-        query.push(")");
+        // On PostgreSQL `OFFSET 0` keeps a row's check a probe: its planner would make a plain
+        // EXISTS a join, hash every agent with the term and sort the matches.
+        query.push(match (checked_by, dialect) {
+            (Some(_), Dialect::Postgres) => " OFFSET 0)",
+            _ => ")",
+        });
     }
     for (column, mode) in [
         ("p.input_modes", &selection.input_mode),

@@ -38,35 +38,13 @@ pub(super) async fn walk_bound(
     budget: i64,
 ) -> sqlx::Result<Option<Bound>> {
     let dialect = Dialect::of_pool(pool);
-    let mut query = QueryBuilder::<Any>::new("");
-    match (order, after) {
-        (Order::Reputation, after) => {
-            query.push(format!(
-                "SELECT score FROM {}{} WHERE true",
-                agent_reputation::NAME,
-                dialect.index_hint("agent_reputation_score"),
-            ));
-            if let Some(min) = selection.min_reputation {
-                query.push(" AND score >= ");
-                query.push_bind(min);
-            }
-            if let Some(Cursor::Reputation { s, k }) = after {
-                push_after(&mut query, "score", "<", *s, "agent_key", k);
-            }
-            query.push(" ORDER BY score DESC, agent_key");
-        }
-        (_, after) => {
-            query.push(format!(
-                "SELECT registered_block FROM {}{} WHERE true",
-                agents::NAME,
-                dialect.index_hint("agents_newest"),
-            ));
-            if let Some(Cursor::Newest { b, k }) = after {
-                push_after(&mut query, "registered_block", "<", *b, "agent_key", k);
-            }
-            query.push(" ORDER BY registered_block DESC, agent_key");
-        }
-    }
+    let (table, _, index) = walked_index(order);
+    let mut query = QueryBuilder::<Any>::new(format!(
+        "SELECT {} FROM {table}{}",
+        order_key(order),
+        dialect.index_hint(index)
+    ));
+    push_index_range(&mut query, order, None, after, selection);
     query.push(" LIMIT 1 OFFSET ");
     query.push_bind(budget);
     let row = dialect.portable(query).build().fetch_optional(pool).await?;
@@ -78,6 +56,61 @@ pub(super) async fn walk_bound(
         })
     })
     .transpose()
+}
+
+/// The table a walk reads (its name and alias in agent reads) and the order's index on it.
+fn walked_index(order: Order) -> (&'static str, &'static str, &'static str) {
+    match order {
+        Order::Reputation => (agent_reputation::NAME, "r", "agent_reputation_score"),
+        _ => (agents::NAME, "a", "agents_newest"),
+    }
+}
+
+/// The column the walked index orders by, first.
+fn order_key(order: Order) -> &'static str {
+    match order {
+        Order::Reputation => "score",
+        _ => "registered_block",
+    }
+}
+
+/// Appends ` WHERE … ORDER BY …` over the walked table (`walked_index`): its rows from after
+/// the cursor down to `bound` if any (at least `minReputation` in reputation order), in the
+/// index's order.
+fn push_index_range<'a>(
+    query: &mut QueryBuilder<'a, Any>,
+    order: Order,
+    bound: Option<Bound>,
+    after: Option<&'a Cursor>,
+    selection: &Selection,
+) {
+    let key = order_key(order);
+    query.push(" WHERE true");
+    match bound {
+        Some(Bound::Score(bound)) => {
+            query.push(" AND score >= ");
+            query.push_bind(bound);
+        }
+        Some(Bound::Block(bound)) => {
+            query.push(" AND registered_block >= ");
+            query.push_bind(bound);
+        }
+        None => {}
+    }
+    match (order, after) {
+        (Order::Reputation, after) => {
+            if let Some(min) = selection.min_reputation {
+                query.push(" AND score >= ");
+                query.push_bind(min);
+            }
+            if let Some(Cursor::Reputation { s, k }) = after {
+                push_after(query, key, "<", *s, "agent_key", k);
+            }
+        }
+        (_, Some(Cursor::Newest { b, k })) => push_after(query, key, "<", *b, "agent_key", k),
+        _ => {}
+    }
+    query.push(format!(" ORDER BY {key} DESC, agent_key"));
 }
 
 /// The table a walk reads in the order's index (`agent_reputation r` or `agents a`). SQLite is
@@ -94,41 +127,13 @@ pub(super) fn push_walked<'a>(
     after: Option<&'a Cursor>,
     selection: &Selection,
 ) {
-    let (table, alias, index) = match order {
-        Order::Reputation => (agent_reputation::NAME, "r", "agent_reputation_score"),
-        _ => (agents::NAME, "a", "agents_newest"),
-    };
+    let (table, alias, index) = walked_index(order);
     if dialect == Dialect::Sqlite {
         query.push(format!("{table} {alias}{}", dialect.index_hint(index)));
         return;
     }
-    query.push(format!("(SELECT * FROM {table} WHERE true"));
-    match (order, bound, after) {
-        (Order::Reputation, bound, after) => {
-            if let Some(Bound::Score(bound)) = bound {
-                query.push(" AND score >= ");
-                query.push_bind(bound);
-            }
-            if let Some(min) = selection.min_reputation {
-                query.push(" AND score >= ");
-                query.push_bind(min);
-            }
-            if let Some(Cursor::Reputation { s, k }) = after {
-                push_after(query, "score", "<", *s, "agent_key", k);
-            }
-            query.push(" ORDER BY score DESC, agent_key");
-        }
-        (_, bound, after) => {
-            if let Some(Bound::Block(bound)) = bound {
-                query.push(" AND registered_block >= ");
-                query.push_bind(bound);
-            }
-            if let Some(Cursor::Newest { b, k }) = after {
-                push_after(query, "registered_block", "<", *b, "agent_key", k);
-            }
-            query.push(" ORDER BY registered_block DESC, agent_key");
-        }
-    }
+    query.push(format!("(SELECT * FROM {table}"));
+    push_index_range(query, order, bound, after, selection);
     query.push(format!(" OFFSET 0) {alias}"));
 }
 
