@@ -20,7 +20,11 @@ use std::process::ExitCode;
 /// The allocator. glibc's gives each busy thread an arena of its own and keeps much of what is
 /// freed there: a served API's own memory grew with the length of the attack benchmark (440 MiB
 /// with 10 s loads, 230 MiB with glibc held to two arenas). mimalloc hands freed pages back:
-/// 250 to 330 MiB in the same runs.
+/// 250 to 330 MiB in the same runs. It is built as mimalloc 2 without transparent huge pages
+/// (`Cargo.toml`): mimalloc 3 keeps freed pages for a second before handing them back and asks
+/// the kernel for 2 MiB pages, so a backfill of the M workload peaked at 228 to 257 MiB
+/// resident; mimalloc 2 hands them back after 10 ms, and the same backfill peaks at about 140
+/// MiB in the same time (BENCHMARKS.md, "Where a backfill's memory goes").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

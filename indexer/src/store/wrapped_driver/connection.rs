@@ -122,7 +122,9 @@ impl<W: Wrapper> AnyConnectionBackend for WrappedConnection<W> {
     }
 
     fn cached_statements_size(&self) -> usize {
-        AnyConnectionBackend::cached_statements_size(&self.base)
+        // The native connection's own count: sqlx's `Any` side of SQLite's connection does not
+        // pass it on (it says 0).
+        sqlx::Connection::cached_statements_size(&self.base)
     }
 
     fn clear_cached_statements(&mut self) -> BoxFuture<'_, sqlx::Result<()>> {

@@ -44,7 +44,7 @@ pub(crate) type BaseOptions<W> = <BaseConnection<W> as Connection>::Options;
 /// that hands the call on to the native connection unchanged.
 pub(crate) trait Wrapper: Debug + Send + Sized + 'static {
     /// sqlx's database underneath, whose name and URL schemes the driver takes.
-    type Base: Database<Connection: AnyConnectionBackend>;
+    type Base: Database<Connection: AnyConnectionBackend> + sqlx::database::HasStatementCache;
     /// What a URL asks of the wrapper beyond the native options.
     type Params: Debug + Clone + Send + Sync + 'static;
 
