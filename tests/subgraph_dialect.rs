@@ -9,6 +9,7 @@ use crate::support;
 
 use agentindex_contracts::{Devnet, IdentityRegistry};
 use alloy::primitives::{Address, Bytes};
+use alloy::providers::Provider;
 use alloy::sol_types::SolCall;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -81,6 +82,40 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
             .identity()
             .setApprovalForAll(s.bob, true)
             .from(s.dave)
+            .send(),
+    )
+    .await
+    .unwrap();
+
+    // Grace registers an agent, and an hour later sets its metadata: that agent's newest fact
+    // is the metadata, whose event's time `updatedAt` must then be.
+    let registered = agentindex_contracts::confirm(
+        "register",
+        devnet
+            .identity()
+            .register_2("ipfs://touched-later".into())
+            .from(s.grace)
+            .send(),
+    )
+    .await
+    .unwrap();
+    let touched = agentindex_contracts::demo::first_event::<IdentityRegistry::Registered>(
+        &registered,
+        "Registered",
+    )
+    .unwrap()
+    .agentId;
+    let _: Value = devnet
+        .provider()
+        .raw_request("evm_increaseTime".into(), (3_600,))
+        .await
+        .unwrap();
+    agentindex_contracts::confirm(
+        "setMetadata an hour later",
+        devnet
+            .identity()
+            .setMetadata(touched, "mood".into(), Bytes::from_static(b"busy"))
+            .from(s.grace)
             .send(),
     )
     .await
@@ -236,8 +271,8 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
         .collect();
     assert_eq!(
         all.len(),
-        6,
-        "the scenario's agent and the five of one block"
+        7,
+        "the scenario's agent, the five of one block and grace's later one"
     );
     let mut paged = Vec::new();
     for skip in (0..all.len()).step_by(2) {
@@ -255,7 +290,8 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
         );
     }
     assert_eq!(paged, all, "pages put together are the whole list");
-    let tied: Vec<&String> = all[..5].iter().collect();
+    // Grace's later agent first, then the five of one block.
+    let tied: Vec<&String> = all[1..6].iter().collect();
     let mut sorted = tied.clone();
     sorted.sort_by(|a, b| b.cmp(a));
     assert_eq!(tied, sorted, "ties broken by id, in the order's direction");
@@ -270,11 +306,11 @@ async fn the_subgraph_endpoint_speaks_graph_nodes_dialect() {
     );
     assert_eq!(
         stats["globalStats"],
-        json!({ "totalAgents": "6", "totalFeedback": "4", "totalValidations": "1" })
+        json!({ "totalAgents": "7", "totalFeedback": "4", "totalValidations": "1" })
     );
     assert_eq!(stats["agentStats"]["totalFeedback"], "3");
     assert_eq!(stats["agentStats"]["completedValidations"], "1");
-    assert_eq!(stats["protocol"]["totalAgents"], "6");
+    assert_eq!(stats["protocol"]["totalAgents"], "7");
     assert_eq!(
         stats["protocol"]["identityRegistry"],
         hex(devnet.deployment().identity)
