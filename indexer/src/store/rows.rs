@@ -255,7 +255,7 @@ mod tests {
     }
 
     async fn count(conn: &mut sqlx::AnyConnection) -> i64 {
-        sqlx::query_scalar("SELECT count(*) FROM payment_bindings")
+        sqlx::query_scalar(&format!("SELECT count(*) FROM {}", payment_bindings::NAME))
             .persistent(false)
             .fetch_one(&mut *conn)
             .await
