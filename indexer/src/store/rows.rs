@@ -20,14 +20,17 @@ struct Insert {
     width: usize,
     rows: usize,
     arguments: AnyArguments<'static>,
-    /// Whether the statement holds as many rows as one may (its text repeats from batch to
-    /// batch, so SQLite's compiled form is worth keeping); a batch's last rows of a table come
-    /// in a count of their own each time, and a compiled statement of thousands of values kept
-    /// for each of those held about 19 MB of a backfill's heap.
-    full: bool,
 }
 
 impl Insert {
+    /// Whether the statement holds as many rows as one may: its text repeats from batch to
+    /// batch, so SQLite's compiled form is worth keeping. A batch's last rows of a table come in
+    /// a count of their own each time, and a compiled statement of thousands of values kept for
+    /// each of those held about 19 MB of a backfill's heap.
+    fn is_full(&self) -> bool {
+        (self.rows + 1) * self.width > MAX_PARAMETERS
+    }
+
     /// The statement's text: a multi-row INSERT with anonymous parameters for SQLite, a bulk
     /// load for PostgreSQL.
     fn sql(&self, dialect: Dialect) -> String {
@@ -93,7 +96,7 @@ impl Rows {
         open.rows += 1;
         *self.counts.entry(table).or_default() += 1;
         if (open.rows + 1) * open.width > MAX_PARAMETERS {
-            self.close_as(table, true);
+            self.close(table);
         }
     }
 
@@ -102,13 +105,8 @@ impl Rows {
         &self.counts
     }
 
-    /// Turns the open rows of `table`, fewer than a statement may hold, into a statement.
+    /// Turns the open rows of `table` into a statement.
     fn close(&mut self, table: &'static str) {
-        self.close_as(table, false);
-    }
-
-    /// Turns the open rows of `table` into a statement (`full`: as many as one may hold).
-    fn close_as(&mut self, table: &'static str, full: bool) {
         let Some(open) = self.open.remove(table) else {
             return;
         };
@@ -121,7 +119,6 @@ impl Rows {
             width: open.width,
             rows: open.rows,
             arguments: open.arguments,
-            full,
         });
     }
 
@@ -172,8 +169,9 @@ async fn execute(conn: &mut AnyConnection, inserts: Vec<Insert>) -> StoreResult<
     };
     for insert in inserts {
         let sql = insert.sql(dialect);
+        let keep = insert.is_full();
         sqlx::query_with(&sql, insert.arguments)
-            .persistent(insert.full)
+            .persistent(keep)
             .execute(&mut *conn)
             .await
             .context("writing fact rows")?;
