@@ -97,12 +97,13 @@ pub(super) async fn open(url: &str, open: &OpenOptions) -> StoreResult<Opened> {
     })?;
     let file_url = format!("sqlite://{}", path.display());
     // Checkpoints run on the native connection (see `checkpoint`), never on the writer's.
+    let wal_limit = format!("PRAGMA journal_size_limit = {WAL_SIZE_LIMIT_BYTES}");
     let write = any_pool(
         &file_url,
         "rw",
         Reads::Unlimited,
         1,
-        &["PRAGMA wal_autocheckpoint = 0"],
+        &["PRAGMA wal_autocheckpoint = 0", &wal_limit],
     )
     .await
     .map_err(open_error)?;
@@ -259,8 +260,15 @@ fn connect_options(url: &str) -> StoreResult<SqliteConnectOptions> {
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(Duration::from_secs(30))
         .page_size(PAGE_SIZE)
-        .pragma("cache_size", "-16384"))
+        .pragma("cache_size", "-16384")
+        .pragma("journal_size_limit", WAL_SIZE_LIMIT_BYTES.to_string()))
 }
+
+/// The size the WAL file is cut back to when it starts over after a checkpoint. SQLite reuses
+/// the file rather than shrink it, so without a limit one transaction of gigabytes (rules
+/// adopted at a million agents: 6.8 GB) leaves a file that size for good; a backfill's WAL
+/// between two checkpoints stays well under this.
+const WAL_SIZE_LIMIT_BYTES: u64 = 64 << 20;
 
 #[cfg(test)]
 mod tests {
@@ -276,6 +284,58 @@ mod tests {
             .await
             .expect("the reader's mmap_size");
         assert_eq!(mapped.to_string(), super::READ_MMAP_BYTES);
+        store.close().await;
+    }
+
+    /// After a transaction larger than the limit, the WAL file is cut back to the limit once a
+    /// checkpoint copied it and the writer commits again.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_wal_file_is_cut_back_after_a_large_transaction() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("w.db");
+        let store = super::super::Store::open(&format!("sqlite://{}", path.display()))
+            .await
+            .expect("a store");
+        let wal = || {
+            let wal = path.with_extension("db-wal");
+            std::fs::metadata(wal).map(|m| m.len()).unwrap_or(0)
+        };
+        let write = |sql: &'static str| sqlx::query(sql).execute(&store.write);
+        write("CREATE TABLE bulk (payload BLOB)")
+            .await
+            .expect("a table");
+        let rows = super::WAL_SIZE_LIMIT_BYTES / 4096 + 1024;
+        sqlx::query(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $1) \
+             INSERT INTO bulk (payload) SELECT randomblob(4000) FROM n",
+        )
+        .bind(i64::try_from(rows).expect("a row count"))
+        .execute(&store.write)
+        .await
+        .expect("a transaction larger than the limit");
+        let grown = wal();
+        assert!(
+            grown > super::WAL_SIZE_LIMIT_BYTES,
+            "the WAL holds {grown} bytes"
+        );
+        let parts = store.sqlite.as_ref().expect("a SQLite store");
+        parts.checkpointer.committed();
+        let ran = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            parts.checkpointer.ran(2),
+        );
+        assert!(
+            matches!(ran.await, Ok(true)),
+            "no checkpoint after the commit"
+        );
+        write("INSERT INTO bulk (payload) VALUES (x'00')")
+            .await
+            .expect("a small commit");
+        let cut = wal();
+        assert!(
+            cut <= super::WAL_SIZE_LIMIT_BYTES,
+            "the WAL file stayed at {cut} bytes (grown to {grown})"
+        );
         store.close().await;
     }
 }
