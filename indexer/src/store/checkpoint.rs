@@ -52,11 +52,13 @@ impl Checkpointer {
         }
     }
 
-    /// Waits until the task has run at least `count` checkpoints; false if it ended first.
+    /// Waits up to `patience` for the task to have run at least `count` checkpoints; false if
+    /// it did not (it ended, or took longer).
     #[cfg(test)]
-    pub(super) async fn ran(&self, count: u64) -> bool {
+    pub(super) async fn ran(&self, count: u64, patience: Duration) -> bool {
         let mut runs = self.runs.clone();
-        runs.wait_for(|ran| *ran >= count).await.is_ok()
+        let waited = tokio::time::timeout(patience, runs.wait_for(|ran| *ran >= count)).await;
+        matches!(waited, Ok(Ok(_)))
     }
 
     /// Tells the task the writer committed.
@@ -108,9 +110,8 @@ mod tests {
     /// Waits until the checkpoint task of `store` has run `count` times.
     async fn checkpoints(store: &Store, count: u64) {
         let parts = store.sqlite.as_ref().expect("a SQLite store");
-        let ran = tokio::time::timeout(PATIENCE, parts.checkpointer.ran(count)).await;
         assert!(
-            matches!(ran, Ok(true)),
+            parts.checkpointer.ran(count, PATIENCE).await,
             "the checkpoint task did not run {count} checkpoints within {PATIENCE:?}"
         );
     }

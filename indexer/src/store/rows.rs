@@ -13,6 +13,11 @@ use std::collections::BTreeMap;
 /// SQLite's limit on bound parameters per statement, with a margin.
 const MAX_PARAMETERS: usize = 32_000;
 
+/// Whether `rows` rows of `width` values are as many as one statement may hold.
+fn no_room_after(rows: usize, width: usize) -> bool {
+    (rows + 1) * width > MAX_PARAMETERS
+}
+
 /// One ready INSERT with its values bound; its text is written for the connection it runs on.
 struct Insert {
     table: &'static str,
@@ -28,7 +33,7 @@ impl Insert {
     /// a count of their own each time, and a compiled statement of thousands of values kept for
     /// each of those held about 19 MB of a backfill's heap.
     fn is_full(&self) -> bool {
-        (self.rows + 1) * self.width > MAX_PARAMETERS
+        no_room_after(self.rows, self.width)
     }
 
     /// The statement's text: a multi-row INSERT with anonymous parameters for SQLite, a bulk
@@ -95,7 +100,7 @@ impl Rows {
         }
         open.rows += 1;
         *self.counts.entry(table).or_default() += 1;
-        if (open.rows + 1) * open.width > MAX_PARAMETERS {
+        if no_room_after(open.rows, open.width) {
             self.close(table);
         }
     }
