@@ -2,9 +2,10 @@
 //! id, filtered searches, the agent0 SDK's search), sent by `oha` to the real `agentindex serve`
 //! binary over 100,000 synthetic agents, measured alone and while one attacker per class of
 //! issue #30 sends the worst request of its class over and over, from a loopback address of its
-//! own (`support/attackers.rs`), in turn for `ATTACK_ROUNDS` rounds (3): the 99th percentile of
+//! own (`support/attackers.rs`), in turn for `ATTACK_ROUNDS` rounds (5): the 99th percentile of
 //! a sub-millisecond lookup on two cores shared with its own load generator moves by half from
-//! one pass to the next, so one pass each proves little either way. The server runs with
+//! one pass to the next, so one pass each proves little either way, and every request's time
+//! is kept (oha's timeline) so the p99 is also taken over every round's requests together. The server runs with
 //! the shipped limits, the per-client rate included, except that the legitimate load's address
 //! is in `unlimited_clients`: it stands for many clients at once. `ATTACK_CLASSES` picks some
 //! classes only (to find which one costs what), `ATTACK_LOADS` some loads only. The attackers' client side runs at nice 19, as
@@ -12,8 +13,8 @@
 //! `ATTACK_FLOOR` aims the attackers at a bare 429 server instead (`support/floor_server.rs`):
 //! what the legitimate load loses then is the floor no server can win back on this machine.
 //!
-//! Prints each load's p99 alone and under attack in every round, and the ratio of their medians
-//! (target: within 2x); what each attacker sent and got back; the server's peak memory of its
+//! Prints each load's p99 alone and under attack in every round, the ratio of their medians and
+//! the ratio of the p99s of every round's requests pooled (target: within 2x); what each attacker sent and got back; the server's peak memory of its
 //! own (target: under 512 MiB) beside its resident memory with the mapped database file; and
 //! the processor time the server and the attackers' own client took.
 //!
@@ -35,9 +36,9 @@ mod process_use;
 #[path = "support/serve_process.rs"]
 mod serve_process;
 
-use api_loads::{Load, Measured, finish_oha, start_oha};
+use api_loads::{Load, Measured, finish_oha, start_oha_recording};
 use process_use::{Cpu, Peaks, sample_memory};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -50,22 +51,32 @@ const LEGITIMATE: &str = "127.0.0.1";
 /// Connections `oha` keeps open per load.
 const CONNECTIONS: usize = 16;
 
-/// Runs `loads` one after the other for `seconds` each.
+/// Runs `loads` one after the other for `seconds` each, keeping every request's timing in a
+/// file of `timelines` per load: what each measured, and that file.
 fn measure_all(
     oha: &str,
     base: &str,
     dir: &Path,
+    timelines: &Path,
     loads: &[Load],
     seconds: usize,
-) -> anyhow::Result<Vec<Measured>> {
+) -> anyhow::Result<Vec<(Measured, PathBuf)>> {
     let list = dir.join("urls.txt");
     loads
         .iter()
         .map(|load| {
-            finish_oha(
-                load.name,
-                start_oha(oha, base, &list, load, &load.paths, seconds, CONNECTIONS)?,
-            )
+            let timeline = api_loads::timeline_file(timelines, load);
+            let child = start_oha_recording(
+                oha,
+                base,
+                &list,
+                load,
+                &load.paths,
+                seconds,
+                CONNECTIONS,
+                Some(&timeline),
+            )?;
+            Ok((finish_oha(load.name, child)?, timeline))
         })
         .collect()
 }
@@ -123,8 +134,14 @@ async fn main() -> anyhow::Result<()> {
         },
     ])?;
 
+    // Every request's timing is kept, in `OHA_TIMELINES` if set, for the pooled percentiles.
+    let timelines = match std::env::var_os("OHA_TIMELINES") {
+        Some(folder) => PathBuf::from(folder),
+        None => dir.path().join("timelines"),
+    };
+    std::fs::create_dir_all(&timelines)?;
     // A first pass faults in the pages the loads read, so no measured pass pays for it.
-    measure_all(&oha, &server.base, dir.path(), &loads, 2)?;
+    measure_all(&oha, &server.base, dir.path(), &timelines, &loads, 2)?;
     let rounds = rounds()?;
     // With ATTACK_FLOOR set the attackers aim at a bare 429 server instead (see floor_server).
     let floor = match std::env::var_os("ATTACK_FLOOR") {
@@ -134,27 +151,37 @@ async fn main() -> anyhow::Result<()> {
     let target = floor.as_ref().map_or(&server.base, |floor| &floor.base);
     let warmup = Duration::from_secs(attackers::warmup()?);
     let mut report = Report::default();
-    for _ in 0..rounds {
+    for round in 0..rounds {
         let alone = measured(pid, || {
-            measure_all(&oha, &server.base, dir.path(), &loads, seconds)
+            measure_all(&oha, &server.base, dir.path(), &timelines, &loads, seconds)
         })
         .await?;
-        report.alone.push(alone.0);
+        report
+            .alone
+            .push(pooled(alone.0, &mut report.pooled_alone).await?);
         report.peaks_alone = report.peaks_alone.max(alone.1);
         report.cpu_alone = report.cpu_alone.plus(alone.2);
         report.seconds_alone += alone.3;
 
         let stop = Arc::new(AtomicBool::new(false));
         let attacking = attackers::runtime()?;
-        let running = attackers::start(attacking.handle(), target, &classes, rate, &stop);
+        let running = attackers::start(
+            attacking.handle(),
+            target,
+            &classes,
+            rate,
+            &stop,
+            round as u64,
+        );
         // The attackers get a while (ATTACK_WARMUP_SECS, 5) to reach full strength and to spend
         // their bursts (of requests and of the server's time) before the measured pass.
         tokio::time::sleep(warmup).await;
         let own_before = Cpu::of(std::process::id());
         let attacked = measured(pid, || {
-            measure_all(&oha, &server.base, dir.path(), &loads, seconds)
+            measure_all(&oha, &server.base, dir.path(), &timelines, &loads, seconds)
         })
         .await?;
+        let attacked_measured = pooled(attacked.0, &mut report.pooled_attacked).await?;
         report.attackers_cpu = report
             .attackers_cpu
             .plus(Cpu::of(std::process::id()).since(own_before));
@@ -164,7 +191,7 @@ async fn main() -> anyhow::Result<()> {
             report.count(class, &tally);
         }
         drop(attacking);
-        report.attacked.push(attacked.0);
+        report.attacked.push(attacked_measured);
         report.peaks_attacked = report.peaks_attacked.max(attacked.1);
         report.cpu_attacked = report.cpu_attacked.plus(attacked.2);
         report.seconds_attacked += attacked.3;
@@ -204,10 +231,10 @@ fn chosen_loads(loads: Vec<Load>) -> anyhow::Result<Vec<Load>> {
     Ok(chosen)
 }
 
-/// Rounds of a pass alone and a pass attacked (`ATTACK_ROUNDS`, 3).
+/// Rounds of a pass alone and a pass attacked (`ATTACK_ROUNDS`, 5).
 fn rounds() -> anyhow::Result<usize> {
     match std::env::var("ATTACK_ROUNDS") {
-        Err(_) => Ok(3),
+        Err(_) => Ok(5),
         Ok(text) => text
             .parse()
             .ok()
@@ -216,12 +243,27 @@ fn rounds() -> anyhow::Result<usize> {
     }
 }
 
+/// Adds each load's request times from its timeline to `into` (one list per load, in the
+/// loads' order) and hands back what each load's oha reported.
+async fn pooled(
+    pass: Vec<(Measured, PathBuf)>,
+    into: &mut Vec<Vec<f64>>,
+) -> anyhow::Result<Vec<Measured>> {
+    into.resize_with(pass.len(), Vec::new);
+    let mut measured = Vec::with_capacity(pass.len());
+    for ((load, timeline), times) in pass.into_iter().zip(into.iter_mut()) {
+        times.extend(api_loads::durations_ms(&timeline).await?);
+        measured.push(load);
+    }
+    Ok(measured)
+}
+
 /// Runs `pass` while sampling the server's memory and processor time: what it measured, the
 /// memory peaks, the processor time and the seconds it took.
-async fn measured(
+async fn measured<T>(
     pid: u32,
-    pass: impl FnOnce() -> anyhow::Result<Vec<Measured>>,
-) -> anyhow::Result<(Vec<Measured>, Peaks, Cpu, f64)> {
+    pass: impl FnOnce() -> anyhow::Result<T>,
+) -> anyhow::Result<(T, Peaks, Cpu, f64)> {
     let sampling = Arc::new(AtomicBool::new(false));
     let memory = sample_memory(pid, sampling.clone());
     let (before, clock) = (Cpu::of(pid), Instant::now());
@@ -241,6 +283,10 @@ struct Report {
     alone: Vec<Vec<Measured>>,
     /// Per round, each load's measure under attack.
     attacked: Vec<Vec<Measured>>,
+    /// Per load, every request's time over every pass alone, in milliseconds.
+    pooled_alone: Vec<Vec<f64>>,
+    /// The same over every pass attacked.
+    pooled_attacked: Vec<Vec<f64>>,
     peaks_alone: Peaks,
     peaks_attacked: Peaks,
     cpu_alone: Cpu,
@@ -297,6 +343,26 @@ impl Report {
             );
         }
         println!("(ratio: the median p99 attacked over the median p99 alone)");
+        // The rounds' requests taken together: a p99 over every round's requests rests on a
+        // hundred slowest answers or more rather than each round's thirty.
+        println!(
+            "\n{:<26} {:>12} {:>12} {:>9} {:>18}",
+            "legitimate load, pooled", "p99 alone", "p99 attacked", "ratio", "requests"
+        );
+        for (n, load) in loads.iter().enumerate() {
+            let (alone, attacked) = (&self.pooled_alone[n], &self.pooled_attacked[n]);
+            let (p99_alone, p99_attacked) = (
+                api_loads::percentile(alone, 0.99),
+                api_loads::percentile(attacked, 0.99),
+            );
+            println!(
+                "{:<26} {p99_alone:>9.2} ms {p99_attacked:>9.2} ms {:>8.2}x {:>18}",
+                load.name,
+                p99_attacked / p99_alone,
+                format!("{} / {}", alone.len(), attacked.len()),
+            );
+        }
+        println!("(every round's requests alone, and attacked, taken together)");
         println!(
             "\n{:<24} {:>10} {:>10} {:>10}",
             "attacker", "sent", "refused", "answered"

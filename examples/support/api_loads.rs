@@ -246,6 +246,49 @@ pub(crate) fn start_oha(
     seconds: usize,
     connections: usize,
 ) -> anyhow::Result<TiedChild> {
+    // Every request's timing, for a timeline of one run (`OHA_TIMELINES=folder`).
+    let timeline =
+        std::env::var_os("OHA_TIMELINES").map(|folder| timeline_file(folder.as_ref(), load));
+    start_oha_recording(
+        oha,
+        base,
+        list,
+        load,
+        paths,
+        seconds,
+        connections,
+        timeline.as_deref(),
+    )
+}
+
+/// Where a pass of `load` keeps every request's timing in `folder`: oha's SQLite file, named
+/// by the load and the time the pass started.
+pub(crate) fn timeline_file(folder: &Path, load: &Load) -> std::path::PathBuf {
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis();
+    let name: String = load
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    folder.join(format!("{started}-{name}.db"))
+}
+
+/// [`start_oha`], keeping every request's timing in `timeline` (oha's SQLite file; see
+/// [`durations_ms`]) when given.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn start_oha_recording(
+    oha: &str,
+    base: &str,
+    list: &Path,
+    load: &Load,
+    paths: &[String],
+    seconds: usize,
+    connections: usize,
+    timeline: Option<&Path>,
+) -> anyhow::Result<TiedChild> {
     // Tied to this process: a benchmark stopped midway leaves no load running.
     let mut tied = TiedCommand::new(oha, std::time::Duration::from_secs(1));
     let command = tied.command();
@@ -261,19 +304,7 @@ pub(crate) fn start_oha(
     if let Some(rate) = load.rate {
         command.args(["-q", &rate.to_string()]);
     }
-    // Every request's timing, for a timeline of one run (`OHA_TIMELINES=folder`): oha's SQLite
-    // file per pass, named by the load and the time it started.
-    if let Some(folder) = std::env::var_os("OHA_TIMELINES") {
-        let started = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_millis();
-        let name: String = load
-            .name
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
-        let file = Path::new(&folder).join(format!("{started}-{name}.db"));
+    if let Some(file) = timeline {
         command.arg("--db-url").arg(file);
     }
     if let [path] = paths {
@@ -331,4 +362,31 @@ pub(crate) fn finish_oha(name: &str, child: TiedChild) -> anyhow::Result<Measure
         p50_ms: ms("p50"),
         p99_ms: ms("p99"),
     })
+}
+
+/// Every answered request's time in milliseconds, from the timeline oha kept in `file` (see
+/// [`start_oha_recording`]).
+pub(crate) async fn durations_ms(file: &Path) -> anyhow::Result<Vec<f64>> {
+    use sqlx::Connection;
+    let url = format!("sqlite://{}?mode=ro", file.display());
+    let mut conn = sqlx::SqliteConnection::connect(&url)
+        .await
+        .map_err(|e| anyhow::anyhow!("oha's timeline {}: {e}", file.display()))?;
+    let seconds: Vec<f64> = sqlx::query_scalar("SELECT duration FROM oha WHERE status = 200")
+        .fetch_all(&mut conn)
+        .await?;
+    conn.close().await?;
+    Ok(seconds.into_iter().map(|s| s * 1e3).collect())
+}
+
+/// The `fraction` percentile of `values` by nearest rank (0.99: the value 99% of them are at
+/// or under); NaN for none.
+pub(crate) fn percentile(values: &[f64], fraction: f64) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = (fraction * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
 }

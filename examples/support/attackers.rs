@@ -117,13 +117,15 @@ pub(crate) fn runtime() -> anyhow::Result<LoweredRuntime> {
 }
 
 /// Starts one attacker per class in `classes`, on the runtime `on`, against `base` until
-/// `stop` turns true.
+/// `stop` turns true. `round` numbers the attack: each round's requests differ from every
+/// other round's (an attacker does not repeat questions the response cache kept).
 pub(crate) fn start(
     on: &tokio::runtime::Handle,
     base: &str,
     classes: &[Class],
     rate: u32,
     stop: &Arc<AtomicBool>,
+    round: u64,
 ) -> Vec<Attacker> {
     classes
         .iter()
@@ -136,6 +138,7 @@ pub(crate) fn start(
                 base.to_string(),
                 from,
                 rate,
+                round * REQUESTS_PER_ROUND,
                 stop.clone(),
                 tally.clone(),
             ));
@@ -185,11 +188,18 @@ fn pace(rate: u32) -> tokio::time::Interval {
     ticks
 }
 
+/// More requests than one attacker sends in a round: each round numbers its requests from a
+/// multiple of this.
+const REQUESTS_PER_ROUND: u64 = 10_000_000;
+
+/// Sends `class`'s requests from `from` to `base` at `rate` a second, numbering them from
+/// `first` on, until `stop`.
 async fn run(
     class: Class,
     base: String,
     from: IpAddr,
     rate: u32,
+    first: u64,
     stop: Arc<AtomicBool>,
     tally: Arc<Tally>,
 ) {
@@ -198,7 +208,7 @@ async fn run(
         .timeout(Duration::from_secs(30))
         .build()
         .expect("a client");
-    let mut n: u64 = 0;
+    let mut n: u64 = first;
     let mut ticks = pace(rate);
     // The feed attacker asks for blocks below the indexed one (any block above is refused
     // before anything is computed).
