@@ -150,14 +150,23 @@ async fn main() -> anyhow::Result<()> {
                 let (warm, rest) = paths.split_at(paths.len() / 5);
                 finish_oha(
                     load.name,
-                    start_oha(&oha, &base, &list, load, warm, 2, connections)?,
+                    start_oha(&oha, &base, &list, load, warm, 2, connections, None)?,
                 )?;
                 rest
             }
         };
         let m = finish_oha(
             load.name,
-            start_oha(&oha, &base, &list, load, measured, seconds, connections)?,
+            start_oha(
+                &oha,
+                &base,
+                &list,
+                load,
+                measured,
+                seconds,
+                connections,
+                None,
+            )?,
         )?;
         results.push((
             load.name,

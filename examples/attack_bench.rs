@@ -36,7 +36,7 @@ mod process_use;
 #[path = "support/serve_process.rs"]
 mod serve_process;
 
-use api_loads::{Load, Measured, finish_oha, start_oha_recording};
+use api_loads::{Load, Measured, finish_oha, start_oha};
 use process_use::{Cpu, Peaks, sample_memory};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -66,7 +66,7 @@ fn measure_all(
         .iter()
         .map(|load| {
             let timeline = api_loads::timeline_file(timelines, load);
-            let child = start_oha_recording(
+            let child = start_oha(
                 oha,
                 base,
                 &list,

@@ -281,6 +281,7 @@ impl OhaRun {
                 &load.paths,
                 seconds,
                 CONNECTIONS,
+                None,
             )?;
             finish_oha(load.name, child)
         })

@@ -56,7 +56,16 @@ fn measure(
         .map(|(i, replica)| {
             let list = dir.join(format!("urls-{i}.txt"));
             let mine = &paths[i * share..(i + 1) * share];
-            start_oha(oha, &replica.base, &list, load, mine, seconds, CONNECTIONS)
+            start_oha(
+                oha,
+                &replica.base,
+                &list,
+                load,
+                mine,
+                seconds,
+                CONNECTIONS,
+                None,
+            )
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut total = Measured {

@@ -236,50 +236,10 @@ pub(crate) struct Measured {
 
 /// Starts `oha` for `seconds` on `paths` under `base` (one path, or a list it draws from, written
 /// to `list`; none: the list [`write_list`] wrote there already) at the load's rate, with
-/// `connections` connections.
-pub(crate) fn start_oha(
-    oha: &str,
-    base: &str,
-    list: &Path,
-    load: &Load,
-    paths: &[String],
-    seconds: usize,
-    connections: usize,
-) -> anyhow::Result<TiedChild> {
-    // Every request's timing, for a timeline of one run (`OHA_TIMELINES=folder`).
-    let timeline =
-        std::env::var_os("OHA_TIMELINES").map(|folder| timeline_file(folder.as_ref(), load));
-    start_oha_recording(
-        oha,
-        base,
-        list,
-        load,
-        paths,
-        seconds,
-        connections,
-        timeline.as_deref(),
-    )
-}
-
-/// Where a pass of `load` keeps every request's timing in `folder`: oha's SQLite file, named
-/// by the load and the time the pass started.
-pub(crate) fn timeline_file(folder: &Path, load: &Load) -> std::path::PathBuf {
-    let started = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_millis();
-    let name: String = load
-        .name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    folder.join(format!("{started}-{name}.db"))
-}
-
-/// [`start_oha`], keeping every request's timing in `timeline` (oha's SQLite file; see
-/// [`durations_ms`]) when given.
+/// `connections` connections, keeping every request's timing (oha's SQLite file; see
+/// [`durations_ms`]) in `timeline`, or else in a file of `OHA_TIMELINES=folder` if set.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn start_oha_recording(
+pub(crate) fn start_oha(
     oha: &str,
     base: &str,
     list: &Path,
@@ -289,6 +249,9 @@ pub(crate) fn start_oha_recording(
     connections: usize,
     timeline: Option<&Path>,
 ) -> anyhow::Result<TiedChild> {
+    let timeline = timeline.map(Path::to_path_buf).or_else(|| {
+        std::env::var_os("OHA_TIMELINES").map(|folder| timeline_file(folder.as_ref(), load))
+    });
     // Tied to this process: a benchmark stopped midway leaves no load running.
     let mut tied = TiedCommand::new(oha, std::time::Duration::from_secs(1));
     let command = tied.command();
@@ -318,6 +281,21 @@ pub(crate) fn start_oha_recording(
     command.stdout(Stdio::piped()).stderr(Stdio::piped());
     tied.spawn()
         .map_err(|e| anyhow::anyhow!("cannot run oha ({oha}): {e}"))
+}
+
+/// Where a pass of `load` keeps every request's timing in `folder`: oha's SQLite file, named
+/// by the load and the time the pass started.
+pub(crate) fn timeline_file(folder: &Path, load: &Load) -> std::path::PathBuf {
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis();
+    let name: String = load
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    folder.join(format!("{started}-{name}.db"))
 }
 
 /// Writes `paths` under `base` to `list`, one URL a line, for `oha --urls-from-file`.
@@ -365,7 +343,7 @@ pub(crate) fn finish_oha(name: &str, child: TiedChild) -> anyhow::Result<Measure
 }
 
 /// Every answered request's time in milliseconds, from the timeline oha kept in `file` (see
-/// [`start_oha_recording`]).
+/// [`start_oha`]).
 pub(crate) async fn durations_ms(file: &Path) -> anyhow::Result<Vec<f64>> {
     use sqlx::Connection;
     let url = format!("sqlite://{}?mode=ro", file.display());
