@@ -7,8 +7,7 @@
 //! rendered with it, is reused for `[api.caches] metrics_cache_secs`, and scrapes that arrive
 //! while one renders wait for it rather than reading the database again. Those reads run at
 //! low priority ([`low_priority::scope`]): counting agents by chain and source reads every
-//! agent (about 90 ms of a core at 100,000 agents, 0.9 s at a million), and nobody's answer
-//! waits on a scrape.
+//! agent (0.9 s of a core at a million agents), and nobody's answer waits on a scrape.
 
 use agentindex_indexer::schema::agents;
 use agentindex_indexer::store::StoreRead;
