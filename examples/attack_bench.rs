@@ -1,25 +1,27 @@
-//! Attack benchmark: legitimate traffic, the API benchmark's loads at fixed rates (lookups by
-//! id, filtered searches, the agent0 SDK's search), sent by `oha` to the real `agentindex serve`
-//! binary over 100,000 synthetic agents, measured alone and while one attacker per class of
-//! issue #30 sends the worst request of its class over and over, from a loopback address of its
-//! own (`support/attackers.rs`), in turn for `ATTACK_ROUNDS` rounds (5): the 99th percentile of
-//! a sub-millisecond lookup on two cores shared with its own load generator moves by half from
-//! one pass to the next, so one pass each proves little either way, and every request's time
-//! is kept (oha's timeline) so the p99 is also taken over every round's requests together. The server runs with
-//! the shipped limits, the per-client rate included, except that the legitimate load's address
+//! Attack benchmark: legitimate traffic, the API benchmark's loads at fixed rates (lookups by id,
+//! filtered searches, the agent0 SDK's search), sent by `oha` to the real `agentindex serve` binary
+//! over 100,000 synthetic agents, measured alone and while one attacker per class of issue #30
+//! sends the worst request of its class over and over, from a loopback address of its own
+//! (`support/attackers.rs`), in turn for `ATTACK_ROUNDS` rounds (5): the 99th percentile of a
+//! sub-millisecond lookup on two cores shared with its own load generator moves by half from one
+//! pass to the next, so one pass each proves little either way, and every request's time is kept
+//! (oha's timeline) so the p99 is also taken over every round's requests together. The server runs
+//! with the shipped limits, the per-client rate included, except that the legitimate load's address
 //! is in `unlimited_clients`: it stands for many clients at once. `ATTACK_CLASSES` picks some
-//! classes only (to find which one costs what), `ATTACK_LOADS` some loads only. The attackers' client side runs at nice 19, as
-//! remote machines' would cost this one nothing (`ATTACKERS_AT_NORMAL_PRIORITY` undoes that).
-//! `ATTACK_FLOOR` aims the attackers at a bare 429 server instead (`support/floor_server.rs`):
-//! what the legitimate load loses then is the floor no server can win back on this machine.
+//! classes only (to find which one costs what), `ATTACK_LOADS` some loads only. The attackers'
+//! client side runs at nice 19, as remote machines' would cost this one nothing
+//! (`ATTACKERS_AT_NORMAL_PRIORITY` undoes that). `ATTACK_FLOOR` aims the attackers at a bare 429
+//! server instead (`support/floor_server.rs`): what the legitimate load loses then is the floor no
+//! server can win back on this machine.
 //!
-//! Prints each load's p99 alone and under attack in every round, the ratio of their medians and
-//! the ratio of the p99s of every round's requests pooled (target: within 2x); what each attacker sent and got back; the server's peak memory of its
-//! own (target: under 512 MiB) beside its resident memory with the mapped database file; and
-//! the processor time the server and the attackers' own client took.
+//! Prints each load's p99 alone and under attack in every round, the ratio of their medians and the
+//! ratio of the p99s of every round's requests pooled (target: within 2x); what each attacker sent
+//! and got back; the server's peak memory of its own (target: under 512 MiB) beside its resident
+//! memory with the mapped database file; and the processor time the server and the attackers' own
+//! client took.
 //!
-//! Run with `scripts/bench-attack` (or `cargo run --release --example attack_bench --
-//! [agents] [seconds]` with `oha` in `OHA` and the release binary built).
+//! Run with `scripts/bench-attack` (or `cargo run --release --example attack_bench -- [agents]
+//! [seconds]` with `oha` in `OHA` and the release binary built).
 
 #[path = "support/agents.rs"]
 mod agents;
@@ -181,7 +183,6 @@ async fn main() -> anyhow::Result<()> {
             measure_all(&oha, &server.base, dir.path(), &timelines, &loads, seconds)
         })
         .await?;
-        let attacked_measured = pooled(attacked.0, &mut report.pooled_attacked).await?;
         report.attackers_cpu = report
             .attackers_cpu
             .plus(Cpu::of(std::process::id()).since(own_before));
@@ -191,7 +192,9 @@ async fn main() -> anyhow::Result<()> {
             report.count(class, &tally);
         }
         drop(attacking);
-        report.attacked.push(attacked_measured);
+        report
+            .attacked
+            .push(pooled(attacked.0, &mut report.pooled_attacked).await?);
         report.peaks_attacked = report.peaks_attacked.max(attacked.1);
         report.cpu_attacked = report.cpu_attacked.plus(attacked.2);
         report.seconds_attacked += attacked.3;
