@@ -8,6 +8,7 @@ use agentindex_indexer::schema::{
     documents, search_agents,
 };
 use agentindex_indexer::store::Dialect;
+use agentindex_indexer::store::in_list::push_in;
 use sqlx::{Any, QueryBuilder};
 
 /// Appends ` AND ({column} {before} value OR ({column} = value AND {key_column} > key))`: the
@@ -161,20 +162,12 @@ pub(super) fn push_filters_with(
 ) {
     query.push(" WHERE true");
     if !selection.chain_ids.is_empty() {
-        query.push(" AND a.chain_id IN (");
-        let mut list = query.separated(", ");
-        for id in &selection.chain_ids {
-            list.push_bind(*id);
-        }
-        query.push(")");
+        query.push(" AND a.chain_id");
+        push_in(query, selection.chain_ids.iter().copied());
     }
     if !selection.sources.is_empty() {
-        query.push(" AND a.source IN (");
-        let mut list = query.separated(", ");
-        for source in &selection.sources {
-            list.push_bind(*source);
-        }
-        query.push(")");
+        query.push(" AND a.source");
+        push_in(query, selection.sources.iter().copied());
     }
     let terms = selection
         .skill

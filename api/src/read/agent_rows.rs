@@ -5,6 +5,7 @@
 
 use agentindex_indexer::schema::{Column, SqlType, Table};
 use agentindex_indexer::store::Dialect;
+use agentindex_indexer::store::in_list::push_in;
 use sqlx::any::AnyRow;
 use sqlx::{Any, AnyPool, QueryBuilder, Row};
 use std::collections::HashMap;
@@ -62,15 +63,11 @@ pub(crate) async fn of_agents(
     let mut out = HashMap::new();
     for chunk in keys.chunks(KEYS_PER_STATEMENT) {
         let mut query = QueryBuilder::<Any>::new(format!(
-            "SELECT {} FROM {} WHERE agent_key IN (",
+            "SELECT {} FROM {} WHERE agent_key",
             table.column_list(),
             table.name
         ));
-        let mut list = query.separated(", ");
-        for key in chunk {
-            list.push_bind(key.clone());
-        }
-        query.push(")");
+        push_in(&mut query, chunk.iter().cloned());
         let rows = Dialect::of_pool(pool)
             .portable(query)
             .build()

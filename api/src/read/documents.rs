@@ -3,6 +3,7 @@
 
 use agentindex_indexer::schema::{agent_documents, document_lints, documents};
 use agentindex_indexer::store::Dialect;
+use agentindex_indexer::store::in_list::{padded, push_in};
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::{BTreeMap, HashMap};
 
@@ -66,15 +67,12 @@ pub(crate) async fn of_agents(
             "SELECT l.agent_key, l.role, l.uri, l.expect, d.status, d.kind, d.signature, d.error,
                     d.fetched_at, d.projection
              FROM {} l LEFT JOIN {} d ON d.uri = l.uri AND d.expect = l.expect
-             WHERE l.agent_key IN (",
+             WHERE l.agent_key",
             agent_documents::NAME,
             documents::NAME
         ));
-        let mut list = query.separated(", ");
-        for key in chunk {
-            list.push_bind(key.clone());
-        }
-        query.push(") ORDER BY l.agent_key, l.role, l.uri");
+        push_in(&mut query, chunk.iter().cloned());
+        query.push("ORDER BY l.agent_key, l.role, l.uri");
         let linked: Vec<Linked> = Dialect::of_pool(pool)
             .portable(query)
             .build_query_as()
@@ -88,7 +86,7 @@ pub(crate) async fn of_agents(
                 document_lints::NAME
             ));
             let mut list = query.separated(", ");
-            for link in &linked {
+            for link in padded(&linked) {
                 list.push("(");
                 list.push_bind_unseparated(link.uri.clone());
                 list.push_unseparated(", ");

@@ -4,6 +4,7 @@
 
 use agentindex_indexer::schema::agent_reputation;
 use agentindex_indexer::store::Dialect;
+use agentindex_indexer::store::in_list::push_in;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
 
@@ -15,16 +16,12 @@ pub(crate) async fn of_agents(
     let mut out = HashMap::new();
     for chunk in keys.chunks(500) {
         let mut query = QueryBuilder::<Any>::new(format!(
-            "SELECT {key}, {} FROM {} WHERE {key} IN (",
+            "SELECT {key}, {} FROM {} WHERE {key}",
             agent_reputation::evaluation,
             agent_reputation::NAME,
             key = agent_reputation::agent_key,
         ));
-        let mut list = query.separated(", ");
-        for key in chunk {
-            list.push_bind(key.clone());
-        }
-        query.push(")");
+        push_in(&mut query, chunk.iter().cloned());
         let rows: Vec<(String, String)> = Dialect::of_pool(pool)
             .portable(query)
             .build_query_as()

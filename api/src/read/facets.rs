@@ -5,6 +5,7 @@ use agentindex_indexer::schema::{
     agent_skills, agent_terms, agents, chain_cursor, feedback, payments, validation_requests,
 };
 use agentindex_indexer::store::Dialect;
+use agentindex_indexer::store::in_list::push_in;
 use sqlx::{Any, AnyPool, QueryBuilder};
 
 /// A value and how many agents have it.
@@ -14,12 +15,8 @@ fn push_chains(query: &mut QueryBuilder<'_, Any>, column: &str, chain_ids: &[i64
     if chain_ids.is_empty() {
         return;
     }
-    query.push(format!(" AND {column} IN ("));
-    let mut list = query.separated(", ");
-    for id in chain_ids {
-        list.push_bind(*id);
-    }
-    query.push(")");
+    query.push(format!(" AND {column}"));
+    push_in(query, chain_ids.iter().copied());
 }
 
 /// The most common skill ids (case-folded) with how many agents advertise each.

@@ -5,6 +5,7 @@
 
 use agentindex_indexer::schema::{agent_capabilities, probe_endpoints, probe_targets};
 use agentindex_indexer::store::Dialect;
+use agentindex_indexer::store::in_list::push_in;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
 
@@ -52,12 +53,12 @@ pub(crate) async fn of_agents(
                    e.checked_at, e.next_probe_at, e.last_ok_at, e.latency_ms, e.http_status,
                    coalesce(e.protocol_version, t.protocol_version) AS protocol_version
                  FROM {targets} t JOIN {endpoints} e ON e.kind = t.kind AND e.url = t.url
-                 WHERE t.agent_key IN (",
+                 WHERE t.agent_key",
                 targets = probe_targets::NAME,
                 endpoints = probe_endpoints::NAME,
             ),
             chunk,
-            ") ORDER BY t.agent_key, t.kind, t.url",
+            "ORDER BY t.agent_key, t.kind, t.url",
         )
         .build_query_as()
         .fetch_all(pool)
@@ -71,12 +72,12 @@ pub(crate) async fn of_agents(
         let capabilities: Vec<agent_capabilities::Row> = over(
             pool,
             format!(
-                "SELECT {columns} FROM {capabilities} WHERE agent_key IN (",
+                "SELECT {columns} FROM {capabilities} WHERE agent_key",
                 columns = agent_capabilities::TABLE.column_list(),
                 capabilities = agent_capabilities::NAME,
             ),
             chunk,
-            ") ORDER BY agent_key, kind, key",
+            "ORDER BY agent_key, kind, key",
         )
         .build_query_as()
         .fetch_all(pool)
@@ -91,13 +92,10 @@ pub(crate) async fn of_agents(
     Ok(out)
 }
 
-/// `head`, the bound `keys` separated by commas, then `tail`, written for `pool`'s database.
+/// `head`, ` IN (keys…)` (padded: [`push_in`]), then `tail`, written for `pool`'s database.
 fn over<'a>(pool: &AnyPool, head: String, keys: &'a [String], tail: &str) -> QueryBuilder<'a, Any> {
     let mut query = QueryBuilder::<Any>::new(head);
-    let mut list = query.separated(", ");
-    for key in keys {
-        list.push_bind(key.as_str());
-    }
+    push_in(&mut query, keys.iter().map(String::as_str));
     query.push(tail);
     Dialect::of_pool(pool).portable(query)
 }

@@ -27,16 +27,13 @@ mod selection;
 pub(crate) mod skills;
 pub(crate) mod x402_resources;
 
+use agentindex_indexer::store::in_list::push_in;
 use sqlx::{Any, QueryBuilder};
 
-/// `query` followed by `IN (keys…)` and `tail`.
+/// `query` followed by `IN (keys…)` (padded: [`push_in`]) and `tail`.
 pub(crate) fn in_list(query: &mut QueryBuilder<'_, Any>, keys: &[String], tail: &str) {
-    query.push(" IN (");
-    let mut list = query.separated(", ");
-    for key in keys {
-        list.push_bind(key.clone());
-    }
-    query.push(")").push(tail);
+    push_in(query, keys.iter().cloned());
+    query.push(tail);
 }
 
 /// One step of SQLite's `EXPLAIN QUERY PLAN`, read by name, for tests that hold a read to its

@@ -2,6 +2,7 @@
 
 use agentindex_indexer::schema::agent_skills;
 use agentindex_indexer::store::Dialect;
+use agentindex_indexer::store::in_list::push_in;
 use sqlx::{Any, AnyPool, QueryBuilder};
 use std::collections::HashMap;
 
@@ -22,17 +23,14 @@ pub(crate) async fn of_agents(
     let mut out: HashMap<String, Vec<SkillRow>> = HashMap::new();
     for chunk in keys.chunks(500) {
         let mut query = QueryBuilder::<Any>::new(format!(
-            "SELECT {} FROM {} WHERE {} IN (",
+            "SELECT {} FROM {} WHERE {}",
             agent_skills::TABLE.column_list(),
             agent_skills::NAME,
             agent_skills::agent_key
         ));
-        let mut list = query.separated(", ");
-        for key in chunk {
-            list.push_bind(key.clone());
-        }
+        push_in(&mut query, chunk.iter().cloned());
         query.push(format!(
-            ") ORDER BY {}, {}",
+            "ORDER BY {}, {}",
             agent_skills::agent_key,
             agent_skills::skill_id
         ));

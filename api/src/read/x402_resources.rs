@@ -113,12 +113,8 @@ fn matching(query: &mut QueryBuilder<'_, Any>, filter: &TermFilter) {
         query.push(" AND t.pay_to = ").push_bind(pay_to.clone());
     }
     if let Some(networks) = &filter.networks {
-        query.push(" AND t.network IN (");
-        let mut list = query.separated(", ");
-        for network in networks {
-            list.push_bind(network.clone());
-        }
-        query.push(")");
+        query.push(" AND t.network");
+        agentindex_indexer::store::in_list::push_in(query, networks.iter().cloned());
     }
     if filter.erc8004 {
         query.push(" AND a.source = 'erc8004'");

@@ -19,6 +19,7 @@ pub mod dump;
 mod facts;
 mod feedback;
 mod identity_rows;
+pub mod in_list;
 mod interface;
 mod liveness;
 pub mod low_priority;

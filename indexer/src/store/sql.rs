@@ -15,23 +15,11 @@
 //! crosses, and serde decodes it straight into the rows' structs (declared with
 //! [`packed_row!`](super::packed_row::packed_row), the select list beside each field).
 
+use super::in_list::push_in;
 use super::packed_row::PackedRow;
 use super::{Dialect, QueryContext, StoreError, StoreResult};
 use serde::de::DeserializeOwned;
 use sqlx::{Any, AnyConnection, QueryBuilder};
-
-/// Appends ` IN (?, ?, …)` with one bound parameter per item.
-pub(super) fn push_in<'a, T>(query: &mut QueryBuilder<'a, Any>, items: impl IntoIterator<Item = T>)
-where
-    T: 'a + sqlx::Encode<'a, Any> + sqlx::Type<Any>,
-{
-    query.push(" IN (");
-    let mut list = query.separated(", ");
-    for item in items {
-        list.push_bind(item);
-    }
-    query.push(") ");
-}
 
 /// Deletes the rows of `table` whose `agent_key` is one of `keys` (none: nothing is run);
 /// `context` names the deletion in errors.

@@ -13,7 +13,8 @@ mod masumi_payments;
 mod touched;
 
 use super::facts::Touched;
-use super::sql::{delete_agent_rows, push_in};
+use super::in_list::push_in;
+use super::sql::delete_agent_rows;
 use super::{QueryContext, StoreResult};
 use crate::agents::AgentState;
 use crate::schema::agents;

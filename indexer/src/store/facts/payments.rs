@@ -179,7 +179,7 @@ pub(super) async fn credit_claims(
         ));
         query.push_bind(int("chain_id", chain.chain_id)?);
         query.push(" AND channel_id");
-        crate::store::sql::push_in(&mut query, chunk.iter().map(|s| s.as_str()));
+        crate::store::in_list::push_in(&mut query, chunk.iter().map(|s| s.as_str()));
         query.push(" ORDER BY block_number, log_index");
         let found: Vec<StoredChannel> = Dialect::of(conn)
             .portable(query)
@@ -268,12 +268,9 @@ async fn bindings_of(
             payment_bindings_table = payment_bindings::NAME
         ));
         query.push_bind(int("chain_id", chain_id)?);
-        query.push(" AND address IN (");
-        let mut list = query.separated(", ");
-        for address in chunk {
-            list.push_bind(*address);
-        }
-        query.push(")) ORDER BY block_number, log_index");
+        query.push(" AND address");
+        crate::store::in_list::push_in(&mut query, chunk.iter().map(|a| a.as_str()));
+        query.push(") ORDER BY block_number, log_index");
         let rows: Vec<Binding> = Dialect::of(conn)
             .portable(query)
             .build_query_as()

@@ -9,8 +9,9 @@ use crate::schema::{
     agent_capabilities, agent_liveness, agents, probe_daily, probe_endpoints, probe_results,
     probe_targets,
 };
+use crate::store::in_list::push_in;
 use crate::store::rows::Rows;
-use crate::store::sql::{delete_agent_rows, push_in};
+use crate::store::sql::delete_agent_rows;
 use crate::store::{Dialect, QueryContext, StoreResult};
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::BTreeMap;

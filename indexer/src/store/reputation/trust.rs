@@ -20,7 +20,7 @@ use crate::schema::{
 use crate::sources::hex_address;
 use crate::store::Dialect;
 use crate::store::decode::{self, int};
-use crate::store::sql::push_in;
+use crate::store::in_list::push_in;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::Address;
 use sqlx::{Any, AnyConnection, QueryBuilder};

@@ -11,7 +11,7 @@ use crate::reputation::CitedPayment;
 use crate::schema::documents;
 use crate::store::Dialect;
 use crate::store::decode;
-use crate::store::sql::push_in;
+use crate::store::in_list::push_in;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::{Address, B256};
 use sqlx::{Any, AnyConnection, QueryBuilder};

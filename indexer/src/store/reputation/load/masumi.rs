@@ -15,7 +15,7 @@ use crate::primitives::{cardano_party, cardano_payment_credential, cardano_token
 use crate::reputation::{Payment, SideChange};
 use crate::schema::{masumi_escrow_actions, masumi_registry_actions};
 use crate::store::decode;
-use crate::store::sql::push_in;
+use crate::store::in_list::push_in;
 use crate::store::{Dialect, QueryContext, StoreResult};
 use alloy::primitives::{B256, U256};
 use sqlx::{Any, AnyConnection, QueryBuilder};
