@@ -24,7 +24,11 @@ use std::process::ExitCode;
 /// (`Cargo.toml`): mimalloc 3 keeps freed pages for a second before handing them back and asks
 /// the kernel for 2 MiB pages, so a backfill of the M workload peaked at 228 to 257 MiB
 /// resident; mimalloc 2 hands them back after 10 ms, and the same backfill peaks at about 140
-/// MiB in the same time (BENCHMARKS.md, "Where a backfill's memory goes").
+/// MiB in the same time (BENCHMARKS.md, "Where a backfill's memory goes"). It also stands in
+/// for C's `malloc` (the `override` feature), so SQLite, linked into the binary and allocating
+/// from one worker thread per connection, shares it: through glibc those threads filled up to
+/// 16 arenas that kept their fragments, three quarters of a four-hour soak's growth
+/// (BENCHMARKS.md, "Soak").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
