@@ -70,8 +70,31 @@ pub(crate) fn markdown(
             samples.iter().map(|s| s.lag).max().unwrap_or(0),
             samples.iter().map(|s| s.requests_per_block).sum::<f64>() / samples.len().max(1) as f64,
         );
+        // One sample catches whatever the writer has in hand at that moment; the median of an
+        // hour's samples is the steadier reading of the level.
+        let (early, late) = (hour_median(samples, 0.0), hour_median(samples, hours - 1.0));
+        let _ = writeln!(
+            out,
+            "\nMedian resident memory of the first chain hour's samples {early:.1} MiB, of the last hour's {late:.1} MiB: {:.2}x.",
+            late / early.max(0.1),
+        );
     }
     out
+}
+
+/// The median resident memory of the samples in the chain hour after `start` (hours).
+fn hour_median(samples: &[Sample], start: f64) -> f64 {
+    let mut rss: Vec<f64> = samples
+        .iter()
+        .filter(|s| s.chain_hours > start && s.chain_hours <= start + 1.0 + 1e-9)
+        .map(|s| s.rss_mib)
+        .collect();
+    rss.sort_by(f64::total_cmp);
+    match rss.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => rss[n / 2],
+        n => (rss[n / 2 - 1] + rss[n / 2]) / 2.0,
+    }
 }
 
 /// The first sample at or past an hour of chain time (the last one of a shorter run).
