@@ -5,7 +5,7 @@ use agentindex_indexer::schema::{agent_documents, document_lints, documents};
 use agentindex_indexer::store::Dialect;
 use agentindex_indexer::store::in_list::{padded, push_in};
 use sqlx::{Any, AnyPool, QueryBuilder};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One lint finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,44 +78,7 @@ pub(crate) async fn of_agents(
             .build_query_as()
             .fetch_all(pool)
             .await?;
-        let mut lints: BTreeMap<(String, String), Vec<LintRow>> = BTreeMap::new();
-        if !linked.is_empty() {
-            let mut query = QueryBuilder::<Any>::new(format!(
-                "SELECT uri, expect, code, severity, message, path FROM {}
-                 WHERE (uri, expect) IN (VALUES ",
-                document_lints::NAME
-            ));
-            let mut list = query.separated(", ");
-            for link in padded(&linked) {
-                list.push("(");
-                list.push_bind_unseparated(link.uri.clone());
-                list.push_unseparated(", ");
-                list.push_bind_unseparated(link.expect.clone());
-                list.push_unseparated(")");
-            }
-            // In the order the checker reported them (rows written before `position` existed
-            // keep SQLite's insertion order).
-            query.push(match Dialect::of_pool(pool) {
-                Dialect::Sqlite => ") ORDER BY uri, expect, position, rowid",
-                Dialect::Postgres => ") ORDER BY uri, expect, position",
-            });
-            let rows: Vec<StoredLint> = Dialect::of_pool(pool)
-                .portable(query)
-                .build_query_as()
-                .fetch_all(pool)
-                .await?;
-            for row in rows {
-                lints
-                    .entry((row.uri, row.expect))
-                    .or_default()
-                    .push(LintRow {
-                        code: row.code,
-                        severity: row.severity,
-                        message: row.message,
-                        path: row.path,
-                    });
-            }
-        }
+        let lints = lints_of(pool, &linked).await?;
         for link in linked {
             // A document without lints has no rows in `document_lints`.
             let found = lints
@@ -137,3 +100,64 @@ pub(crate) async fn of_agents(
     }
     Ok(out)
 }
+
+/// Documents whose lints are read per statement: two bound values each, padded to at most
+/// 8,192 values, within SQLite's 32,766 and PostgreSQL's 65,535.
+const DOCUMENTS_PER_STATEMENT: usize = 4_096;
+
+/// The lints of every document `linked` names (each document once, however many agents link
+/// it), in the order the checker reported them.
+async fn lints_of(
+    pool: &AnyPool,
+    linked: &[Linked],
+) -> sqlx::Result<BTreeMap<(String, String), Vec<LintRow>>> {
+    let documents: Vec<(&str, &str)> = linked
+        .iter()
+        .map(|link| (link.uri.as_str(), link.expect.as_str()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut lints: BTreeMap<(String, String), Vec<LintRow>> = BTreeMap::new();
+    for chunk in documents.chunks(DOCUMENTS_PER_STATEMENT) {
+        let mut query = QueryBuilder::<Any>::new(format!(
+            "SELECT uri, expect, code, severity, message, path FROM {}
+             WHERE (uri, expect) IN (VALUES ",
+            document_lints::NAME
+        ));
+        let mut list = query.separated(", ");
+        for (uri, expect) in padded(chunk.iter().copied()) {
+            list.push("(");
+            list.push_bind_unseparated(uri);
+            list.push_unseparated(", ");
+            list.push_bind_unseparated(expect);
+            list.push_unseparated(")");
+        }
+        // In the order the checker reported them (rows written before `position` existed
+        // keep SQLite's insertion order).
+        query.push(match Dialect::of_pool(pool) {
+            Dialect::Sqlite => ") ORDER BY uri, expect, position, rowid",
+            Dialect::Postgres => ") ORDER BY uri, expect, position",
+        });
+        let rows: Vec<StoredLint> = Dialect::of_pool(pool)
+            .portable(query)
+            .build_query_as()
+            .fetch_all(pool)
+            .await?;
+        for row in rows {
+            lints
+                .entry((row.uri, row.expect))
+                .or_default()
+                .push(LintRow {
+                    code: row.code,
+                    severity: row.severity,
+                    message: row.message,
+                    path: row.path,
+                });
+        }
+    }
+    Ok(lints)
+}
+
+#[cfg(test)]
+#[path = "documents_tests.rs"]
+mod tests;

@@ -47,19 +47,11 @@ pub use batch::{AgentSnapshot, Batch, CardanoTx, ChainContext, ChainContexts, Ev
 pub use cursor::{ChainProgress, ChainStatus, WatchedSets};
 pub use documents::{DocumentCounts, DocumentResult, DueDocument};
 pub use facts::PreparedBatch;
+pub use interface::{ApplySummary, StoreRead, WriteBackend};
 pub use liveness::{DueProbe, ProbeResult};
+pub use payments::ClassifiedPayments;
 pub use reputation::{AgentReputation, StoredReputation};
 pub use stored_feeds::{FeedWrite, StoredFeed};
-
-/// Each agent's credited payments, newest first, with why each does not count (`None`: it does).
-pub type ClassifiedPayments = std::collections::BTreeMap<
-    String,
-    Vec<(
-        crate::reputation::Payment,
-        Option<crate::reputation::Exclusion>,
-    )>,
->;
-pub use interface::{ApplySummary, StoreRead, WriteBackend};
 pub use writer::{QueuedBatch, SqlWriter, Writer};
 
 use crate::primitives::BlockRef;

@@ -4,10 +4,13 @@
 use super::decode;
 use super::{Dialect, PageWindow, QueryContext, StoreResult};
 use crate::primitives::sql_bound;
-use crate::reputation::Payment;
+use crate::reputation::{Exclusion, Payment};
 use crate::schema::payments;
 use sqlx::{Any, AnyConnection, AnyPool, QueryBuilder};
 use std::collections::BTreeMap;
+
+/// Each agent's credited payments, newest first, with why each does not count (`None`: it does).
+pub type ClassifiedPayments = BTreeMap<String, Vec<(Payment, Option<Exclusion>)>>;
 
 /// Agents per statement of [`pages`]: one `UNION ALL` branch each (SQLite allows 500).
 const AGENTS_PER_STATEMENT: usize = 100;

@@ -235,10 +235,10 @@ mod tests {
         for n in 0..total {
             rows.insert(binding(n as i64));
         }
-        let before = cached_after_a_query(&mut conn).await;
+        let before = crate::store::sql::compiled_statements_kept(&mut conn).await;
         rows.flush(&mut conn).await.expect("the rows are written");
         let (after, written) = (
-            cached_after_a_query(&mut conn).await,
+            crate::store::sql::compiled_statements_kept(&mut conn).await,
             count(&mut conn).await,
         );
         assert_eq!(written, total as i64);
@@ -247,14 +247,6 @@ mod tests {
             before + 1,
             "the two whole statements share one compiled form, the last one is not kept"
         );
-    }
-
-    /// The connection's count of compiled statements kept, read after a statement that keeps
-    /// none (SQLite's worker updates the count after it has answered each statement, so only
-    /// the statements before the last one are surely counted).
-    async fn cached_after_a_query(conn: &mut sqlx::AnyConnection) -> usize {
-        count(conn).await;
-        conn.cached_statements_size()
     }
 
     async fn count(conn: &mut sqlx::AnyConnection) -> i64 {

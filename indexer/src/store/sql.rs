@@ -21,6 +21,29 @@ use super::{Dialect, QueryContext, StoreError, StoreResult};
 use serde::de::DeserializeOwned;
 use sqlx::{Any, AnyConnection, QueryBuilder};
 
+/// Runs a multi-row write of `rows` rows (built with `push_values`), at most `per_statement` to
+/// a statement, and returns the rows it changed. A full statement stays compiled on the
+/// connection, its text repeating from batch to batch; a shorter one, whose text is its own
+/// count's, is compiled for its one use: kept, every count met would be one more compiled
+/// program held until the connection closes (as [`super::rows`] does for facts, and
+/// [`super::in_list`] for lists).
+pub(super) async fn write_rows(
+    conn: &mut AnyConnection,
+    write: QueryBuilder<'_, Any>,
+    rows: usize,
+    per_statement: usize,
+    context: &'static str,
+) -> StoreResult<u64> {
+    let written = Dialect::of(conn)
+        .portable(write)
+        .build()
+        .persistent(rows == per_statement)
+        .execute(&mut *conn)
+        .await
+        .context(context)?;
+    Ok(written.rows_affected())
+}
+
 /// Deletes the rows of `table` whose `agent_key` is one of `keys` (none: nothing is run);
 /// `context` names the deletion in errors.
 pub(super) async fn delete_agent_rows<T: AsRef<str>>(
@@ -130,6 +153,19 @@ pub(super) fn contract_key_sql(chain: &str, contract: &str) -> String {
     format!("{chain} || ':' || {contract}")
 }
 
+/// A connection's count of compiled statements kept, read after a statement that keeps none
+/// (SQLite's worker updates the count after it has answered each statement, so only the
+/// statements before the last one are surely counted).
+#[cfg(test)]
+pub(super) async fn compiled_statements_kept(conn: &mut AnyConnection) -> usize {
+    sqlx::query("SELECT 1")
+        .persistent(false)
+        .execute(&mut *conn)
+        .await
+        .expect("a query that keeps nothing");
+    conn.cached_statements_size()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +201,47 @@ mod tests {
                 .await
                 .expect("a key");
         assert_eq!(contract, AgentKey::contract(31337, registry).to_string());
+    }
+
+    /// A full multi-row write stays compiled on the connection; a short one (its own count's
+    /// text) does not.
+    #[tokio::test]
+    async fn only_full_multi_row_writes_stay_compiled() {
+        let mut conn = AnyConnection::connect("sqlite::memory:")
+            .await
+            .expect("sqlite");
+        sqlx::query("CREATE TABLE t (k INTEGER PRIMARY KEY)")
+            .persistent(false)
+            .execute(&mut conn)
+            .await
+            .expect("the table");
+        let mut next = 0_i64;
+        let mut write_of = |rows: usize| {
+            let keys: Vec<i64> = (next..next + rows as i64).collect();
+            next += rows as i64;
+            let mut write = QueryBuilder::<Any>::new("INSERT INTO t (k) ");
+            write.push_values(keys, |mut row, key| {
+                row.push_bind(key);
+            });
+            write
+        };
+        let before = compiled_statements_kept(&mut conn).await;
+        let short = write_of(3);
+        write_rows(&mut conn, short, 3, 4, "a short write")
+            .await
+            .unwrap();
+        assert_eq!(compiled_statements_kept(&mut conn).await, before);
+        for _ in 0..2 {
+            let full = write_of(4);
+            write_rows(&mut conn, full, 4, 4, "a full write")
+                .await
+                .unwrap();
+        }
+        assert_eq!(compiled_statements_kept(&mut conn).await, before + 1);
+        let count: i64 = sqlx::query_scalar("SELECT count(*) FROM t")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(count, 11);
     }
 }

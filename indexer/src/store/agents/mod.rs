@@ -21,6 +21,7 @@ use crate::schema::agents;
 use crate::sources::hex_address;
 use crate::store::Dialect;
 use crate::store::decode::{self, int};
+use crate::store::sql::write_rows;
 use alloy::primitives::{Address, U256};
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::BTreeMap;
@@ -160,11 +161,13 @@ async fn write(
             .push_bind(agent.last_event_block);
     });
     insert.push(crate::store::sql::or_replace("agent_key", &columns));
-    Dialect::of(conn)
-        .portable(insert)
-        .build()
-        .execute(&mut *conn)
-        .await
-        .context("writing recomputed agents")?;
+    write_rows(
+        conn,
+        insert,
+        computed.len(),
+        AGENTS_PER_QUERY,
+        "writing recomputed agents",
+    )
+    .await?;
     Ok(())
 }

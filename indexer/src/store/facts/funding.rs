@@ -7,6 +7,7 @@ use crate::schema::funding_edges;
 use crate::sources::hex_address;
 use crate::store::Dialect;
 use crate::store::decode::int;
+use crate::store::sql::write_rows;
 use crate::store::{QueryContext, StoreResult};
 use sqlx::{Any, AnyConnection, QueryBuilder};
 
@@ -56,13 +57,14 @@ pub(super) async fn write_trail(
                 .push_bind(n[2]);
         });
         insert.push(" ON CONFLICT (chain_id, block_number, log_index) DO NOTHING");
-        written += Dialect::of(conn)
-            .portable(insert)
-            .build()
-            .execute(&mut *conn)
-            .await
-            .context("writing funding transfers")?
-            .rows_affected();
+        written += write_rows(
+            conn,
+            insert,
+            chunk.len(),
+            ROWS_PER_INSERT,
+            "writing funding transfers",
+        )
+        .await?;
     }
     Ok(written)
 }

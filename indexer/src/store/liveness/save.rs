@@ -6,6 +6,8 @@
 
 use super::{ProbeResult, rollup, summaries};
 use crate::schema::{probe_endpoints, probe_results, probe_targets};
+use crate::store::in_list::padded;
+use crate::store::sql::write_rows;
 use crate::store::{Dialect, QueryContext, StoreResult};
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
@@ -78,12 +80,14 @@ async fn update_endpoints(conn: &mut AnyConnection, results: &[&ProbeResult]) ->
            protocol_version = excluded.protocol_version, detail = excluded.detail",
         endpoints = probe_endpoints::NAME,
     ));
-    Dialect::of(conn)
-        .portable(upsert)
-        .build()
-        .execute(&mut *conn)
-        .await
-        .context("saving endpoints' probes")?;
+    write_rows(
+        conn,
+        upsert,
+        results.len(),
+        OUTCOMES_PER_STATEMENT,
+        "saving endpoints' probes",
+    )
+    .await?;
     Ok(())
 }
 
@@ -109,12 +113,14 @@ async fn keep_outcomes(conn: &mut AnyConnection, results: &[ProbeResult]) -> Sto
          ON CONFLICT DO NOTHING",
         endpoints = probe_endpoints::NAME,
     ));
-    Dialect::of(conn)
-        .portable(insert)
-        .build()
-        .execute(&mut *conn)
-        .await
-        .context("keeping probes' outcomes")?;
+    write_rows(
+        conn,
+        insert,
+        results.len(),
+        OUTCOMES_PER_STATEMENT,
+        "keeping probes' outcomes",
+    )
+    .await?;
     Ok(())
 }
 
@@ -124,7 +130,8 @@ async fn declaring(conn: &mut AnyConnection, results: &[&ProbeResult]) -> StoreR
         "SELECT DISTINCT agent_key FROM {targets} WHERE (kind, url) IN (",
         targets = probe_targets::NAME,
     ));
-    query.push_values(results, |mut pair, result| {
+    // Padded like every list tested with IN (`store::in_list`): few statement texts.
+    query.push_values(padded(results.iter().copied()), |mut pair, result| {
         pair.push_bind(result.outcome.kind.as_str())
             .push_bind(result.outcome.url.clone());
     });

@@ -64,14 +64,21 @@ pub(super) async fn recompute(
     Ok(())
 }
 
-/// A query over `keys` whose text ends in `agent_key`'s IN list, then `rest`.
+/// `head` (ending in a comparison) with the start of the week bound, then ` AND t.agent_key`,
+/// for [`over_keys`]: a bound value, so the statement's text is the same every time.
+fn since_week<'a>(head: String, week: i64) -> QueryBuilder<'a, Any> {
+    let mut query = QueryBuilder::new(head);
+    query.push_bind(week).push(" AND t.agent_key");
+    query
+}
+
+/// `query` (ending in `agent_key`) followed by the IN list of `keys`, then `rest`.
 fn over_keys<'a>(
     conn: &AnyConnection,
-    head: String,
+    mut query: QueryBuilder<'a, Any>,
     keys: &'a [String],
     rest: &str,
 ) -> QueryBuilder<'a, Any> {
-    let mut query = QueryBuilder::<Any>::new(head);
     push_in(&mut query, keys.iter().map(String::as_str));
     query.push(rest);
     Dialect::of(conn).portable(query)
@@ -81,13 +88,13 @@ async fn recompute_round(conn: &mut AnyConnection, keys: &[String], now: i64) ->
     let week = now - 7 * DAY;
     let endpoints: Vec<EndpointRow> = over_keys(
         conn,
-        format!(
+        QueryBuilder::new(format!(
             "SELECT t.agent_key, t.kind, t.url, e.status, e.checked_at, e.last_ok_at, e.detail
              FROM {targets} t JOIN {endpoints} e ON e.kind = t.kind AND e.url = t.url
              WHERE t.agent_key",
             targets = probe_targets::NAME,
             endpoints = probe_endpoints::NAME,
-        ),
+        )),
         keys,
         "",
     )
@@ -97,12 +104,15 @@ async fn recompute_round(conn: &mut AnyConnection, keys: &[String], now: i64) ->
     .context("reading the endpoints of agents to summarise")?;
     let samples: Vec<SampleRow> = over_keys(
         conn,
-        format!(
-            "SELECT t.agent_key, r.checked_at, r.status, r.latency_ms
-             FROM {targets} t JOIN {results} r ON r.kind = t.kind AND r.url = t.url
-             WHERE r.checked_at >= {week} AND t.agent_key",
-            targets = probe_targets::NAME,
-            results = probe_results::NAME,
+        since_week(
+            format!(
+                "SELECT t.agent_key, r.checked_at, r.status, r.latency_ms
+                FROM {targets} t JOIN {results} r ON r.kind = t.kind AND r.url = t.url
+                WHERE r.checked_at >= ",
+                targets = probe_targets::NAME,
+                results = probe_results::NAME,
+            ),
+            week,
         ),
         keys,
         "",
@@ -113,12 +123,15 @@ async fn recompute_round(conn: &mut AnyConnection, keys: &[String], now: i64) ->
     .context("reading the probes of agents to summarise")?;
     let daily: Vec<DailyRow> = over_keys(
         conn,
-        format!(
-            "SELECT t.agent_key, sum(d.probes) AS probes, sum(d.answered) AS answered
-             FROM {targets} t JOIN {days} d ON d.kind = t.kind AND d.url = t.url
-             WHERE d.day >= {week} AND t.agent_key",
-            targets = probe_targets::NAME,
-            days = probe_daily::NAME,
+        since_week(
+            format!(
+                "SELECT t.agent_key, sum(d.probes) AS probes, sum(d.answered) AS answered
+                FROM {targets} t JOIN {days} d ON d.kind = t.kind AND d.url = t.url
+                WHERE d.day >= ",
+                targets = probe_targets::NAME,
+                days = probe_daily::NAME,
+            ),
+            week,
         ),
         keys,
         " GROUP BY t.agent_key",
@@ -129,10 +142,10 @@ async fn recompute_round(conn: &mut AnyConnection, keys: &[String], now: i64) ->
     .context("reading the daily probes of agents to summarise")?;
     let wallets: Vec<WalletRow> = over_keys(
         conn,
-        format!(
+        QueryBuilder::new(format!(
             "SELECT agent_key, agent_wallet, payment_address FROM {agents_table} WHERE agent_key",
             agents_table = agents::NAME,
-        ),
+        )),
         keys,
         "",
     )

@@ -13,6 +13,7 @@ use crate::sources::hex_address;
 use crate::store::Dialect;
 use crate::store::decode::{self, int};
 use crate::store::in_list::push_in;
+use crate::store::sql::write_rows;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::Address;
 use sqlx::{Any, AnyConnection, QueryBuilder};
@@ -112,12 +113,14 @@ pub(super) async fn write(
                     .push_bind(n[1]);
             },
         );
-        Dialect::of(conn)
-            .portable(insert)
-            .build()
-            .execute(&mut *conn)
-            .await
-            .context("writing payers' funding clusters")?;
+        write_rows(
+            conn,
+            insert,
+            chunk.len(),
+            ROWS_PER_INSERT,
+            "writing payers' funding clusters",
+        )
+        .await?;
     }
     Ok(())
 }

@@ -8,7 +8,9 @@ use crate::primitives::sql_bound;
 use crate::reputation::{Evaluation, Payment, ReputationRules, payments_that_count};
 use crate::schema::{agent_reputation, events, masumi_escrow_actions, masumi_registry_actions};
 use crate::store::decode::{self, int};
+use crate::store::in_list::padded;
 use crate::store::sql::delete_agent_rows;
+use crate::store::sql::write_rows;
 use crate::store::{Dialect, QueryContext, StoreResult};
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
@@ -168,7 +170,8 @@ async fn block_times(
         return Ok(BTreeMap::new());
     }
     let mut query = QueryBuilder::<Any>::new("WITH wanted(n) AS (");
-    query.push_values(&blocks, |mut row, block| {
+    // Padded (`store::in_list`): a repeated block answers twice, into the same map entry.
+    query.push_values(padded(&blocks), |mut row, block| {
         row.push_bind(sql_bound(*block));
     });
     // On a Cardano network the facts carry their block's time instead of events.
@@ -268,11 +271,13 @@ async fn write(conn: &mut AnyConnection, computed: &[Scored]) -> StoreResult<()>
             .push_bind(canonical.as_str());
     });
     insert.push(crate::store::sql::or_replace("agent_key", &columns));
-    Dialect::of(conn)
-        .portable(insert)
-        .build()
-        .execute(&mut *conn)
-        .await
-        .context("writing agents' reputation")?;
+    write_rows(
+        conn,
+        insert,
+        computed.len(),
+        AGENTS_PER_ROUND,
+        "writing agents' reputation",
+    )
+    .await?;
     Ok(())
 }

@@ -21,6 +21,7 @@ use crate::sources::hex_address;
 use crate::store::Dialect;
 use crate::store::decode::{self, int};
 use crate::store::in_list::push_in;
+use crate::store::sql::write_rows;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::Address;
 use sqlx::{Any, AnyConnection, QueryBuilder};
@@ -84,12 +85,14 @@ pub(super) async fn write_counted(
             "chain_id, agent_key, block_number, log_index",
             &columns,
         ));
-        Dialect::of(conn)
-            .portable(insert)
-            .build()
-            .execute(&mut *conn)
-            .await
-            .context("writing counted payments")?;
+        write_rows(
+            conn,
+            insert,
+            chunk.len(),
+            ROWS_PER_INSERT,
+            "writing counted payments",
+        )
+        .await?;
     }
     Ok(())
 }
@@ -267,12 +270,14 @@ async fn store(
                 .push_bind(trust.relative)
                 .push_bind(serde_json::to_string(&trust.top_payers).expect("payers serialise"));
         });
-        Dialect::of(conn)
-            .portable(insert)
-            .build()
-            .execute(&mut *conn)
-            .await
-            .context("writing agents' trust")?;
+        write_rows(
+            conn,
+            insert,
+            chunk.len(),
+            ROWS_PER_INSERT,
+            "writing agents' trust",
+        )
+        .await?;
     }
     let payers: Vec<(&Address, &f64)> = rank.standing.iter().filter(|(_, s)| **s > 0.0).collect();
     for chunk in payers.chunks(ROWS_PER_INSERT) {
@@ -285,12 +290,14 @@ async fn store(
                 .push_bind(hex_address(address))
                 .push_bind(**standing);
         });
-        Dialect::of(conn)
-            .portable(insert)
-            .build()
-            .execute(&mut *conn)
-            .await
-            .context("writing payers' standing")?;
+        write_rows(
+            conn,
+            insert,
+            chunk.len(),
+            ROWS_PER_INSERT,
+            "writing payers' standing",
+        )
+        .await?;
     }
     clusters::write(conn, chain, &rank.clusters).await?;
     sqlx::query(&format!(

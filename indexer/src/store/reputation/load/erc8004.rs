@@ -24,6 +24,11 @@ use alloy::primitives::{Address, hex};
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Owners whose operator approvals are read per statement (a list padded to at most this many
+/// values, within SQLite's 32,766 bound values; one token can pass through any number of
+/// owners).
+const OWNERS_PER_QUERY: usize = 8_192;
+
 /// One ERC-8004 registry's facts up to a block.
 pub(super) struct Scope<'a> {
     pub(super) chain_id: u64,
@@ -150,23 +155,28 @@ pub(super) async fn erc8004_side(
     if owners.is_empty() {
         return Ok(());
     }
+    let owners: Vec<&str> = owners.into_iter().collect();
     let dialect = Dialect::of(conn);
-    let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT {} FROM {}{} WHERE token_id IS NULL AND chain_id = ",
-        packed_rows::<OperatorForAllRow>(dialect),
-        identity_approvals::NAME,
-        dialect.index_hint("identity_approvals_owner"),
-    ));
-    query.push_bind(int("chain_id", scope.chain_id)?);
-    query.push(" AND registry = ");
-    query.push_bind(scope.registry);
-    query.push(" AND block_number <= ");
-    query.push_bind(sql_bound(scope.up_to));
-    query.push(" AND owner");
-    push_in(&mut query, owners.iter().copied());
-    let rows: Vec<(i64, i64, OperatorForAllRow)> =
-        fetch_packed_in_chain_order(conn, query, "reading operator approvals for reputation")
-            .await?;
+    let mut rows: Vec<(i64, i64, OperatorForAllRow)> = Vec::new();
+    for chunk in owners.chunks(OWNERS_PER_QUERY) {
+        let mut query = QueryBuilder::<Any>::new(format!(
+            "SELECT {} FROM {}{} WHERE token_id IS NULL AND chain_id = ",
+            packed_rows::<OperatorForAllRow>(dialect),
+            identity_approvals::NAME,
+            dialect.index_hint("identity_approvals_owner"),
+        ));
+        query.push_bind(int("chain_id", scope.chain_id)?);
+        query.push(" AND registry = ");
+        query.push_bind(scope.registry);
+        query.push(" AND block_number <= ");
+        query.push_bind(sql_bound(scope.up_to));
+        query.push(" AND owner");
+        push_in(&mut query, chunk.iter().copied());
+        rows.extend(
+            fetch_packed_in_chain_order(conn, query, "reading operator approvals for reputation")
+                .await?,
+        );
+    }
     for (block, log, row) in rows {
         let OperatorForAllRow {
             owner: owner_hex,
@@ -421,3 +431,7 @@ packed_row! {
         response: i64 = validation_responses::response,
     }
 }
+
+#[cfg(test)]
+#[path = "erc8004_tests.rs"]
+mod tests;
