@@ -74,7 +74,7 @@ mod tests {
     /// The repeated values change no answer: a padded list finds exactly the rows listed.
     #[tokio::test]
     async fn padding_changes_no_answer() {
-        sqlx::any::install_default_drivers();
+        crate::store::install_drivers();
         let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect("sqlite::memory:")
             .await
             .expect("an in-memory database");

@@ -205,7 +205,6 @@ fn one_per_table(inserts: Vec<Insert>) -> Vec<Insert> {
 mod tests {
     use super::{MAX_PARAMETERS, Rows};
     use crate::schema::payment_bindings;
-    use sqlx::Connection;
 
     fn binding(n: i64) -> payment_bindings::Row {
         payment_bindings::Row {

@@ -163,7 +163,7 @@ pub(super) async fn compiled_statements_kept(conn: &mut AnyConnection) -> usize 
         .execute(&mut *conn)
         .await
         .expect("a query that keeps nothing");
-    conn.cached_statements_size()
+    sqlx::Connection::cached_statements_size(conn)
 }
 
 #[cfg(test)]
@@ -207,6 +207,7 @@ mod tests {
     /// text) does not.
     #[tokio::test]
     async fn only_full_multi_row_writes_stay_compiled() {
+        crate::store::install_drivers();
         let mut conn = AnyConnection::connect("sqlite::memory:")
             .await
             .expect("sqlite");

@@ -5,10 +5,9 @@
 use crate::reputation::funding_trail::{Inflow, Move, trail};
 use crate::schema::funding_edges;
 use crate::sources::hex_address;
-use crate::store::Dialect;
+use crate::store::StoreResult;
 use crate::store::decode::int;
 use crate::store::sql::write_rows;
-use crate::store::{QueryContext, StoreResult};
 use sqlx::{Any, AnyConnection, QueryBuilder};
 
 /// Rows per INSERT statement.

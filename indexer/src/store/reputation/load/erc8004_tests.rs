@@ -22,7 +22,8 @@ async fn a_token_passed_through_twenty_thousand_owners_is_read_whole() {
     .await
     .unwrap();
     let mut conn = store.write.acquire().await.unwrap();
-    let (registry, key) = ("0xreg", "1:0xreg:7");
+    let registry = "0x8004a169fb4a3325136eb29fa0ceb6d2e539a432";
+    let key = &format!("1:{registry}:7");
     let owner = |n: u64| format!("{:#042x}", n + 1);
     let statements = [
         format!(
