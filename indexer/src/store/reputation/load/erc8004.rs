@@ -19,15 +19,14 @@ use crate::store::decode::int;
 use crate::store::identity_rows::{ApprovalRow, OperatorForAllRow};
 use crate::store::in_list::push_in;
 use crate::store::packed_row::{PackedRow, PerDialect, packed_row};
-use crate::store::sql::{fetch_packed_in_chain_order, packed_rows};
+use crate::store::sql::{fetch_packed_in_chain_order, packed_rows, sort_in_chain_order};
 use alloy::primitives::{Address, hex};
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Owners whose operator approvals are read per statement (a list padded to at most this many
-/// values, within SQLite's 32,766 bound values; one token can pass through any number of
-/// owners).
-const OWNERS_PER_QUERY: usize = 8_192;
+/// Values looked up per statement (a list padded to at most this many, within SQLite's 32,766
+/// bound values; one token can pass through any number of owners).
+const VALUES_PER_QUERY: usize = 8_192;
 
 /// One ERC-8004 registry's facts up to a block.
 pub(super) struct Scope<'a> {
@@ -45,20 +44,56 @@ async fn of_tokens<T: PackedRow>(
     tokens: &BTreeMap<&str, &str>,
     table: &str,
 ) -> StoreResult<Vec<(i64, i64, T)>> {
+    let tokens: Vec<&str> = tokens.keys().copied().collect();
+    let by_token = Lookup {
+        table,
+        index: &token_index(table),
+        also: "",
+        column: "token_id",
+    };
+    in_scope(conn, scope, &by_token, &tokens, "reading ERC-8004 facts for reputation").await
+}
+
+/// Rows of one table in a registry's scope whose `column` is one of a list of values.
+struct Lookup<'a> {
+    table: &'a str,
+    /// The index the lookup must use (see `store::sql`).
+    index: &'a str,
+    /// A condition ending in ` AND `, or nothing.
+    also: &'a str,
+    column: &'a str,
+}
+
+/// The rows `lookup` finds for `values` in the scope as `T`, in chain order, read
+/// [`VALUES_PER_QUERY`] values at a time.
+async fn in_scope<T: PackedRow>(
+    conn: &mut AnyConnection,
+    scope: &Scope<'_>,
+    lookup: &Lookup<'_>,
+    values: &[&str],
+    context: &'static str,
+) -> StoreResult<Vec<(i64, i64, T)>> {
     let dialect = Dialect::of(conn);
-    let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT {} FROM {table}{} WHERE chain_id = ",
-        packed_rows::<T>(dialect),
-        dialect.index_hint(&token_index(table)),
-    ));
-    query.push_bind(int("chain_id", scope.chain_id)?);
-    query.push(" AND registry = ");
-    query.push_bind(scope.registry);
-    query.push(" AND block_number <= ");
-    query.push_bind(sql_bound(scope.up_to));
-    query.push(" AND token_id");
-    push_in(&mut query, tokens.keys().copied());
-    fetch_packed_in_chain_order(conn, query, "reading ERC-8004 facts for reputation").await
+    let mut rows = Vec::new();
+    for chunk in values.chunks(VALUES_PER_QUERY) {
+        let mut query = QueryBuilder::<Any>::new(format!(
+            "SELECT {} FROM {}{} WHERE {}chain_id = ",
+            packed_rows::<T>(dialect),
+            lookup.table,
+            dialect.index_hint(lookup.index),
+            lookup.also,
+        ));
+        query.push_bind(int("chain_id", scope.chain_id)?);
+        query.push(" AND registry = ");
+        query.push_bind(scope.registry);
+        query.push(" AND block_number <= ");
+        query.push_bind(sql_bound(scope.up_to));
+        query.push(format!(" AND {}", lookup.column));
+        push_in(&mut query, chunk.iter().copied());
+        rows.extend(fetch_packed_in_chain_order(conn, query, context).await?);
+    }
+    sort_in_chain_order(&mut rows);
+    Ok(rows)
 }
 
 /// The index of `table` by (chain, registry, token id), as the migrations name it.
@@ -156,27 +191,15 @@ pub(super) async fn erc8004_side(
         return Ok(());
     }
     let owners: Vec<&str> = owners.into_iter().collect();
-    let dialect = Dialect::of(conn);
-    let mut rows: Vec<(i64, i64, OperatorForAllRow)> = Vec::new();
-    for chunk in owners.chunks(OWNERS_PER_QUERY) {
-        let mut query = QueryBuilder::<Any>::new(format!(
-            "SELECT {} FROM {}{} WHERE token_id IS NULL AND chain_id = ",
-            packed_rows::<OperatorForAllRow>(dialect),
-            identity_approvals::NAME,
-            dialect.index_hint("identity_approvals_owner"),
-        ));
-        query.push_bind(int("chain_id", scope.chain_id)?);
-        query.push(" AND registry = ");
-        query.push_bind(scope.registry);
-        query.push(" AND block_number <= ");
-        query.push_bind(sql_bound(scope.up_to));
-        query.push(" AND owner");
-        push_in(&mut query, chunk.iter().copied());
-        rows.extend(
-            fetch_packed_in_chain_order(conn, query, "reading operator approvals for reputation")
-                .await?,
-        );
-    }
+    let for_all_by_owner = Lookup {
+        table: identity_approvals::NAME,
+        index: "identity_approvals_owner",
+        also: "token_id IS NULL AND ",
+        column: "owner",
+    };
+    let context = "reading operator approvals for reputation";
+    let rows: Vec<(i64, i64, OperatorForAllRow)> =
+        in_scope(conn, scope, &for_all_by_owner, &owners, context).await?;
     for (block, log, row) in rows {
         let OperatorForAllRow {
             owner: owner_hex,
