@@ -51,7 +51,8 @@ async fn of_tokens<T: PackedRow>(
         also: "",
         column: "token_id",
     };
-    in_scope(conn, scope, &by_token, &tokens, "reading ERC-8004 facts for reputation").await
+    let context = "reading ERC-8004 facts for reputation";
+    in_scope(conn, scope, &by_token, &tokens, context).await
 }
 
 /// Rows of one table in a registry's scope whose `column` is one of a list of values.
