@@ -114,7 +114,7 @@ fn matching(query: &mut QueryBuilder<'_, Any>, filter: &TermFilter) {
     }
     if let Some(networks) = &filter.networks {
         query.push(" AND t.network");
-        agentindex_indexer::store::in_list::push_in(query, networks.iter().cloned());
+        in_list(query, networks, "");
     }
     if filter.erc8004 {
         query.push(" AND a.source = 'erc8004'");
