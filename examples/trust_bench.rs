@@ -274,11 +274,6 @@ async fn in_the_store(agents: usize, per_agent: usize, interval: u64) -> anyhow:
     let started = Instant::now();
     writer.rescore(chain.clone(), keys).await?;
     let rescored = started.elapsed();
-    // The epoch step as a batch crossing an epoch runs it: rank stored, paid agents rescored
-    // under it (their counted payments kept, since only the rank moved).
-    let started = Instant::now();
-    writer.settle_reputation(chain, u64::MAX / 2).await?;
-    let step = started.elapsed();
     println!(
         "in the store, {agents} agents and {} payments: rank from the counted payments {:.0} ms ({} agents ranked), rescore of every paid agent with its counted payments recorded {:.0} ms",
         agents * per_agent,
@@ -286,11 +281,7 @@ async fn in_the_store(agents: usize, per_agent: usize, interval: u64) -> anyhow:
         rank.agents.len(),
         rescored.as_secs_f64() * 1e3
     );
-    println!(
-        "epoch step: {:.2} s for the batch that crosses an epoch; {:.2} ms per batch on average with one epoch every {interval} blocks",
-        step.as_secs_f64(),
-        step.as_secs_f64() * 1e3 / interval as f64
-    );
+    epoch_steps(&writer, &rules, interval).await?;
     let (transfers, clustered) = fund_the_payers(&url).await?;
     let started = Instant::now();
     let (funded_rank, _) = store
@@ -313,6 +304,73 @@ async fn in_the_store(agents: usize, per_agent: usize, interval: u64) -> anyhow:
         "the rings were not found"
     );
     store.close().await;
+    Ok(())
+}
+
+/// Base's block time: the pace the rollout's blocks come at.
+const BLOCK_TIME: Duration = Duration::from_secs(2);
+
+/// The epoch step as the batches at the tip run it, settled through `writer`: first whole (no
+/// rollout: the rank computed and every paid agent rescored in the batch that crosses the epoch,
+/// the baseline), then with the shipped rollout (the rank computed ahead while the chain moves
+/// on for the first group's lag, then one group of agents per settle). Prints the longest settle
+/// of each against one block time.
+async fn epoch_steps(
+    writer: &agentindex_indexer::store::Writer,
+    rules: &agentindex_indexer::reputation::ReputationRules,
+    interval: u64,
+) -> anyhow::Result<()> {
+    // The synthetic payments end near block 1,000 x their count per agent; epochs past them.
+    let first = 30 * interval;
+    let mut whole = rules.clone();
+    whole.trust.interval_blocks = interval;
+    whole.trust.rollout_blocks = 0;
+    let at_once = Arc::new(agents::chain_context(whole));
+    writer.settle_reputation(at_once.clone(), first).await?;
+    let started = Instant::now();
+    writer.settle_reputation(at_once, first + interval).await?;
+    let step = started.elapsed();
+    println!(
+        "epoch step without a rollout: {:.2} s for the batch that crosses an epoch; {:.2} ms per batch on average with one epoch every {interval} blocks",
+        step.as_secs_f64(),
+        step.as_secs_f64() * 1e3 / interval as f64
+    );
+
+    let mut rolled = rules.clone();
+    rolled.trust.interval_blocks = interval;
+    let params = rolled.trust.clone();
+    let rolling = Arc::new(agents::chain_context(rolled));
+    let epoch = first + 2 * interval;
+    // Every agent under the previous epoch's rank, as the chain leaves it just before.
+    writer.settle_reputation(rolling.clone(), epoch - 1).await?;
+    let started = Instant::now();
+    writer.settle_reputation(rolling.clone(), epoch).await?;
+    let mut settles = vec![(epoch, started.elapsed())];
+    // The chain moves on while the rank is computed ahead.
+    tokio::time::sleep(BLOCK_TIME * u32::try_from(params.switch_lag(0))?).await;
+    for group in 0..agentindex_indexer::reputation::ROLLOUT_GROUPS {
+        let block = epoch + params.switch_lag(group);
+        let started = Instant::now();
+        writer.settle_reputation(rolling.clone(), block).await?;
+        settles.push((block, started.elapsed()));
+    }
+    let (slowest_block, slowest) = settles
+        .iter()
+        .max_by_key(|(_, took)| *took)
+        .copied()
+        .unwrap_or_default();
+    let total: Duration = settles.iter().map(|(_, took)| *took).sum();
+    println!(
+        "epoch step with a rollout over {} blocks in {} groups: longest settle {:.0} ms (block {slowest_block}), {:.2} s over {} settles; the longest is {:.2}x one block time ({} s), and {:.2}x the step without a rollout",
+        params.rollout_blocks,
+        agentindex_indexer::reputation::ROLLOUT_GROUPS,
+        slowest.as_secs_f64() * 1e3,
+        total.as_secs_f64(),
+        settles.len(),
+        slowest.as_secs_f64() / BLOCK_TIME.as_secs_f64(),
+        BLOCK_TIME.as_secs(),
+        slowest.as_secs_f64() / step.as_secs_f64()
+    );
     Ok(())
 }
 

@@ -62,6 +62,7 @@ mod signed_payments;
 mod standalone;
 mod subgraph_aggregations;
 mod subgraph_dialect;
+mod trust_rollout;
 mod websocket_limits;
 mod wild_documents;
 mod x402_bazaar;

@@ -72,6 +72,7 @@ pub(crate) fn chain_context(rules: ReputationRules) -> ChainContext {
         identity: Some(registry()),
         rules: Arc::new(rules),
         funding_lookback: 2_000,
+        ranks_ahead: Default::default(),
     }
 }
 

@@ -63,6 +63,10 @@ pub struct TrustConfig {
     pub damping: f64,
     /// The rank is computed as of every block that is a multiple of this.
     pub interval_blocks: u64,
+    /// Blocks over which a new epoch's rank goes into force, a group of agents at a time, so no
+    /// batch rescores every paid agent (0: all at the epoch; at most `interval_blocks - 1`
+    /// are used).
+    pub rollout_blocks: u64,
     /// Addresses trusted from the start (payers or agents' payment addresses).
     pub seeds: Vec<Address>,
     /// The seed weight of each configured seed, in units of one payer's breadth.
@@ -136,6 +140,7 @@ impl Default for TrustConfig {
         Self {
             damping: 0.85,
             interval_blocks: 1_000,
+            rollout_blocks: 320,
             seeds: Vec::new(),
             seed_weight: 10.0,
             unproven_cap: 2.0,

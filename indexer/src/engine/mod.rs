@@ -219,6 +219,7 @@ pub fn chain_contexts(config: &Config) -> ChainContexts {
                 identity: chain.erc8004.as_ref().and_then(|e| e.identity),
                 rules: Arc::new(ReputationRules::of_chain(chain, &config.reputation)),
                 funding_lookback: chain.funding_lookback_blocks,
+                ranks_ahead: Default::default(),
             };
             (chain.chain_id, Arc::new(context))
         })
@@ -232,6 +233,7 @@ pub fn chain_contexts(config: &Config) -> ChainContexts {
                     &config.reputation,
                 )),
                 funding_lookback: 0,
+                ranks_ahead: Default::default(),
             };
             (network.chain_id(), Arc::new(context))
         }))

@@ -20,6 +20,7 @@ pub mod funding_trail;
 pub mod one_per_cluster;
 pub mod payments;
 pub mod ratings;
+pub mod rollout;
 pub mod rules;
 pub mod score;
 pub mod side;
@@ -41,6 +42,7 @@ pub use funding::{
 };
 pub use payments::{AgentSide, Exclusion, Intermediaries, Payment, TokenRule, exclusion};
 pub use ratings::{Rating, RatingAggregate};
+pub use rollout::{ROLLOUT_GROUPS, rollout_group};
 pub use rules::ReputationRules;
 pub use score::{Outflow, PaymentScore, ScoreParams, Standing, payment_score};
 pub use side::{SideChange, SideHistory};

@@ -33,6 +33,8 @@ pub struct TrustParams {
     pub damping: f64,
     /// The rank is computed as of every multiple of this block number.
     pub interval_blocks: u64,
+    /// Blocks over which a new epoch's rank goes into force, group by group (see `rollout`).
+    pub rollout_blocks: u64,
     /// Configured seed addresses.
     pub seeds: BTreeSet<Address>,
     /// Seed weight of each configured seed.
@@ -56,6 +58,7 @@ impl From<&TrustConfig> for TrustParams {
         Self {
             damping: config.damping,
             interval_blocks: config.interval_blocks,
+            rollout_blocks: config.rollout_blocks,
             seeds: config.seeds.iter().copied().collect(),
             seed_weight: config.seed_weight,
             unproven_cap: config.unproven_cap,

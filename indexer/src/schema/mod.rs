@@ -360,7 +360,7 @@ mod tests {
     fn all_is_the_groups_one_after_another() {
         assert_eq!(ALL, GROUPS.concat());
         assert_eq!(ALL.first().map(|t| t.name), Some(chain_cursor::NAME));
-        assert_eq!(ALL.last().map(|t| t.name), Some(trust_clusters::NAME));
+        assert_eq!(ALL.last().map(|t| t.name), Some(trust_rollout::NAME));
         assert_eq!(agent_terms::TABLE.kind, TableKind::KeptByTrigger);
         assert_eq!(agent_search::TABLE.kind, TableKind::SearchIndex);
     }

@@ -58,40 +58,51 @@ super::tables! {
         lines: String,
     }
 
-    /// Every paid agent's trust as of its chain's epoch, relative to the average paid agent's,
-    /// with the payers that passed it most.
-    trust_agents [agent_key] {
+    /// Every paid agent's trust as of each stored epoch of its chain (the one or two in force),
+    /// relative to the average paid agent's, with the payers that passed it most.
+    trust_agents [agent_key, epoch_block] {
         agent_key: String,
         chain_id: i64,
+        epoch_block: i64,
         relative: f64,
         top_payers: String,
     }
 
-    /// The block each chain's trust rank is computed as of, its time, and whether any seed held
-    /// trust.
-    trust_epochs [chain_id] {
+    /// Each stored trust rank of a chain: the block it is computed as of, its time, and whether
+    /// any seed held trust. A chain keeps the ranks in force at its settled block (one, or two
+    /// while a new one goes into force group by group).
+    trust_epochs [chain_id, block_number] {
         chain_id: i64,
         block_number: i64,
         timestamp: i64,
         seeded: i64,
     }
 
-    /// The standing (0 to 1) of every payer that has any; a payer not listed has none.
-    trust_payers [chain_id, address] {
+    /// The standing (0 to 1) of every payer that has any, by epoch; a payer not listed has none.
+    trust_payers [chain_id, epoch_block, address] {
         chain_id: i64,
+        epoch_block: i64,
         address: String,
         standing: f64,
     }
 
-    /// Every payer in a funding cluster as of its chain's epoch: the cluster's representative
+    /// Every payer in a funding cluster as of each stored epoch: the cluster's representative
     /// (its smallest payer address), the account that funded it, how many payers it holds and
     /// the block its funding began. A payer not listed is in no cluster.
-    trust_clusters [chain_id, address] {
+    trust_clusters [chain_id, epoch_block, address] {
         chain_id: i64,
+        epoch_block: i64,
         address: String,
         representative: String,
         funder: String,
         size: i64,
         block_number: i64,
+    }
+
+    /// The block each chain's stored reputation rows were last brought to: which rank each
+    /// agent's row is scored under follows from it (`reputation::rollout`).
+    trust_rollout [chain_id] {
+        chain_id: i64,
+        applied_block: i64,
     }
 }

@@ -24,6 +24,8 @@ pub struct ChainContext {
     pub rules: Arc<ReputationRules>,
     /// Blocks before a payment in which its payer's funding is kept (`funding_trail`).
     pub funding_lookback: u64,
+    /// The chain's next trust rank, computed ahead of when it goes into force.
+    pub ranks_ahead: Arc<crate::store::RanksAhead>,
 }
 
 /// Every indexed chain's context, by chain id: what a command that may touch agents of any

@@ -121,7 +121,7 @@ mod tests {
         assert_eq!(order(agent_activity::NAME).as_deref(), Some("agent_key"));
         assert_eq!(
             order(trust_payers::NAME).as_deref(),
-            Some("chain_id, address")
+            Some("chain_id, epoch_block, address")
         );
         for table in NOT_CANONICAL {
             assert_eq!(order(table), None, "{table} is bookkeeping");

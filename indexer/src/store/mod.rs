@@ -50,7 +50,7 @@ pub use facts::PreparedBatch;
 pub use interface::{ApplySummary, StoreRead, WriteBackend};
 pub use liveness::{DueProbe, ProbeResult};
 pub use payments::ClassifiedPayments;
-pub use reputation::{AgentReputation, StoredReputation};
+pub use reputation::{AgentReputation, RanksAhead, StoredReputation};
 pub use stored_feeds::{FeedWrite, StoredFeed};
 pub use writer::{QueuedBatch, SqlWriter, Writer};
 
@@ -324,7 +324,12 @@ impl Store {
     pub fn writer(&self, capacity: usize) -> Writer {
         let checkpointer = self.sqlite.as_ref().map(|parts| parts.checkpointer.clone());
         Writer::spawn(
-            SqlWriter::new(self.write.clone(), self.dialect, checkpointer),
+            SqlWriter::new(
+                self.write.clone(),
+                self.read.clone(),
+                self.dialect,
+                checkpointer,
+            ),
             capacity,
         )
     }

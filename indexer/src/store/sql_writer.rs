@@ -22,6 +22,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 /// [`Store::writer`](super::Store::writer) starts one.
 pub struct SqlWriter {
     pool: AnyPool,
+    /// A read pool, for the trust ranks computed ahead on snapshots (`reputation::RanksAhead`).
+    read: AnyPool,
     dialect: Dialect,
     checkpointer: Option<Checkpointer>,
     statistics: Statistics,
@@ -42,9 +44,15 @@ pub struct SqlWriter {
 
 impl SqlWriter {
     /// The database side over the write `pool`, checkpointing SQLite's WAL with `checkpointer`.
-    pub(super) fn new(pool: AnyPool, dialect: Dialect, checkpointer: Option<Checkpointer>) -> Self {
+    pub(super) fn new(
+        pool: AnyPool,
+        read: AnyPool,
+        dialect: Dialect,
+        checkpointer: Option<Checkpointer>,
+    ) -> Self {
         Self {
             pool,
+            read,
             dialect,
             checkpointer,
             statistics: Statistics::default(),
@@ -80,11 +88,16 @@ impl WriteBackend for SqlWriter {
     }
 
     async fn apply(&self, prepared: PreparedBatch) -> StoreResult<ApplySummary> {
-        apply(&self.pool, self.dialect, &self.statistics, prepared).await
+        let chain = std::sync::Arc::clone(&prepared.batch.chain);
+        let summary = apply(&self.pool, self.dialect, &self.statistics, prepared).await?;
+        chain.ranks_ahead.start(&self.read);
+        Ok(summary)
     }
 
     async fn rewind(&self, chain: &ChainContext, ancestor: u64) -> StoreResult<u64> {
-        rewind_chain(&self.pool, chain, ancestor).await
+        let removed = rewind_chain(&self.pool, chain, ancestor).await?;
+        chain.ranks_ahead.start(&self.read);
+        Ok(removed)
     }
 
     async fn adopt_rules(&self, chain: &ChainContext) -> StoreResult<u64> {
@@ -105,8 +118,11 @@ impl WriteBackend for SqlWriter {
             .begin()
             .await
             .context("starting to settle reputation")?;
-        reputation::settle(&mut tx, chain.chain_id, &chain.rules, head).await?;
-        tx.commit().await.context("committing settled reputation")
+        let ahead = Some(&*chain.ranks_ahead);
+        reputation::settle(&mut tx, chain.chain_id, &chain.rules, head, ahead).await?;
+        tx.commit().await.context("committing settled reputation")?;
+        chain.ranks_ahead.start(&self.read);
+        Ok(())
     }
 
     async fn save_documents(

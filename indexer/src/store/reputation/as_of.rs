@@ -3,6 +3,7 @@
 //! itself ([`trust_rank_at`]).
 
 use super::load::{self, Subject};
+use super::trust_inputs::{Rank, inputs_at};
 use super::{AGENTS_PER_ROUND, AgentReputation, trust};
 use crate::primitives::sql_bound;
 use crate::reputation::ReputationRules;
@@ -10,8 +11,10 @@ use crate::schema::events;
 use crate::store::decode::{self, int};
 use crate::store::{QueryContext, StoreResult};
 use sqlx::AnyConnection;
+use std::collections::BTreeMap;
 
-/// The trust rank of `chain_id` in force at `block`: as of the block's epoch.
+/// The trust rank of `chain_id` as of the epoch of `block`: the one in force for every agent
+/// once its rollout is over.
 pub(in crate::store) async fn trust_rank_at(
     conn: &mut AnyConnection,
     chain_id: u64,
@@ -42,14 +45,17 @@ pub(in crate::store) async fn as_of_block(
     .await
     .context("reading the time of a feed's block")?;
     let timestamp = decode::uint(events::NAME, "block_timestamp", timestamp.unwrap_or(0))?;
-    // The rank in force at the block: the stored one when the block is in its epoch, else
-    // computed for the block's own epoch.
-    let epoch = rules.trust.epoch_of(block);
-    let computed = if trust::epoch_block(conn, chain_id).await? == Some(epoch) {
-        None
-    } else {
-        Some(trust::compute(conn, chain_id, epoch, rules).await?.0)
-    };
+    // The ranks in force at the block (one, or two during a rollout): stored ones where the
+    // chain holds them, else computed for the feed.
+    let stored = trust::stored_epochs(conn, chain_id).await?;
+    let mut ranks = BTreeMap::new();
+    for epoch in rules.trust.epochs_in_force(block) {
+        let rank = match stored.get(&epoch) {
+            Some(seeded) => Rank::Stored { seeded: *seeded },
+            None => Rank::Computed(trust::compute(conn, chain_id, epoch, rules).await?.0),
+        };
+        ranks.insert(epoch, rank);
+    }
     let mut after = String::new();
     loop {
         crate::priority::offer_core();
@@ -60,14 +66,7 @@ pub(in crate::store) async fn as_of_block(
         };
         after = last.key.clone();
         let mut loaded = load::facts(conn, chain_id, &subjects, block).await?;
-        match &computed {
-            Some(rank) => {
-                trust::inputs_from(rank, epoch, &mut loaded, rules.trust.unproven_cap);
-            }
-            None => {
-                trust::stored_inputs(conn, chain_id, &mut loaded, rules.trust.unproven_cap).await?
-            }
-        }
+        inputs_at(conn, chain_id, block, &ranks, &mut loaded, &rules.trust).await?;
         // Today's availability: probes are not kept by block.
         if rules.weights.availability > 0.0 {
             load::availability(conn, &mut loaded).await?;

@@ -78,11 +78,12 @@ pub(super) async fn as_of(
     ))
 }
 
-/// Writes the chain's funding clusters (`chain` is its bound id); the previous ones are gone
-/// already (the rank's tables are cleared together).
+/// Writes the chain's funding clusters as of `epoch` (`chain` and `epoch` bound values); none
+/// of that epoch are stored yet (an epoch's rank is written whole, once).
 pub(super) async fn write(
     conn: &mut AnyConnection,
     chain: i64,
+    epoch: i64,
     clusters: &PayerClusters,
 ) -> StoreResult<()> {
     let clustered: Vec<(&Address, &Address)> = clusters.of.iter().collect();
@@ -106,6 +107,7 @@ pub(super) async fn write(
             chunk.iter().zip(rows),
             |mut row, ((payer, representative), n)| {
                 row.push_bind(chain)
+                    .push_bind(epoch)
                     .push_bind(hex_address(payer))
                     .push_bind(hex_address(representative))
                     .push_bind(hex_address(&clusters.explained[*payer].funder))
@@ -125,10 +127,11 @@ pub(super) async fn write(
     Ok(())
 }
 
-/// The stored funding clusters of those of `payers` in one.
+/// The funding clusters stored as of `epoch` of those of `payers` in one.
 pub(super) async fn of_payers(
     conn: &mut AnyConnection,
     chain_id: u64,
+    epoch: u64,
     payers: &BTreeSet<Address>,
 ) -> StoreResult<BTreeMap<Address, ClusterMembership>> {
     let mut out = BTreeMap::new();
@@ -139,6 +142,8 @@ pub(super) async fn of_payers(
             "SELECT address, representative, funder, size, block_number FROM {table} WHERE chain_id = ",
         ));
         query.push_bind(int("chain_id", chain_id)?);
+        query.push(" AND epoch_block = ");
+        query.push_bind(int("epoch", epoch)?);
         query.push(" AND address");
         push_in(&mut query, chunk);
         let rows: Vec<(String, String, String, i64, i64)> = Dialect::of(conn)

@@ -10,17 +10,21 @@
 //! pure function of those facts: the same whatever batches they arrived in, and after a reorg the
 //! recomputation from what remains gives what a fresh index of the new chain would.
 
+mod ahead;
 mod as_of;
 mod clusters;
+mod in_force;
 mod load;
 mod rescore;
 mod stored;
 mod touched;
 mod trust;
+mod trust_inputs;
 
 use super::{PageWindow, QueryContext, StoreResult};
 use crate::reputation::{
-    AgentFacts, Evaluation, Exclusion, Payment, ReputationRules, evaluate, payments_with_exclusions,
+    AgentFacts, Evaluation, Exclusion, Payment, ReputationRules, evaluate,
+    payments_with_exclusions, rollout_group,
 };
 use crate::schema::{agents, chain_cursor, reputation_dirty, reputation_rules};
 use crate::store::decode::int;
@@ -28,7 +32,9 @@ use load::Subject;
 use serde::{Deserialize, Serialize};
 use sqlx::AnyConnection;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
+pub use ahead::RanksAhead;
 pub(super) use as_of::{as_of_block, trust_rank_at};
 use rescore::{Counted, rescore};
 pub use stored::StoredReputation;
@@ -89,13 +95,15 @@ pub(super) async fn refresh(
 }
 
 /// Rescores every agent of `chain_id` marked dirty, and clears the marks; then brings the trust
-/// rank to the epoch of `head`, the chain's indexed block, rescoring every paid agent when it
-/// moves.
+/// ranks to those in force at `head`, the chain's indexed block, rescoring the paid agents of
+/// each rollout group that went over to another rank (`ahead` holds a rank computed ahead, and
+/// is asked for the next one).
 pub(super) async fn settle(
     conn: &mut AnyConnection,
     chain_id: u64,
-    rules: &ReputationRules,
+    rules: &Arc<ReputationRules>,
     head: u64,
+    ahead: Option<&RanksAhead>,
 ) -> StoreResult<()> {
     let keys = agent_keys(
         conn,
@@ -107,9 +115,8 @@ pub(super) async fn settle(
     if !keys.is_empty() {
         refresh(conn, chain_id, &keys, rules).await?;
     }
-    if trust::advance(conn, chain_id, head, rules, false).await? {
-        rescore_under_new_rank(conn, chain_id, rules).await?;
-    }
+    let groups = in_force::roll(conn, chain_id, head, rules, false, ahead).await?;
+    rescore_groups(conn, chain_id, rules, &groups).await?;
     if keys.is_empty() {
         return Ok(());
     }
@@ -141,14 +148,23 @@ async fn agent_keys(
     Ok(keys.into_iter().collect())
 }
 
-/// Rescores every paid agent of `chain_id` after its trust rank moved to a new epoch. Called
-/// once every agent whose facts changed was rescored, so the counted payments are current.
-pub(super) async fn rescore_under_new_rank(
+/// Rescores the paid agents of `chain_id` in the rollout `groups`, which went over to another
+/// trust rank. Called once every agent whose facts changed was rescored, so the counted
+/// payments are current.
+async fn rescore_groups(
     conn: &mut AnyConnection,
     chain_id: u64,
     rules: &ReputationRules,
+    groups: &BTreeSet<u64>,
 ) -> StoreResult<()> {
-    let paid = trust::paid_agents(conn, chain_id).await?;
+    if groups.is_empty() {
+        return Ok(());
+    }
+    let paid: BTreeSet<String> = trust::paid_agents(conn, chain_id)
+        .await?
+        .into_iter()
+        .filter(|key| groups.contains(&rollout_group(key)))
+        .collect();
     rescore(conn, chain_id, &paid, rules, Counted::Unchanged).await
 }
 
@@ -157,7 +173,7 @@ pub(super) async fn rescore_under_new_rank(
 pub(super) async fn adopt_rules(
     conn: &mut AnyConnection,
     chain_id: u64,
-    rules: &ReputationRules,
+    rules: &Arc<ReputationRules>,
 ) -> StoreResult<u64> {
     let wanted = format!("{ROWS_FORMAT}{rules:?}");
     let stored: Option<String> = sqlx::query_scalar(&format!(
@@ -182,8 +198,8 @@ pub(super) async fn adopt_rules(
     )
     .await?;
     refresh(conn, chain_id, &keys, rules).await?;
-    // The rank under the new rules, as of the epoch of the indexed block, then the paid agents
-    // again under it.
+    // The ranks under the new rules in force at the indexed block, then the paid agents again
+    // under them.
     let head: i64 = sqlx::query_scalar(&format!(
         "SELECT indexed_block FROM {chain_cursor_table} WHERE chain_id = $1",
         chain_cursor_table = chain_cursor::NAME,
@@ -194,8 +210,8 @@ pub(super) async fn adopt_rules(
     .context("reading the indexed block")?
     .unwrap_or(-1);
     if let Ok(head) = u64::try_from(head) {
-        trust::advance(conn, chain_id, head, rules, true).await?;
-        rescore_under_new_rank(conn, chain_id, rules).await?;
+        let groups = in_force::roll(conn, chain_id, head, rules, true, None).await?;
+        rescore_groups(conn, chain_id, rules, &groups).await?;
     }
     sqlx::query(&format!(
         "DELETE FROM {reputation_dirty_table} WHERE chain_id = $1",
@@ -221,7 +237,9 @@ pub(super) async fn adopt_rules(
 /// The form stored rows are written in, recorded with the rules (see [`adopt_rules`]): rows
 /// of an older form are rescored at the next start like rows of other rules. Since 2: each
 /// evaluation in RFC 8785 canonical form, so the latest feed copies it into its lines as it is.
-const ROWS_FORMAT: &str = "rows 2; ";
+/// Since 3: trust ranks stored by epoch and put into force group by group (migration 0028
+/// starts their tables empty).
+const ROWS_FORMAT: &str = "rows 3; ";
 
 /// The window `page` of the payments credited to each of `keys` (agents of `chain_id`), newest
 /// first, with why each does not count (`None`: it counts). Only the page and the agents' own

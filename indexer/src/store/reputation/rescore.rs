@@ -3,7 +3,7 @@
 //! canonical evaluations is about as much work as reading the facts), then written.
 
 use super::load::{self, Loaded, Subject};
-use super::{AGENTS_PER_ROUND, AgentReputation, trust};
+use super::{AGENTS_PER_ROUND, AgentReputation, trust, trust_inputs};
 use crate::primitives::sql_bound;
 use crate::reputation::{Evaluation, Payment, ReputationRules, payments_that_count};
 use crate::schema::{agent_reputation, events, masumi_escrow_actions, masumi_registry_actions};
@@ -109,7 +109,7 @@ async fn read_round(
         return Ok(None);
     }
     let mut loaded = load::facts(conn, chain_id, &subjects, u64::MAX).await?;
-    trust::stored_inputs(conn, chain_id, &mut loaded, rules.trust.unproven_cap).await?;
+    trust_inputs::stored_inputs(conn, chain_id, &mut loaded, &rules.trust).await?;
     if rules.weights.availability > 0.0 {
         load::availability(conn, &mut loaded).await?;
     }

@@ -1,17 +1,17 @@
-//! The stored trust rank of each chain: the counted payments every rescore leaves behind (the
-//! payment graph), the rank computed from them as of the chain's epoch block (a multiple of
-//! `[reputation.trust] interval_blocks`), and what it says about the agents being scored.
+//! The stored trust ranks of each chain: the counted payments every rescore leaves behind (the
+//! payment graph), and the rank computed from them as of an epoch block (a multiple of
+//! `[reputation.trust] interval_blocks`), stored by epoch: a chain keeps the ranks in force at
+//! its settled block, one or, while a new one goes into force group by group, two
+//! (`store/reputation/rollout.rs` decides which; `trust_inputs.rs` reads them for the agents).
 //!
 //! The rank as of epoch `E` is a pure function of the payments counted at or before `E` and of
 //! the time of the newest indexed block at or before `E`, so a reorg above `E` leaves it as it
-//! is, one below `E` recomputes it at the earlier epoch, and a fresh index stopping at the same
-//! block holds the same rank. When the epoch moves, every paid agent is rescored.
+//! is, one below `E` drops it, and a fresh index holds the same rank for the same epoch.
 
 use super::clusters;
-use super::load::Loaded;
 use crate::primitives::sql_bound;
 use crate::reputation::{
-    AgentTrust, Payment, ReputationRules, TrustInputs, TrustRank, trust::edges, trust_rank,
+    AgentTrust, Payment, ReputationRules, TrustRank, trust::edges, trust_rank,
 };
 use crate::schema::{
     counted_payments, events, payment_bindings, trust_agents, trust_clusters, trust_epochs,
@@ -29,8 +29,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Rows per INSERT statement.
 const ROWS_PER_INSERT: usize = 2_000;
-/// Addresses per IN list.
-const ADDRESSES_PER_QUERY: usize = 5_000;
 
 /// Replaces the counted payments of `keys` with `counted` (each agent's payments that count).
 pub(super) async fn write_counted(
@@ -97,59 +95,27 @@ pub(super) async fn write_counted(
     Ok(())
 }
 
-/// The epoch the chain's stored rank is computed as of, if it has one.
-async fn stored_epoch(conn: &mut AnyConnection, chain_id: u64) -> StoreResult<Option<Epoch>> {
-    let row: Option<(i64, i64)> = sqlx::query_as(&format!(
+/// The epochs of the chain's stored ranks, each with whether any seed held trust in it.
+pub(super) async fn stored_epochs(
+    conn: &mut AnyConnection,
+    chain_id: u64,
+) -> StoreResult<BTreeMap<u64, bool>> {
+    let rows: Vec<(i64, i64)> = sqlx::query_as(&format!(
         "SELECT block_number, seeded FROM {trust_epochs_table} WHERE chain_id = $1",
         trust_epochs_table = trust_epochs::NAME,
     ))
     .bind(int("chain_id", chain_id)?)
-    .fetch_optional(&mut *conn)
+    .fetch_all(&mut *conn)
     .await
-    .context("reading the trust epoch")?;
-    row.map(|(block, seeded)| {
-        Ok(Epoch {
-            block: decode::uint(trust_epochs::NAME, "block_number", block)?,
-            seeded: seeded != 0,
+    .context("reading the stored trust epochs")?;
+    rows.into_iter()
+        .map(|(block, seeded)| {
+            Ok((
+                decode::uint(trust_epochs::NAME, "block_number", block)?,
+                seeded != 0,
+            ))
         })
-    })
-    .transpose()
-}
-
-/// A chain's stored epoch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Epoch {
-    block: u64,
-    seeded: bool,
-}
-
-/// Brings the chain's stored rank to the epoch of `head`; returns whether it moved (every paid
-/// agent must then be rescored). `force` recomputes it even at the same epoch (new rules).
-pub(super) async fn advance(
-    conn: &mut AnyConnection,
-    chain_id: u64,
-    head: u64,
-    rules: &ReputationRules,
-    force: bool,
-) -> StoreResult<bool> {
-    let epoch = rules.trust.epoch_of(head);
-    if !force && stored_epoch(conn, chain_id).await?.map(|e| e.block) == Some(epoch) {
-        return Ok(false);
-    }
-    let started = std::time::Instant::now();
-    let (rank, timestamp) = compute(conn, chain_id, epoch, rules).await?;
-    store(conn, chain_id, epoch, timestamp, &rank).await?;
-    tracing::info!(
-        target: "agentindex::reputation",
-        chain_id,
-        epoch,
-        agents = rank.agents.len(),
-        payers = rank.standing.len(),
-        iterations = rank.iterations,
-        elapsed = ?started.elapsed(),
-        "trust rank computed"
-    );
-    Ok(true)
+        .collect()
 }
 
 /// The chain's trust rank as of `epoch`, and the time it is computed at (the newest indexed
@@ -242,8 +208,9 @@ async fn payment_addresses(
     Ok(out)
 }
 
-/// Replaces the chain's stored rank with `rank`, as of `epoch` at `timestamp`.
-async fn store(
+/// Stores `rank` as the chain's rank as of `epoch` (at `timestamp`); none is stored for that
+/// epoch yet.
+pub(super) async fn store(
     conn: &mut AnyConnection,
     chain_id: u64,
     epoch: u64,
@@ -251,22 +218,17 @@ async fn store(
     rank: &TrustRank,
 ) -> StoreResult<()> {
     let chain = int("chain_id", chain_id)?;
-    for table in [trust_agents::NAME, trust_payers::NAME, trust_clusters::NAME] {
-        sqlx::query(&format!("DELETE FROM {table} WHERE chain_id = $1"))
-            .bind(chain)
-            .execute(&mut *conn)
-            .await
-            .context("clearing the previous trust rank")?;
-    }
+    let epoch_block = int("epoch", epoch)?;
     let agents: Vec<(&String, &AgentTrust)> = rank.agents.iter().collect();
     for chunk in agents.chunks(ROWS_PER_INSERT) {
         let mut insert = QueryBuilder::<Any>::new(format!(
-            "INSERT INTO {trust_agents_table} (agent_key, chain_id, relative, top_payers) ",
+            "INSERT INTO {trust_agents_table} (agent_key, chain_id, epoch_block, relative, top_payers) ",
             trust_agents_table = trust_agents::NAME,
         ));
         insert.push_values(chunk, |mut row, (key, trust)| {
             row.push_bind(key.as_str())
                 .push_bind(chain)
+                .push_bind(epoch_block)
                 .push_bind(trust.relative)
                 .push_bind(serde_json::to_string(&trust.top_payers).expect("payers serialise"));
         });
@@ -282,11 +244,12 @@ async fn store(
     let payers: Vec<(&Address, &f64)> = rank.standing.iter().filter(|(_, s)| **s > 0.0).collect();
     for chunk in payers.chunks(ROWS_PER_INSERT) {
         let mut insert = QueryBuilder::<Any>::new(format!(
-            "INSERT INTO {trust_payers_table} (chain_id, address, standing) ",
+            "INSERT INTO {trust_payers_table} (chain_id, epoch_block, address, standing) ",
             trust_payers_table = trust_payers::NAME,
         ));
         insert.push_values(chunk, |mut row, (address, standing)| {
             row.push_bind(chain)
+                .push_bind(epoch_block)
                 .push_bind(hex_address(address))
                 .push_bind(**standing);
         });
@@ -299,20 +262,38 @@ async fn store(
         )
         .await?;
     }
-    clusters::write(conn, chain, &rank.clusters).await?;
+    clusters::write(conn, chain, epoch_block, &rank.clusters).await?;
     sqlx::query(&format!(
-        "INSERT INTO {trust_epochs_table} (chain_id, block_number, timestamp, seeded) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (chain_id) DO UPDATE SET block_number = excluded.block_number,
-           timestamp = excluded.timestamp, seeded = excluded.seeded",
+        "INSERT INTO {trust_epochs_table} (chain_id, block_number, timestamp, seeded) VALUES ($1, $2, $3, $4)",
         trust_epochs_table = trust_epochs::NAME,
     ))
     .bind(chain)
-    .bind(int("epoch", epoch)?)
+    .bind(epoch_block)
     .bind(int("timestamp", timestamp)?)
     .bind(i64::from(rank.seeded))
     .execute(&mut *conn)
     .await
     .context("recording the trust epoch")?;
+    Ok(())
+}
+
+/// Drops the chain's stored rank as of `epoch`.
+pub(super) async fn forget(conn: &mut AnyConnection, chain_id: u64, epoch: u64) -> StoreResult<()> {
+    for (table, column) in [
+        (trust_agents::NAME, "epoch_block"),
+        (trust_payers::NAME, "epoch_block"),
+        (trust_clusters::NAME, "epoch_block"),
+        (trust_epochs::NAME, "block_number"),
+    ] {
+        sqlx::query(&format!(
+            "DELETE FROM {table} WHERE chain_id = $1 AND {column} = $2"
+        ))
+        .bind(int("chain_id", chain_id)?)
+        .bind(int("epoch", epoch)?)
+        .execute(&mut *conn)
+        .await
+        .context("dropping a trust rank no longer in force")?;
+    }
     Ok(())
 }
 
@@ -330,148 +311,4 @@ pub(super) async fn paid_agents(
     .await
     .context("listing the paid agents")?;
     Ok(keys.into_iter().collect())
-}
-
-/// Fills in what the stored rank says about each loaded agent and its payers.
-pub(super) async fn stored_inputs(
-    conn: &mut AnyConnection,
-    chain_id: u64,
-    loaded: &mut BTreeMap<String, Loaded>,
-    unproven_cap: f64,
-) -> StoreResult<()> {
-    let Some(epoch) = stored_epoch(conn, chain_id).await? else {
-        return Ok(());
-    };
-    if !epoch.seeded {
-        return Ok(());
-    }
-    let mut query = QueryBuilder::<Any>::new(format!(
-        "SELECT agent_key, relative, top_payers FROM {trust_agents_table} WHERE agent_key",
-        trust_agents_table = trust_agents::NAME,
-    ));
-    push_in(&mut query, loaded.keys());
-    let rows: Vec<(String, f64, String)> = Dialect::of(conn)
-        .portable(query)
-        .build_query_as()
-        .fetch_all(&mut *conn)
-        .await
-        .context("reading agents' trust")?;
-    let mut agents: BTreeMap<String, AgentTrust> = BTreeMap::new();
-    for (key, relative, top) in rows {
-        let top_payers = decode::json(trust_agents::NAME, "top_payers", &top)?;
-        agents.insert(
-            key,
-            AgentTrust {
-                relative,
-                top_payers,
-            },
-        );
-    }
-    let payers: BTreeSet<Address> = loaded
-        .values()
-        .flat_map(|l| l.facts.payments.iter().map(|p| p.payer))
-        .collect();
-    let standing = standing_of(conn, chain_id, &payers).await?;
-    let clusters = clusters::of_payers(conn, chain_id, &payers).await?;
-    for (key, entry) in loaded.iter_mut() {
-        let of: BTreeMap<Address, f64> = entry
-            .facts
-            .payments
-            .iter()
-            .filter_map(|p| standing.get(&p.payer).map(|s| (p.payer, *s)))
-            .collect();
-        let clusters = entry
-            .facts
-            .payments
-            .iter()
-            .filter_map(|p| clusters.get(&p.payer).map(|m| (p.payer, m.clone())))
-            .collect();
-        entry.facts.trust = Some(TrustInputs {
-            epoch_block: epoch.block,
-            agent: agents.remove(key),
-            standing: of,
-            unproven_cap,
-            clusters,
-        });
-    }
-    Ok(())
-}
-
-/// The stored standing of `payers` (those with none are left out).
-async fn standing_of(
-    conn: &mut AnyConnection,
-    chain_id: u64,
-    payers: &BTreeSet<Address>,
-) -> StoreResult<BTreeMap<Address, f64>> {
-    let mut out = BTreeMap::new();
-    let payers: Vec<String> = payers.iter().map(hex_address).collect();
-    for chunk in payers.chunks(ADDRESSES_PER_QUERY) {
-        let mut query = QueryBuilder::<Any>::new(format!(
-            "SELECT address, standing FROM {trust_payers_table} WHERE chain_id = ",
-            trust_payers_table = trust_payers::NAME,
-        ));
-        query.push_bind(int("chain_id", chain_id)?);
-        query.push(" AND address");
-        push_in(&mut query, chunk);
-        let rows: Vec<(String, f64)> = Dialect::of(conn)
-            .portable(query)
-            .build_query_as()
-            .fetch_all(&mut *conn)
-            .await
-            .context("reading payers' standing")?;
-        for (address, standing) in rows {
-            out.insert(
-                decode::parse(trust_payers::NAME, "address", &address)?,
-                standing,
-            );
-        }
-    }
-    Ok(out)
-}
-
-/// What `rank` (computed as of `epoch`) says about each loaded agent and its payers, for a feed
-/// at a block whose epoch is not the stored one.
-pub(super) fn inputs_from(
-    rank: &TrustRank,
-    epoch: u64,
-    loaded: &mut BTreeMap<String, Loaded>,
-    unproven_cap: f64,
-) {
-    if !rank.seeded {
-        return;
-    }
-    for (key, entry) in loaded.iter_mut() {
-        let standing = entry
-            .facts
-            .payments
-            .iter()
-            .filter_map(|p| {
-                rank.standing
-                    .get(&p.payer)
-                    .filter(|s| **s > 0.0)
-                    .map(|s| (p.payer, *s))
-            })
-            .collect();
-        let clusters = entry
-            .facts
-            .payments
-            .iter()
-            .filter_map(|p| rank.clusters.membership(&p.payer).map(|m| (p.payer, m)))
-            .collect();
-        entry.facts.trust = Some(TrustInputs {
-            epoch_block: epoch,
-            agent: rank.agents.get(key).cloned(),
-            standing,
-            unproven_cap,
-            clusters,
-        });
-    }
-}
-
-/// The epoch the chain's stored rank is at, if any (for the feed to reuse it).
-pub(super) async fn epoch_block(
-    conn: &mut AnyConnection,
-    chain_id: u64,
-) -> StoreResult<Option<u64>> {
-    Ok(stored_epoch(conn, chain_id).await?.map(|e| e.block))
 }

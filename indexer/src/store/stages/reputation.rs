@@ -8,7 +8,7 @@
 use super::{BatchContext, RewindContext, delete_above};
 use crate::schema::{
     agent_reputation, counted_payments, reputation_dirty, reputation_feed_pages, reputation_feeds,
-    reputation_rules, trust_agents, trust_clusters, trust_epochs, trust_payers,
+    reputation_rules, trust_agents, trust_clusters, trust_epochs, trust_payers, trust_rollout,
 };
 use crate::store::{StoreResult, reputation, stored_feeds};
 use sqlx::AnyConnection;
@@ -22,6 +22,7 @@ pub(super) const TABLES: &[&str] = &[
     trust_agents::NAME,
     trust_payers::NAME,
     trust_clusters::NAME,
+    trust_rollout::NAME,
     reputation_rules::NAME,
     reputation_feeds::NAME,
     reputation_feed_pages::NAME,
@@ -37,7 +38,9 @@ pub(super) async fn apply(
     let chain_id = batch.chain.chain_id;
     reputation::mark_dirty(conn, chain_id, batch.from_block, batch.to_block).await?;
     if batch.settles {
-        reputation::settle(conn, chain_id, &batch.chain.rules, batch.to_block).await?;
+        let chain = &batch.chain;
+        let ahead = Some(&*chain.ranks_ahead);
+        reputation::settle(conn, chain_id, &chain.rules, batch.to_block, ahead).await?;
     }
     Ok(())
 }
@@ -66,5 +69,6 @@ pub(super) async fn rewind(
     )
     .await?;
     stored_feeds::rewind(conn, chain.chain_id, rewind.ancestor).await?;
-    reputation::settle(conn, chain.chain_id, &chain.rules, rewind.ancestor).await
+    let ahead = Some(&*chain.ranks_ahead);
+    reputation::settle(conn, chain.chain_id, &chain.rules, rewind.ancestor, ahead).await
 }
