@@ -313,8 +313,8 @@ const BLOCK_TIME: Duration = Duration::from_secs(2);
 /// The epoch step as the batches at the tip run it, settled through `writer`: first whole (no
 /// rollout: the rank computed and every paid agent rescored in the batch that crosses the epoch,
 /// the baseline), then with the shipped rollout (the rank computed ahead while the chain moves
-/// on for the first group's lag, then one group of agents per settle). Prints the longest settle
-/// of each against one block time.
+/// on at Base's pace until it is stored, then one group of agents per settle). Prints the
+/// longest settle of each against one block time.
 async fn epoch_steps(
     writer: &agentindex_indexer::store::Writer,
     rules: &agentindex_indexer::reputation::ReputationRules,
@@ -346,20 +346,43 @@ async fn epoch_steps(
     let started = Instant::now();
     writer.settle_reputation(rolling.clone(), epoch).await?;
     let mut settles = vec![(epoch, started.elapsed())];
-    // The chain moves on while the rank is computed ahead.
-    tokio::time::sleep(BLOCK_TIME * u32::try_from(params.switch_lag(0))?).await;
+    // The chain moves on while the rank is computed ahead, then the rank is stored.
+    tokio::time::sleep(BLOCK_TIME * u32::try_from(params.store_lag())?).await;
+    let block = epoch + params.store_lag();
+    let started = Instant::now();
+    writer.settle_reputation(rolling.clone(), block).await?;
+    settles.push((block, started.elapsed()));
     for group in 0..agentindex_indexer::reputation::ROLLOUT_GROUPS {
         let block = epoch + params.switch_lag(group);
         let started = Instant::now();
         writer.settle_reputation(rolling.clone(), block).await?;
         settles.push((block, started.elapsed()));
     }
+    // The previous rank dropped, the block after the last group went over.
+    let block = epoch + params.switch_lag(agentindex_indexer::reputation::ROLLOUT_GROUPS - 1) + 1;
+    let started = Instant::now();
+    writer.settle_reputation(rolling.clone(), block).await?;
+    settles.push((block, started.elapsed()));
     let (slowest_block, slowest) = settles
         .iter()
         .max_by_key(|(_, took)| *took)
         .copied()
         .unwrap_or_default();
     let total: Duration = settles.iter().map(|(_, took)| *took).sum();
+    let mut groups: Vec<Duration> = settles[2..settles.len() - 1]
+        .iter()
+        .map(|(_, took)| *took)
+        .collect();
+    groups.sort();
+    println!(
+        "  settles: at the epoch {:.0} ms, the rank stored {:.0} ms, the groups' median {:.0} ms and longest {:.0} ms, the previous rank dropped {:.0} ms; ranks taken from the computation ahead: {}",
+        settles[0].1.as_secs_f64() * 1e3,
+        settles[1].1.as_secs_f64() * 1e3,
+        groups[groups.len() / 2].as_secs_f64() * 1e3,
+        groups.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
+        settles[settles.len() - 1].1.as_secs_f64() * 1e3,
+        rolling.ranks_ahead.used()
+    );
     println!(
         "epoch step with a rollout over {} blocks in {} groups: longest settle {:.0} ms (block {slowest_block}), {:.2} s over {} settles; the longest is {:.2}x one block time ({} s), and {:.2}x the step without a rollout",
         params.rollout_blocks,

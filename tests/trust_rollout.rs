@@ -116,12 +116,14 @@ async fn a_new_rank_goes_into_force_group_by_group_with_the_floats_of_a_single_s
         .unwrap();
     assert_eq!(
         format!("{:?}", chain.ranks_ahead),
-        "RanksAhead { epoch: Some(4000) }"
+        "RanksAhead { epoch: Some(4000), used: 0 }"
     );
     assert_eq!(epochs_scored_under(&live).await, before);
 
     let mut went_over_at = BTreeMap::new();
-    for head in [4_009, 4_010, 4_011, 4_100, 4_160, 4_319, 4_320] {
+    for head in [
+        4_008, 4_009, 4_010, 4_011, 4_100, 4_160, 4_319, 4_320, 4_321,
+    ] {
         writer.settle_reputation(chain.clone(), head).await.unwrap();
         let scored = epochs_scored_under(&live).await;
         for (key, epoch) in &scored {
@@ -134,11 +136,15 @@ async fn a_new_rank_goes_into_force_group_by_group_with_the_floats_of_a_single_s
                 went_over_at.entry(key.clone()).or_insert(head);
             }
         }
-        if head == 4_010 {
-            // The first group took the rank computed ahead.
+        if head == 4_009 {
+            // Stored the block before the first group goes over, from the computation ahead.
             assert_eq!(
                 format!("{:?}", chain.ranks_ahead),
-                "RanksAhead { epoch: None }"
+                "RanksAhead { epoch: None, used: 1 }"
+            );
+            assert_eq!(
+                scored, before,
+                "no agent goes over before its group's block"
             );
         }
         if head == 4_160 {
@@ -164,7 +170,7 @@ async fn a_new_rank_goes_into_force_group_by_group_with_the_floats_of_a_single_s
     assert!(went_over_at.values().any(|head| *head == 4_320));
     assert_eq!(
         live.canonical_dump().await.unwrap(),
-        fresh_dump(dir.path(), 4_320).await,
+        fresh_dump(dir.path(), 4_321).await,
         "after the rollout, the index differs from one settled once there"
     );
     live.close().await;

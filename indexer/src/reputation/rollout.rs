@@ -1,8 +1,11 @@
-//! When a new epoch's trust rank goes into force, agent by agent. Rescoring every paid agent in
-//! the batch that crosses an epoch stalls the tip (about 11 s at 100,000 agents), so the agents
+//! When a new epoch's trust rank goes into force, agent by agent. Computing the rank and
+//! rescoring every paid agent in the batch that crosses an epoch stalled the tip (16-17 s at
+//! 100,000 agents and 1,000,000 payments, two thirds of it the rescore), so the agents
 //! are split into [`ROLLOUT_GROUPS`] fixed groups (by a hash of their key) and the rank as of
 //! epoch `E` goes into force for group `g` at block `E + lag(g)`, the lags spread evenly over
-//! `rollout_blocks`. Each batch then rescores the groups whose switch block it passed.
+//! `rollout_blocks`. Each batch then rescores the groups whose switch block it passed; the rank
+//! itself is stored one block before the first group goes over, and the previous one dropped
+//! one block after the last group went over ([`TrustParams::epochs_kept`]).
 //!
 //! Which rank an agent is scored under is a pure function of its key and the block, so an index
 //! that settles at every block and one that settles once at the end hold the same rows.
@@ -44,6 +47,28 @@ impl TrustParams {
     /// The epoch of the rank in force at `block` for the agent `key`.
     pub fn epoch_in_force_for(&self, key: &str, block: u64) -> u64 {
         self.epoch_in_force(rollout_group(key), block)
+    }
+
+    /// Blocks after an epoch until its rank is stored: one before the first group goes over, so
+    /// storing the rank and rescoring that group fall in different batches.
+    pub fn store_lag(&self) -> u64 {
+        self.switch_lag(0).saturating_sub(1)
+    }
+
+    /// The epochs whose ranks a chain keeps at `block`: those in force for some group, the
+    /// newest once its [`TrustParams::store_lag`] has passed, and the one before it until the
+    /// block the last group went over (dropping it is then a batch of its own).
+    pub fn epochs_kept(&self, block: u64) -> BTreeSet<u64> {
+        let mut kept = self.epochs_in_force(block);
+        let newest = self.epoch_of(block);
+        if block - newest >= self.store_lag() {
+            kept.insert(newest);
+        }
+        let interval = self.interval_blocks.max(1);
+        if self.rollout() > 0 && block - newest <= self.rollout() && newest >= interval {
+            kept.insert(newest - interval);
+        }
+        kept
     }
 
     /// Every epoch whose rank is in force for some group at `block` (one or two).
@@ -91,6 +116,13 @@ mod tests {
         assert_eq!(p.groups_switched(2_029, 2_030), BTreeSet::from([2]));
         assert_eq!(p.groups_switched(2_010, 2_011), BTreeSet::new());
         assert_eq!(p.groups_switched(1_999, 2_320).len() as u64, ROLLOUT_GROUPS);
+        // The new rank is kept from the block before the first group goes over.
+        assert_eq!(p.store_lag(), 9);
+        assert_eq!(p.epochs_kept(2_008), BTreeSet::from([1_000]));
+        assert_eq!(p.epochs_kept(2_009), BTreeSet::from([1_000, 2_000]));
+        assert_eq!(p.epochs_kept(2_320), BTreeSet::from([1_000, 2_000]));
+        assert_eq!(p.epochs_kept(2_321), BTreeSet::from([2_000]));
+        assert_eq!(p.epochs_kept(5), BTreeSet::from([0]));
         // Early blocks fall back to the first epoch.
         assert_eq!(p.epoch_in_force(31, 5), 0);
     }
@@ -102,6 +134,7 @@ mod tests {
         assert!(p.epochs_in_force(17).len() <= 2);
         let at_once = params(1_000, 0);
         assert_eq!(at_once.epochs_in_force(2_000), BTreeSet::from([2_000]));
+        assert_eq!(at_once.epochs_kept(2_000), BTreeSet::from([2_000]));
         assert_eq!(
             at_once.groups_switched(1_999, 2_000).len() as u64,
             ROLLOUT_GROUPS

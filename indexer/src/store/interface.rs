@@ -103,8 +103,9 @@ pub trait StoreRead: Send + Sync {
         page: impl FnMut(Vec<AgentReputation>) + Send,
     ) -> impl Future<Output = StoreResult<()>> + Send;
 
-    /// The trust rank of `chain_id` in force at `block` (as of its epoch), computed from the
-    /// counted payments, with the time it is computed at.
+    /// The trust rank of `chain_id` as of the epoch of `block` (the one every agent is under
+    /// once its rollout is over), computed from the counted payments, with the time it is
+    /// computed at.
     fn trust_rank(
         &self,
         chain_id: u64,
@@ -172,7 +173,8 @@ pub trait WriteBackend: Send + Sync + 'static {
         keys: Vec<String>,
     ) -> impl Future<Output = StoreResult<()>> + Send;
 
-    /// Rescores `chain`'s agents marked dirty and brings its trust rank to the epoch of `head`.
+    /// Rescores `chain`'s agents marked dirty, brings its trust ranks to those in force at
+    /// `head` and records reputation settled there.
     fn settle_reputation(
         &self,
         chain: &ChainContext,

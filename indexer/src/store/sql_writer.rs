@@ -120,6 +120,7 @@ impl WriteBackend for SqlWriter {
             .context("starting to settle reputation")?;
         let ahead = Some(&*chain.ranks_ahead);
         reputation::settle(&mut tx, chain.chain_id, &chain.rules, head, ahead).await?;
+        cursor::settled(&mut tx, chain.chain_id, Some(head)).await?;
         tx.commit().await.context("committing settled reputation")?;
         chain.ranks_ahead.start(&self.read);
         Ok(())

@@ -204,8 +204,9 @@ impl<B: WriteBackend> Writer<B> {
     }
 
     /// What a batch ending at `head` does to reputation after writing its facts: rescores the
-    /// agents marked dirty, then brings the chain's trust rank to the epoch of `head`,
-    /// rescoring every paid agent when it moves (the trust benchmark times this step).
+    /// agents marked dirty, brings the chain's trust ranks to those in force at `head`,
+    /// rescoring the paid agents of each group that went over to another rank, and records
+    /// reputation settled at `head` (the trust benchmark times this step).
     pub async fn settle_reputation(&self, chain: Arc<ChainContext>, head: u64) -> StoreResult<()> {
         self.call(|reply| Command::SettleReputation { chain, head, reply })
             .await

@@ -14,6 +14,7 @@ use crate::schema::chain_cursor;
 use crate::store::decode::int;
 use crate::store::{Dialect, QueryContext, StoreResult};
 use sqlx::AnyPool;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::task::JoinHandle;
 
@@ -25,12 +26,17 @@ type Computed = StoreResult<Option<(TrustRank, u64)>>;
 #[derive(Default)]
 pub struct RanksAhead {
     slot: Mutex<Option<Slot>>,
+    /// Ranks the writer stored from a computation ahead (instead of computing them itself).
+    used: AtomicU64,
 }
 
 impl std::fmt::Debug for RanksAhead {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let epoch = self.lock().as_ref().map(|slot| slot.epoch);
-        f.debug_struct("RanksAhead").field("epoch", &epoch).finish()
+        f.debug_struct("RanksAhead")
+            .field("epoch", &epoch)
+            .field("used", &self.used())
+            .finish()
     }
 }
 
@@ -52,6 +58,11 @@ enum State {
 impl RanksAhead {
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Slot>> {
         self.slot.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many ranks the writer took from a computation ahead.
+    pub fn used(&self) -> u64 {
+        self.used.load(Ordering::Relaxed)
     }
 
     /// Asks for the rank of `chain_id` as of `epoch` under `rules`, to be computed once the
@@ -119,7 +130,11 @@ impl RanksAhead {
             }
         };
         match handle.await {
-            Ok(Ok(computed)) => computed,
+            Ok(Ok(Some(computed))) => {
+                self.used.fetch_add(1, Ordering::Relaxed);
+                Some(computed)
+            }
+            Ok(Ok(None)) => None,
             Ok(Err(error)) => {
                 tracing::warn!(target: "agentindex::reputation", %error, epoch, "computing a trust rank ahead failed; the writer computes it");
                 None

@@ -32,8 +32,9 @@ pub(super) async fn applied_block(
         .transpose()
 }
 
-/// Brings the chain's stored ranks to those in force at `head` under `rules` and records `head`:
-/// ranks no longer in force are dropped (a rewind drops those above it), missing ones stored
+/// Brings the chain's stored ranks to those kept at `head` under `rules` (in force, or about to
+/// be) and records `head`: ranks no longer kept are dropped (a rewind drops those above it),
+/// missing ones stored
 /// (taken from `ahead` when it computed them, else computed here); `force` computes all of them
 /// again (new rules). Returns the rollout groups whose agents must be rescored: those under
 /// another rank at `head` than at the block the rows were brought to before, or under a rank
@@ -51,7 +52,7 @@ pub(super) async fn roll(
         ahead.forget_above(head);
     }
     let previous = applied_block(conn, chain_id).await?;
-    let wanted = params.epochs_in_force(head);
+    let wanted = params.epochs_kept(head);
     let stored = trust::stored_epochs(conn, chain_id).await?;
     for epoch in stored.keys() {
         if force || !wanted.contains(epoch) {
@@ -88,7 +89,7 @@ pub(super) async fn roll(
         added.insert(*epoch);
     }
     record(conn, chain_id, head).await?;
-    // The newest epoch reached, not yet in force for anyone: computed ahead once this commits.
+    // The newest epoch reached, not yet kept: computed ahead once this commits.
     let newest = params.epoch_of(head);
     if let Some(ahead) = ahead
         && !wanted.contains(&newest)

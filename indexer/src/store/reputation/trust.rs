@@ -140,7 +140,7 @@ pub(super) async fn compute(
     let timestamp = decode::uint(events::NAME, "block_timestamp", timestamp.unwrap_or(0))?;
     let rows: Vec<(String, String, i64, i64)> = sqlx::query_as(&format!(
         "SELECT agent_key, payer, timestamp, block_number FROM {counted_payments_table}
-         WHERE chain_id = $1 AND block_number <= $2",
+         WHERE chain_id = $1 AND block_number <= $2 ORDER BY agent_key, block_number, log_index",
         counted_payments_table = counted_payments::NAME,
     ))
     .bind(chain)
