@@ -9,9 +9,11 @@
 //! generated funding transfers (hubs, rings of 16, unfunded payers), against the rank alone.
 //!
 //! In the store: 100,000 agents with 10 payments each in a database, rescored (which records
-//! their counted payments), then the two halves of an epoch step as the indexer runs them: the
-//! rank read from the counted payments, and the rescore of every paid agent under it. Prints what
-//! an epoch step costs the batch that crosses it, and a batch at the tip on average.
+//! their counted payments), then the two halves of an epoch step: the rank read from the counted
+//! payments, and the rescore of every paid agent under it. Then the step as batches at the tip
+//! run it: whole in one settle (no rollout, the baseline), and spread by the default rollout (the
+//! rank computed ahead, then a group of agents per settle), with the longest settle of each
+//! against one block time.
 //!
 //! Run with `scripts/bench-trust` (or `cargo run --release --example trust_bench -- [agents]
 //! [payments] [interval_blocks]`).
