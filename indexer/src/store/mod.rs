@@ -23,6 +23,7 @@ pub mod in_list;
 mod interface;
 mod liveness;
 pub mod low_priority;
+
 #[cfg(test)]
 mod migration_tests;
 mod packed_row;
@@ -289,21 +290,9 @@ impl Store {
         }
     }
 
-    /// A read transaction whose every query sees one snapshot: SQLite's always do; on
-    /// PostgreSQL it is asked for (repeatable read), as its default sees each commit as it lands.
+    /// A read transaction whose every query sees one snapshot ([`sql::snapshot_of`]).
     async fn snapshot(&self) -> StoreResult<sqlx::Transaction<'static, sqlx::Any>> {
-        let mut tx = self
-            .reader()
-            .begin()
-            .await
-            .context("starting a reputation snapshot")?;
-        if self.dialect() == Dialect::Postgres {
-            sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                .execute(&mut *tx)
-                .await
-                .context("taking one snapshot for a reputation feed")?;
-        }
-        Ok(tx)
+        sql::snapshot_of(self.reader()).await
     }
 
     /// The read pool, for queries that never write: inside a [`low_priority::scope`], the

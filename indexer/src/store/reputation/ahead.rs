@@ -12,7 +12,7 @@ use super::trust;
 use crate::reputation::{ReputationRules, TrustRank};
 use crate::schema::chain_cursor;
 use crate::store::decode::int;
-use crate::store::{Dialect, QueryContext, StoreResult};
+use crate::store::{QueryContext, StoreResult};
 use sqlx::AnyPool;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -149,16 +149,7 @@ impl RanksAhead {
 /// chain's reputation settled at or past the epoch (every counted payment at or below it).
 async fn compute(read: &AnyPool, chain_id: u64, epoch: u64, rules: &ReputationRules) -> Computed {
     let started = std::time::Instant::now();
-    let mut tx = read
-        .begin()
-        .await
-        .context("starting a snapshot for a trust rank")?;
-    if Dialect::of(&tx) == Dialect::Postgres {
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            .execute(&mut *tx)
-            .await
-            .context("taking one snapshot for a trust rank")?;
-    }
+    let mut tx = crate::store::sql::snapshot_of(read).await?;
     let settled: Option<i64> = sqlx::query_scalar(&format!(
         "SELECT settled_block FROM {chain_cursor_table} WHERE chain_id = $1",
         chain_cursor_table = chain_cursor::NAME,
