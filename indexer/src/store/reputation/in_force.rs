@@ -34,9 +34,8 @@ pub(super) async fn applied_block(
 
 /// Brings the chain's stored ranks to those kept at `head` under `rules` (in force, or about to
 /// be) and records `head`: ranks no longer kept are dropped (a rewind drops those above it),
-/// missing ones stored
-/// (taken from `ahead` when it computed them, else computed here); `force` computes all of them
-/// again (new rules). Returns the rollout groups whose agents must be rescored: those under
+/// missing ones stored (taken from `ahead` when it computed them, else computed here); `force`
+/// computes all of them again (new rules). Returns the rollout groups whose agents must be rescored: those under
 /// another rank at `head` than at the block the rows were brought to before, or under a rank
 /// stored just now; every group the first time or when forced.
 pub(super) async fn roll(
