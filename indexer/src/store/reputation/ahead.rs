@@ -2,8 +2,8 @@
 //! goes into force a few blocks after `E` (`reputation::rollout`); computing it took 5.5-7.4 s at
 //! 100,000 agents and 1,000,000 payments, which the batch that needed it waited for. Now the
 //! first settle at or past `E` asks for it, a task computes it on a read snapshot once that
-//! settle is committed, and the settle that puts it into force takes the result (waiting for the
-//! task if it is still running). The task computes exactly what the writer would (the same
+//! settle is committed, and the settle that stores it (the block before the first group goes
+//! over) takes the result, waiting for the task if it is still running. The task computes exactly what the writer would (the same
 //! function over the same rows: everything at or below `E`, settled), so the floats are equal;
 //! where there is no result (a restart, a failed task, a reorg below `E`) the writer computes the
 //! rank itself as before.

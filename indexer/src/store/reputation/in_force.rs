@@ -1,5 +1,5 @@
-//! The trust ranks in force at a chain's settled block: [`roll`] stores those in force at a new
-//! block and drops the rest, and says which rollout groups of agents are now under another rank
+//! The trust ranks kept at a chain's settled block: [`roll`] stores those kept at a new block
+//! (in force for some group, or about to be) and drops the rest, and says which rollout groups of agents are now under another rank
 //! than the one they were scored under (`crate::reputation::rollout` decides who is under which).
 //! The block the stored rows were last brought to is kept (`trust_rollout`), so the next settle,
 //! after a batch or a rewind, knows which groups to rescore.

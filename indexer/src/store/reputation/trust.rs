@@ -1,8 +1,9 @@
 //! The stored trust ranks of each chain: the counted payments every rescore leaves behind (the
 //! payment graph), and the rank computed from them as of an epoch block (a multiple of
-//! `[reputation.trust] interval_blocks`), stored by epoch: a chain keeps the ranks in force at
-//! its settled block, one or, while a new one goes into force group by group, two
-//! (`store/reputation/rollout.rs` decides which; `trust_inputs.rs` reads them for the agents).
+//! `[reputation.trust] interval_blocks`), stored by epoch: a chain keeps the ranks kept at its
+//! settled block, one or, while a new one goes into force group by group, two
+//! (`reputation/rollout.rs` says which, `in_force.rs` keeps them so, `trust_inputs.rs` reads
+//! them for the agents).
 //!
 //! The rank as of epoch `E` is a pure function of the payments counted at or before `E` and of
 //! the time of the newest indexed block at or before `E`, so a reorg above `E` leaves it as it
