@@ -40,14 +40,20 @@ async fn main() -> anyhow::Result<()> {
     // `API_BENCH_POSTGRES=postgres://…` loads into that (empty) database instead, and leaves it.
     let postgres = std::env::var("API_BENCH_POSTGRES").ok();
     let on_postgres = postgres.is_some();
+    let given_postgres = postgres
+        .as_deref()
+        .is_some_and(|url| url.starts_with("postgres://"));
     let url = match postgres {
         Some(url) if url.starts_with("postgres://") => url,
         Some(_) => postgres::server().fresh_database(),
         None => format!("sqlite://{}", db.display()),
     };
     let started = Instant::now();
-    // `API_BENCH_REUSE=1` serves the database `API_BENCH_DB` kept from an earlier run as it is.
-    let reuse = std::env::var_os("API_BENCH_REUSE").is_some() && db.exists() && !on_postgres;
+    // `API_BENCH_REUSE=1` serves the database `API_BENCH_DB` kept from an earlier run as it is,
+    // or the PostgreSQL database `API_BENCH_POSTGRES=postgres://…` names, loaded by an earlier
+    // run.
+    let reuse = std::env::var_os("API_BENCH_REUSE").is_some()
+        && (db.exists() && !on_postgres || given_postgres);
     let (store, keys) = if reuse {
         agents::open_loaded(&url).await?
     } else {

@@ -48,6 +48,7 @@ mod operations;
 mod payment_reputation;
 mod postgres_backend;
 mod postgres_bulk_load;
+mod postgres_plans;
 mod query_budgets;
 mod registration_paths;
 mod reorgs;

@@ -1,0 +1,172 @@
+//! The API's reads on PostgreSQL stay reads by key whatever values the planner plans them for.
+//! The API's read connections leave plans to PostgreSQL (`plan_cache_mode = auto`), which after
+//! five runs of a statement may settle on a plan made for no values in particular. Here the
+//! database makes every plan so (`force_generic_plan`), and a full-text search whose ranking
+//! looks agents up by number in a common word's list reads a few of its postings, not the whole
+//! list (counted by PostgreSQL's own statistics of index reads, flushed when the API's
+//! connections close). Runs on the test PostgreSQL server whichever backend the rest of the
+//! suite uses.
+
+use crate::support;
+use crate::support::postgres;
+
+use agentindex_indexer::config::Config;
+use agentindex_indexer::store::Store;
+use serde_json::json;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Agents holding the common word; every tenth also holds the rare one.
+const AGENTS: i64 = 20_000;
+/// The page asked for.
+const FIRST: i64 = 5;
+
+/// The weight agent number `doc` has for the common and the rare word (`None` without it).
+/// The rare word's agents are heaviest for it the lower their number; every other one of them
+/// is as heavy for the common word, the rest are light there, so the ranking meets those in
+/// the rare word's list only and looks their common weight up by number.
+fn weights(doc: i64) -> (i64, Option<i64>) {
+    let heavy = 1_000 - doc / 10;
+    match (doc % 10, doc % 20) {
+        (0, 0) => (heavy, Some(heavy)),
+        (0, _) => (doc % 97 + 1, Some(heavy)),
+        _ => (doc % 97 + 1, None),
+    }
+}
+
+/// The page worked out here: agents with both words by the sum of their weights, ties to the
+/// lower number.
+fn expected_page() -> Vec<String> {
+    let mut both: Vec<(i64, i64)> = (1..=AGENTS)
+        .filter_map(|doc| match weights(doc) {
+            (common, Some(rare)) => Some((common + rare, doc)),
+            _ => None,
+        })
+        .collect();
+    both.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    both.iter()
+        .take(FIRST as usize)
+        .map(|(_, doc)| key(*doc))
+        .collect()
+}
+
+fn key(doc: i64) -> String {
+    format!("1:{doc:06}")
+}
+
+/// Fills `url`'s agents, their search rows, numbers and both words' postings, and makes every plan of the
+/// database one for no values in particular.
+async fn filled(url: &str) {
+    let pool = sqlx::AnyPool::connect(url).await.unwrap();
+    let database = url.rsplit('/').next().unwrap();
+    let statements = [
+        format!(
+            "INSERT INTO agents (agent_key, chain_id, source, owner, operators, active,
+               registered_block, registered_at, last_event_block)
+             SELECT '1:' || lpad(n::text, 6, '0'), 1, 'factory', '0x01', '[]', 1, n, n * 12, n
+               FROM generate_series(1, {AGENTS}) AS n"
+        ),
+        format!(
+            "INSERT INTO agent_search (agent_key, name, description, skills, tags)
+             SELECT '1:' || lpad(n::text, 6, '0'), 'agent', '', 'common',
+                    CASE WHEN n % 10 = 0 THEN 'rare' ELSE '' END
+               FROM generate_series(1, {AGENTS}) AS n"
+        ),
+        format!(
+            "INSERT INTO search_agents (doc, agent_key)
+             SELECT n, '1:' || lpad(n::text, 6, '0') FROM generate_series(1, {AGENTS}) AS n"
+        ),
+        format!(
+            "INSERT INTO agent_postings (doc, term, weight)
+             SELECT n, 'common', CASE WHEN n % 20 = 0 THEN 1000 - n / 10 ELSE n % 97 + 1 END
+               FROM generate_series(1, {AGENTS}) AS n"
+        ),
+        format!(
+            "INSERT INTO agent_postings (doc, term, weight)
+             SELECT n, 'rare', 1000 - n / 10 FROM generate_series(10, {AGENTS}, 10) AS n"
+        ),
+        // Words of one agent each, as most words are: planned for no word in particular, a
+        // word's list looks short.
+        format!(
+            "INSERT INTO agent_postings (doc, term, weight)
+             SELECT n, 'word' || n, 1 FROM generate_series(1, {AGENTS}) AS n"
+        ),
+        "ANALYZE".to_string(),
+        format!("ALTER DATABASE {database} SET plan_cache_mode = force_generic_plan"),
+    ];
+    for statement in statements {
+        sqlx::query(&statement).execute(&pool).await.unwrap();
+    }
+    pool.close().await;
+}
+
+/// Index rows read and index scans made on `agent_postings`, once no other connection to the
+/// database is left (a backend hands its statistics over as it ends).
+async fn postings_reads(url: &str) -> (i64, i64) {
+    let pool = sqlx::AnyPool::connect(url).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let others: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity
+              WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        if others == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the API's connections are still open"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let reads: (i64, i64) = sqlx::query_as(
+        "SELECT CAST(sum(idx_tup_read) AS BIGINT), CAST(sum(idx_scan) AS BIGINT)
+           FROM pg_stat_user_indexes WHERE relname = 'agent_postings'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    reads
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_looks_agents_up_by_number_under_a_plan_made_for_no_values() {
+    let url = postgres::server().fresh_database();
+    let store = Store::open(&url).await.unwrap();
+    filled(&url).await;
+    let text = format!(
+        "[database]\nurl = \"{url}\"\n\n[api]\nrequests_per_minute_per_client = 1000000\n\
+         client_burst = 100000\n"
+    );
+    let config = Config::from_toml_and_env(&text, Path::new("test.toml"), Vec::new()).unwrap();
+    let served = support::api::serve(store, &config).await;
+    let query = format!(
+        r#"{{ agents(search: "common rare", first: {FIRST}) {{ edges {{ node {{ id }} }} }} }}"#
+    );
+    let body = support::api::post_json(
+        &format!("{}/graphql", served.base),
+        &json!({ "query": query }),
+    )
+    .await;
+    assert!(body["errors"].is_null(), "{body}");
+    let ids: Vec<String> = body["data"]["agents"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|edge| edge["node"]["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, expected_page(), "the page of the search");
+    served.stop().await;
+
+    let (rows, scans) = postings_reads(&url).await;
+    assert!(scans > 0, "the statistics counted no read of the postings");
+    // The whole common list is AGENTS rows; reading it once for the lookups is the failure.
+    assert!(
+        rows < AGENTS / 4,
+        "the search read {rows} postings in {scans} index scans (the common word has {AGENTS})"
+    );
+}
