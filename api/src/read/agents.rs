@@ -222,13 +222,13 @@ async fn list_planned(
     if let Some(budget) = budget {
         let bound = walk_bound(pool, selection, order, after, budget).await?;
         let query = list_query(dialect, selection, order, after, limit, Plan::Walk(bound));
-        let walked = fetch(query, pool).await?;
+        let walked = fetch(query, pool, false).await?;
         if walked.len() as i64 >= limit || bound.is_none() {
             return Ok(walked);
         }
     }
     let query = list_query(dialect, selection, order, after, limit, Plan::Collect);
-    fetch(query, pool).await
+    fetch(query, pool, true).await
 }
 
 /// The page of a plain search of whole words in relevance order, ranked from each word's
@@ -286,7 +286,7 @@ async fn best_of_plain_search(
         agents::NAME,
         joins()
     ));
-    fetch(query, pool).await.map(Some)
+    fetch(query, pool, false).await.map(Some)
 }
 
 /// Agent `key`'s number in `search_agents`, if it has one.
@@ -303,10 +303,27 @@ async fn search_number(pool: &AnyPool, key: &str) -> sqlx::Result<Option<i64>> {
         .await
 }
 
-async fn fetch(query: QueryBuilder<'_, Any>, pool: &AnyPool) -> sqlx::Result<Vec<Listed>> {
-    let rows = Dialect::of_pool(pool)
+/// Whether a statement whose best plan depends on its values (which of its terms is the rarest
+/// to start from, how many agents an owner holds) may be kept prepared. On PostgreSQL it is sent
+/// unprepared, so it is planned for its values at every run: the read connections let
+/// PostgreSQL settle on a plan made for no values after five runs of a kept statement
+/// (`store/postgres.rs`), and such a plan would start from whichever term its guesses pick.
+fn kept_prepared(dialect: Dialect) -> bool {
+    dialect == Dialect::Sqlite
+}
+
+/// The agents `query` lists; `planned_each_run` sends it unprepared on PostgreSQL
+/// ([`kept_prepared`]).
+async fn fetch(
+    query: QueryBuilder<'_, Any>,
+    pool: &AnyPool,
+    planned_each_run: bool,
+) -> sqlx::Result<Vec<Listed>> {
+    let dialect = Dialect::of_pool(pool);
+    let rows = dialect
         .portable(query)
         .build()
+        .persistent(!planned_each_run || kept_prepared(dialect))
         .fetch_all(pool)
         .await?;
     rows.iter()
@@ -466,6 +483,7 @@ pub(crate) async fn count(pool: &AnyPool, selection: &Selection) -> sqlx::Result
     dialect
         .portable(query)
         .build_query_scalar()
+        .persistent(kept_prepared(dialect))
         .fetch_one(pool)
         .await
 }
