@@ -108,7 +108,9 @@ async fn settle_connection(conn: &mut AnyConnection) -> sqlx::Result<()> {
 /// PostgreSQL's own choice (`plan_cache_mode = auto`): a statement whose plan does not depend on
 /// its values is planned once per connection instead of at every request (planning took twice
 /// as long as running a lookup by id, 0.2 ms against 0.1), so the API's statements are written
-/// to be read by key whatever values they are planned for (see `api/src/read/ranked_search.rs`).
+/// to be read by key whatever values they are planned for (`api/src/read/ranked_search.rs`), or
+/// sent unprepared, planned at every run, where the best plan turns on the values
+/// (`api/src/read/agents.rs`).
 async fn read_pages(conn: &mut AnyConnection) -> sqlx::Result<()> {
     sqlx::query("SET max_parallel_workers_per_gather = 0")
         .execute(conn)
