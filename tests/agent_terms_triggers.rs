@@ -71,3 +71,93 @@ async fn a_tag_term_stays_while_a_skill_or_the_agents_own_tags_hold_it() {
         pool.close().await;
     }
 }
+
+/// Each term row carries its agent's reputation score (the per-term reputation order reads
+/// it): copied when the term comes after the score, when the score comes after the term, when
+/// the score changes, and cleared when the score row goes (a reorg's undo), on both databases.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_term_row_carries_its_agents_score_whichever_is_written_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let urls = [
+        format!("sqlite://{}", dir.path().join("scores.db").display()),
+        postgres::server().fresh_database(),
+    ];
+    for url in urls {
+        Store::open(&url).await.unwrap().close().await;
+        let pool = AnyPool::connect(&url).await.unwrap();
+        let run = |sql: String| {
+            let pool = pool.clone();
+            async move {
+                sqlx::query(&sql).execute(&pool).await.unwrap();
+            }
+        };
+        let skill = |agent: &str| {
+            format!(
+                "INSERT INTO agent_skills (agent_key, skill_id, name, description, tags) \
+                 VALUES ('{agent}', 'Lookup', 'Lookup', NULL, '[\"cards\"]')"
+            )
+        };
+        let score = |agent: &str, score: f64| {
+            format!(
+                "INSERT INTO agent_reputation (agent_key, chain_id, as_of_block, \
+                   as_of_timestamp, score, payment_score, payment_count, unique_payers, \
+                   excluded_payments, feedback_count, evaluation) \
+                 VALUES ('{agent}', 1, 1, 12, {score}, 0, 0, 0, 0, 0, '{{}}') \
+                 ON CONFLICT (agent_key) DO UPDATE SET score = excluded.score"
+            )
+        };
+        let scores = || async {
+            let rows: Vec<(String, String, Option<f64>)> = sqlx::query_as(
+                "SELECT agent_key, term, score FROM agent_terms ORDER BY agent_key, kind, term",
+            )
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+            rows
+        };
+        let row = |agent: &str, term: &str, score: Option<f64>| {
+            (agent.to_string(), term.to_string(), score)
+        };
+        // `a` is scored before its terms exist, `b` after.
+        run(score("a", 12.5)).await;
+        run(skill("a")).await;
+        run(skill("b")).await;
+        assert_eq!(
+            scores().await,
+            [
+                row("a", "lookup", Some(12.5)),
+                row("a", "cards", Some(12.5)),
+                row("b", "lookup", None),
+                row("b", "cards", None),
+            ],
+            "{url}"
+        );
+        run(score("b", 40.25)).await;
+        run(score("a", 3.0)).await;
+        run("INSERT INTO agent_tags (agent_key, tag) VALUES ('b', 'text')".into()).await;
+        assert_eq!(
+            scores().await,
+            [
+                row("a", "lookup", Some(3.0)),
+                row("a", "cards", Some(3.0)),
+                row("b", "lookup", Some(40.25)),
+                row("b", "cards", Some(40.25)),
+                row("b", "text", Some(40.25)),
+            ],
+            "{url}"
+        );
+        run("DELETE FROM agent_reputation WHERE agent_key = 'b'".into()).await;
+        let left = scores().await;
+        assert_eq!(
+            left[2..],
+            [
+                row("b", "lookup", None),
+                row("b", "cards", None),
+                row("b", "text", None),
+            ],
+            "{url}"
+        );
+        assert_eq!(left[0].2, Some(3.0), "{url}");
+        pool.close().await;
+    }
+}

@@ -169,12 +169,8 @@ pub(super) fn push_filters_with(
         query.push(" AND a.source");
         push_in(query, selection.sources.iter().copied());
     }
-    let terms = selection
-        .skill
-        .iter()
-        .map(|skill| (skill, "'skill', 'tag'"))
-        .chain(selection.tags.iter().map(|tag| (tag, "'tag'")));
-    for (term, kinds) in terms {
+    for term in selection.terms() {
+        let kinds = term.kinds();
         // Checked row by row: one probe of the (agent, term) index per candidate. Otherwise the
         // agents with the term are listed first and drive the query.
         let terms_table = agent_terms::NAME;
@@ -189,7 +185,7 @@ pub(super) fn push_filters_with(
                    AND term = "
             )
         });
-        query.push_bind(term.to_lowercase());
+        query.push_bind(term.text);
         // On PostgreSQL `OFFSET 0` keeps a row's check a probe: its planner would make a plain
         // EXISTS a join, hash every agent with the term and sort the matches.
         query.push(match (checked_by, dialect) {

@@ -6,7 +6,9 @@ use super::agent_filters::{
     push_after, push_after_relevance, push_filters, push_filters_with, push_search_join,
     push_search_keys, push_search_rows,
 };
-use super::agent_walk::{Bound, Plan, push_walked, walk_bound, walk_budget};
+use super::agent_walk::{
+    Plan, Walked, plan_walk, push_walk_conditions, push_walked, walk_bound, walk_order,
+};
 use super::cursor::Cursor;
 use super::ranked_search::{self, After, SearchWords, push_ranked_page};
 pub(crate) use super::selection::{Order, Selection};
@@ -214,14 +216,15 @@ async fn list_planned(
         return Ok(page);
     }
     let walkable = may_walk && selection.search.is_none() && order != Order::Relevance;
-    let budget = match walkable {
-        true => walk_budget(pool, counts, selection, limit).await?,
+    let walk = match walkable {
+        true => plan_walk(pool, counts, selection, order, limit).await?,
         false => None,
     };
     let dialect = Dialect::of_pool(pool);
-    if let Some(budget) = budget {
-        let bound = walk_bound(pool, selection, order, after, budget).await?;
-        let query = list_query(dialect, selection, order, after, limit, Plan::Walk(bound));
+    if let Some(walk) = walk {
+        let bound = walk_bound(pool, selection, &walk, after).await?;
+        let plan = Plan::Walk(walk.walked, bound);
+        let query = list_query(dialect, selection, order, after, limit, plan);
         let walked = fetch(query, pool, false).await?;
         if walked.len() as i64 >= limit || bound.is_none() {
             return Ok(walked);
@@ -367,17 +370,16 @@ fn list_query<'a>(
         "NULL"
     };
     query.push(format!("SELECT {COLUMNS}, {rank} AS rank FROM "));
-    let walk = matches!(plan, Plan::Walk(_));
     let (agents_table, reputation_table) = (agents::NAME, agent_reputation::NAME);
     let join = dialect.join_in_order();
-    match (selection.search.is_some(), order, plan) {
+    match (selection.search.is_some(), order, &plan) {
         (true, ..) => {
             query.push(format!(
                 "s {join} {agents_table} a ON a.agent_key = s.agent_key"
             ));
         }
-        (false, Order::Reputation, Plan::Walk(bound)) => {
-            push_walked(&mut query, dialect, order, bound, after, selection);
+        (false, Order::Reputation, Plan::Walk(walked, bound)) => {
+            push_walked(&mut query, dialect, walked, *bound, after, selection);
             query.push(format!(
                 " {join} {agents_table} a ON a.agent_key = r.agent_key"
             ));
@@ -387,8 +389,8 @@ fn list_query<'a>(
                 "{reputation_table} r {join} {agents_table} a ON a.agent_key = r.agent_key"
             ));
         }
-        (false, _, Plan::Walk(bound)) => {
-            push_walked(&mut query, dialect, order, bound, after, selection)
+        (false, _, Plan::Walk(walked, bound)) => {
+            push_walked(&mut query, dialect, walked, *bound, after, selection)
         }
         (false, ..) => {
             query.push(format!("{agents_table} a"));
@@ -409,18 +411,17 @@ fn list_query<'a>(
     } else {
         "a.agent_key"
     };
-    push_filters_with(&mut query, dialect, selection, walk.then_some(walked_key));
-    // Bare column comparisons on the walked index's key: they end the walk.
-    match plan {
-        Plan::Walk(Some(Bound::Score(bound))) => {
-            query.push(" AND r.score >= ");
-            query.push_bind(bound);
+    match &plan {
+        Plan::Walk(walked, bound) => {
+            // A term's list needs no check for its own term.
+            let checked = match walked {
+                Walked::Term(term) => selection.without(term),
+                Walked::Everyone(_) => selection.clone(),
+            };
+            push_filters_with(&mut query, dialect, &checked, Some(walked_key));
+            push_walk_conditions(&mut query, dialect, walked, *bound, after, selection);
         }
-        Plan::Walk(Some(Bound::Block(bound))) => {
-            query.push(" AND a.registered_block >= ");
-            query.push_bind(bound);
-        }
-        _ => {}
+        Plan::Collect => push_filters_with(&mut query, dialect, selection, None),
     }
     if let (true, Some(min)) = (reputation_drives, selection.min_reputation) {
         query.push(" AND r.score >= ");
@@ -445,11 +446,16 @@ fn list_query<'a>(
         }
         _ => {}
     }
-    query.push(match (order, reputation_drives) {
-        (Order::Newest, _) => " ORDER BY a.registered_block DESC, a.agent_key",
-        (Order::Reputation, false) => " ORDER BY coalesce(r.score, 0) DESC, a.agent_key",
-        (Order::Reputation, true) => " ORDER BY r.score DESC, r.agent_key",
-        (Order::Relevance, _) => " ORDER BY s.rank, s.doc",
+    let walked_order = match &plan {
+        Plan::Walk(walked, _) => walk_order(walked),
+        Plan::Collect => None,
+    };
+    query.push(match (order, reputation_drives, walked_order) {
+        (_, _, Some(walked_order)) => walked_order,
+        (Order::Newest, ..) => " ORDER BY a.registered_block DESC, a.agent_key",
+        (Order::Reputation, false, _) => " ORDER BY coalesce(r.score, 0) DESC, a.agent_key",
+        (Order::Reputation, true, _) => " ORDER BY r.score DESC, r.agent_key",
+        (Order::Relevance, ..) => " ORDER BY s.rank, s.doc",
     });
     query.push(" LIMIT ");
     query.push_bind(limit);

@@ -5,7 +5,7 @@
 
 use super::super::cursor::Cursor;
 use super::{Order, Selection, list_planned};
-use crate::read::agent_walk::walk_budget;
+use crate::read::agent_walk::{Walk, Walked, plan_walk};
 use crate::term_counts::TermCounts;
 use agentindex_indexer::schema::{agent_profiles, agent_reputation, agent_skills, agents};
 use agentindex_indexer::store::Store;
@@ -134,19 +134,58 @@ pub(super) async fn page_through(
 
 #[tokio::test]
 async fn walking_the_order_index_gives_the_pages_collecting_gives() {
-    let (_dir, store) = store_with_agents().await;
+    let (dir, store) = store_with_agents().await;
+    // Scores changed after the terms were written, and a score gone (as a reorg's undo leaves
+    // an agent): a term's list must follow both, or its walk and the collected page differ.
+    let url = format!("sqlite://{}", dir.path().join("plans.db").display());
+    let writer = AnyPool::connect(&url).await.unwrap();
+    let reputation = agent_reputation::NAME;
+    for change in [
+        format!("UPDATE {reputation} SET score = score + 0.5 WHERE agent_key LIKE '%3'"),
+        format!("DELETE FROM {reputation} WHERE agent_key IN ('1:00004', '1:00100')"),
+    ] {
+        sqlx::query(&change).execute(&writer).await.unwrap();
+    }
+    writer.close().await;
     let pool = store.reader();
     let common = Selection {
         skill: Some("Common".into()),
         ..Selection::default()
     };
     assert!(
-        walk_budget(pool, &TermCounts::default(), &common, 21)
+        plan_walk(pool, &TermCounts::default(), &common, Order::Newest, 21)
             .await
             .unwrap()
             .is_some(),
         "a skill two agents in three have is walked"
     );
+    for selection in [
+        common.clone(),
+        Selection {
+            tags: vec!["rare".into()],
+            ..Selection::default()
+        },
+    ] {
+        let walk = plan_walk(
+            pool,
+            &TermCounts::default(),
+            &selection,
+            Order::Reputation,
+            21,
+        )
+        .await
+        .unwrap();
+        assert!(
+            matches!(
+                walk,
+                Some(Walk {
+                    walked: Walked::Term(_),
+                    ..
+                })
+            ),
+            "{selection:?} in reputation order walks its term's list: {walk:?}"
+        );
+    }
     let selections = [
         common.clone(),
         Selection {

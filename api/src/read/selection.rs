@@ -63,3 +63,49 @@ pub(crate) enum Order {
     Reputation,
     Relevance,
 }
+
+/// A skill or tag a selection asks for, lower case, as `agent_terms` holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Term {
+    pub(crate) text: String,
+    /// `skill` or `tag`: what the filter named it.
+    pub(crate) kind: &'static str,
+}
+
+impl Term {
+    /// The kinds of `agent_terms` rows that match it, as an SQL list: a skill filter matches a
+    /// skill's id or a tag, a tag filter a tag.
+    pub(super) fn kinds(&self) -> &'static str {
+        match self.kind {
+            "skill" => "'skill', 'tag'",
+            _ => "'tag'",
+        }
+    }
+}
+
+impl Selection {
+    /// The skill and the tags asked for.
+    pub(super) fn terms(&self) -> Vec<Term> {
+        let skill = self.skill.iter().map(|skill| Term {
+            text: skill.to_lowercase(),
+            kind: "skill",
+        });
+        let tags = self.tags.iter().map(|tag| Term {
+            text: tag.to_lowercase(),
+            kind: "tag",
+        });
+        skill.chain(tags).collect()
+    }
+
+    /// The same selection without `term` (the one a walk reads the agents of, so its rows need
+    /// no check for it).
+    pub(super) fn without(&self, term: &Term) -> Selection {
+        let mut rest = self.clone();
+        if term.kind == "skill" {
+            rest.skill = None;
+        } else if let Some(at) = rest.tags.iter().position(|t| t.to_lowercase() == term.text) {
+            rest.tags.remove(at);
+        }
+        rest
+    }
+}

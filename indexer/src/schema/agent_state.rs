@@ -109,6 +109,9 @@ super::tables! {
         /// skill | tag
         kind: String,
         agent_key: String,
+        /// the agent's `agent_reputation.score`, copied by the triggers (NULL while it has
+        /// none), so each term's agents are listed best first by an index
+        score: Option<f64>,
     }
 
     /// The full-text index of agents' names, descriptions, skills and tags.
