@@ -4,8 +4,9 @@
 //! database makes every plan so (`force_generic_plan`), and a full-text search whose ranking
 //! looks agents up by number in a common word's list reads a few of its postings, not the whole
 //! list (counted by PostgreSQL's own statistics of index reads, flushed when the API's
-//! connections close). Runs on the test PostgreSQL server whichever backend the rest of the
-//! suite uses.
+//! connections close). And a reputation page of the agents with a tag reads that tag's agents
+//! best first, about as many as the page, not every agent's score. Runs on the test PostgreSQL
+//! server whichever backend the rest of the suite uses.
 
 use crate::support;
 use crate::support::postgres;
@@ -100,9 +101,9 @@ async fn filled(url: &str) {
     pool.close().await;
 }
 
-/// Index rows read and index scans made on `agent_postings`, once no other connection to the
-/// database is left (a backend hands its statistics over as it ends).
-async fn postings_reads(url: &str) -> (i64, i64) {
+/// Index rows read and index scans made on each index of `table`, by index name, once no other
+/// connection to the database is left (a backend hands its statistics over as it ends).
+async fn index_reads(url: &str, table: &str) -> Vec<(String, i64, i64)> {
     let pool = sqlx::AnyPool::connect(url).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -122,15 +123,32 @@ async fn postings_reads(url: &str) -> (i64, i64) {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let reads: (i64, i64) = sqlx::query_as(
-        "SELECT CAST(sum(idx_tup_read) AS BIGINT), CAST(sum(idx_scan) AS BIGINT)
-           FROM pg_stat_user_indexes WHERE relname = 'agent_postings'",
+    let reads: Vec<(String, i64, i64)> = sqlx::query_as(
+        "SELECT CAST(indexrelname AS TEXT), idx_tup_read, idx_scan
+           FROM pg_stat_user_indexes WHERE relname = $1 ORDER BY indexrelname",
     )
-    .fetch_one(&pool)
+    .bind(table)
+    .fetch_all(&pool)
     .await
     .unwrap();
     pool.close().await;
     reads
+}
+
+/// The rows read and scans made on every index of `table` together.
+async fn table_reads(url: &str, table: &str) -> (i64, i64) {
+    index_reads(url, table)
+        .await
+        .iter()
+        .fold((0, 0), |(rows, scans), (_, r, s)| (rows + r, scans + s))
+}
+
+/// The rows read from one index.
+fn read_from(reads: &[(String, i64, i64)], index: &str) -> i64 {
+    reads.iter().find(|(name, ..)| name == index).map_or_else(
+        || panic!("no index {index} in {reads:?}"),
+        |(_, rows, _)| *rows,
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -162,11 +180,122 @@ async fn a_search_looks_agents_up_by_number_under_a_plan_made_for_no_values() {
     assert_eq!(ids, expected_page(), "the page of the search");
     served.stop().await;
 
-    let (rows, scans) = postings_reads(&url).await;
+    let (rows, scans) = table_reads(&url, "agent_postings").await;
     assert!(scans > 0, "the statistics counted no read of the postings");
     // The whole common list is AGENTS rows; reading it once for the lookups is the failure.
     assert!(
         rows < AGENTS / 4,
         "the search read {rows} postings in {scans} index scans (the common word has {AGENTS})"
+    );
+}
+
+/// Agents scored in the reputation-order test; every 25th holds the tag.
+const SCORED: i64 = 20_000;
+
+/// Agent `n`'s score: scattered, so the tag's best are spread through the score index.
+fn score(n: i64) -> f64 {
+    ((n * 7_919) % 20_011) as f64 / 100.0
+}
+
+/// `url` filled with [`SCORED`] scored agents, every 25th holding tag `picked` (written after
+/// the scores, as a document's profile comes after its agent is scored), then rescored for
+/// every 7th (the term rows must follow), with plans made for no values.
+async fn scored(url: &str) {
+    let pool = sqlx::AnyPool::connect(url).await.unwrap();
+    let database = url.rsplit('/').next().unwrap();
+    let statements = [
+        format!(
+            "INSERT INTO agents (agent_key, chain_id, source, owner, operators, active,
+               registered_block, registered_at, last_event_block)
+             SELECT '1:' || lpad(n::text, 6, '0'), 1, 'factory', '0x01', '[]', 1, n, n * 12, n
+               FROM generate_series(1, {SCORED}) AS n"
+        ),
+        format!(
+            "INSERT INTO agent_reputation (agent_key, chain_id, as_of_block, as_of_timestamp,
+               score, payment_score, payment_count, unique_payers, excluded_payments,
+               feedback_count, evaluation)
+             SELECT '1:' || lpad(n::text, 6, '0'), 1, 1, 12, ((n * 7919) % 20011) / 100.0,
+                    0, 0, 0, 0, 0, '{{}}'
+               FROM generate_series(1, {SCORED}) AS n"
+        ),
+        format!(
+            "INSERT INTO agent_tags (agent_key, tag)
+             SELECT '1:' || lpad(n::text, 6, '0'), 'picked'
+               FROM generate_series(25, {SCORED}, 25) AS n"
+        ),
+        "UPDATE agent_reputation SET score = score + 1000
+          WHERE CAST(substr(agent_key, 3) AS INTEGER) % 7 = 0"
+            .to_string(),
+        "ANALYZE".to_string(),
+        format!("ALTER DATABASE {database} SET plan_cache_mode = force_generic_plan"),
+        "SELECT pg_stat_reset()".to_string(),
+    ];
+    for statement in statements {
+        sqlx::query(&statement).execute(&pool).await.unwrap();
+    }
+    pool.close().await;
+}
+
+/// The tag's agents best first, ties to the lower key, as worked out here.
+fn best_with_tag() -> Vec<String> {
+    let mut picked: Vec<(f64, i64)> = (25..=SCORED)
+        .step_by(25)
+        .map(|n| (score(n) + if n % 7 == 0 { 1000.0 } else { 0.0 }, n))
+        .collect();
+    picked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    picked.iter().map(|(_, n)| key(*n)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reputation_page_of_a_tag_reads_that_tags_best_agents_not_every_score() {
+    let url = postgres::server().fresh_database();
+    let store = Store::open(&url).await.unwrap();
+    scored(&url).await;
+    let text = format!(
+        "[database]\nurl = \"{url}\"\n\n[api]\nrequests_per_minute_per_client = 1000000\n\
+         client_burst = 100000\n"
+    );
+    let config = Config::from_toml_and_env(&text, Path::new("test.toml"), Vec::new()).unwrap();
+    let served = support::api::serve(store, &config).await;
+    let mut pages = Vec::new();
+    let mut after = serde_json::Value::Null;
+    for _ in 0..3 {
+        let query = "query($after: String) { agents(filter: { tags: [\"Picked\"] }, \
+            orderBy: REPUTATION, first: 20, after: $after) \
+            { edges { node { id } } pageInfo { endCursor } } }";
+        let body = support::api::post_json(
+            &format!("{}/graphql", served.base),
+            &json!({ "query": query, "variables": { "after": after } }),
+        )
+        .await;
+        assert!(body["errors"].is_null(), "{body}");
+        let agents = &body["data"]["agents"];
+        pages.extend(
+            agents["edges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|edge| edge["node"]["id"].as_str().unwrap().to_string()),
+        );
+        after = agents["pageInfo"]["endCursor"].clone();
+    }
+    served.stop().await;
+    assert_eq!(
+        pages,
+        best_with_tag()[..60],
+        "three pages of the tag's best"
+    );
+
+    let terms = index_reads(&url, "agent_terms").await;
+    let walked = read_from(&terms, "agent_terms_score");
+    let scores = index_reads(&url, "agent_reputation").await;
+    // Three pages of 20 from a list of 800: a walk of the score index would read thousands.
+    assert!(
+        walked < 200,
+        "three pages read {walked} rows of the tag's list: {terms:?}"
+    );
+    assert!(
+        read_from(&scores, "agent_reputation_score") == 0,
+        "the pages walked every agent's score: {scores:?}"
     );
 }

@@ -15,9 +15,9 @@ use std::time::Instant;
 /// How a list query finds its rows (see [`list`]).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Plan {
-    /// An index in the list's order, each row checked against the filters, down to the bound
-    /// if any.
-    Walk(Walked, Option<Bound>),
+    /// An index in the list's order, each row checked against the filters, until the walk
+    /// stops.
+    Walk(Walked, Stop),
     /// Every match (or every search hit), then sorted.
     Collect,
 }
@@ -42,7 +42,55 @@ pub(super) struct Walk {
     pub(super) budget: i64,
 }
 
-/// Where a walk stops: the order's value a budget of rows down the index.
+/// Where a walk stops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Stop {
+    /// At the order's value the budget of rows down the walked index, read before the walk
+    /// (SQLite, whose walk is the outer query itself); `None` when fewer rows are left.
+    AtBound(Option<Bound>),
+    /// After the budget of rows, a `LIMIT` of the walk's subquery (PostgreSQL): the walk reads
+    /// no more rows than its page needs, and nothing is read ahead of it.
+    AfterRows(i64),
+}
+
+impl Stop {
+    fn bound(self) -> Option<Bound> {
+        match self {
+            Stop::AtBound(bound) => bound,
+            Stop::AfterRows(_) => None,
+        }
+    }
+}
+
+/// Where `walk` stops on `pool`'s database (see [`Stop`]).
+pub(super) async fn walk_stop(
+    pool: &AnyPool,
+    selection: &Selection,
+    walk: &Walk,
+    after: Option<&Cursor>,
+) -> sqlx::Result<Stop> {
+    Ok(match Dialect::of_pool(pool) {
+        Dialect::Sqlite => Stop::AtBound(walk_bound(pool, selection, walk, after).await?),
+        Dialect::Postgres => Stop::AfterRows(walk.budget),
+    })
+}
+
+/// Whether a walk that stopped at `stop` read every row of its index (so a page it left short
+/// is the whole answer), not just its budget.
+pub(super) async fn walked_to_the_end(
+    pool: &AnyPool,
+    selection: &Selection,
+    walk: &Walk,
+    after: Option<&Cursor>,
+    stop: Stop,
+) -> sqlx::Result<bool> {
+    Ok(match stop {
+        Stop::AtBound(bound) => bound.is_none(),
+        Stop::AfterRows(_) => walk_bound(pool, selection, walk, after).await?.is_none(),
+    })
+}
+
+/// The order's value a budget of rows down the walked index.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Bound {
     Score(f64),
@@ -52,7 +100,7 @@ pub(super) enum Bound {
 /// The value of the order's key `budget` rows after `after` in the walked index (ties at the
 /// bound are read too); `None` when fewer rows are left (then the walk reads them all, and its
 /// answer is complete).
-pub(super) async fn walk_bound(
+async fn walk_bound(
     pool: &AnyPool,
     selection: &Selection,
     walk: &Walk,
@@ -206,10 +254,11 @@ pub(super) fn push_walked<'a>(
     query: &mut QueryBuilder<'a, Any>,
     dialect: Dialect,
     walked: &Walked,
-    bound: Option<Bound>,
+    stop: Stop,
     after: Option<&'a Cursor>,
     selection: &Selection,
 ) {
+    let bound = stop.bound();
     match walked {
         Walked::Everyone(order) => {
             let (table, alias, index) = order_index(*order);
@@ -219,7 +268,8 @@ pub(super) fn push_walked<'a>(
             }
             query.push(format!("(SELECT * FROM {table}"));
             push_index_range(query, *order, bound, after, selection);
-            query.push(format!(" OFFSET 0) {alias}"));
+            push_subquery_end(query, stop);
+            query.push(format!(") {alias}"));
         }
         Walked::Term(term) => {
             if dialect == Dialect::Sqlite {
@@ -231,7 +281,8 @@ pub(super) fn push_walked<'a>(
                 ));
                 push_term_range(query, term, score_of(bound), after, selection);
                 query.push(TERM_ORDER);
-                query.push(" OFFSET 0) w");
+                push_subquery_end(query, stop);
+                query.push(") w");
             }
             query.push(format!(
                 " {} {} r ON r.agent_key = w.agent_key",
@@ -242,17 +293,31 @@ pub(super) fn push_walked<'a>(
     }
 }
 
+/// Ends a walk's subquery on PostgreSQL: after its budget of rows, or with `OFFSET 0` (which
+/// keeps the planner from flattening it) when a bound ends it.
+fn push_subquery_end(query: &mut QueryBuilder<'_, Any>, stop: Stop) {
+    match stop {
+        Stop::AfterRows(rows) => {
+            query.push(" LIMIT ");
+            query.push_bind(rows);
+        }
+        Stop::AtBound(_) => {
+            query.push(" OFFSET 0");
+        }
+    }
+}
+
 /// Appends the walk's own conditions to the outer `WHERE`: where it stops (the bound, on the
 /// walked index's key) and, on SQLite, a term's range.
 pub(super) fn push_walk_conditions<'a>(
     query: &mut QueryBuilder<'a, Any>,
     dialect: Dialect,
     walked: &Walked,
-    bound: Option<Bound>,
+    stop: Stop,
     after: Option<&'a Cursor>,
     selection: &Selection,
 ) {
-    match (walked, bound) {
+    match (walked, stop.bound()) {
         (Walked::Term(term), bound) if dialect == Dialect::Sqlite => {
             push_term_range(query, term, score_of(bound), after, selection);
         }

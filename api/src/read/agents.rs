@@ -7,7 +7,8 @@ use super::agent_filters::{
     push_search_keys, push_search_rows,
 };
 use super::agent_walk::{
-    Plan, Walked, plan_walk, push_walk_conditions, push_walked, walk_bound, walk_order,
+    Plan, Walked, plan_walk, push_walk_conditions, push_walked, walk_order, walk_stop,
+    walked_to_the_end,
 };
 use super::cursor::Cursor;
 use super::ranked_search::{self, After, SearchWords, push_ranked_page};
@@ -222,11 +223,13 @@ async fn list_planned(
     };
     let dialect = Dialect::of_pool(pool);
     if let Some(walk) = walk {
-        let bound = walk_bound(pool, selection, &walk, after).await?;
-        let plan = Plan::Walk(walk.walked, bound);
+        let stop = walk_stop(pool, selection, &walk, after).await?;
+        let plan = Plan::Walk(walk.walked.clone(), stop);
         let query = list_query(dialect, selection, order, after, limit, plan);
         let walked = fetch(query, pool, false).await?;
-        if walked.len() as i64 >= limit || bound.is_none() {
+        if walked.len() as i64 >= limit
+            || walked_to_the_end(pool, selection, &walk, after, stop).await?
+        {
             return Ok(walked);
         }
     }
@@ -378,8 +381,8 @@ fn list_query<'a>(
                 "s {join} {agents_table} a ON a.agent_key = s.agent_key"
             ));
         }
-        (false, Order::Reputation, Plan::Walk(walked, bound)) => {
-            push_walked(&mut query, dialect, walked, *bound, after, selection);
+        (false, Order::Reputation, Plan::Walk(walked, stop)) => {
+            push_walked(&mut query, dialect, walked, *stop, after, selection);
             query.push(format!(
                 " {join} {agents_table} a ON a.agent_key = r.agent_key"
             ));
@@ -389,8 +392,8 @@ fn list_query<'a>(
                 "{reputation_table} r {join} {agents_table} a ON a.agent_key = r.agent_key"
             ));
         }
-        (false, _, Plan::Walk(walked, bound)) => {
-            push_walked(&mut query, dialect, walked, *bound, after, selection)
+        (false, _, Plan::Walk(walked, stop)) => {
+            push_walked(&mut query, dialect, walked, *stop, after, selection)
         }
         (false, ..) => {
             query.push(format!("{agents_table} a"));
@@ -412,14 +415,14 @@ fn list_query<'a>(
         "a.agent_key"
     };
     match &plan {
-        Plan::Walk(walked, bound) => {
+        Plan::Walk(walked, stop) => {
             // A term's list needs no check for its own term.
             let checked = match walked {
                 Walked::Term(term) => selection.without(term),
                 Walked::Everyone(_) => selection.clone(),
             };
             push_filters_with(&mut query, dialect, &checked, Some(walked_key));
-            push_walk_conditions(&mut query, dialect, walked, *bound, after, selection);
+            push_walk_conditions(&mut query, dialect, walked, *stop, after, selection);
         }
         Plan::Collect => push_filters_with(&mut query, dialect, selection, None),
     }
