@@ -294,8 +294,9 @@ async fn a_reputation_page_of_a_tag_reads_that_tags_best_agents_not_every_score(
         walked < 200,
         "three pages read {walked} rows of the tag's list: {terms:?}"
     );
+    // Probed by key (score and agent) at most, never walked.
     assert!(
-        read_from(&scores, "agent_reputation_score") == 0,
+        read_from(&scores, "agent_reputation_score") < 200,
         "the pages walked every agent's score: {scores:?}"
     );
 }

@@ -122,7 +122,7 @@ async fn walk_bound(
         Walked::Term(term) => {
             query.push(format!("SELECT w.score FROM {}", term_list(dialect)));
             query.push(" WHERE true");
-            push_term_range(&mut query, term, None, after, selection);
+            push_term_range(&mut query, term, None, after, selection, false);
             query.push(TERM_ORDER);
             Order::Reputation
         }
@@ -207,19 +207,21 @@ fn push_index_range<'a>(
 
 /// Appends ` AND …` over `w`, a term's rows of `agent_terms`: the agents with `term` that
 /// have a score, from after the cursor down to `bound` if any (and at least `minReputation`),
-/// each agent once (a skill filter matches a skill id and a tag of one agent both: its tag row
-/// is kept). Read in [`TERM_ORDER`].
+/// with `each_agent_once` each agent once (a skill filter matches a skill id and a tag of one
+/// agent both: its tag row is kept; a bound, only an estimate, counts both and saves the
+/// probe). Read in [`TERM_ORDER`].
 fn push_term_range<'a>(
     query: &mut QueryBuilder<'a, Any>,
     term: &Term,
     bound: Option<f64>,
     after: Option<&'a Cursor>,
     selection: &Selection,
+    each_agent_once: bool,
 ) {
     query.push(" AND w.term = ");
     query.push_bind(term.text.clone());
     query.push(format!(" AND w.kind IN ({})", term.kinds()));
-    if term.kind == "skill" {
+    if each_agent_once && term.kind == "skill" {
         query.push(format!(
             " AND (w.kind = 'tag' OR NOT EXISTS (SELECT 1 FROM {} d
                WHERE d.term = w.term AND d.kind = 'tag' AND d.agent_key = w.agent_key))",
@@ -279,13 +281,18 @@ pub(super) fn push_walked<'a>(
                     "(SELECT w.agent_key, w.score FROM {} WHERE true",
                     term_list(dialect)
                 ));
-                push_term_range(query, term, score_of(bound), after, selection);
+                push_term_range(query, term, score_of(bound), after, selection, true);
                 query.push(TERM_ORDER);
                 push_subquery_end(query, stop);
                 query.push(") w");
             }
+            // A term row whose copy of the score lags its agent's is left out rather than
+            // read out of order (which would break the pages' order and their cursors): two
+            // indexers writing one PostgreSQL database can commit a profile and a rescore of
+            // one agent at once, each trigger missing the other's rows, until the agent's score
+            // or profile is written again.
             query.push(format!(
-                " {} {} r ON r.agent_key = w.agent_key",
+                " {} {} r ON r.agent_key = w.agent_key AND r.score = w.score",
                 dialect.join_in_order(),
                 agent_reputation::NAME
             ));
@@ -319,7 +326,7 @@ pub(super) fn push_walk_conditions<'a>(
 ) {
     match (walked, stop.bound()) {
         (Walked::Term(term), bound) if dialect == Dialect::Sqlite => {
-            push_term_range(query, term, score_of(bound), after, selection);
+            push_term_range(query, term, score_of(bound), after, selection, true);
         }
         (Walked::Term(_), _) => {}
         (_, Some(Bound::Score(bound))) => {
@@ -374,6 +381,13 @@ pub(super) async fn plan_walk(
     if terms.is_empty() {
         return Ok(None);
     }
+    if let (Order::Reputation, [term]) = (order, terms.as_slice()) {
+        // Every row of the term's list holds the term: nothing to count.
+        return Ok(Some(Walk {
+            walked: Walked::Term(term.clone()),
+            budget: walk_rows(limit, 1.0),
+        }));
+    }
     // Agent rows are never deleted but by a reorg, so SQLite's largest rowid is about their
     // number. PostgreSQL keeps an estimate from its last ANALYZE or VACUUM (counting reads
     // the whole table: 15 ms at 100,000 agents, each request); a table never analyzed counts.
@@ -416,24 +430,27 @@ pub(super) async fn plan_walk(
             .map(|(_, count)| *count as f64 / agents.max(1) as f64)
             .product::<f64>()
     };
-    let budget_for = |share: f64| {
-        let budget = ((4 * limit) as f64 / share.min(1.0)).ceil() as i64;
-        budget.clamp(WALK_ROWS.0, WALK_ROWS.1)
-    };
     if order == Order::Reputation {
         // The term's list holds only agents with it: never more rows than collecting them.
         return Ok(Some(Walk {
             walked: Walked::Term(terms[rarest].clone()),
-            budget: budget_for(share_of(Some(rarest))),
+            budget: walk_rows(limit, share_of(Some(rarest))),
         }));
     }
-    let budget = budget_for(share_of(None));
+    let budget = walk_rows(limit, share_of(None));
     // A walked row costs a fraction of a collected one (one index step and a probe, against
     // lookups in three tables and a sort).
     Ok((budget < 4 * fewest).then_some(Walk {
         walked: Walked::Everyone(order),
         budget,
     }))
+}
+
+/// Rows to walk for a page of `limit` when `share` of the walked rows have the terms not yet
+/// checked: four times what that share says, as other filters skip rows too.
+fn walk_rows(limit: i64, share: f64) -> i64 {
+    let budget = ((4 * limit) as f64 / share.min(1.0)).ceil() as i64;
+    budget.clamp(WALK_ROWS.0, WALK_ROWS.1)
 }
 
 /// How many agents hold `term` of `kind`, `cap` at most.

@@ -269,3 +269,36 @@ async fn liveness_filters_read_on_both_plans() {
         super::count(pool, &selection).await.unwrap();
     }
 }
+
+/// A term row whose copy of the score lags its agent's (as two writers committing at once can
+/// leave one) is left out of the term's walk; the pages around it keep their order and their
+/// cursors go on.
+#[tokio::test]
+async fn a_term_row_with_a_lagging_score_is_left_out_of_the_walk() {
+    let (dir, store) = store_with_agents().await;
+    let url = format!("sqlite://{}", dir.path().join("plans.db").display());
+    let writer = AnyPool::connect(&url).await.unwrap();
+    // Set behind the triggers' back: far above any score, it would lead every page.
+    sqlx::query(&format!(
+        "UPDATE {} SET score = 1000 WHERE agent_key = '1:00010'",
+        agentindex_indexer::schema::agent_terms::NAME
+    ))
+    .execute(&writer)
+    .await
+    .unwrap();
+    writer.close().await;
+    let pool = store.reader();
+    let common = Selection {
+        skill: Some("common".into()),
+        ..Selection::default()
+    };
+    for page in [7, 100] {
+        let collected = page_through(pool, &common, Order::Reputation, page, false).await;
+        let walked = page_through(pool, &common, Order::Reputation, page, true).await;
+        let expected: Vec<String> = collected
+            .into_iter()
+            .filter(|key| key != "1:00010")
+            .collect();
+        assert_eq!(walked, expected, "{page} at a time");
+    }
+}

@@ -9,6 +9,7 @@
 
 pub(crate) mod activity;
 mod agent_filters;
+mod agent_list;
 pub(crate) mod agent_rows;
 mod agent_walk;
 pub(crate) mod agents;
