@@ -55,18 +55,36 @@ fn key(doc: i64) -> String {
     format!("1:{doc:06}")
 }
 
+/// Agents `1:000001` to `count`, registered at their number's block.
+fn agents_numbered(count: i64) -> String {
+    format!(
+        "INSERT INTO agents (agent_key, chain_id, source, owner, operators, active,
+           registered_block, registered_at, last_event_block)
+         SELECT '1:' || lpad(n::text, 6, '0'), 1, 'factory', '0x01', '[]', 1, n, n * 12, n
+           FROM generate_series(1, {count}) AS n"
+    )
+}
+
+/// Runs `statements` on `url`, analyzes the database and makes its every plan one for no
+/// values in particular.
+async fn run_planned_for_no_values(url: &str, statements: &[String]) {
+    let pool = sqlx::AnyPool::connect(url).await.unwrap();
+    let database = url.rsplit('/').next().unwrap();
+    let settle = [
+        "ANALYZE".to_string(),
+        format!("ALTER DATABASE {database} SET plan_cache_mode = force_generic_plan"),
+    ];
+    for statement in statements.iter().chain(&settle) {
+        sqlx::query(statement).execute(&pool).await.unwrap();
+    }
+    pool.close().await;
+}
+
 /// Fills `url`'s agents, their search rows, numbers and both words' postings, and makes every plan of the
 /// database one for no values in particular.
 async fn filled(url: &str) {
-    let pool = sqlx::AnyPool::connect(url).await.unwrap();
-    let database = url.rsplit('/').next().unwrap();
     let statements = [
-        format!(
-            "INSERT INTO agents (agent_key, chain_id, source, owner, operators, active,
-               registered_block, registered_at, last_event_block)
-             SELECT '1:' || lpad(n::text, 6, '0'), 1, 'factory', '0x01', '[]', 1, n, n * 12, n
-               FROM generate_series(1, {AGENTS}) AS n"
-        ),
+        agents_numbered(AGENTS),
         format!(
             "INSERT INTO agent_search (agent_key, name, description, skills, tags)
              SELECT '1:' || lpad(n::text, 6, '0'), 'agent', '', 'common',
@@ -92,13 +110,8 @@ async fn filled(url: &str) {
             "INSERT INTO agent_postings (doc, term, weight)
              SELECT n, 'word' || n, 1 FROM generate_series(1, {AGENTS}) AS n"
         ),
-        "ANALYZE".to_string(),
-        format!("ALTER DATABASE {database} SET plan_cache_mode = force_generic_plan"),
     ];
-    for statement in statements {
-        sqlx::query(&statement).execute(&pool).await.unwrap();
-    }
-    pool.close().await;
+    run_planned_for_no_values(url, &statements).await;
 }
 
 /// Index rows read and index scans made on each index of `table`, by index name, once no other
@@ -201,15 +214,8 @@ fn score(n: i64) -> f64 {
 /// the scores, as a document's profile comes after its agent is scored), then rescored for
 /// every 7th (the term rows must follow), with plans made for no values.
 async fn scored(url: &str) {
-    let pool = sqlx::AnyPool::connect(url).await.unwrap();
-    let database = url.rsplit('/').next().unwrap();
     let statements = [
-        format!(
-            "INSERT INTO agents (agent_key, chain_id, source, owner, operators, active,
-               registered_block, registered_at, last_event_block)
-             SELECT '1:' || lpad(n::text, 6, '0'), 1, 'factory', '0x01', '[]', 1, n, n * 12, n
-               FROM generate_series(1, {SCORED}) AS n"
-        ),
+        agents_numbered(SCORED),
         format!(
             "INSERT INTO agent_reputation (agent_key, chain_id, as_of_block, as_of_timestamp,
                score, payment_score, payment_count, unique_payers, excluded_payments,
@@ -226,14 +232,9 @@ async fn scored(url: &str) {
         "UPDATE agent_reputation SET score = score + 1000
           WHERE CAST(substr(agent_key, 3) AS INTEGER) % 7 = 0"
             .to_string(),
-        "ANALYZE".to_string(),
-        format!("ALTER DATABASE {database} SET plan_cache_mode = force_generic_plan"),
         "SELECT pg_stat_reset()".to_string(),
     ];
-    for statement in statements {
-        sqlx::query(&statement).execute(&pool).await.unwrap();
-    }
-    pool.close().await;
+    run_planned_for_no_values(url, &statements).await;
 }
 
 /// The tag's agents best first, ties to the lower key, as worked out here.
