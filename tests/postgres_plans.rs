@@ -164,17 +164,22 @@ fn read_from(reads: &[(String, i64, i64)], index: &str) -> i64 {
     )
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_search_looks_agents_up_by_number_under_a_plan_made_for_no_values() {
-    let url = postgres::server().fresh_database();
-    let store = Store::open(&url).await.unwrap();
-    filled(&url).await;
+/// The API over `store` at `url`, with rate limits no test reaches.
+async fn served_without_limits(store: Store, url: &str) -> support::api::Served {
     let text = format!(
         "[database]\nurl = \"{url}\"\n\n[api]\nrequests_per_minute_per_client = 1000000\n\
          client_burst = 100000\n"
     );
     let config = Config::from_toml_and_env(&text, Path::new("test.toml"), Vec::new()).unwrap();
-    let served = support::api::serve(store, &config).await;
+    support::api::serve(store, &config).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_looks_agents_up_by_number_under_a_plan_made_for_no_values() {
+    let url = postgres::server().fresh_database();
+    let store = Store::open(&url).await.unwrap();
+    filled(&url).await;
+    let served = served_without_limits(store, &url).await;
     let query = format!(
         r#"{{ agents(search: "common rare", first: {FIRST}) {{ edges {{ node {{ id }} }} }} }}"#
     );
@@ -252,12 +257,7 @@ async fn a_reputation_page_of_a_tag_reads_that_tags_best_agents_not_every_score(
     let url = postgres::server().fresh_database();
     let store = Store::open(&url).await.unwrap();
     scored(&url).await;
-    let text = format!(
-        "[database]\nurl = \"{url}\"\n\n[api]\nrequests_per_minute_per_client = 1000000\n\
-         client_burst = 100000\n"
-    );
-    let config = Config::from_toml_and_env(&text, Path::new("test.toml"), Vec::new()).unwrap();
-    let served = support::api::serve(store, &config).await;
+    let served = served_without_limits(store, &url).await;
     let mut pages = Vec::new();
     let mut after = serde_json::Value::Null;
     for _ in 0..3 {

@@ -9,6 +9,7 @@ use super::selection::{Order, Selection};
 use agentindex_indexer::schema::{agent_profiles, agent_reputation, agents};
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, QueryBuilder};
+use std::borrow::Cow;
 
 /// The columns every agent read selects.
 pub(super) const COLUMNS: &str =
@@ -101,8 +102,8 @@ pub(super) fn list_query<'a>(
         Plan::Walk(walked, stop) => {
             // A term's list needs no check for its own term.
             let checked = match walked {
-                Walked::Term(term) => selection.without(term),
-                Walked::Everyone(_) => selection.clone(),
+                Walked::Term(term) => Cow::Owned(selection.without(term)),
+                Walked::Everyone(_) => Cow::Borrowed(selection),
             };
             push_filters_with(&mut query, dialect, &checked, Some(walked_key));
             push_walk_conditions(&mut query, dialect, walked, *stop, after, selection);
