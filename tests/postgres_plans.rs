@@ -67,7 +67,7 @@ fn agents_numbered(count: i64) -> String {
 
 /// Runs `statements` on `url`, analyzes the database and makes its every plan one for no
 /// values in particular.
-async fn run_planned_for_no_values(url: &str, statements: &[String]) {
+pub(crate) async fn run_planned_for_no_values(url: &str, statements: &[String]) {
     let pool = sqlx::AnyPool::connect(url).await.unwrap();
     let database = url.rsplit('/').next().unwrap();
     let settle = [
@@ -116,7 +116,7 @@ async fn filled(url: &str) {
 
 /// Index rows read and index scans made on each index of `table`, by index name, once no other
 /// connection to the database is left (a backend hands its statistics over as it ends).
-async fn index_reads(url: &str, table: &str) -> Vec<(String, i64, i64)> {
+pub(crate) async fn index_reads(url: &str, table: &str) -> Vec<(String, i64, i64)> {
     let pool = sqlx::AnyPool::connect(url).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -149,7 +149,7 @@ async fn index_reads(url: &str, table: &str) -> Vec<(String, i64, i64)> {
 }
 
 /// The rows read and scans made on every index of `table` together.
-async fn table_reads(url: &str, table: &str) -> (i64, i64) {
+pub(crate) async fn table_reads(url: &str, table: &str) -> (i64, i64) {
     index_reads(url, table)
         .await
         .iter()
@@ -165,7 +165,7 @@ fn read_from(reads: &[(String, i64, i64)], index: &str) -> i64 {
 }
 
 /// The API over `store` at `url`, with rate limits no test reaches.
-async fn served_without_limits(store: Store, url: &str) -> support::api::Served {
+pub(crate) async fn served_without_limits(store: Store, url: &str) -> support::api::Served {
     let text = format!(
         "[database]\nurl = \"{url}\"\n\n[api]\nrequests_per_minute_per_client = 1000000\n\
          client_burst = 100000\n"

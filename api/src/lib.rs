@@ -26,6 +26,7 @@ mod chain_status;
 pub mod changes;
 pub mod client;
 pub mod client_error;
+mod common_words;
 pub mod connections;
 pub mod discovery;
 pub mod explorer;

@@ -3,6 +3,7 @@
 
 use crate::cache::ResponseCache;
 use crate::changes::ChangeFeed;
+use crate::common_words::CommonWords;
 use crate::facet_cache::FacetCache;
 use crate::feed_cache::FeedCache;
 use crate::metrics::ApiMetrics;
@@ -41,6 +42,8 @@ pub struct ApiState {
     pub(crate) facets: Arc<FacetCache>,
     /// How many agents hold each skill or tag, for sizing list walks.
     pub(crate) term_counts: Arc<TermCounts>,
+    /// The words most agents' names hold, which a name search does not look up by.
+    pub(crate) common_words: Arc<CommonWords>,
     /// Reputation feeds computed, and the one being computed.
     pub(crate) feeds: Arc<FeedCache>,
     /// What the followers of this process meet (under `run`); `None` when only serving.
@@ -100,6 +103,7 @@ impl ApiState {
         Self {
             facets,
             term_counts: Arc::default(),
+            common_words: Arc::default(),
             feeds,
             tokens: Arc::new(tokens),
             changes: ChangeFeed::start(store.clone()),

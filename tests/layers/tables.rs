@@ -115,6 +115,7 @@ pub(super) const API: &[(&str, &[&str])] = &[
     ("cache", &["cache_key", "lru", "low_priority_lane"]),
     ("metrics", &[]),
     ("term_counts", &[]),
+    ("common_words", &[]),
     ("read", &["term_counts"]),
     ("row_budget", &[]),
     ("explorer", &[]),
@@ -142,6 +143,7 @@ pub(super) const API: &[(&str, &[&str])] = &[
             "facet_cache",
             "feed_cache",
             "term_counts",
+            "common_words",
         ],
     ),
     (
@@ -195,6 +197,7 @@ pub(super) const API: &[(&str, &[&str])] = &[
             "budget",
             "graphql",
             "row_budget",
+            "common_words",
         ],
     ),
     (

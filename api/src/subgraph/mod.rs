@@ -177,14 +177,17 @@ async fn run(
     // Planning is synchronous and expands fragments: the budget (`[api.query_limits]`) is
     // checked inside it first, so what reaches the expansion is small.
     let budget = QueryBudget::new(state.api.query_limits.clone());
+    let common_words = state.common_words.of(&state.store).await;
     let plan = filter::with_list_cap(state.api.reads.max_list_argument, || {
-        plan::plan(
-            state.store.dialect(),
-            &request.query,
-            request.operation_name.as_deref(),
-            &request.variables,
-            &budget,
-        )
+        filter::with_common_words(common_words, || {
+            plan::plan(
+                state.store.dialect(),
+                &request.query,
+                request.operation_name.as_deref(),
+                &request.variables,
+                &budget,
+            )
+        })
     })
     .map_err(|e| vec![e])?;
     let limit = state.api.reads.query_time_limit();

@@ -4,7 +4,8 @@
 //! referenced or derived entity, and `and` / `or`. A key no field and operator explain is refused
 //! in graph-node's words (`Type \`Agent_filter\` has no field \`…\``). Here the filter is
 //! walked; [`operators`] writes each clause's SQL, [`narrowing`] decides which clauses find rows
-//! by an index and which only test the rows found.
+//! by an index and which only test the rows found, [`pieces`] which piece of a searched text a
+//! trigram index is asked for.
 
 use super::catalogue::{Catalogue, Entity, Field, Scalar, Shape};
 use super::refusal::Refusal;
@@ -145,6 +146,14 @@ fn clause(
             ConstValue::Null => return Ok(Sql::new("true")),
             other => std::slice::from_ref(other),
         };
+        // An `or` of one item is that item, written as an `and` so a database that turns
+        // `IN (SELECT …)` conjuncts into joins (PostgreSQL) can (the agent0 SDK wraps its skill
+        // filter so).
+        let key = if key == "or" && items.len() == 1 {
+            "and"
+        } else {
+            key
+        };
         // The items of an `and` are clauses of one filter; those of an `or` each stand alone.
         let modes = if key == "and" {
             let clauses: Vec<(&str, &ConstValue)> =
@@ -252,6 +261,9 @@ fn split<'k>(entity: &Entity, key: &'k str) -> Option<(&'static Field, &'k str)>
 
 mod narrowing;
 mod operators;
+mod pieces;
+
+pub(crate) use pieces::with_common_words;
 
 #[cfg(test)]
 mod tests;

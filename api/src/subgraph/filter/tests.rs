@@ -117,6 +117,33 @@ fn the_narrowest_clause_finds_rows_and_the_others_test_them() {
 }
 
 #[test]
+fn an_or_of_one_item_is_written_as_that_item() {
+    // The agent0 SDK wraps its skill filter in an `or` of one. Written as a conjunct,
+    // PostgreSQL turns the skill's test into a join and may start from it (a skill no agent
+    // holds ends the search at once); under an OR it is tested on every agent the name matches.
+    let sdk = filter(serde_json::json!({ "and": [
+        { "registrationFile_": { "name_contains_nocase": "weather" } },
+        { "or": [ { "registrationFile_": { "a2aSkills_contains": ["forecast"] } } ] }
+    ]}));
+    for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+        let catalogue = catalogue::of(dialect);
+        let agent = catalogue.entity("Agent").unwrap();
+        let sql = condition(catalogue, agent, &sdk).unwrap();
+        assert!(!sql.text.contains(" OR "), "{}", sql.text);
+        assert!(sql.text.contains("s.skill = ?"), "{}", sql.text);
+    }
+    // Two items stay an OR.
+    let agent = entity("Agent").unwrap();
+    let sql = condition(
+        sqlite(),
+        agent,
+        &filter(serde_json::json!({ "or": [ { "owner": "0x01" }, { "owner": "0x02" } ] })),
+    )
+    .unwrap();
+    assert!(sql.text.contains(" OR "), "{}", sql.text);
+}
+
+#[test]
 fn ids_compare_part_by_part() {
     let agent = entity("Agent").unwrap();
     let sql = condition(
