@@ -306,14 +306,29 @@ impl Dialect {
     /// holding `text`: an FTS5 phrase (`"text"`, inner quotes doubled) on SQLite, a LIKE
     /// pattern (`%text%`, `\`, `%` and `_` escaped) on PostgreSQL.
     pub fn substring_pattern(self, text: &str) -> String {
+        self.substring_pattern_of(&[text])
+    }
+
+    /// The pattern of [`substring_match`](Self::substring_match) for text holding every one of
+    /// `pieces` (on PostgreSQL in their order): FTS5 phrases on SQLite, `%a%b%` on PostgreSQL.
+    pub fn substring_pattern_of(self, pieces: &[&str]) -> String {
         match self {
-            Self::Sqlite => format!("\"{}\"", text.replace('"', "\"\"")),
+            Self::Sqlite => pieces
+                .iter()
+                .map(|piece| format!("\"{}\"", piece.replace('"', "\"\"")))
+                .collect::<Vec<_>>()
+                .join(" "),
             Self::Postgres => {
-                let escaped = text
-                    .replace('\\', "\\\\")
-                    .replace('%', "\\%")
-                    .replace('_', "\\_");
-                format!("%{escaped}%")
+                let escaped: Vec<String> = pieces
+                    .iter()
+                    .map(|piece| {
+                        piece
+                            .replace('\\', "\\\\")
+                            .replace('%', "\\%")
+                            .replace('_', "\\_")
+                    })
+                    .collect();
+                format!("%{}%", escaped.join("%"))
             }
         }
     }

@@ -3,7 +3,7 @@
 //! field's member lookups).
 
 use super::Mode;
-use super::pieces::index_piece;
+use super::pieces::index_pattern;
 use crate::subgraph::catalogue::{Field, Scalar};
 use crate::subgraph::refusal::Refusal;
 use crate::subgraph::sql::{Bind, Sql};
@@ -139,13 +139,14 @@ pub(super) fn scalar_clause(
                 Ok(_) => unreachable!("text binds are text"),
                 Err(e) => return Some(Err(e)),
             };
-            // A trigram index finds the candidates for a piece of three characters or more (the
-            // piece of it without the words most names hold), each checked against the whole.
+            // A trigram index finds the candidates for a piece of three characters or more (for
+            // a name, its pieces without the words most names hold), each checked against the
+            // whole.
             if let (Some(search), Position::Anywhere, false) =
                 (field.search, &test.position, test.negate)
                 && needle.chars().count() >= 3
             {
-                let pattern = dialect.substring_pattern(index_piece(&needle));
+                let pattern = index_pattern(dialect, field.name, &needle);
                 out.push_bound(search, [Bind::Text(pattern)]).push(" AND ");
             }
             out.append(test.sql(dialect, expr, needle));
