@@ -49,6 +49,7 @@ mod payment_reputation;
 mod postgres_backend;
 mod postgres_bulk_load;
 mod postgres_plans;
+mod postgres_score_turns;
 mod postgres_subgraph_plans;
 mod query_budgets;
 mod registration_paths;

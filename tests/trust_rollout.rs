@@ -4,7 +4,7 @@
 //! tip does, against fresh copies settled once at the same block.
 
 #[path = "../examples/support/agents.rs"]
-mod agents;
+pub(crate) mod agents;
 
 use agentindex_indexer::reputation::ReputationRules;
 use agentindex_indexer::store::{ChainContext, Store, StoreRead};

@@ -59,6 +59,7 @@ use crate::primitives::BlockRef;
 use crate::reputation::{ReputationRules, TrustRank};
 pub use columns::{Flag, JsonColumn, MaybeFlag};
 pub use dialect::Dialect;
+pub use postgres::SCORES_TURN_LOCK;
 use sqlx::AnyPool;
 use std::time::Duration;
 

@@ -7,6 +7,14 @@
 //! refused at its start (after a few seconds' wait, in which a crashed predecessor's
 //! connection finishes closing), and a writer whose connection was replaced (and lost its
 //! lock) finds out before it writes.
+//!
+//! Writers of different chains share one database, and two tables of every chain: each
+//! process's documents worker rewrites the profiles (skills and tags, and so the term lists of
+//! `agent_terms`) of every agent, and each chain's writer rescores its own. The term lists
+//! carry a copy of each agent's score, kept by triggers, and two such transactions run side by
+//! side under READ COMMITTED can each miss the other's rows (a profile rewritten with the old
+//! score while the score changes). So every transaction that writes scores or profiles first
+//! waits for its turn ([`take_scores_turn`]): one at a time across every process.
 
 use super::{QueryContext, StoreError, StoreResult};
 use sqlx::any::AnyPoolOptions;
@@ -18,6 +26,11 @@ pub(super) static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrati
 
 /// The first key of agentindex's advisory locks (the second is the chain id): "agix".
 const LOCK_NAMESPACE: i32 = 0x6167_6978;
+
+/// The advisory lock (its two keys) that transactions writing agents' scores or profiles take in
+/// turn on PostgreSQL, held to the transaction's end ([`take_scores_turn`]). A tool that writes
+/// either outside agentindex takes it too.
+pub const SCORES_TURN_LOCK: (i32, i32) = (LOCK_NAMESPACE + 1, 0);
 
 /// Connections of the read pool of each process.
 const READ_CONNECTIONS: u32 = 16;
@@ -196,6 +209,19 @@ pub(super) async fn still_writer(conn: &mut AnyConnection, chain_id: u64) -> Sto
     } else {
         lock_chain(conn, chain_id).await
     }
+}
+
+/// Waits, at the start of a transaction that writes agents' scores or profiles, until no other
+/// such transaction of any process runs, and holds the turn to the transaction's end. Taken
+/// before the transaction locks any row, so two turns never wait on each other's rows.
+pub(super) async fn take_scores_turn(conn: &mut AnyConnection) -> StoreResult<()> {
+    sqlx::query("SELECT pg_advisory_xact_lock($1, $2)")
+        .bind(SCORES_TURN_LOCK.0)
+        .bind(SCORES_TURN_LOCK.1)
+        .execute(conn)
+        .await
+        .context("waiting for the turn to write scores and profiles")?;
+    Ok(())
 }
 
 /// The lock's second key: the chain id, folded into 32 bits (chain ids above 2^31 share a lock

@@ -13,7 +13,7 @@ use super::{Dialect, QueryContext, StoreError, StoreResult, cursor, postgres, re
 use crate::primitives::sql_uint;
 use crate::schema::chain_cursor;
 use crate::store::decode::int;
-use sqlx::AnyPool;
+use sqlx::{AnyConnection, AnyPool};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 /// The database side of the writer: the write connection, on SQLite the task that checkpoints
@@ -118,6 +118,7 @@ impl WriteBackend for SqlWriter {
             .begin()
             .await
             .context("starting to settle reputation")?;
+        scores_turn(&mut tx).await?;
         let ahead = Some(&*chain.ranks_ahead);
         reputation::settle(&mut tx, chain.chain_id, &chain.rules, head, ahead).await?;
         cursor::settled(&mut tx, chain.chain_id, Some(head)).await?;
@@ -219,6 +220,9 @@ async fn apply(
     let mut tx = pool.begin().await.context("starting a batch transaction")?;
     if dialect == Dialect::Postgres {
         postgres::still_writer(&mut tx, chain_id).await?;
+        if batch.settles {
+            postgres::take_scores_turn(&mut tx).await?;
+        }
     }
     let indexed = cursor::indexed_block(&mut tx, chain_id).await?;
     if indexed + 1 != int("from_block", batch.from_block)? {
@@ -259,6 +263,7 @@ async fn save_documents(
     chains: &ChainContexts,
 ) -> StoreResult<bool> {
     let mut tx = pool.begin().await.context("starting to save documents")?;
+    scores_turn(&mut tx).await?;
     let documents::Saved { rated, changed } = documents::save(&mut tx, results).await?;
     // A feedback file can carry a proof of payment: the agents it rates are rescored with the
     // documents, in the same transaction. A chain not being indexed here keeps its rows until
@@ -274,6 +279,7 @@ async fn save_documents(
 
 async fn sync_documents(pool: &AnyPool) -> StoreResult<documents::Synced> {
     let mut tx = pool.begin().await.context("starting a documents sync")?;
+    scores_turn(&mut tx).await?;
     let synced = documents::sync(&mut tx).await?;
     tx.commit().await.context("committing a documents sync")?;
     Ok(synced)
@@ -295,6 +301,7 @@ async fn rewind_chain(pool: &AnyPool, chain: &ChainContext, ancestor: u64) -> St
         .begin()
         .await
         .context("starting a rewind transaction")?;
+    scores_turn(&mut tx).await?;
     let removed = rewind::rewind(&mut tx, chain, ancestor).await?;
     tx.commit().await.context("committing a rewind")?;
     Ok(removed)
@@ -322,6 +329,7 @@ async fn adopt_rules(pool: &AnyPool, chain: &ChainContext) -> StoreResult<u64> {
         .begin()
         .await
         .context("starting to adopt reputation rules")?;
+    scores_turn(&mut tx).await?;
     let rescored = reputation::adopt_rules(&mut tx, chain.chain_id, &chain.rules).await?;
     // Every agent was rescored, so reputation is settled wherever the cursor is.
     cursor::settled(&mut tx, chain.chain_id, None).await?;
@@ -332,6 +340,16 @@ async fn adopt_rules(pool: &AnyPool, chain: &ChainContext) -> StoreResult<u64> {
 async fn rescore(pool: &AnyPool, chain: &ChainContext, keys: Vec<String>) -> StoreResult<()> {
     let keys = keys.into_iter().collect();
     let mut tx = pool.begin().await.context("starting a rescore")?;
+    scores_turn(&mut tx).await?;
     reputation::refresh(&mut tx, chain.chain_id, &keys, &chain.rules).await?;
     tx.commit().await.context("committing a rescore")
+}
+
+/// On PostgreSQL, waits for this transaction's turn to write agents' scores or profiles
+/// (`postgres::take_scores_turn`); SQLite's one writer at a time already keeps them apart.
+async fn scores_turn(conn: &mut AnyConnection) -> StoreResult<()> {
+    if Dialect::of(conn) == Dialect::Postgres {
+        postgres::take_scores_turn(conn).await?;
+    }
+    Ok(())
 }
