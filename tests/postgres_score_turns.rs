@@ -85,6 +85,8 @@ async fn a_rescore_waits_for_another_processs_profile_write_and_its_list_keeps_t
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     profile.commit().await.unwrap();
+    // Back to the pool, which waits for its connections when it closes.
+    drop(other);
     rescoring.await.unwrap().unwrap();
 
     let (listed, score): (Option<f64>, f64) = sqlx::query_as(
