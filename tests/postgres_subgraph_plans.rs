@@ -179,32 +179,36 @@ async fn a_name_search_asks_the_trigram_index_for_the_rare_part_of_the_name() {
 
 /// Rows of `table` read by sequential scans, once no other connection to the database is left.
 async fn sequential_reads(url: &str, table: &str) -> i64 {
-    index_reads(url, table).await;
-    let pool = sqlx::AnyPool::connect(url).await.unwrap();
-    let read: i64 = sqlx::query_scalar(
+    counted_alone(
+        url,
         "SELECT coalesce(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relname = $1",
+        table,
     )
-    .bind(table)
-    .fetch_one(&pool)
     .await
-    .unwrap();
-    pool.close().await;
-    read
 }
 
 /// Pages of the index `index` read (from the server's cache or from disk), once no other
 /// connection to the database is left.
 async fn index_pages(url: &str, index: &str) -> i64 {
-    index_reads(url, "agent_registration_text").await;
-    let pool = sqlx::AnyPool::connect(url).await.unwrap();
-    let pages: i64 = sqlx::query_scalar(
+    counted_alone(
+        url,
         "SELECT coalesce(idx_blks_hit, 0) + coalesce(idx_blks_read, 0)
            FROM pg_statio_user_indexes WHERE indexrelname = $1",
+        index,
     )
-    .bind(index)
-    .fetch_one(&pool)
     .await
-    .unwrap();
+}
+
+/// The count `sql` gives for `name` (its `$1`), read once every other connection to the
+/// database has ended and handed its statistics over.
+async fn counted_alone(url: &str, sql: &str, name: &str) -> i64 {
+    index_reads(url, "agents").await;
+    let pool = sqlx::AnyPool::connect(url).await.unwrap();
+    let count: i64 = sqlx::query_scalar(sql)
+        .bind(name)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
     pool.close().await;
-    pages
+    count
 }
