@@ -114,9 +114,9 @@ async fn filled(url: &str) {
     run_planned_for_no_values(url, &statements).await;
 }
 
-/// Index rows read and index scans made on each index of `table`, by index name, once no other
-/// connection to the database is left (a backend hands its statistics over as it ends).
-pub(crate) async fn index_reads(url: &str, table: &str) -> Vec<(String, i64, i64)> {
+/// A connection to `url` once no other connection to the database is left: every backend has
+/// handed its statistics over (a backend does as it ends).
+pub(crate) async fn alone_on(url: &str) -> sqlx::AnyPool {
     let pool = sqlx::AnyPool::connect(url).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -136,6 +136,13 @@ pub(crate) async fn index_reads(url: &str, table: &str) -> Vec<(String, i64, i64
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    pool
+}
+
+/// Index rows read and index scans made on each index of `table`, by index name, once no other
+/// connection to the database is left.
+pub(crate) async fn index_reads(url: &str, table: &str) -> Vec<(String, i64, i64)> {
+    let pool = alone_on(url).await;
     let reads: Vec<(String, i64, i64)> = sqlx::query_as(
         "SELECT CAST(indexrelname AS TEXT), idx_tup_read, idx_scan
            FROM pg_stat_user_indexes WHERE relname = $1 ORDER BY indexrelname",

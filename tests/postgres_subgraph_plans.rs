@@ -7,7 +7,7 @@
 //! backend the rest of the suite uses.
 
 use crate::postgres_plans::{
-    index_reads, run_planned_for_no_values, served_without_limits, table_reads,
+    alone_on, run_planned_for_no_values, served_without_limits, table_reads,
 };
 use crate::support;
 use crate::support::postgres;
@@ -66,8 +66,7 @@ async fn named(url: &str) -> Store {
     ];
     run_planned_for_no_values(url, &statements).await;
     // A backend hands its counts over when it ends: reset once the filling one has.
-    index_reads(url, "agents").await;
-    let pool = sqlx::AnyPool::connect(url).await.unwrap();
+    let pool = alone_on(url).await;
     sqlx::query("SELECT pg_stat_reset()")
         .execute(&pool)
         .await
@@ -202,8 +201,7 @@ async fn index_pages(url: &str, index: &str) -> i64 {
 /// The count `sql` gives for `name` (its `$1`), read once every other connection to the
 /// database has ended and handed its statistics over.
 async fn counted_alone(url: &str, sql: &str, name: &str) -> i64 {
-    index_reads(url, "agents").await;
-    let pool = sqlx::AnyPool::connect(url).await.unwrap();
+    let pool = alone_on(url).await;
     let count: i64 = sqlx::query_scalar(sql)
         .bind(name)
         .fetch_one(&pool)

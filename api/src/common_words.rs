@@ -144,7 +144,7 @@ async fn sample_names(store: &Store) -> sqlx::Result<Vec<String>> {
 
 /// The words (runs of letters and digits, lowercase) in more than one of [`COMMON_SHARE`] of
 /// `names`; none when there are too few names to tell.
-pub(crate) fn common_in(names: &[String]) -> HashSet<String> {
+fn common_in(names: &[String]) -> HashSet<String> {
     if names.len() < MIN_SAMPLE {
         return HashSet::new();
     }

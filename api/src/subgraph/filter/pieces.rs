@@ -25,29 +25,28 @@ pub(crate) fn with_common_words<R>(words: Words, plan: impl FnOnce() -> R) -> R 
 /// The pattern bound to `dialect`'s trigram lookup (`Dialect::substring_match`) of `needle` in
 /// the text of `field`: its rare pieces, under the common words in force, or the whole of it.
 pub(super) fn index_pattern(dialect: Dialect, field: &str, needle: &str) -> String {
-    // Cut from the lowercase text, as the check and the index compare it: a piece cut from the
-    // text as typed could lower differently from its place in the whole (a Greek final sigma).
-    let lowered = needle.to_lowercase();
-    let pieces = COMMON_WORDS
-        .try_with(|words| {
-            if field != SAMPLED_FIELD {
-                return None;
-            }
-            rare_pieces(&lowered, |word| words.contains(word))
-        })
+    let narrowed = COMMON_WORDS.try_with(|words| {
+        if field != SAMPLED_FIELD || words.is_empty() {
+            return None;
+        }
+        // Cut from the lowercase text, as the check and the index compare it: a piece cut from
+        // the text as typed could lower differently from its place in the whole (a Greek final
+        // sigma).
+        let lowered = needle.to_lowercase();
+        rare_pieces(&lowered, |word| words.contains(word))
+            .map(|pieces| dialect.substring_pattern_of(&pieces))
+    });
+    narrowed
         .ok()
-        .flatten();
-    match pieces {
-        Some(pieces) => dialect.substring_pattern_of(&pieces),
-        None => dialect.substring_pattern(needle),
-    }
+        .flatten()
+        .unwrap_or_else(|| dialect.substring_pattern(needle))
 }
 
 /// The runs of `needle`'s words none of which is `common`, in order, each with the one
 /// character before and after it when `needle` has them (a space there is a word's edge,
 /// itself a trigram of the index), keeping the runs the index has a trigram of; `None` (ask for
 /// the whole text) when no word is common or no run is left.
-pub(crate) fn rare_pieces(needle: &str, common: impl Fn(&str) -> bool) -> Option<Vec<&str>> {
+fn rare_pieces(needle: &str, common: impl Fn(&str) -> bool) -> Option<Vec<&str>> {
     // Each word's byte range and whether it is common.
     let words: Vec<(usize, usize, bool)> = words_of(needle)
         .map(|word| {
