@@ -6,6 +6,11 @@
 //! never see uncommitted data, nor a change a reorg later undoes (a chain configured with
 //! `finality = 0` is final at its head). It works the same whether the indexer runs in this
 //! process (`run`) or another (`serve`).
+//!
+//! Where it starts: on its first look, each chain at the block it is indexed to (what came
+//! before is history, which replays read). A chain that first appears later (its indexer
+//! created the chain's cursor after that look) had no rows when subscribers were let in, so
+//! all it has indexed is published. Subscribers are let in only once a look succeeded.
 
 use crate::read::changes::{self, Change};
 use agentindex_indexer::store::Store;
@@ -20,6 +25,12 @@ use tokio::sync::{broadcast, watch};
 const POLL: Duration = Duration::from_millis(200);
 /// Changes a slow subscriber may fall behind by before it misses some.
 const CAPACITY: usize = 4_096;
+/// How long a subscription waits for the feed's first look at the chains (the database not
+/// answering) before it is refused.
+pub(crate) const FIRST_LOOK_WAIT: Duration = Duration::from_secs(10);
+/// The block before every block: a chain first seen after subscribers were let in is published
+/// from here.
+const BEFORE_EVERY_BLOCK: i64 = -1;
 
 /// The feed: subscribe for changes from now on, with the blocks already published per chain.
 #[derive(Debug, Clone)]
@@ -44,10 +55,18 @@ struct Inner {
     next_seq: AtomicU64,
     /// Per chain, the final block up to which changes were published.
     published: Mutex<BTreeMap<i64, i64>>,
-    /// Turns true once the chains were looked at once: before, `published` is not known, and a
+    /// Turns true once a look at the chains succeeded: before, `published` is not known, and a
     /// subscriber replaying from a block would find nothing to replay and miss what follows.
     started: watch::Sender<bool>,
 }
+
+/// The feed's first look at the chains has not succeeded (the database did not answer).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the change feed has not read the chains' progress yet (the database does not answer); \
+     subscribe again"
+)]
+pub(crate) struct FeedNotStarted;
 
 /// Reports agents whose documents changed since the last call (after the first, which only
 /// takes note of where the updates stand). An agent whose on-chain state is not published yet is
@@ -97,15 +116,23 @@ impl ChangeFeed {
 
     /// A receiver of changes published from now on, and the block each chain was published up
     /// to when it was made (changes at or below it are not in the receiver's future, and the
-    /// caller replays them from the store when it wants them). Waits for the feed's first look
-    /// at the chains.
-    pub(crate) async fn subscribe(&self) -> (broadcast::Receiver<Published>, BTreeMap<i64, i64>) {
+    /// caller replays them from the store when it wants them; a chain absent from it is
+    /// published whole as it appears). Waits up to `wait` for the feed's first look at the
+    /// chains.
+    pub(crate) async fn subscribe(
+        &self,
+        wait: Duration,
+    ) -> Result<(broadcast::Receiver<Published>, BTreeMap<i64, i64>), FeedNotStarted> {
         let mut started = self.inner.started.subscribe();
-        // The feed's task sets it after its first round; it outlives every handle's use.
-        let _ = started.wait_for(|started| *started).await;
+        // The feed's task sets it after its first successful round; it outlives every handle's
+        // use.
+        match tokio::time::timeout(wait, started.wait_for(|started| *started)).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(_)) | Err(_) => return Err(FeedNotStarted),
+        }
         let receiver = self.inner.sender.subscribe();
         let published = self.inner.published.lock().expect("not poisoned").clone();
-        (receiver, published)
+        Ok((receiver, published))
     }
 }
 
@@ -115,6 +142,13 @@ impl Inner {
         // No subscriber is not an error.
         let _ = self.sender.send(Published { seq, change });
     }
+}
+
+/// Where the feed starts publishing a chain it has not seen before, now indexed to `indexed`:
+/// on its first look (before subscribers were let in, `started` false) there; after, before
+/// every block, since the chain had no rows when they were let in.
+fn first_published(started: bool, indexed: i64) -> i64 {
+    if started { BEFORE_EVERY_BLOCK } else { indexed }
 }
 
 async fn watch(store: Store, inner: Weak<Inner>) {
@@ -132,11 +166,13 @@ async fn watch(store: Store, inner: Weak<Inner>) {
         let statuses = match store.statuses().await {
             Ok(statuses) => statuses,
             Err(e) => {
+                // Subscribers wait for a round that read the chains (or are refused): let in
+                // now, they would take every chain for one that appears later.
                 tracing::warn!(target: "agentindex::api", error = %e, "change feed: reading chain status");
-                inner.started.send_replace(true);
                 continue;
             }
         };
+        let started = *inner.started.borrow();
         for status in statuses {
             let chain_id = status.chain_id as i64;
             // Committed, final, and with reputation settled: during a backfill agents are only
@@ -147,7 +183,9 @@ async fn watch(store: Store, inner: Weak<Inner>) {
             });
             let last = {
                 let mut published = inner.published.lock().expect("not poisoned");
-                let entry = published.entry(chain_id).or_insert(indexed);
+                let entry = published
+                    .entry(chain_id)
+                    .or_insert_with(|| first_published(started, indexed));
                 if indexed < *entry {
                     // A reorg rewound the chain: the new branch is published as it is indexed.
                     *entry = indexed;
@@ -174,5 +212,131 @@ async fn watch(store: Store, inner: Weak<Inner>) {
             }
         }
         inner.started.send_replace(true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The change feed over a real SQLite store, its chains' cursors and payments written as the
+    //! indexer leaves them: where the feed starts each chain, and that subscribers are let in only
+    //! once it has read the chains.
+
+    use super::*;
+    use agentindex_indexer::schema::{chain_cursor, payments};
+    use sqlx::AnyPool;
+
+    const CHAIN: i64 = 31337;
+    /// Long enough for a few of the feed's rounds on a loaded machine; a wait that ends early
+    /// fails the test, it never hides a race.
+    const PATIENCE: Duration = Duration::from_secs(20);
+
+    async fn store() -> (tempfile::TempDir, Store, AnyPool) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("feed.db").display());
+        let store = Store::open(&url).await.unwrap();
+        let pool = AnyPool::connect(&url).await.unwrap();
+        (dir, store, pool)
+    }
+
+    /// The chain's cursor, indexed, final and settled through `block` (created if absent).
+    async fn indexed_through(pool: &AnyPool, block: i64) {
+        sqlx::query(&format!(
+            "INSERT INTO {} (chain_id, name, indexed_block, finalized_block, head_block, settled_block)
+             VALUES ($1, 'devnet', $2, $2, $2, $2)
+             ON CONFLICT (chain_id) DO UPDATE SET indexed_block = $2, finalized_block = $2,
+               head_block = $2, settled_block = $2",
+            chain_cursor::NAME
+        ))
+        .bind(CHAIN)
+        .bind(block)
+        .execute(pool)
+        .await
+        .unwrap();
+    }
+
+    /// A payment to agent `key` at `block`.
+    async fn paid(pool: &AnyPool, key: &str, block: i64) {
+        sqlx::query(&format!(
+            "INSERT INTO {} (chain_id, block_number, log_index, agent_key, tx_hash, token, payer,
+               payee, amount, eip3009, timestamp)
+             VALUES ($1, $2, 0, $3, $4, '0x0', '0xpayer', '0xpayee', '1', 0, 12)",
+            payments::NAME
+        ))
+        .bind(CHAIN)
+        .bind(block)
+        .bind(key)
+        .bind(format!("0x{block:064x}"))
+        .execute(pool)
+        .await
+        .unwrap();
+    }
+
+    /// The next payment the receiver hears: (agent, block).
+    async fn next_payment(receiver: &mut broadcast::Receiver<Published>) -> (String, i64) {
+        loop {
+            let published = tokio::time::timeout(PATIENCE, receiver.recv())
+                .await
+                .expect("a payment is published")
+                .expect("the feed is open");
+            if let Change::Payment { payment, .. } = published.change {
+                return (payment.agent_key, payment.block_number);
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_chain_that_appears_after_subscribers_were_let_in_is_published_whole() {
+        let (_dir, store, pool) = store().await;
+        let feed = ChangeFeed::start(store.clone());
+        // Let in once the feed read the chains, and there were none.
+        let (mut receiver, published) = feed.subscribe(PATIENCE).await.unwrap();
+        assert!(published.is_empty(), "{published:?}");
+        // Then the chain's indexer starts and, within one of the feed's rounds, indexes two
+        // payments: the feed's first sight of the chain is block 7, after both.
+        paid(&pool, "a", 5).await;
+        paid(&pool, "b", 6).await;
+        indexed_through(&pool, 7).await;
+        assert_eq!(next_payment(&mut receiver).await, ("a".to_string(), 5));
+        assert_eq!(next_payment(&mut receiver).await, ("b".to_string(), 6));
+        store.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_chain_there_at_the_first_look_is_published_from_where_it_stood() {
+        let (_dir, store, pool) = store().await;
+        paid(&pool, "history", 5).await;
+        indexed_through(&pool, 7).await;
+        let feed = ChangeFeed::start(store.clone());
+        let (mut receiver, published) = feed.subscribe(PATIENCE).await.unwrap();
+        assert_eq!(
+            published,
+            BTreeMap::from([(CHAIN, 7)]),
+            "history is replayed, not published"
+        );
+        paid(&pool, "news", 8).await;
+        indexed_through(&pool, 8).await;
+        assert_eq!(next_payment(&mut receiver).await, ("news".to_string(), 8));
+        store.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn subscribers_are_refused_while_the_chains_cannot_be_read() {
+        let (_dir, store, pool) = store().await;
+        // A database whose cursors cannot be read: the feed's rounds fail.
+        sqlx::query(&format!("DROP TABLE {}", chain_cursor::NAME))
+            .execute(&pool)
+            .await
+            .unwrap();
+        let feed = ChangeFeed::start(store.clone());
+        let refused = feed.subscribe(Duration::from_millis(600)).await;
+        assert!(
+            matches!(refused, Err(FeedNotStarted)),
+            "let in with nothing known of the chains"
+        );
+        assert!(
+            FeedNotStarted.to_string().contains("subscribe again"),
+            "the refusal says what to do"
+        );
+        store.close().await;
     }
 }

@@ -16,7 +16,7 @@ use super::agent::Agent;
 use super::filter::AgentFilter;
 use super::shared_reads::SharedReads;
 use super::subscription_places::LiveSubscriptions;
-use crate::changes::Published;
+use crate::changes::{FIRST_LOOK_WAIT, Published};
 use crate::read::agents::Selection;
 use crate::read::agents::{self, AgentRow};
 use crate::read::changes::{Change, Kind, Pages, PaymentRow};
@@ -199,15 +199,15 @@ async fn raw(
         .transpose()?;
     let state = ctx.data_unchecked::<ApiState>().clone();
     let charge = ctx.data_opt::<ChargeTo>().cloned();
-    let (mut receiver, published) = state.changes.subscribe().await;
+    let (mut receiver, published) = state
+        .changes
+        .subscribe(FIRST_LOOK_WAIT)
+        .await
+        .map_err(|e| Error::new(e.to_string()))?;
     if let Some(since) = since_block {
         check_replay_reach(since, &published, state.api.websocket.max_replay_blocks)?;
     }
-    let skip_through: BTreeMap<i64, i64> = if since_block.is_some() {
-        published.clone()
-    } else {
-        BTreeMap::new()
-    };
+    let replayed_through = published.clone();
     Ok(async_stream::stream! {
         let _place = place;
         if let Some(since) = since_block {
@@ -260,10 +260,10 @@ async fn raw(
         loop {
             match receiver.recv().await {
                 Ok(Published { seq, change }) => {
-                    let replayed = change.chain_and_block().is_some_and(|(chain, block)| {
-                        skip_through.get(&chain).is_some_and(|through| block <= *through)
+                    let before = change.chain_and_block().is_some_and(|(chain, block)| {
+                        already_covered(since_block, &replayed_through, chain, block)
                     });
-                    if replayed {
+                    if before {
                         continue;
                     }
                     if wants(&wanted, &change) {
@@ -294,6 +294,24 @@ fn check_replay_reach(since: i64, published: &BTreeMap<i64, i64>, max_blocks: u6
         }
     }
     Ok(())
+}
+
+/// Whether a live change at `block` of `chain` is left out of a subscription from
+/// `since_block`: at or before `since_block` it was not asked for, and at or before the block
+/// its chain was published through when the subscription began it was replayed. Without
+/// `since_block` nothing is: every change published after it began is news.
+fn already_covered(
+    since_block: Option<i64>,
+    replayed_through: &BTreeMap<i64, i64>,
+    chain: i64,
+    block: i64,
+) -> bool {
+    since_block.is_some_and(|since| {
+        block <= since
+            || replayed_through
+                .get(&chain)
+                .is_some_and(|through| block <= *through)
+    })
 }
 
 fn wants(wanted: &Wanted, change: &Change) -> bool {
@@ -351,8 +369,36 @@ impl From<PaymentRow> for Payment {
 
 #[cfg(test)]
 mod tests {
-    use super::check_replay_reach;
+    use super::{already_covered, check_replay_reach};
     use std::collections::BTreeMap;
+
+    #[test]
+    fn a_live_change_is_left_out_only_when_asked_for_before_or_replayed() {
+        // Chain 1 was published through block 30 when the subscription began; chain 2 had not
+        // appeared, so it is published whole as it does.
+        let replayed = BTreeMap::from([(1, 30)]);
+        assert!(already_covered(Some(20), &replayed, 1, 30), "replayed");
+        assert!(
+            !already_covered(Some(20), &replayed, 1, 31),
+            "after the replay"
+        );
+        assert!(
+            already_covered(Some(40), &replayed, 1, 35),
+            "before sinceBlock"
+        );
+        assert!(
+            already_covered(Some(20), &replayed, 2, 20),
+            "before sinceBlock"
+        );
+        assert!(
+            !already_covered(Some(20), &replayed, 2, 21),
+            "new chain's news"
+        );
+        assert!(
+            !already_covered(None, &replayed, 1, 5),
+            "a live-only subscription hears all"
+        );
+    }
 
     #[test]
     fn a_replay_further_back_than_the_bound_is_refused_with_how_far_is_allowed() {
