@@ -211,7 +211,11 @@ async fn watch(store: Store, inner: Weak<Inner>) {
                 }
             }
         }
-        inner.started.send_replace(true);
+        // Subscribers are let in once the chains and the document updates were both read: with
+        // the updates' starting point unknown, those made meanwhile would never be reported.
+        if documents_seen.is_some() {
+            inner.started.send_replace(true);
+        }
     }
 }
 
@@ -222,7 +226,7 @@ mod tests {
     //! once it has read the chains.
 
     use super::*;
-    use agentindex_indexer::schema::{chain_cursor, payments};
+    use agentindex_indexer::schema::{agent_profiles, chain_cursor, payments};
     use sqlx::AnyPool;
 
     const CHAIN: i64 = 31337;
@@ -320,23 +324,26 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn subscribers_are_refused_while_the_chains_cannot_be_read() {
-        let (_dir, store, pool) = store().await;
-        // A database whose cursors cannot be read: the feed's rounds fail.
-        sqlx::query(&format!("DROP TABLE {}", chain_cursor::NAME))
-            .execute(&pool)
-            .await
-            .unwrap();
-        let feed = ChangeFeed::start(store.clone());
-        let refused = feed.subscribe(Duration::from_millis(600)).await;
-        assert!(
-            matches!(refused, Err(FeedNotStarted)),
-            "let in with nothing known of the chains"
-        );
+    async fn subscribers_are_refused_while_the_chains_or_document_updates_cannot_be_read() {
+        // A database whose cursors, or whose profiles (where document updates are numbered),
+        // cannot be read: the feed's rounds fail, or leave the updates' starting point unknown.
+        for table in [chain_cursor::NAME, agent_profiles::NAME] {
+            let (_dir, store, pool) = store().await;
+            sqlx::query(&format!("DROP TABLE {table}"))
+                .execute(&pool)
+                .await
+                .unwrap();
+            let feed = ChangeFeed::start(store.clone());
+            let refused = feed.subscribe(Duration::from_millis(600)).await;
+            assert!(
+                matches!(refused, Err(FeedNotStarted)),
+                "let in without {table} read"
+            );
+            store.close().await;
+        }
         assert!(
             FeedNotStarted.to_string().contains("subscribe again"),
             "the refusal says what to do"
         );
-        store.close().await;
     }
 }
