@@ -27,6 +27,7 @@ use async_graphql::{Context, Error, ID, Result, SimpleObject, Subscription};
 use futures_util::Stream;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 
 /// Changes a replay reads from the store at a time: what one replaying subscription holds.
@@ -180,6 +181,7 @@ fn read_name(wanted: &Wanted, key: &str) -> String {
 }
 
 /// A change and its number in the live feed (`None` when replayed from the store).
+#[derive(Debug)]
 struct Numbered {
     seq: Option<u64>,
     change: Change,
@@ -199,7 +201,7 @@ async fn raw(
         .transpose()?;
     let state = ctx.data_unchecked::<ApiState>().clone();
     let charge = ctx.data_opt::<ChargeTo>().cloned();
-    let (mut receiver, published) = state
+    let (receiver, published) = state
         .changes
         .subscribe(FIRST_LOOK_WAIT)
         .await
@@ -257,13 +259,36 @@ async fn raw(
                 }
             }
         }
+        for await change in live(receiver, wanted, since_block, replayed_through) {
+            yield change;
+        }
+    })
+}
+
+/// The live part of a subscription: the changes `receiver` hears that `wanted` wants and its
+/// replay did not cover. One that falls over the feed's capacity behind has missed changes: its
+/// stream ends with an error saying from which block to subscribe again (`sinceBlock` replays
+/// them from the store), rather than going on with a gap.
+fn live(
+    mut receiver: broadcast::Receiver<Published>,
+    wanted: Wanted,
+    since_block: Option<i64>,
+    replayed_through: BTreeMap<i64, i64>,
+) -> impl Stream<Item = Result<Numbered>> {
+    async_stream::stream! {
+        // The block of the last change heard, per chain.
+        let mut heard: BTreeMap<i64, i64> = BTreeMap::new();
         loop {
             match receiver.recv().await {
                 Ok(Published { seq, change }) => {
-                    let before = change.chain_and_block().is_some_and(|(chain, block)| {
-                        already_covered(since_block, &replayed_through, chain, block)
-                    });
-                    if before {
+                    let Some((chain, block)) = change.chain_and_block() else {
+                        if wants(&wanted, &change) {
+                            yield Ok(Numbered { seq: Some(seq), change });
+                        }
+                        continue;
+                    };
+                    heard.insert(chain, block);
+                    if already_covered(since_block, &replayed_through, chain, block) {
                         continue;
                     }
                     if wants(&wanted, &change) {
@@ -271,12 +296,32 @@ async fn raw(
                     }
                 }
                 Err(RecvError::Lagged(missed)) => {
-                    tracing::warn!(target: "agentindex::api", missed, "a subscriber fell behind and missed changes");
+                    tracing::warn!(target: "agentindex::api", missed, "a subscriber fell behind and missed changes; its subscription ends");
+                    yield Err(Error::new(fell_behind(missed, &heard)));
+                    break;
                 }
                 Err(RecvError::Closed) => break,
             }
         }
-    })
+    }
+}
+
+/// What a subscriber that fell `missed` changes behind is told, having heard up to `heard`.
+fn fell_behind(missed: u64, heard: &BTreeMap<i64, i64>) -> String {
+    // The rest of the last block heard may be among what was missed: it is replayed whole,
+    // and what was heard of it comes again.
+    let from = match heard.iter().min_by_key(|(_, block)| **block) {
+        Some((chain, block)) => format!(
+            "sinceBlock {} (the block before the last one heard of chain {chain}; on several \
+             chains, the lowest such block)",
+            block - 1
+        ),
+        None => "sinceBlock set to the block it was subscribed from".to_string(),
+    };
+    format!(
+        "this subscription fell {missed} changes behind and missed them; subscribe again with \
+         {from} to replay them from the index"
+    )
 }
 
 /// Refuses a replay from further back than `max_blocks` behind any chain's newest final block:
@@ -368,8 +413,66 @@ impl From<PaymentRow> for Payment {
 
 #[cfg(test)]
 mod tests {
-    use super::{already_covered, check_replay_reach};
+    use super::{Published, Wanted, already_covered, check_replay_reach, live};
+    use crate::read::changes::Change;
+    use futures_util::StreamExt;
     use std::collections::BTreeMap;
+    use tokio::sync::broadcast;
+
+    fn agent_at(seq: u64, block: i64) -> Published {
+        Published {
+            seq,
+            change: Change::Agent {
+                chain_id: 1,
+                block,
+                key: format!("1:{block}"),
+                registered: true,
+            },
+        }
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_that_falls_behind_is_told_where_to_resume_and_ends() {
+        let (sender, receiver) = broadcast::channel(4);
+        let wanted = Wanted::Agents(Box::default());
+        let stream = live(receiver, wanted, None, BTreeMap::new());
+        futures_util::pin_mut!(stream);
+        sender.send(agent_at(0, 10)).unwrap();
+        let heard = stream.next().await.unwrap().unwrap();
+        assert_eq!(heard.change.chain_and_block(), Some((1, 10)));
+        // Six more while it does not read: two fall out of the feed's window.
+        for (seq, block) in (1..=6).zip(11..) {
+            sender.send(agent_at(seq, block)).unwrap();
+        }
+        let error = stream.next().await.unwrap().unwrap_err();
+        assert_eq!(
+            error.message,
+            "this subscription fell 2 changes behind and missed them; subscribe again with \
+             sinceBlock 9 (the block before the last one heard of chain 1; on several chains, \
+             the lowest such block) to replay them from the index"
+        );
+        assert!(
+            stream.next().await.is_none(),
+            "the stream ends, without a gap"
+        );
+    }
+
+    #[tokio::test]
+    async fn live_changes_a_replay_covered_are_not_heard_twice() {
+        let (sender, receiver) = broadcast::channel(16);
+        let wanted = Wanted::Agents(Box::default());
+        let stream = live(receiver, wanted, Some(5), BTreeMap::from([(1, 11)]));
+        futures_util::pin_mut!(stream);
+        for (seq, block) in (0..3).zip(10..) {
+            sender.send(agent_at(seq, block)).unwrap();
+        }
+        drop(sender);
+        let blocks: Vec<i64> = stream
+            .map(|c| c.unwrap().change.chain_and_block().unwrap().1)
+            .collect()
+            .await;
+        assert_eq!(blocks, [12], "blocks 10 and 11 were replayed");
+    }
 
     #[test]
     fn a_live_change_is_left_out_only_when_replayed() {
