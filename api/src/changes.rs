@@ -1,6 +1,8 @@
 //! The change feed behind subscriptions: a task watches every chain's indexed and finalized
 //! block and, each time the part of the index that is both committed and final advances, reads
-//! what the batches changed there ([`crate::read::changes`]) and broadcasts it (no further than
+//! what the batches changed there ([`crate::read::changes`], in runs of blocks holding at most
+//! [`SPAN_ROWS`] changes of each kind, so a backfill's end is never read at once) and
+//! broadcasts it (no further than
 //! the block up to which reputation is settled, so rescored agents are never skipped); it also
 //! broadcasts agents whose documents changed (numbered by `agent_profiles.document_seq`). Subscribers so
 //! never see uncommitted data, nor a change a reorg later undoes (a chain configured with
@@ -12,6 +14,7 @@
 //! created the chain's cursor after that look) had no rows when subscribers were let in, so
 //! all it has indexed is published. Subscribers are let in only once a look succeeded.
 
+use crate::read::change_spans;
 use crate::read::changes::{self, Change};
 use agentindex_indexer::store::Store;
 use agentindex_indexer::store::StoreRead;
@@ -28,6 +31,10 @@ const CAPACITY: usize = 4_096;
 /// How long a subscription waits for the feed's first look at the chains (the database not
 /// answering) before it is refused.
 pub(crate) const FIRST_LOOK_WAIT: Duration = Duration::from_secs(10);
+/// Changes of each kind the feed reads into memory at once, save one block holding more.
+const SPAN_ROWS: i64 = 1_000;
+/// Runs of at most this many blocks are read whole, without measuring them first.
+const UNMEASURED_BLOCKS: i64 = 16;
 /// The block before every block: a chain first seen after subscribers were let in is published
 /// from here.
 const BEFORE_EVERY_BLOCK: i64 = -1;
@@ -151,6 +158,39 @@ fn first_published(started: bool, indexed: i64) -> i64 {
     if started { BEFORE_EVERY_BLOCK } else { indexed }
 }
 
+/// Publishes `chain_id`'s changes in blocks `(last, indexed]`, a run of at most [`SPAN_ROWS`]
+/// changes of each kind at a time (`read::change_spans`), moving the chain's published block to
+/// each run's end before broadcasting the run, so a subscriber joining meanwhile replays what it
+/// would not hear. A failed read leaves the rest for the next round.
+async fn publish_run(
+    pool: &sqlx::AnyPool,
+    inner: &Inner,
+    chain_id: i64,
+    last: i64,
+    indexed: i64,
+) -> sqlx::Result<()> {
+    let mut from = last;
+    while from < indexed {
+        // A few blocks at the tip hold few changes: no need to measure them first.
+        let to = if indexed - from <= UNMEASURED_BLOCKS {
+            indexed
+        } else {
+            change_spans::span_end(pool, chain_id, from, indexed, SPAN_ROWS).await?
+        };
+        let found = changes::between(pool, chain_id, from, to).await?;
+        inner
+            .published
+            .lock()
+            .expect("not poisoned")
+            .insert(chain_id, to);
+        for change in found {
+            inner.publish(change);
+        }
+        from = to;
+    }
+    Ok(())
+}
+
 async fn watch(store: Store, inner: Weak<Inner>) {
     let mut interval = tokio::time::interval(POLL);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -192,23 +232,8 @@ async fn watch(store: Store, inner: Weak<Inner>) {
                 }
                 *entry
             };
-            if indexed <= last {
-                continue;
-            }
-            match changes::between(store.reader(), chain_id, last, indexed).await {
-                Ok(found) => {
-                    inner
-                        .published
-                        .lock()
-                        .expect("not poisoned")
-                        .insert(chain_id, indexed);
-                    for change in found {
-                        inner.publish(change);
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(target: "agentindex::api", error = %e, chain_id, "change feed: reading changes")
-                }
+            if let Err(e) = publish_run(store.reader(), &inner, chain_id, last, indexed).await {
+                tracing::warn!(target: "agentindex::api", error = %e, chain_id, "change feed: reading changes");
             }
         }
         // Subscribers are let in once the chains and the document updates were both read: with
@@ -227,7 +252,7 @@ mod tests {
 
     use super::*;
     use agentindex_indexer::schema::{agent_profiles, chain_cursor, payments};
-    use sqlx::AnyPool;
+    use sqlx::{Any, AnyPool, QueryBuilder};
 
     const CHAIN: i64 = 31337;
     /// Long enough for a few of the feed's rounds on a loaded machine; a wait that ends early
@@ -302,6 +327,43 @@ mod tests {
         indexed_through(&pool, 7).await;
         assert_eq!(next_payment(&mut receiver).await, ("a".to_string(), 5));
         assert_eq!(next_payment(&mut receiver).await, ("b".to_string(), 6));
+        store.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_long_run_is_published_whole_and_in_order_a_bounded_part_at_a_time() {
+        let (_dir, store, pool) = store().await;
+        indexed_through(&pool, 0).await;
+        let feed = ChangeFeed::start(store.clone());
+        let (mut receiver, _) = feed.subscribe(PATIENCE).await.unwrap();
+        // Two and a half runs' worth of payments, five a block, land in one step.
+        let total = SPAN_ROWS * 5 / 2;
+        let mut insert = QueryBuilder::<Any>::new(format!(
+            "INSERT INTO {} (chain_id, block_number, log_index, agent_key, tx_hash, token,
+               payer, payee, amount, eip3009, timestamp) ",
+            payments::NAME
+        ));
+        insert.push_values(0..total, |mut row, i| {
+            row.push_bind(CHAIN)
+                .push_bind(i / 5 + 1)
+                .push_bind(i % 5)
+                .push_bind(format!("agent{i}"))
+                .push_bind(format!("0x{i:064x}"))
+                .push_bind("0x0")
+                .push_bind("0xpayer")
+                .push_bind("0xpayee")
+                .push_bind("1")
+                .push_bind(false)
+                .push_bind(12);
+        });
+        insert.build().execute(&pool).await.unwrap();
+        indexed_through(&pool, total / 5).await;
+        for i in 0..total {
+            assert_eq!(
+                next_payment(&mut receiver).await,
+                (format!("agent{i}"), i / 5 + 1)
+            );
+        }
         store.close().await;
     }
 

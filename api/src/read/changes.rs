@@ -2,7 +2,7 @@
 //! rows rescored, payments credited. Subscriptions are fed from these reads, so they only ever
 //! report committed data.
 
-use agentindex_indexer::schema::{agent_profiles, agent_reputation, agents, payments};
+use agentindex_indexer::schema::{agent_profiles, agents};
 use sqlx::AnyPool;
 
 /// One change, at the block it happened in.
@@ -214,24 +214,16 @@ impl Pages {
     /// log index. Each is one range scan of an index in the order it pages in
     /// (migrations/sqlite/0016_replay_order.sql), never a sort of what is left.
     fn sql(kind: Kind, keyed: bool, rows: i64) -> String {
-        let (columns, table, block, order) = match kind {
+        let (table, block) = kind.stored_in();
+        let (columns, order) = match kind {
             Kind::Agents => (
                 "agent_key, registered_block, last_event_block",
-                agents::NAME,
-                agents::last_event_block.name,
                 "last_event_block, agent_key",
             ),
-            Kind::Reputation => (
-                "agent_key, as_of_block",
-                agent_reputation::NAME,
-                agent_reputation::as_of_block.name,
-                "as_of_block, agent_key",
-            ),
+            Kind::Reputation => ("agent_key, as_of_block", "as_of_block, agent_key"),
             Kind::Payments => (
                 "agent_key, block_number, log_index, tx_hash, token, payer, payee, amount,
                  scheme IS NOT NULL AS x402, timestamp",
-                payments::NAME,
-                payments::block_number.name,
                 "block_number, log_index, agent_key",
             ),
         };
@@ -339,6 +331,7 @@ mod tests {
     //! whole run does, no page larger than asked.
 
     use super::*;
+    use agentindex_indexer::schema::{agent_reputation, payments};
     use agentindex_indexer::store::Store;
     use sqlx::{Any, QueryBuilder};
 

@@ -1,7 +1,7 @@
 //! The API's read queries over the store's read-only pool: agents with their profile and stored
 //! reputation, filtered, searched and ordered ([`agents`], with its `WHERE` clauses in
 //! `agent_filters` and its choice of plan in `agent_walk`), skills and documents by agent
-//! ([`skills`], [`documents`]), a card's or registration file's bytes ([`document_body`]), what committed batches changed, for subscriptions ([`changes`]),
+//! ([`skills`], [`documents`]), a card's or registration file's bytes ([`document_body`]), what committed batches changed, for subscriptions ([`changes`], read in bounded runs of blocks: [`change_spans`]),
 //! dashboard aggregates ([`facets`]), what the prober saw of agents' endpoints ([`liveness`]), the paid resources agents declare ([`x402_resources`]), Masumi agents' escrows ([`masumi_payments`]), ERC-8004 feedback and validations by agent
 //! ([`activity`]), stored reputation evaluations by agent ([`evaluations`]), and lists' lengths and per-day
 //! counts as aggregates ([`counts`]). Lists of many agents are read a page per agent in one
@@ -13,6 +13,7 @@ mod agent_list;
 pub(crate) mod agent_rows;
 mod agent_walk;
 pub(crate) mod agents;
+pub(crate) mod change_spans;
 pub(crate) mod changes;
 pub(crate) mod counts;
 pub(crate) mod cursor;
