@@ -53,6 +53,10 @@ pub(crate) struct Published {
     pub(crate) seq: u64,
     /// The change.
     pub(crate) change: Change,
+    /// For a change in a block, the block its chain had been published through before the
+    /// run holding it: a run is sent kind by kind, not in block order, so a subscriber that
+    /// missed what followed this change can have missed any block after that one.
+    pub(crate) run_after: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -95,10 +99,13 @@ async fn publish_document_updates(
             .get(&update.chain_id)
             .is_some_and(|through| update.last_event_block <= *through);
         if final_on_chain {
-            inner.publish(Change::Documents {
-                chain_id: update.chain_id,
-                key: update.agent_key.clone(),
-            });
+            inner.publish(
+                Change::Documents {
+                    chain_id: update.chain_id,
+                    key: update.agent_key.clone(),
+                },
+                None,
+            );
         }
     }
     if let Some(last) = updates.last() {
@@ -144,10 +151,14 @@ impl ChangeFeed {
 }
 
 impl Inner {
-    fn publish(&self, change: Change) {
+    fn publish(&self, change: Change, run_after: Option<i64>) {
         let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
         // No subscriber is not an error.
-        let _ = self.sender.send(Published { seq, change });
+        let _ = self.sender.send(Published {
+            seq,
+            change,
+            run_after,
+        });
     }
 }
 
@@ -184,7 +195,7 @@ async fn publish_run(
             .expect("not poisoned")
             .insert(chain_id, to);
         for change in found {
-            inner.publish(change);
+            inner.publish(change, Some(from));
         }
         from = to;
     }
@@ -251,8 +262,8 @@ mod tests {
     //! once it has read the chains.
 
     use super::*;
-    use agentindex_indexer::schema::{agent_profiles, chain_cursor, payments};
-    use sqlx::{Any, AnyPool, QueryBuilder};
+    use agentindex_indexer::schema::{agent_profiles, chain_cursor};
+    use sqlx::AnyPool;
 
     const CHAIN: i64 = 31337;
     /// Long enough for a few of the feed's rounds on a loaded machine; a wait that ends early
@@ -285,19 +296,7 @@ mod tests {
 
     /// A payment to agent `key` at `block`.
     async fn paid(pool: &AnyPool, key: &str, block: i64) {
-        sqlx::query(&format!(
-            "INSERT INTO {} (chain_id, block_number, log_index, agent_key, tx_hash, token, payer,
-               payee, amount, eip3009, timestamp)
-             VALUES ($1, $2, 0, $3, $4, '0x0', '0xpayer', '0xpayee', '1', 0, 12)",
-            payments::NAME
-        ))
-        .bind(CHAIN)
-        .bind(block)
-        .bind(key)
-        .bind(format!("0x{block:064x}"))
-        .execute(pool)
-        .await
-        .unwrap();
+        change_spans::insert_test_payments(pool, &[(CHAIN, block, 0, key.to_string())]).await;
     }
 
     /// The next payment the receiver hears: (agent, block).
@@ -338,25 +337,10 @@ mod tests {
         let (mut receiver, _) = feed.subscribe(PATIENCE).await.unwrap();
         // Two and a half runs' worth of payments, five a block, land in one step.
         let total = SPAN_ROWS * 5 / 2;
-        let mut insert = QueryBuilder::<Any>::new(format!(
-            "INSERT INTO {} (chain_id, block_number, log_index, agent_key, tx_hash, token,
-               payer, payee, amount, eip3009, timestamp) ",
-            payments::NAME
-        ));
-        insert.push_values(0..total, |mut row, i| {
-            row.push_bind(CHAIN)
-                .push_bind(i / 5 + 1)
-                .push_bind(i % 5)
-                .push_bind(format!("agent{i}"))
-                .push_bind(format!("0x{i:064x}"))
-                .push_bind("0x0")
-                .push_bind("0xpayer")
-                .push_bind("0xpayee")
-                .push_bind("1")
-                .push_bind(false)
-                .push_bind(12);
-        });
-        insert.build().execute(&pool).await.unwrap();
+        let paid: Vec<_> = (0..total)
+            .map(|i| (CHAIN, i / 5 + 1, i % 5, format!("agent{i}")))
+            .collect();
+        change_spans::insert_test_payments(&pool, &paid).await;
         indexed_through(&pool, total / 5).await;
         for i in 0..total {
             assert_eq!(

@@ -11,6 +11,7 @@ pub(crate) mod days;
 pub mod facets;
 pub(crate) mod filter;
 pub(crate) mod hidden_errors;
+mod live_changes;
 pub(crate) mod liveness;
 pub(crate) mod loader_set;
 pub(crate) mod loaders;

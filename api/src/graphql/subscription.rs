@@ -2,7 +2,8 @@
 //! updated (with the `agents` filter), reputation changes, and new payments. Every event comes
 //! from committed rows in final blocks (see `changes`), so none is ever undone by a reorg;
 //! `sinceBlock` first replays what was committed after that block, then continues live without
-//! a gap or a repeat.
+//! a gap or a repeat (`super::live_changes`; a subscriber that falls behind the feed is told
+//! where to resume, and its stream ends).
 //!
 //! What a subscription may cost is bounded: each holds one of its websocket's
 //! `max_subscriptions_per_connection` places for as long as it lives; a replay starts at most
@@ -14,12 +15,12 @@
 
 use super::agent::Agent;
 use super::filter::AgentFilter;
+use super::live_changes::{Numbered, Wanted, live, wants};
 use super::shared_reads::SharedReads;
 use super::subscription_places::LiveSubscriptions;
-use crate::changes::{FIRST_LOOK_WAIT, Published};
-use crate::read::agents::Selection;
+use crate::changes::FIRST_LOOK_WAIT;
 use crate::read::agents::{self, AgentRow};
-use crate::read::changes::{Change, Kind, Pages, PaymentRow};
+use crate::read::changes::{Change, Pages, PaymentRow};
 use crate::state::ApiState;
 use crate::time_share::ChargeTo;
 use agentindex_indexer::store::low_priority;
@@ -27,33 +28,12 @@ use async_graphql::{Context, Error, ID, Result, SimpleObject, Subscription};
 use futures_util::Stream;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use tokio::sync::broadcast;
-use tokio::sync::broadcast::error::RecvError;
 
 /// Changes a replay reads from the store at a time: what one replaying subscription holds.
 pub const REPLAY_PAGE_ROWS: i64 = 200;
 
 /// Root of every subscription.
 pub struct Subscription;
-
-/// Which changes a subscription wants.
-#[derive(Clone)]
-enum Wanted {
-    Agents(Box<Selection>),
-    Reputation(String),
-    Payments(Option<String>),
-}
-
-impl Wanted {
-    /// The only kind of stored change a replay for this reads.
-    fn replayed(&self) -> Kind {
-        match self {
-            Wanted::Agents(_) => Kind::Agents,
-            Wanted::Reputation(_) => Kind::Reputation,
-            Wanted::Payments(_) => Kind::Payments,
-        }
-    }
-}
 
 #[Subscription]
 impl Subscription {
@@ -180,13 +160,6 @@ fn read_name(wanted: &Wanted, key: &str) -> String {
     }
 }
 
-/// A change and its number in the live feed (`None` when replayed from the store).
-#[derive(Debug)]
-struct Numbered {
-    seq: Option<u64>,
-    change: Change,
-}
-
 /// The changes for `wanted`: those committed after `since_block` (when given), read from the
 /// store a page at a time, then live ones. Holds one of the connection's subscription places
 /// for as long as the stream lives.
@@ -265,65 +238,6 @@ async fn raw(
     })
 }
 
-/// The live part of a subscription: the changes `receiver` hears that `wanted` wants and its
-/// replay did not cover. One that falls over the feed's capacity behind has missed changes: its
-/// stream ends with an error saying from which block to subscribe again (`sinceBlock` replays
-/// them from the store), rather than going on with a gap.
-fn live(
-    mut receiver: broadcast::Receiver<Published>,
-    wanted: Wanted,
-    since_block: Option<i64>,
-    replayed_through: BTreeMap<i64, i64>,
-) -> impl Stream<Item = Result<Numbered>> {
-    async_stream::stream! {
-        // The block of the last change heard, per chain.
-        let mut heard: BTreeMap<i64, i64> = BTreeMap::new();
-        loop {
-            match receiver.recv().await {
-                Ok(Published { seq, change }) => {
-                    let Some((chain, block)) = change.chain_and_block() else {
-                        if wants(&wanted, &change) {
-                            yield Ok(Numbered { seq: Some(seq), change });
-                        }
-                        continue;
-                    };
-                    heard.insert(chain, block);
-                    if already_covered(since_block, &replayed_through, chain, block) {
-                        continue;
-                    }
-                    if wants(&wanted, &change) {
-                        yield Ok(Numbered { seq: Some(seq), change });
-                    }
-                }
-                Err(RecvError::Lagged(missed)) => {
-                    tracing::warn!(target: "agentindex::api", missed, "a subscriber fell behind and missed changes; its subscription ends");
-                    yield Err(Error::new(fell_behind(missed, &heard)));
-                    break;
-                }
-                Err(RecvError::Closed) => break,
-            }
-        }
-    }
-}
-
-/// What a subscriber that fell `missed` changes behind is told, having heard up to `heard`.
-fn fell_behind(missed: u64, heard: &BTreeMap<i64, i64>) -> String {
-    // The rest of the last block heard may be among what was missed: it is replayed whole,
-    // and what was heard of it comes again.
-    let from = match heard.iter().min_by_key(|(_, block)| **block) {
-        Some((chain, block)) => format!(
-            "sinceBlock {} (the block before the last one heard of chain {chain}; on several \
-             chains, the lowest such block)",
-            block - 1
-        ),
-        None => "sinceBlock set to the block it was subscribed from".to_string(),
-    };
-    format!(
-        "this subscription fell {missed} changes behind and missed them; subscribe again with \
-         {from} to replay them from the index"
-    )
-}
-
 /// Refuses a replay from further back than `max_blocks` behind any chain's newest final block:
 /// a replay reads every change since, and a far one would tie up the store for as long.
 fn check_replay_reach(since: i64, published: &BTreeMap<i64, i64>, max_blocks: u64) -> Result<()> {
@@ -339,34 +253,6 @@ fn check_replay_reach(since: i64, published: &BTreeMap<i64, i64>, max_blocks: u6
         }
     }
     Ok(())
-}
-
-/// Whether a live change at `block` of `chain` was replayed already: with `sinceBlock`, a
-/// replay read each chain through the block it was published through when the subscription
-/// began. A chain absent then is new since (its indexing started later), so all of it is news,
-/// whatever `sinceBlock` says: one number for every chain cannot say where a chain with other
-/// block heights starts.
-fn already_covered(
-    since_block: Option<i64>,
-    replayed_through: &BTreeMap<i64, i64>,
-    chain: i64,
-    block: i64,
-) -> bool {
-    since_block.is_some()
-        && replayed_through
-            .get(&chain)
-            .is_some_and(|through| block <= *through)
-}
-
-fn wants(wanted: &Wanted, change: &Change) -> bool {
-    match (wanted, change) {
-        (Wanted::Agents(_), Change::Agent { .. } | Change::Documents { .. }) => true,
-        (Wanted::Reputation(id), Change::Reputation { key, .. }) => id == key,
-        (Wanted::Payments(id), Change::Payment { payment, .. }) => {
-            id.as_ref().is_none_or(|id| *id == payment.agent_key)
-        }
-        _ => false,
-    }
 }
 
 /// A payment credited to an agent.
@@ -413,84 +299,8 @@ impl From<PaymentRow> for Payment {
 
 #[cfg(test)]
 mod tests {
-    use super::{Published, Wanted, already_covered, check_replay_reach, live};
-    use crate::read::changes::Change;
-    use futures_util::StreamExt;
+    use super::check_replay_reach;
     use std::collections::BTreeMap;
-    use tokio::sync::broadcast;
-
-    fn agent_at(seq: u64, block: i64) -> Published {
-        Published {
-            seq,
-            change: Change::Agent {
-                chain_id: 1,
-                block,
-                key: format!("1:{block}"),
-                registered: true,
-            },
-        }
-    }
-
-    #[tokio::test]
-    async fn a_subscriber_that_falls_behind_is_told_where_to_resume_and_ends() {
-        let (sender, receiver) = broadcast::channel(4);
-        let wanted = Wanted::Agents(Box::default());
-        let stream = live(receiver, wanted, None, BTreeMap::new());
-        futures_util::pin_mut!(stream);
-        sender.send(agent_at(0, 10)).unwrap();
-        let heard = stream.next().await.unwrap().unwrap();
-        assert_eq!(heard.change.chain_and_block(), Some((1, 10)));
-        // Six more while it does not read: two fall out of the feed's window.
-        for (seq, block) in (1..=6).zip(11..) {
-            sender.send(agent_at(seq, block)).unwrap();
-        }
-        let error = stream.next().await.unwrap().unwrap_err();
-        assert_eq!(
-            error.message,
-            "this subscription fell 2 changes behind and missed them; subscribe again with \
-             sinceBlock 9 (the block before the last one heard of chain 1; on several chains, \
-             the lowest such block) to replay them from the index"
-        );
-        assert!(
-            stream.next().await.is_none(),
-            "the stream ends, without a gap"
-        );
-    }
-
-    #[tokio::test]
-    async fn live_changes_a_replay_covered_are_not_heard_twice() {
-        let (sender, receiver) = broadcast::channel(16);
-        let wanted = Wanted::Agents(Box::default());
-        let stream = live(receiver, wanted, Some(5), BTreeMap::from([(1, 11)]));
-        futures_util::pin_mut!(stream);
-        for (seq, block) in (0..3).zip(10..) {
-            sender.send(agent_at(seq, block)).unwrap();
-        }
-        drop(sender);
-        let blocks: Vec<i64> = stream
-            .map(|c| c.unwrap().change.chain_and_block().unwrap().1)
-            .collect()
-            .await;
-        assert_eq!(blocks, [12], "blocks 10 and 11 were replayed");
-    }
-
-    #[test]
-    fn a_live_change_is_left_out_only_when_replayed() {
-        // Chain 1 was published through block 30 when the subscription began; chain 2 had not
-        // appeared, so it is published whole as it does.
-        let replayed = BTreeMap::from([(1, 30)]);
-        assert!(already_covered(Some(20), &replayed, 1, 30), "replayed");
-        assert!(
-            !already_covered(Some(20), &replayed, 1, 31),
-            "after the replay"
-        );
-        // `sinceBlock` is one number for every chain: a lower chain's news is never cut by it.
-        assert!(!already_covered(Some(29_950_000), &replayed, 2, 11_000_000));
-        assert!(
-            !already_covered(None, &replayed, 1, 5),
-            "a live-only subscription hears all"
-        );
-    }
 
     #[test]
     fn a_replay_further_back_than_the_bound_is_refused_with_how_far_is_allowed() {

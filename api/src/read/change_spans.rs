@@ -1,7 +1,8 @@
 //! Where each kind of change is stored, and how far a run of blocks may reach for the change
 //! feed to hold a bounded number of changes at once. A backfill's end moves a chain's published
 //! block from its start to its head in one step (reputation is settled only then): read whole,
-//! that run is every agent, score and payment of the backfill in memory at once.
+//! that run is every agent, score and payment of the backfill in memory at once. Also the
+//! payment rows the change reads' tests share.
 
 use super::changes::Kind;
 use agentindex_indexer::schema::{agent_reputation, agents, payments};
@@ -65,37 +66,46 @@ async fn block_past(
         .await
 }
 
+/// For tests: payments `(chain, block, log index, agent)` inserted as the writer leaves them.
+#[cfg(test)]
+pub(crate) async fn insert_test_payments(pool: &AnyPool, rows: &[(i64, i64, i64, String)]) {
+    let mut insert = sqlx::QueryBuilder::<sqlx::Any>::new(format!(
+        "INSERT INTO {} (chain_id, block_number, log_index, agent_key, tx_hash, token, payer,
+           payee, amount, eip3009, timestamp) ",
+        agentindex_indexer::schema::payments::NAME
+    ));
+    insert.push_values(rows, |mut row, (chain, block, log_index, agent)| {
+        row.push_bind(*chain)
+            .push_bind(*block)
+            .push_bind(*log_index)
+            .push_bind(agent.clone())
+            .push_bind(format!("0x{block:032x}{log_index:032x}"))
+            .push_bind("0x0")
+            .push_bind("0xpayer")
+            .push_bind("0xpayee")
+            .push_bind("1")
+            .push_bind(false)
+            .push_bind(12);
+    });
+    insert.build().execute(pool).await.unwrap();
+}
+
 #[cfg(test)]
 mod tests {
     //! Runs measured over a real SQLite store's payments.
 
     use super::*;
     use agentindex_indexer::store::Store;
-    use sqlx::Any;
 
     const CHAIN: i64 = 7;
 
     /// Payments at `blocks`, one row each.
     async fn pay(pool: &AnyPool, blocks: &[i64]) {
-        let mut insert = QueryBuilder::<Any>::new(format!(
-            "INSERT INTO {} (chain_id, block_number, log_index, agent_key, tx_hash, token, payer,
-               payee, amount, eip3009, timestamp) ",
-            payments::NAME
-        ));
-        insert.push_values(blocks.iter().enumerate(), |mut row, (i, block)| {
-            row.push_bind(CHAIN)
-                .push_bind(*block)
-                .push_bind(i as i64)
-                .push_bind("a")
-                .push_bind(format!("0x{i:064x}"))
-                .push_bind("0x0")
-                .push_bind("0xpayer")
-                .push_bind("0xpayee")
-                .push_bind("1")
-                .push_bind(false)
-                .push_bind(12);
-        });
-        insert.build().execute(pool).await.unwrap();
+        let rows: Vec<_> = (0..)
+            .zip(blocks)
+            .map(|(i, block)| (CHAIN, *block, i, "a".to_string()))
+            .collect();
+        insert_test_payments(pool, &rows).await;
     }
 
     #[tokio::test]

@@ -331,7 +331,7 @@ mod tests {
     //! whole run does, no page larger than asked.
 
     use super::*;
-    use agentindex_indexer::schema::{agent_reputation, payments};
+    use agentindex_indexer::schema::agent_reputation;
     use agentindex_indexer::store::Store;
     use sqlx::{Any, QueryBuilder};
 
@@ -383,26 +383,15 @@ mod tests {
                     .push_bind("{}");
             });
             scores.build().execute(&pool).await.unwrap();
-            let mut payments = QueryBuilder::<Any>::new(format!(
-                "INSERT INTO {} (chain_id, block_number, log_index, agent_key, tx_hash,
-                   token, payer, payee, amount, eip3009, timestamp) ",
-                payments::NAME
-            ));
-            payments.push_values(chunk, |mut row, i| {
-                // Three logs a block, each paying two agents: ties on (block, log index).
-                row.push_bind(1)
-                    .push_bind((*i / 6) as i64 + 1)
-                    .push_bind(((*i / 2) % 3) as i64)
-                    .push_bind(format!("1:{:05}", 1_000 - i % 2))
-                    .push_bind(format!("0x{i:064x}"))
-                    .push_bind("0x0")
-                    .push_bind("0xpayer")
-                    .push_bind("0xpayee")
-                    .push_bind("1")
-                    .push_bind(false)
-                    .push_bind(12);
-            });
-            payments.build().execute(&pool).await.unwrap();
+            // Three logs a block, each paying two agents: ties on (block, log index).
+            let paid: Vec<_> = chunk
+                .iter()
+                .map(|i| {
+                    let (block, log) = ((*i / 6) as i64 + 1, ((*i / 2) % 3) as i64);
+                    (1, block, log, format!("1:{:05}", 1_000 - i % 2))
+                })
+                .collect();
+            super::super::change_spans::insert_test_payments(&pool, &paid).await;
         }
         (dir, pool)
     }
