@@ -2,8 +2,8 @@
 //! block and, each time the part of the index that is both committed and final advances, reads
 //! what the batches changed there ([`crate::read::changes`], in runs of blocks holding at most
 //! [`SPAN_ROWS`] changes of each kind, so a backfill's end is never read at once) and
-//! broadcasts it (no further than
-//! the block up to which reputation is settled, so rescored agents are never skipped); it also
+//! broadcasts it (no further than the block up to which reputation is settled, so rescored
+//! agents are never skipped); it also
 //! broadcasts agents whose documents changed (numbered by `agent_profiles.document_seq`). Subscribers so
 //! never see uncommitted data, nor a change a reorg later undoes (a chain configured with
 //! `finality = 0` is final at its head). It works the same whether the indexer runs in this

@@ -1,6 +1,6 @@
-//! Which changes a subscription wants, and the live part of it, after its replay: the changes the feed broadcasts that it
-//! wants and the replay did not cover, and what a subscriber that falls behind the feed is told
-//! (its stream ends rather than going on with a gap).
+//! Which changes a subscription wants, and the live part of it after its replay: the changes
+//! the feed broadcasts that it wants and the replay did not cover, and what a subscriber that
+//! falls behind the feed is told (its stream ends rather than going on with a gap).
 
 use crate::changes::Published;
 use crate::read::agents::Selection;
@@ -37,6 +37,7 @@ pub(super) struct Numbered {
     pub(super) change: Change,
 }
 
+/// Whether `change` is one `wanted` reports.
 pub(super) fn wants(wanted: &Wanted, change: &Change) -> bool {
     match (wanted, change) {
         (Wanted::Agents(_), Change::Agent { .. } | Change::Documents { .. }) => true,
@@ -135,7 +136,6 @@ fn already_covered(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::changes::Change;
     use futures_util::StreamExt;
 
     fn agent_at(seq: u64, block: i64, run_after: i64) -> Published {

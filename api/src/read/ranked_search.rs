@@ -330,8 +330,8 @@ async fn weights_of(conn: &mut AnyConnection, word: &str, docs: &[i64]) -> sqlx:
     rows(conn, weights_among(dialect, word, docs)).await
 }
 
-/// The statement of [`weights_of`], begun by [`packed`]. The numbers are bound as one value, so the statement reads
-/// the same whatever their count and is prepared once per connection (a list of that many
+/// The statement of [`weights_of`], begun by [`packed`]. The numbers are bound as one value, so
+/// the statement reads the same whatever their count and is prepared once per connection (a list of that many
 /// parameters would be a new statement each time, and push others out of the connection's
 /// cache). On PostgreSQL each number is looked up by key in a lateral subquery: the planner
 /// cannot turn that into a read of the word's whole list, whatever values it plans for (given
