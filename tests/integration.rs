@@ -47,6 +47,7 @@ mod no_orphans;
 mod operations;
 mod payment_reputation;
 mod postgres_backend;
+mod postgres_band_plans;
 mod postgres_bulk_load;
 mod postgres_plans;
 mod postgres_score_turns;

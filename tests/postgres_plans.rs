@@ -56,7 +56,7 @@ fn key(doc: i64) -> String {
 }
 
 /// Agents `1:000001` to `count`, registered at their number's block.
-fn agents_numbered(count: i64) -> String {
+pub(crate) fn agents_numbered(count: i64) -> String {
     format!(
         "INSERT INTO agents (agent_key, chain_id, source, owner, operators, active,
            registered_block, registered_at, last_event_block)

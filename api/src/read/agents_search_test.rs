@@ -6,7 +6,8 @@
 
 use super::plans_test::AGENTS;
 use super::{Order, Selection};
-use crate::read::ranked_search::{self, SearchWords};
+use crate::read::band_search;
+use crate::read::ranked_search::{self, After, SearchWords};
 use agentindex_indexer::documents::search_postings::{SearchText, postings};
 use agentindex_indexer::schema::{agent_postings, agent_search, search_agents};
 use agentindex_indexer::store::Store;
@@ -183,4 +184,76 @@ async fn a_first_page_of_a_common_word_is_settled_without_reading_its_whole_list
         .map(|key| doc_of(key[2..].parse().unwrap()))
         .collect();
     assert_eq!(two.page.iter().map(|(d, _)| *d).collect::<Vec<_>>(), docs);
+}
+
+/// Every agent having both words of `pair`, ranked band by band (`band_search`) a page at a
+/// time, each page after the last one's final row, as `(key, relevance)`.
+async fn band_pages(
+    pool: &AnyPool,
+    pair: [&str; 2],
+    page: i64,
+    reads: band_search::Reads,
+) -> Option<Vec<(i64, i64)>> {
+    let mut conn = pool.acquire().await.unwrap();
+    let mut all = Vec::new();
+    let mut after = None;
+    loop {
+        let rows = band_search::best_of_pair(&mut conn, pair, after, page, reads)
+            .await
+            .unwrap()?;
+        assert!(rows.len() as i64 <= page);
+        all.extend(rows.iter().copied());
+        match rows.last() {
+            Some((doc, score)) if rows.len() as i64 == page => {
+                after = Some(After {
+                    score: *score,
+                    doc: *doc,
+                })
+            }
+            _ => return Some(all),
+        }
+    }
+}
+
+#[tokio::test]
+async fn ranking_band_by_band_gives_the_pages_ranking_every_match_gives() {
+    let (_dir, store, weights) = store_with_agents().await;
+    let pool = store.reader();
+    // Steps of 16 entries make every pair's merge go on step after step, and bands end inside
+    // a step while their partner goes on (the short band's agents looked up).
+    let small = band_search::Reads {
+        step: 16,
+        budget: i64::MAX,
+    };
+    for pair in [
+        ["gamma", "delta"],
+        ["alpha", "rare"],
+        ["rare", "omega"],
+        ["tag3", "delta"],
+        ["agent", "sigma"],
+        ["alpha", "nobody"],
+    ] {
+        let want: Vec<(i64, i64)> = expected(&weights, &pair.join(" "))
+            .iter()
+            .map(|key| {
+                let agent = &weights[key];
+                (
+                    doc_of(key[2..].parse().unwrap()),
+                    pair.iter().map(|w| agent[*w]).sum(),
+                )
+            })
+            .collect();
+        for (page, reads) in [(7, small), (50, small), (20, band_search::Reads::default())] {
+            let got = band_pages(pool, pair, page, reads)
+                .await
+                .unwrap_or_else(|| panic!("{pair:?}, {page} a page, {reads:?}: given back"));
+            assert_eq!(got, want, "{pair:?}, {page} a page, {reads:?}");
+        }
+    }
+    // A budget too small for a pair's merges gives the search back.
+    let tight = band_search::Reads {
+        step: 16,
+        budget: 2_000,
+    };
+    assert_eq!(band_pages(pool, ["gamma", "delta"], 50, tight).await, None);
 }

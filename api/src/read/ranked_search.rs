@@ -8,8 +8,11 @@
 //! sum of the weights each list was last read at, so once a page of matches is at or above that
 //! sum the page is final (Fagin's threshold algorithm). A word's list read to its end means every
 //! match has been met. When the lists would have to be read too deep, the caller ranks every
-//! match instead (`agent_filters::push_search_rows`), with the same relevance.
+//! match instead (`agent_filters::push_search_rows`), with the same relevance. On PostgreSQL a
+//! search of two words is ranked band by band first (`band_search`).
 
+use super::band_search;
+pub(crate) use super::band_search::After;
 use agentindex_indexer::documents::search_postings;
 use agentindex_indexer::schema::agent_postings;
 use agentindex_indexer::store::Dialect;
@@ -49,20 +52,6 @@ impl SearchWords {
     }
 }
 
-/// Where the previous page ended: its last row's relevance and number.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct After {
-    pub(crate) score: i64,
-    pub(crate) doc: i64,
-}
-
-impl After {
-    /// Whether a match with `score` and number `doc` comes after this position.
-    fn precedes(&self, score: i64, doc: i64) -> bool {
-        score < self.score || (score == self.score && doc > self.doc)
-    }
-}
-
 /// A word's list as read: agents' numbers and weights, heaviest first.
 type List = Vec<(i64, i64)>;
 
@@ -75,7 +64,8 @@ type Scores = BTreeMap<i64, Option<i64>>;
 pub(crate) struct Ranked {
     /// Agents' numbers with their relevance, best first.
     pub(crate) page: Vec<(i64, i64)>,
-    /// The deepest any word's list was asked to be read (for the trace).
+    /// The deepest any word's list was asked to be read (for the trace; 0 when ranked band by
+    /// band).
     pub(crate) depth: i64,
 }
 
@@ -97,6 +87,13 @@ pub(crate) async fn best(
     // One connection for every read of the ranking.
     let mut conn = pool.acquire().await?;
     let conn = &mut *conn;
+    if let ([first, second], Dialect::Postgres) = (words, Dialect::of(conn)) {
+        let pair = [first.as_str(), second.as_str()];
+        let reads = band_search::Reads::default();
+        if let Some(page) = band_search::best_of_pair(conn, pair, after, limit, reads).await? {
+            return Ok(Some(Ranked { page, depth: 0 }));
+        }
+    }
     let first = (limit * FIRST_DEPTH_PER_ROW).max(16);
     let mut depths = vec![first; words.len()];
     let mut lists: Vec<WordList> = vec![WordList::default(); words.len()];
