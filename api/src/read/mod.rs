@@ -13,6 +13,7 @@ mod agent_list;
 pub(crate) mod agent_rows;
 mod agent_walk;
 pub(crate) mod agents;
+mod band_merge;
 mod band_search;
 pub(crate) mod change_spans;
 pub(crate) mod changes;
