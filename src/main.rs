@@ -1,5 +1,6 @@
 //! The `agentindex` command: parses the command line, starts tracing and runs the subcommand.
 
+mod allocator;
 mod backup;
 mod card_check;
 mod cli;
@@ -23,8 +24,10 @@ use std::process::ExitCode;
 /// 250 to 330 MiB in the same runs. It is built as mimalloc 2 without transparent huge pages
 /// (`Cargo.toml`): mimalloc 3 keeps freed pages for a second before handing them back and asks
 /// the kernel for 2 MiB pages, so a backfill of the M workload peaked at 228 to 257 MiB
-/// resident; mimalloc 2 hands them back after 10 ms, and the same backfill peaks at about 140
-/// MiB in the same time (BENCHMARKS.md, "Where a backfill's memory goes"). It also stands in
+/// resident; mimalloc 2 hands them back after 10 ms by default, 1 ms as this binary runs it
+/// (`allocator.rs`), and the same backfill peaks at about 120 MiB in about the same time
+/// (BENCHMARKS.md, "Where a backfill's memory goes", "A backfill's peak memory by default").
+/// It also stands in
 /// for C's `malloc` (the `override` feature), so SQLite, linked into the binary and allocating
 /// from one worker thread per connection, shares it: through glibc those threads filled up to
 /// 16 arenas that kept their fragments, three quarters of a four-hour soak's growth
@@ -33,6 +36,7 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    allocator::settle();
     let cli = cli::Cli::parse();
     logging::init();
     let runtime = match tokio::runtime::Runtime::new() {

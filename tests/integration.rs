@@ -6,6 +6,7 @@ mod support;
 mod agent0_sdk;
 mod agent_terms_triggers;
 mod agent_walks;
+mod allocator_settings;
 mod api_abuse;
 mod api_caches;
 mod api_reads;

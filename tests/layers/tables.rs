@@ -239,6 +239,7 @@ pub(super) const API: &[(&str, &[&str])] = &[
 
 /// The binary's modules (`src/`), bottom first, with what each may import.
 pub(super) const BINARY: &[(&str, &[&str])] = &[
+    ("allocator", &[]),
     ("backup", &[]),
     ("card_check", &[]),
     ("copy", &[]),

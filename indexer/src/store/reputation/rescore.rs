@@ -65,11 +65,11 @@ pub(super) async fn rescore(
             scoring = Some(tokio::task::spawn_blocking(move || round.score(&rules)));
         }
         if let Some(previous) = previous {
-            write(conn, &scored(previous).await).await?;
+            write(conn, scored(previous).await).await?;
         }
     }
     if let Some(last) = scoring {
-        write(conn, &scored(last).await).await?;
+        write(conn, scored(last).await).await?;
     }
     Ok(())
 }
@@ -211,14 +211,33 @@ async fn block_times(
 
 /// `evaluation` in RFC 8785 canonical form (the feed's); a non-finite number, which has none,
 /// is written as null (as serde_json writes it).
+/// Its capacity is cut to its length: a round's texts are held until written, and as they grew
+/// they held up to twice their length (about 5 MiB of the M backfill's peak heap).
 fn canonical_evaluation(evaluation: &Evaluation) -> String {
-    crate::canonical_json::to_string(evaluation).unwrap_or_else(|_| {
+    let mut text = crate::canonical_json::to_string(evaluation).unwrap_or_else(|_| {
         let value = serde_json::to_value(evaluation).expect("an evaluation serialises");
         crate::canonical_json::to_string(&value).expect("a JSON value has a canonical form")
-    })
+    });
+    text.shrink_to_fit();
+    text
 }
 
-async fn write(conn: &mut AnyConnection, computed: &[Scored]) -> StoreResult<()> {
+/// Rows of `agent_reputation` written by one statement: 3,500 bound values (as the facts'
+/// statements hold, `store::rows`), so the compiled statement the writer keeps stays small.
+const ROWS_PER_WRITE: usize = 250;
+
+/// Writes a round's computed reputations, [`ROWS_PER_WRITE`] to a statement, each row's values
+/// moved into the statement rather than copied.
+async fn write(conn: &mut AnyConnection, mut computed: Vec<Scored>) -> StoreResult<()> {
+    while !computed.is_empty() {
+        let rest = computed.split_off(computed.len().min(ROWS_PER_WRITE));
+        write_statement(conn, computed).await?;
+        computed = rest;
+    }
+    Ok(())
+}
+
+async fn write_statement(conn: &mut AnyConnection, computed: Vec<Scored>) -> StoreResult<()> {
     let columns = agent_reputation::TABLE.column_list();
     let mut insert = QueryBuilder::<Any>::new(format!(
         "INSERT INTO {} ({columns}) ",
@@ -240,42 +259,46 @@ async fn write(conn: &mut AnyConnection, computed: &[Scored]) -> StoreResult<()>
             ])
         })
         .collect::<StoreResult<Vec<_>>>()?;
-    insert.push_values(computed.iter().zip(integers), |mut row, (scored, n)| {
-        let Scored {
-            reputation: r,
-            canonical,
-        } = scored;
-        let e = &r.evaluation;
-        let [
-            chain,
-            block,
-            timestamp,
-            payments,
-            payers,
-            excluded,
-            feedback,
-        ] = n;
-        row.push_bind(&r.agent)
-            .push_bind(chain)
-            .push_bind(block)
-            .push_bind(timestamp)
-            .push_bind(r.score)
-            .push_bind(e.payment_score.score)
-            .push_bind(payments)
-            .push_bind(payers)
-            .push_bind(excluded)
-            .push_bind(feedback)
-            .push_bind(e.feedback.overall.average)
-            .push_bind(e.validations.average)
-            .push_bind(e.ratings.average)
-            .push_bind(canonical.as_str());
-    });
+    let rows = computed.len();
+    insert.push_values(
+        computed.into_iter().zip(integers),
+        |mut row, (scored, n)| {
+            let Scored {
+                reputation: r,
+                canonical,
+            } = scored;
+            let e = &r.evaluation;
+            let [
+                chain,
+                block,
+                timestamp,
+                payments,
+                payers,
+                excluded,
+                feedback,
+            ] = n;
+            row.push_bind(r.agent)
+                .push_bind(chain)
+                .push_bind(block)
+                .push_bind(timestamp)
+                .push_bind(r.score)
+                .push_bind(e.payment_score.score)
+                .push_bind(payments)
+                .push_bind(payers)
+                .push_bind(excluded)
+                .push_bind(feedback)
+                .push_bind(e.feedback.overall.average)
+                .push_bind(e.validations.average)
+                .push_bind(e.ratings.average)
+                .push_bind(canonical);
+        },
+    );
     insert.push(crate::store::sql::or_replace("agent_key", &columns));
     write_rows(
         conn,
         insert,
-        computed.len(),
-        AGENTS_PER_ROUND,
+        rows,
+        ROWS_PER_WRITE,
         "writing agents' reputation",
     )
     .await?;
