@@ -36,7 +36,7 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    allocator::settle();
+    let unsettled = allocator::settle();
     let cli = cli::Cli::parse();
     logging::init();
     let runtime = match tokio::runtime::Runtime::new() {
@@ -46,6 +46,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(unsettled) = unsettled {
+        tracing::warn!("{}", unsettled.reason);
+        #[cfg(unix)]
+        if unsettled.broken_pipes_kill {
+            runtime.block_on(async { allocator::survive_broken_pipes() });
+        }
+    }
     match runtime.block_on(cli.command.run()) {
         Ok(code) => code,
         Err(error) => {

@@ -1,7 +1,8 @@
 //! The binary runs its allocator with freed pages handed back after 1 ms (`src/allocator.rs`):
 //! started without `MIMALLOC_PURGE_DELAY`, the running process has it set to 1, under the same
-//! process id the test started (it ran itself again); an operator's own value is kept. Read from
-//! the process's own environment (`/proc/PID/environ`) once it has announced its address.
+//! process id and name the test started (it ran its own file again); an operator's own value is
+//! kept, under either of mimalloc's names. Read from the process's own environment
+//! (`/proc/PID/environ`) and name (`/proc/PID/comm`) once it has announced its address.
 
 use crate::support;
 
@@ -18,9 +19,16 @@ fn purge_delay_of(pid: u32) -> Option<String> {
         .map(str::to_string)
 }
 
-/// `agentindex serve` on an empty database, with `delay` in its environment (or none), once it
-/// has announced its address: its process id and the delay it runs with.
-fn served_with(dir: &std::path::Path, delay: Option<&str>) -> (u32, Option<String>) {
+/// What a served process runs with: its name and the purge delay in its environment.
+#[derive(Debug, PartialEq)]
+struct Running {
+    name: String,
+    purge_delay: Option<String>,
+}
+
+/// `agentindex serve` on an empty database, with `setting` (a variable and its value) in its
+/// environment or none, once it has announced its address.
+fn served_with(dir: &std::path::Path, setting: Option<(&str, &str)>) -> Running {
     let config = dir.join("serve.toml");
     std::fs::write(
         &config,
@@ -35,8 +43,8 @@ fn served_with(dir: &std::path::Path, delay: Option<&str>) -> (u32, Option<Strin
         .env_remove("MIMALLOC_PURGE_DELAY")
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    if let Some(delay) = delay {
-        tied.command().env("MIMALLOC_PURGE_DELAY", delay);
+    if let Some((name, value)) = setting {
+        tied.command().env(name, value);
     }
     let mut child = tied.spawn().unwrap();
     let pid = child.id();
@@ -45,16 +53,28 @@ fn served_with(dir: &std::path::Path, delay: Option<&str>) -> (u32, Option<Strin
         .read_line(&mut line)
         .unwrap();
     assert!(line.contains("http://127.0.0.1:"), "announced {line:?}");
-    let running = purge_delay_of(pid);
+    let running = Running {
+        name: std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .unwrap()
+            .trim()
+            .to_string(),
+        purge_delay: purge_delay_of(pid),
+    };
     let _ = child.child().kill();
-    (pid, running)
+    running
 }
 
 #[test]
 fn the_binary_runs_its_allocator_with_a_short_purge_delay_unless_told_otherwise() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, delay) = served_with(dir.path(), None);
-    assert_eq!(delay.as_deref(), Some("1"));
-    let (_, delay) = served_with(dir.path(), Some("7"));
-    assert_eq!(delay.as_deref(), Some("7"));
+    let running = |delay: Option<&str>| Running {
+        name: "agentindex".into(),
+        purge_delay: delay.map(str::to_string),
+    };
+    assert_eq!(served_with(dir.path(), None), running(Some("1")));
+    let own = Some(("MIMALLOC_PURGE_DELAY", "7"));
+    assert_eq!(served_with(dir.path(), own), running(Some("7")));
+    // mimalloc's old name for the delay, in lower case as mimalloc also reads it.
+    let old_name = Some(("mimalloc_reset_delay", "0"));
+    assert_eq!(served_with(dir.path(), old_name), running(None));
 }

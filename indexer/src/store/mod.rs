@@ -418,7 +418,7 @@ impl StoreRead for Store {
     }
 
     /// Every agent of `chain_id` with its stored reputation, in key order, handed to `page` a
-    /// few hundred at a time, all read from one snapshot.
+    /// thousand at a time, all read from one snapshot.
     async fn stored_reputations(
         &self,
         chain_id: u64,
@@ -430,7 +430,7 @@ impl StoreRead for Store {
     }
 
     /// Every agent of `chain_id` registered by `block` with its reputation as of `block`, in
-    /// key order, handed to `page` a few hundred at a time, all read from one snapshot.
+    /// key order, handed to `page` a thousand at a time, all read from one snapshot.
     async fn reputation_as_of(
         &self,
         chain_id: u64,

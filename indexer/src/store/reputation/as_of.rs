@@ -25,7 +25,7 @@ pub(in crate::store) async fn trust_rank_at(
 }
 
 /// Every agent of `chain_id` registered by `block`, with its reputation as of `block`, in key
-/// order, handed to `page` a few hundred at a time. All pages come from one read transaction,
+/// order, handed to `page` a round (1,000) at a time. All pages come from one read transaction,
 /// so a batch committed meanwhile cannot make the pages disagree.
 pub(in crate::store) async fn as_of_block(
     conn: &mut AnyConnection,
