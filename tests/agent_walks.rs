@@ -113,31 +113,9 @@ async fn page_through(endpoint: &str, filter: &Value, order: &str, first: i64) -
         "query($filter: AgentFilter, $orderBy: AgentOrder, $first: Int, $after: String) {
         agents(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
             edges { node { id } } pageInfo { hasNextPage endCursor } } }";
-    let mut ids = Vec::new();
-    let mut after = Value::Null;
-    loop {
-        let variables =
-            json!({ "filter": filter, "orderBy": order, "first": first, "after": after });
-        let body =
-            support::api::post_json(endpoint, &json!({ "query": LIST, "variables": variables }))
-                .await;
-        assert!(
-            body["errors"].is_null(),
-            "{filter} in {order} order: {body}"
-        );
-        let agents = &body["data"]["agents"];
-        ids.extend(
-            agents["edges"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|edge| edge["node"]["id"].as_str().unwrap().to_string()),
-        );
-        if agents["pageInfo"]["hasNextPage"] != true {
-            return ids;
-        }
-        after = agents["pageInfo"]["endCursor"].clone();
-    }
+    let variables = json!({ "filter": filter, "orderBy": order, "first": first });
+    let what = format!("{filter} in {order} order");
+    support::api::agent_ids_paged(endpoint, LIST, variables, usize::MAX, &what).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

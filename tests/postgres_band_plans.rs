@@ -12,7 +12,7 @@ use crate::support;
 use crate::support::postgres;
 
 use agentindex_indexer::store::Store;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// Agents, each holding the common word.
 const AGENTS: i64 = 20_000;
@@ -59,30 +59,8 @@ async fn pages_of(endpoint: &str, text: &str, pages: usize) -> Vec<String> {
     const SEARCH: &str = "query($search: String, $first: Int, $after: String) {
         agents(search: $search, first: $first, after: $after) {
             edges { node { id } } pageInfo { hasNextPage endCursor } } }";
-    let mut ids = Vec::new();
-    let mut after = Value::Null;
-    for _ in 0..pages {
-        let variables = json!({ "search": text, "first": FIRST, "after": after });
-        let body = support::api::post_json(
-            endpoint,
-            &json!({ "query": SEARCH, "variables": variables }),
-        )
-        .await;
-        assert!(body["errors"].is_null(), "{text}: {body}");
-        let agents = &body["data"]["agents"];
-        ids.extend(
-            agents["edges"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|edge| edge["node"]["id"].as_str().unwrap().to_string()),
-        );
-        if agents["pageInfo"]["hasNextPage"] != true {
-            break;
-        }
-        after = agents["pageInfo"]["endCursor"].clone();
-    }
-    ids
+    let variables = json!({ "search": text, "first": FIRST });
+    support::api::agent_ids_paged(endpoint, SEARCH, variables, pages, text).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -154,3 +154,37 @@ pub(crate) async fn post_json(url: &str, body: &serde_json::Value) -> serde_json
         .await
         .unwrap_or_else(|e| panic!("POST {url}: the answer is not JSON: {e}"))
 }
+
+/// The agent ids of `query` (an `agents` list taking `$after`, asking for `edges { node { id } }
+/// pageInfo { hasNextPage endCursor }`) with `variables`, up to `pages` pages, following the
+/// cursors; `what` names the list in failures.
+pub(crate) async fn agent_ids_paged(
+    endpoint: &str,
+    query: &str,
+    mut variables: serde_json::Value,
+    pages: usize,
+    what: &str,
+) -> Vec<String> {
+    let mut ids = Vec::new();
+    for _ in 0..pages {
+        let body = post_json(
+            endpoint,
+            &serde_json::json!({ "query": query, "variables": variables }),
+        )
+        .await;
+        assert!(body["errors"].is_null(), "{what}: {body}");
+        let agents = &body["data"]["agents"];
+        ids.extend(
+            agents["edges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|edge| edge["node"]["id"].as_str().unwrap().to_string()),
+        );
+        if agents["pageInfo"]["hasNextPage"] != true {
+            break;
+        }
+        variables["after"] = agents["pageInfo"]["endCursor"].clone();
+    }
+    ids
+}

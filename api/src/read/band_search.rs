@@ -108,7 +108,6 @@ struct Pairing {
     from: i64,
     step: i64,
     docs: Vec<i64>,
-    started: bool,
     settled: bool,
 }
 
@@ -162,8 +161,9 @@ async fn ranked(
     let mut pairs = pairings(&bands[0], &bands[1], after, reads.step);
     let largest_step = reads.step * MAX_STEP_GROWTH;
     let mut page: Vec<(i64, i64)> = Vec::new();
-    // Pairs past the current level started with it: none in the first two statements (most
-    // searches end there), then one, twice as many each statement after.
+    // `started`: every pair below it has been stepped (so an open one of them is stepped on).
+    // `ahead`: pairs past the current level started with it: none in the first two statements
+    // (most searches end there), then one, twice as many each statement after.
     let (mut level, mut started, mut ahead, mut statements) = (0, 0, 0, 0);
     while level < pairs.len() {
         let level_end = level
@@ -188,7 +188,7 @@ async fn ranked(
         let want = limit - page.len() as i64;
         let next = (level_end.max(started) + ahead).min(pairs.len());
         let stepping: Vec<usize> = (level..next)
-            .filter(|&i| !pairs[i].settled && (pairs[i].started || i >= started))
+            .filter(|&i| !pairs[i].settled)
             .take(MAX_STEPS_AT_ONCE)
             .collect();
         let mut steps: Vec<Step> = stepping
@@ -212,7 +212,6 @@ async fn ranked(
         for ((&i, step), stepped) in stepping.iter().zip(&steps).zip(stepped) {
             spent.refund(4 * step.step - stepped.entries_read(step.step));
             let pairing = &mut pairs[i];
-            pairing.started = true;
             if let Some((short, rest)) = pairing.advance(stepped, largest_step) {
                 if !spent.pay(rest * LOOKUP_COST) {
                     return Ok(None);
@@ -250,7 +249,6 @@ fn pairings(first: &[i64], second: &[i64], after: Option<After>, step: i64) -> V
             },
             step,
             docs: Vec::new(),
-            started: false,
             settled: false,
         })
         .collect();
