@@ -9,7 +9,7 @@ use super::selection::{Order, Selection, Term};
 use crate::term_counts::{Known, TermCounts};
 use agentindex_indexer::schema::{agent_reputation, agent_terms, agents};
 use agentindex_indexer::store::Dialect;
-use sqlx::{Any, AnyPool, QueryBuilder, Row};
+use sqlx::{Any, AnyConnection, AnyPool, QueryBuilder, Row};
 use std::time::Instant;
 
 /// How a list query finds its rows (see [`list`]).
@@ -64,13 +64,13 @@ impl Stop {
 
 /// Where `walk` stops on `pool`'s database (see [`Stop`]).
 pub(super) async fn walk_stop(
-    pool: &AnyPool,
+    conn: &mut AnyConnection,
     selection: &Selection,
     walk: &Walk,
     after: Option<&Cursor>,
 ) -> sqlx::Result<Stop> {
-    Ok(match Dialect::of_pool(pool) {
-        Dialect::Sqlite => Stop::AtBound(walk_bound(pool, selection, walk, after).await?),
+    Ok(match Dialect::of(conn) {
+        Dialect::Sqlite => Stop::AtBound(walk_bound(conn, selection, walk, after).await?),
         Dialect::Postgres => Stop::AfterRows(walk.budget),
     })
 }
@@ -78,7 +78,7 @@ pub(super) async fn walk_stop(
 /// Whether a walk that stopped at `stop` read every row of its index (so a page it left short
 /// is the whole answer), not just its budget.
 pub(super) async fn walked_to_the_end(
-    pool: &AnyPool,
+    conn: &mut AnyConnection,
     selection: &Selection,
     walk: &Walk,
     after: Option<&Cursor>,
@@ -86,7 +86,7 @@ pub(super) async fn walked_to_the_end(
 ) -> sqlx::Result<bool> {
     Ok(match stop {
         Stop::AtBound(bound) => bound.is_none(),
-        Stop::AfterRows(_) => walk_bound(pool, selection, walk, after).await?.is_none(),
+        Stop::AfterRows(_) => walk_bound(conn, selection, walk, after).await?.is_none(),
     })
 }
 
@@ -101,12 +101,12 @@ pub(super) enum Bound {
 /// bound are read too); `None` when fewer rows are left (then the walk reads them all, and its
 /// answer is complete).
 async fn walk_bound(
-    pool: &AnyPool,
+    conn: &mut AnyConnection,
     selection: &Selection,
     walk: &Walk,
     after: Option<&Cursor>,
 ) -> sqlx::Result<Option<Bound>> {
-    let dialect = Dialect::of_pool(pool);
+    let dialect = Dialect::of(conn);
     let mut query = QueryBuilder::<Any>::new("");
     let order = match &walk.walked {
         Walked::Everyone(order) => {
@@ -129,7 +129,7 @@ async fn walk_bound(
     };
     query.push(" LIMIT 1 OFFSET ");
     query.push_bind(walk.budget);
-    let row = dialect.portable(query).build().fetch_optional(pool).await?;
+    let row = dialect.portable(query).build().fetch_optional(conn).await?;
     row.map(|row| {
         Ok(if order == Order::Reputation {
             Bound::Score(row.try_get(0)?)

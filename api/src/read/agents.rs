@@ -8,11 +8,12 @@ use super::agent_walk::{Plan, plan_walk, walk_stop, walked_to_the_end};
 use super::cursor::Cursor;
 use super::ranked_search::{self, After, SearchWords, push_ranked_page};
 pub(crate) use super::selection::{Order, Selection};
+use super::snapshot;
 use crate::term_counts::TermCounts;
 use agentindex_indexer::schema::{agent_profiles, agent_reputation, agents, search_agents};
 use agentindex_indexer::store::Dialect;
 use sqlx::any::AnyRow;
-use sqlx::{Any, AnyPool, FromRow, QueryBuilder, Row};
+use sqlx::{Any, AnyConnection, AnyPool, FromRow, QueryBuilder, Row};
 
 /// The profile and reputation joined to every agent read (`a`, as `p` and `r`).
 fn joins() -> String {
@@ -206,18 +207,24 @@ async fn list_planned(
     };
     let dialect = Dialect::of_pool(pool);
     if let Some(walk) = walk {
-        let stop = walk_stop(pool, selection, &walk, after).await?;
+        // The walk and the look at whether it reached its index's end read one snapshot: on
+        // PostgreSQL, whose walk stops after a budget of rows, a row removed between the two
+        // would pass a walk cut short for the whole answer.
+        let mut conn = pool.acquire().await?;
+        let mut snapshot = snapshot::begin(&mut conn).await?;
+        let stop = walk_stop(&mut snapshot, selection, &walk, after).await?;
         let plan = Plan::Walk(walk.walked.clone(), stop);
         let query = list_query(dialect, selection, order, after, limit, plan);
-        let walked = fetch(query, pool, false).await?;
-        if walked.len() as i64 >= limit
-            || walked_to_the_end(pool, selection, &walk, after, stop).await?
-        {
+        let walked = fetch(query, &mut snapshot, false).await?;
+        let whole = walked.len() as i64 >= limit
+            || walked_to_the_end(&mut snapshot, selection, &walk, after, stop).await?;
+        snapshot.commit().await?;
+        if whole {
             return Ok(walked);
         }
     }
     let query = list_query(dialect, selection, order, after, limit, Plan::Collect);
-    fetch(query, pool, true).await
+    fetch(query, &mut *pool.acquire().await?, true).await
 }
 
 /// The page of a plain search of whole words in relevance order, ranked from each word's
@@ -275,7 +282,9 @@ async fn best_of_plain_search(
         agents::NAME,
         joins()
     ));
-    fetch(query, pool, false).await.map(Some)
+    fetch(query, &mut *pool.acquire().await?, false)
+        .await
+        .map(Some)
 }
 
 /// Agent `key`'s number in `search_agents`, if it has one.
@@ -305,15 +314,15 @@ fn kept_prepared(dialect: Dialect) -> bool {
 /// ([`kept_prepared`]).
 async fn fetch(
     query: QueryBuilder<'_, Any>,
-    pool: &AnyPool,
+    conn: &mut AnyConnection,
     planned_each_run: bool,
 ) -> sqlx::Result<Vec<Listed>> {
-    let dialect = Dialect::of_pool(pool);
+    let dialect = Dialect::of(conn);
     let rows = dialect
         .portable(query)
         .build()
         .persistent(!planned_each_run || kept_prepared(dialect))
-        .fetch_all(pool)
+        .fetch_all(conn)
         .await?;
     rows.iter()
         .map(|row: &AnyRow| {

@@ -17,8 +17,8 @@
 //! missed nor listed twice.
 
 use super::band_merge::{self, Pair, Step, Stepped};
-use agentindex_indexer::store::Dialect;
-use sqlx::{AnyConnection, Connection};
+use super::snapshot;
+use sqlx::AnyConnection;
 use std::collections::BTreeSet;
 
 /// Where the previous page of a ranked search ended: its last row's relevance and number (both
@@ -121,12 +121,7 @@ pub(crate) async fn best_of_pair(
     limit: i64,
     reads: Reads,
 ) -> sqlx::Result<Option<Vec<(i64, i64)>>> {
-    let mut snapshot = conn.begin().await?;
-    if Dialect::of(&snapshot) == Dialect::Postgres {
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            .execute(&mut *snapshot)
-            .await?;
-    }
+    let mut snapshot = snapshot::begin(conn).await?;
     let page = ranked(&mut snapshot, words, after, limit, reads).await?;
     snapshot.commit().await?;
     Ok(page)

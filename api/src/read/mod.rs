@@ -29,6 +29,7 @@ pub(crate) mod pages;
 mod ranked_search;
 mod selection;
 pub(crate) mod skills;
+mod snapshot;
 pub(crate) mod x402_resources;
 
 use agentindex_indexer::store::in_list::push_in;
