@@ -1,11 +1,10 @@
 //! The change feed behind subscriptions: a task watches every chain's indexed and finalized
 //! block and, each time the part of the index that is both committed and final advances, reads
 //! what the batches changed there ([`crate::read::changes`], in runs of blocks holding at most
-//! [`SPAN_ROWS`] changes of each kind, so a backfill's end is never read at once) and
-//! broadcasts it (no further than the block up to which reputation is settled, so rescored
-//! agents are never skipped); it also
-//! broadcasts agents whose documents changed (numbered by `agent_profiles.document_seq`). Subscribers so
-//! never see uncommitted data, nor a change a reorg later undoes (a chain configured with
+//! [`SPAN_ROWS`] changes of each kind, read a page at a time, so a backfill's end is never held
+//! at once) and broadcasts it (no further than the block up to which reputation is settled, so
+//! rescored agents are never skipped); it also broadcasts agents whose documents changed
+//! (numbered by `agent_profiles.document_seq`). Subscribers so never see uncommitted data, nor a change a reorg later undoes (a chain configured with
 //! `finality = 0` is final at its head). It works the same whether the indexer runs in this
 //! process (`run`) or another (`serve`).
 //!
@@ -170,9 +169,12 @@ fn first_published(started: bool, indexed: i64) -> i64 {
 }
 
 /// Publishes `chain_id`'s changes in blocks `(last, indexed]`, a run of at most [`SPAN_ROWS`]
-/// changes of each kind at a time (`read::change_spans`), moving the chain's published block to
-/// each run's end before broadcasting the run, so a subscriber joining meanwhile replays what it
-/// would not hear. A failed read leaves the rest for the next round.
+/// changes of each kind at a time (`read::change_spans`; a single block may hold more, such as
+/// a backfill's end, where every agent is rescored in one block), read and broadcast a page of
+/// [`SPAN_ROWS`] at a time. The chain's published block moves to the run's end once its first
+/// page is read, before any of it is broadcast, so a subscriber joining meanwhile replays what it
+/// would not hear. A failed read before that leaves the rest for the next round; after it, the
+/// page is read again until it is, since what is published must be broadcast whole.
 async fn publish_run(
     pool: &sqlx::AnyPool,
     inner: &Inner,
@@ -188,18 +190,40 @@ async fn publish_run(
         } else {
             change_spans::span_end(pool, chain_id, from, indexed, SPAN_ROWS).await?
         };
-        let found = changes::between(pool, chain_id, from, to).await?;
+        let mut pages = changes::Pages::new(chain_id, from, to);
+        let mut page = pages.next(pool, SPAN_ROWS).await?;
         inner
             .published
             .lock()
             .expect("not poisoned")
             .insert(chain_id, to);
-        for change in found {
-            inner.publish(change, Some(from));
+        while let Some(found) = page {
+            for change in found {
+                inner.publish(change, Some(from));
+            }
+            page = next_page_until_read(pool, &mut pages, chain_id).await;
         }
         from = to;
     }
     Ok(())
+}
+
+/// The next page of a run already marked published, read again every [`POLL`] until the
+/// database answers.
+async fn next_page_until_read(
+    pool: &sqlx::AnyPool,
+    pages: &mut changes::Pages,
+    chain_id: i64,
+) -> Option<Vec<Change>> {
+    loop {
+        match pages.next(pool, SPAN_ROWS).await {
+            Ok(page) => return page,
+            Err(e) => {
+                tracing::warn!(target: "agentindex::api", error = %e, chain_id, "change feed: reading the rest of a run");
+                tokio::time::sleep(POLL).await;
+            }
+        }
+    }
 }
 
 async fn watch(store: Store, inner: Weak<Inner>) {
@@ -348,6 +372,30 @@ mod tests {
                 (format!("agent{i}"), i / 5 + 1)
             );
         }
+        store.close().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_block_holding_more_than_a_run_is_published_whole_and_in_order() {
+        let (_dir, store, pool) = store().await;
+        indexed_through(&pool, 0).await;
+        let feed = ChangeFeed::start(store.clone());
+        let (mut receiver, _) = feed.subscribe(PATIENCE).await.unwrap();
+        // A backfill's end in small: one block pays more agents than a page holds, twice over.
+        let total = SPAN_ROWS * 5 / 2;
+        let payments: Vec<_> = (0..total)
+            .map(|i| (CHAIN, 3, i, format!("agent{i:05}")))
+            .collect();
+        change_spans::insert_test_payments(&pool, &payments).await;
+        paid(&pool, "after", 4).await;
+        indexed_through(&pool, 4).await;
+        for i in 0..total {
+            assert_eq!(
+                next_payment(&mut receiver).await,
+                (format!("agent{i:05}"), 3)
+            );
+        }
+        assert_eq!(next_payment(&mut receiver).await, ("after".to_string(), 4));
         store.close().await;
     }
 

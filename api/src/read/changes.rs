@@ -103,7 +103,9 @@ pub(crate) struct PaymentRow {
     pub(crate) timestamp: i64,
 }
 
-/// The changes of `chain_id` in blocks `(after, up_to]`, in chain order within each kind.
+/// The changes of `chain_id` in blocks `(after, up_to]`, in chain order within each kind, read
+/// whole (the tests' reference for [`Pages`]).
+#[cfg(test)]
 pub(crate) async fn between(
     pool: &AnyPool,
     chain_id: i64,
@@ -118,7 +120,8 @@ pub(crate) async fn between(
     Ok(changes)
 }
 
-/// Rows [`between`] reads at a time (it keeps them all; replays use [`Pages`] directly).
+/// Rows [`between`] reads at a time (it keeps them all; the feed and replays use [`Pages`]).
+#[cfg(test)]
 const BETWEEN_PAGE_ROWS: i64 = 2_000;
 
 /// The kinds of change, in the order a run of blocks is read: agents, then reputation, then
