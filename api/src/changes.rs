@@ -168,20 +168,34 @@ fn first_published(started: bool, indexed: i64) -> i64 {
     if started { BEFORE_EVERY_BLOCK } else { indexed }
 }
 
+/// A run of blocks marked published whose pages are not all broadcast yet (a read failed
+/// midway): the chain's next round finishes it before anything else.
+struct Unfinished {
+    /// The block the chain was published through before the run.
+    from: i64,
+    /// Where its reading stands.
+    pages: changes::Pages,
+}
+
 /// Publishes `chain_id`'s changes in blocks `(last, indexed]`, a run of at most [`SPAN_ROWS`]
 /// changes of each kind at a time (`read::change_spans`; a single block may hold more, such as
 /// a backfill's end, where every agent is rescored in one block), read and broadcast a page of
 /// [`SPAN_ROWS`] at a time. The chain's published block moves to the run's end once its first
 /// page is read, before any of it is broadcast, so a subscriber joining meanwhile replays what it
-/// would not hear. A failed read before that leaves the rest for the next round; after it, the
-/// page is read again until it is, since what is published must be broadcast whole.
+/// would not hear. A failed read leaves the rest for the next round: before the run is marked
+/// published, all of it; after, the rest of the run in `unfinished`, finished first.
 async fn publish_run(
     pool: &sqlx::AnyPool,
     inner: &Inner,
     chain_id: i64,
     last: i64,
     indexed: i64,
+    unfinished: &mut Option<Unfinished>,
 ) -> sqlx::Result<()> {
+    if let Some(run) = unfinished {
+        broadcast_rest(pool, inner, run).await?;
+        *unfinished = None;
+    }
     let mut from = last;
     while from < indexed {
         // A few blocks at the tip hold few changes: no need to measure them first.
@@ -191,45 +205,42 @@ async fn publish_run(
             change_spans::span_end(pool, chain_id, from, indexed, SPAN_ROWS).await?
         };
         let mut pages = changes::Pages::new(chain_id, from, to);
-        let mut page = pages.next(pool, SPAN_ROWS).await?;
+        let first = pages.next(pool, SPAN_ROWS).await?;
         inner
             .published
             .lock()
             .expect("not poisoned")
             .insert(chain_id, to);
-        while let Some(found) = page {
-            for change in found {
-                inner.publish(change, Some(from));
-            }
-            page = next_page_until_read(pool, &mut pages, chain_id).await;
+        for change in first.into_iter().flatten() {
+            inner.publish(change, Some(from));
         }
+        let run = unfinished.insert(Unfinished { from, pages });
+        broadcast_rest(pool, inner, run).await?;
+        *unfinished = None;
         from = to;
     }
     Ok(())
 }
 
-/// The next page of a run already marked published, read again every [`POLL`] until the
-/// database answers.
-async fn next_page_until_read(
+/// Reads and broadcasts the rest of `run`, a page at a time.
+async fn broadcast_rest(
     pool: &sqlx::AnyPool,
-    pages: &mut changes::Pages,
-    chain_id: i64,
-) -> Option<Vec<Change>> {
-    loop {
-        match pages.next(pool, SPAN_ROWS).await {
-            Ok(page) => return page,
-            Err(e) => {
-                tracing::warn!(target: "agentindex::api", error = %e, chain_id, "change feed: reading the rest of a run");
-                tokio::time::sleep(POLL).await;
-            }
+    inner: &Inner,
+    run: &mut Unfinished,
+) -> sqlx::Result<()> {
+    while let Some(page) = run.pages.next(pool, SPAN_ROWS).await? {
+        for change in page {
+            inner.publish(change, Some(run.from));
         }
     }
+    Ok(())
 }
 
 async fn watch(store: Store, inner: Weak<Inner>) {
     let mut interval = tokio::time::interval(POLL);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut documents_seen = None;
+    let mut unfinished: BTreeMap<i64, Unfinished> = BTreeMap::new();
     loop {
         interval.tick().await;
         let Some(inner) = inner.upgrade() else {
@@ -267,8 +278,13 @@ async fn watch(store: Store, inner: Weak<Inner>) {
                 }
                 *entry
             };
-            if let Err(e) = publish_run(store.reader(), &inner, chain_id, last, indexed).await {
+            let mut run = unfinished.remove(&chain_id);
+            let published = publish_run(store.reader(), &inner, chain_id, last, indexed, &mut run);
+            if let Err(e) = published.await {
                 tracing::warn!(target: "agentindex::api", error = %e, chain_id, "change feed: reading changes");
+            }
+            if let Some(run) = run {
+                unfinished.insert(chain_id, run);
             }
         }
         // Subscribers are let in once the chains and the document updates were both read: with

@@ -8,11 +8,11 @@ use sqlx::{Any, AnyConnection, Connection, Transaction};
 /// transactions always do; on PostgreSQL it is asked for (repeatable read, read only), as its
 /// default sees each commit as it lands.
 pub(crate) async fn begin(conn: &mut AnyConnection) -> sqlx::Result<Transaction<'_, Any>> {
-    let mut snapshot = conn.begin().await?;
-    if Dialect::of(&snapshot) == Dialect::Postgres {
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            .execute(&mut *snapshot)
-            .await?;
+    match Dialect::of(conn) {
+        Dialect::Sqlite => conn.begin().await,
+        Dialect::Postgres => {
+            conn.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                .await
+        }
     }
-    Ok(snapshot)
 }
