@@ -93,6 +93,14 @@ pub(super) async fn trail_inflows(
     payments: Vec<Move>,
 ) -> Result<Vec<Inflow>, RpcError> {
     let mut found: BTreeMap<(u64, u64), Inflow> = BTreeMap::new();
+    // Ranges come in chain order: no window of this range's trail, nor of a later one's,
+    // reaches further back than each hop's lookback from its earliest payment.
+    if let Some(earliest) = payments.iter().map(|m| m.block).min() {
+        let reach = lookback.blocks.saturating_mul(HOPS as u64);
+        lookback
+            .cache()
+            .forget_before(earliest.saturating_sub(reach), lookback.blocks);
+    }
     let mut moves = payments;
     for _ in 0..HOPS {
         if moves.is_empty() || tokens.is_empty() || lookback.blocks == 0 {

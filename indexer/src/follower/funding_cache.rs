@@ -1,7 +1,9 @@
 //! What the funding lookback already read, so that a payer seen again is not read again: for
 //! each account, the blocks whose inflows are held and those inflows. A payer that pays in
 //! range after range costs one lookback, then only the blocks since it was last read. Forgotten
-//! whole on a reorg (what it holds may be gone from the chain) and when it outgrows its bound.
+//! whole on a reorg (what it holds may be gone from the chain) and when it outgrows its bound;
+//! what lies before every window still to come is let go as the chain moves on, so an account
+//! paying every block does not hold every inflow it ever had.
 
 use crate::reputation::funding_trail::{Inflow, Move};
 use alloy::primitives::Address;
@@ -25,6 +27,8 @@ struct Held {
 pub(super) struct FundingCache {
     accounts: HashMap<Address, Held>,
     inflows: usize,
+    /// The block before which everything was last let go ([`FundingCache::forget_before`]).
+    kept_from: u64,
 }
 
 /// What a set of moves still needs read: the accounts, and the blocks to read for them.
@@ -42,6 +46,31 @@ impl FundingCache {
     /// Forgets everything (after a reorg).
     pub(super) fn forget(&mut self) {
         *self = Self::default();
+    }
+
+    /// Lets go of every inflow before `block`, which no window still to come reaches (each
+    /// account then holds from `block` on). Done only once `block` has moved `every` blocks
+    /// past where it was last done, so the accounts are walked now and then, not every batch.
+    pub(super) fn forget_before(&mut self, block: u64, every: u64) {
+        if block < self.kept_from.saturating_add(every.max(1)) {
+            return;
+        }
+        self.kept_from = block;
+        let mut dropped = 0;
+        self.accounts.retain(|_, held| {
+            if held.to < block {
+                dropped += held.inflows.len();
+                return false;
+            }
+            if held.from < block {
+                let kept = held.inflows.split_off(&(block, 0));
+                dropped += held.inflows.len();
+                held.inflows = kept;
+                held.from = block;
+            }
+            true
+        });
+        self.inflows -= dropped;
     }
 
     /// What `moves` need read, `lookback` blocks before each, beyond what is held.

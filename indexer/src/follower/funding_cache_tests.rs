@@ -93,3 +93,33 @@ fn forgetting_needs_everything_read_again() {
     assert_eq!(cache.missing(&[paid(1, 500)], 100), first);
     assert!(cache.inflows_for(&[paid(1, 500)], 100).is_empty());
 }
+
+#[test]
+fn what_no_window_to_come_reaches_is_let_go_as_the_chain_moves_on() {
+    let mut cache = FundingCache::default();
+    // Account 1 pays every 10 blocks and is funded every 10 blocks, for 1,000 blocks; account 2
+    // was read once, long before.
+    let old = cache.missing(&[paid(2, 150)], 100);
+    cache.hold(&old, &[inflow(2, 120)]);
+    for block in (200u64..1_200).step_by(10) {
+        cache.forget_before(block.saturating_sub(300), 100);
+        let missing = cache.missing(&[paid(1, block)], 100);
+        cache.hold(&missing, &[inflow(1, block - 5)]);
+    }
+    // Let go every 100 blocks of the cut, last before block 800 (at the payment of block 1,100).
+    let held = cache.inflows_for(&[paid(1, 1_200)], 1_200);
+    assert!(held.iter().all(|i| i.block >= 800), "{held:?}");
+    assert!(held.len() <= 40, "{} inflows held", held.len());
+    assert!(
+        cache.inflows_for(&[paid(2, 150)], 100).is_empty(),
+        "account 2 let go"
+    );
+    // What is still reachable is held, and a window reaching before what is held reads again.
+    let recent = cache.inflows_for(&[paid(1, 1_195)], 100);
+    assert_eq!(recent.len(), 10);
+    let earlier = cache.missing(&[paid(1, 700)], 100);
+    assert_eq!(
+        (earlier.accounts.len(), earlier.from, earlier.to),
+        (1, 600, 700)
+    );
+}
