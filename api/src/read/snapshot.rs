@@ -4,15 +4,9 @@
 use agentindex_indexer::store::Dialect;
 use sqlx::{Any, AnyConnection, Connection, Transaction};
 
-/// A read transaction on `conn` whose statements all see one snapshot: SQLite's read
-/// transactions always do; on PostgreSQL it is asked for (repeatable read, read only), as its
-/// default sees each commit as it lands.
+/// A read transaction on `conn` whose statements all see one snapshot
+/// ([`Dialect::begin_snapshot`]).
 pub(crate) async fn begin(conn: &mut AnyConnection) -> sqlx::Result<Transaction<'_, Any>> {
-    match Dialect::of(conn) {
-        Dialect::Sqlite => conn.begin().await,
-        Dialect::Postgres => {
-            conn.begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                .await
-        }
-    }
+    let begin = Dialect::of(conn).begin_snapshot();
+    conn.begin_with(begin).await
 }

@@ -65,14 +65,12 @@ pub async fn copy(
     }
     let dialect = to.dialect;
     let mut target = to.write.begin().await.context("starting the copy")?;
-    let mut source = from.read.begin().await.context("reading the source")?;
-    if from.dialect == Dialect::Postgres {
-        // One snapshot for every table, while an indexer may go on writing.
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            .execute(&mut *source)
-            .await
-            .context("taking one snapshot of the source")?;
-    }
+    // One snapshot for every table, while an indexer may go on writing.
+    let mut source = from
+        .read
+        .begin_with(from.dialect.begin_snapshot())
+        .await
+        .context("reading the source")?;
     let mut total = 0;
     for (table, columns) in copied_tables() {
         let select = format!("SELECT {columns} FROM {table}");

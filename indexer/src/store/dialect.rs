@@ -49,6 +49,16 @@ impl Dialect {
         Self::of_url(pool.connect_options().database_url.as_str()).unwrap_or(Self::Sqlite)
     }
 
+    /// The statement beginning a read transaction whose every query sees one snapshot:
+    /// SQLite's read transactions always do; PostgreSQL's default sees each commit as it lands,
+    /// so repeatable read is asked for.
+    pub fn begin_snapshot(self) -> &'static str {
+        match self {
+            Self::Sqlite => "BEGIN",
+            Self::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+        }
+    }
+
     fn of_name(name: &str) -> Self {
         if name == "PostgreSQL" {
             Self::Postgres

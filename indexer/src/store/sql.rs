@@ -166,19 +166,16 @@ pub(super) async fn compiled_statements_kept(conn: &mut AnyConnection) -> usize 
     sqlx::Connection::cached_statements_size(conn)
 }
 
-/// A read transaction on `pool` whose every query sees one snapshot: SQLite's always do; on
-/// PostgreSQL it is asked for (repeatable read), as its default sees each commit as it lands.
+/// A read transaction on `pool` whose every query sees one snapshot
+/// ([`Dialect::begin_snapshot`]).
 pub(crate) async fn snapshot_of(
     pool: &sqlx::AnyPool,
 ) -> StoreResult<sqlx::Transaction<'static, sqlx::Any>> {
-    let mut tx = pool.begin().await.context("starting a read snapshot")?;
-    if Dialect::of(&tx) == Dialect::Postgres {
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            .execute(&mut *tx)
-            .await
-            .context("taking one snapshot for a read")?;
-    }
-    Ok(tx)
+    let begin = Dialect::of_pool(pool).begin_snapshot();
+    Ok(pool
+        .begin_with(begin)
+        .await
+        .context("starting a read snapshot")?)
 }
 
 #[cfg(test)]
