@@ -172,10 +172,9 @@ pub(crate) async fn snapshot_of(
     pool: &sqlx::AnyPool,
 ) -> StoreResult<sqlx::Transaction<'static, sqlx::Any>> {
     let begin = Dialect::of_pool(pool).begin_snapshot();
-    Ok(pool
-        .begin_with(begin)
+    pool.begin_with(begin)
         .await
-        .context("starting a read snapshot")?)
+        .context("starting a read snapshot")
 }
 
 #[cfg(test)]
