@@ -32,6 +32,7 @@ mod postgres;
 mod postgres_copy;
 mod reputation;
 mod rewind;
+mod row_values;
 mod rows;
 mod sql;
 mod sql_writer;

@@ -8,15 +8,20 @@
 //! would cost as much as the table is long and a backfill would grow with the square of the
 //! chain.
 //!
-//! Reading many rows: sqlx hands each row from the connection's thread to the task on its own,
-//! and a task that keeps up sleeps and is woken once per row; with a few hundred thousand fact
-//! rows to rescore after a backfill, the wake-ups cost more than SQLite's reading. Such queries
-//! pack their rows into one JSON array instead ([`packed_rows`], [`fetch_packed`]): one value
-//! crosses, and serde decodes it straight into the rows' structs (declared with
-//! [`packed_row!`](super::packed_row::packed_row), the select list beside each field).
+//! Reading many rows: on SQLite sqlx hands each row from the connection's thread to the task on
+//! its own, and a task that keeps up sleeps and is woken once per row; with a few hundred
+//! thousand fact rows to rescore after a backfill, the wake-ups cost more than SQLite's reading.
+//! There such queries pack their rows into one JSON array instead ([`packed_rows`],
+//! [`fetch_packed`]): one value crosses, and serde decodes it straight into the rows' structs
+//! (declared with [`packed_row!`](super::packed_row::packed_row), the select list beside each
+//! field). PostgreSQL's driver reads rows off the socket in the task itself, with no wake-up per
+//! row, while building the JSON would cost its server more than finding the rows (about 2 µs a
+//! row, on the single core a connection has): there the same queries return plain rows, which
+//! serde decodes into the same structs ([`super::row_values`]).
 
 use super::in_list::push_in;
 use super::packed_row::PackedRow;
+use super::row_values::{Shape, from_row};
 use super::{Dialect, QueryContext, StoreError, StoreResult};
 use serde::de::DeserializeOwned;
 use sqlx::{Any, AnyConnection, QueryBuilder};
@@ -66,20 +71,26 @@ pub(super) async fn delete_agent_rows<T: AsRef<str>>(
     Ok(())
 }
 
-/// The select list that packs a query's rows into one JSON array of rows, each the array of
-/// `T`'s fields, for [`fetch_packed`]. The fields are plain values (text, integers, NULL);
-/// SQLite refuses to put a BLOB in JSON.
+/// The select list of a read of `T`s, for [`fetch_packed`]: on SQLite one JSON array of rows,
+/// each the array of `T`'s fields, on PostgreSQL the fields themselves. The fields are plain
+/// values (text, integers, NULL); SQLite refuses to put a BLOB in JSON.
 pub(super) fn packed<T: PackedRow>(dialect: Dialect) -> String {
-    dialect.json_rows(&T::select_list(dialect))
+    match dialect {
+        Dialect::Sqlite => dialect.json_rows(&T::select_list(dialect)),
+        Dialect::Postgres => T::select_list(dialect),
+    }
 }
 
-/// [`packed`] for rows with a place on the chain: each `[block_number, log_index, [fields…]]`,
-/// for [`fetch_packed_in_chain_order`].
+/// [`packed`] for rows with a place on the chain: each `[block_number, log_index, [fields…]]`
+/// (on PostgreSQL `block_number, log_index, fields…`), for [`fetch_packed_in_chain_order`].
 pub(super) fn packed_rows<T: PackedRow>(dialect: Dialect) -> String {
-    dialect.json_rows(&format!(
-        "block_number, log_index, {}",
-        dialect.json_array(&T::select_list(dialect))
-    ))
+    match dialect {
+        Dialect::Sqlite => dialect.json_rows(&format!(
+            "block_number, log_index, {}",
+            dialect.json_array(&T::select_list(dialect))
+        )),
+        Dialect::Postgres => format!("block_number, log_index, {}", T::select_list(dialect)),
+    }
 }
 
 /// Runs `query`, whose one result is [`packed`] as `T`, and returns its rows. `context` names
@@ -89,7 +100,7 @@ pub(super) async fn fetch_packed<T: PackedRow>(
     query: QueryBuilder<'_, Any>,
     context: &'static str,
 ) -> StoreResult<Vec<T>> {
-    fetch_json(conn, query, context).await
+    fetch_rows(conn, query, Shape::Flat, context).await
 }
 
 /// Runs `query`, whose one result is [`packed_rows`] as `T`, and returns its rows in chain
@@ -99,27 +110,42 @@ pub(super) async fn fetch_packed_in_chain_order<T: PackedRow>(
     query: QueryBuilder<'_, Any>,
     context: &'static str,
 ) -> StoreResult<Vec<(i64, i64, T)>> {
-    let mut rows: Vec<(i64, i64, T)> = fetch_json(conn, query, context).await?;
+    let mut rows: Vec<(i64, i64, T)> = fetch_rows(conn, query, Shape::Leading(2), context).await?;
     sort_in_chain_order(&mut rows);
     Ok(rows)
 }
 
-/// Runs `query`, whose one result is JSON text, and decodes it as `T`.
-async fn fetch_json<T: DeserializeOwned>(
+/// Runs `query`, whose result [`packed`] or [`packed_rows`] selected, and decodes its rows as
+/// `T`, each row's values grouped by `shape`: from the one JSON array on SQLite, row by row on
+/// PostgreSQL.
+async fn fetch_rows<T: DeserializeOwned>(
     conn: &mut AnyConnection,
     query: QueryBuilder<'_, Any>,
+    shape: Shape,
     context: &'static str,
-) -> StoreResult<T> {
-    let packed: String = Dialect::of(conn)
-        .portable(query)
-        .build_query_scalar()
-        .fetch_one(conn)
-        .await
-        .context(context)?;
-    serde_json::from_str(&packed).map_err(|error| StoreError::Corrupt {
+) -> StoreResult<Vec<T>> {
+    let corrupt = |reason: String| StoreError::Corrupt {
         what: context.to_string(),
-        reason: error.to_string(),
-    })
+        reason,
+    };
+    let dialect = Dialect::of(conn);
+    let mut query = dialect.portable(query);
+    match dialect {
+        Dialect::Sqlite => {
+            let packed: String = query
+                .build_query_scalar()
+                .fetch_one(conn)
+                .await
+                .context(context)?;
+            serde_json::from_str(&packed).map_err(|error| corrupt(error.to_string()))
+        }
+        Dialect::Postgres => {
+            let rows = query.build().fetch_all(conn).await.context(context)?;
+            rows.into_iter()
+                .map(|row| from_row(row, shape).map_err(|error| corrupt(error.to_string())))
+                .collect()
+        }
+    }
 }
 
 /// Sorts rows read with [`packed_rows`] by their position on the chain.
