@@ -2,8 +2,11 @@
 //!
 //! [`packed_row!`] declares a struct and, field by field, the SQL that produces it: its select
 //! list is the fields' SQL in the fields' order, so the two cannot fall out of step. Packed rows
-//! (see `store::sql`) arrive as JSON arrays of plain values; serde decodes a struct from an array
-//! by position, so a declared struct costs no more than the tuple it replaces. The same struct
+//! (see `store::sql`) arrive as JSON arrays of plain values on SQLite and as rows of them on
+//! PostgreSQL (`store::row_values`); serde decodes a struct from either by position, so a
+//! declared struct costs no more than the tuple it replaces. A field's SQL is a plain value:
+//! an integer, a float, text or NULL (never a PostgreSQL `numeric`, `jsonb` or array, which
+//! sqlx's `Any` driver cannot return, nor a BLOB, which SQLite cannot put in JSON). The same struct
 //! can also be read row by row with `sqlx::FromRow` (by field name) through
 //! [`PackedRow::named_select_list`], which names each expression as its field.
 

@@ -6,8 +6,9 @@
 
 use serde::de::value::Error;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, SeqAccess, Visitor};
+use sqlx::Column as _;
 use sqlx::any::AnyRow;
-use sqlx_core::any::AnyValueKind;
+use sqlx_core::any::{AnyColumn, AnyValueKind};
 use std::borrow::Cow;
 
 /// How a row's values are grouped into what is decoded.
@@ -20,26 +21,55 @@ pub(super) enum Shape {
     Leading(usize),
 }
 
-/// Decodes `row` as `T`, its values grouped by `shape`; the error names the value that did not
-/// fit.
-pub(super) fn from_row<T: DeserializeOwned>(row: AnyRow, shape: Shape) -> Result<T, Error> {
-    let values = row.values.into_iter().map(|value| value.kind);
+/// A row that does not fit what it is decoded as.
+#[derive(Debug, thiserror::Error)]
+#[error("the row does not fit its struct: {0}")]
+pub(super) struct RowMismatch(Error);
+
+/// Decodes `row` as `T`, its values grouped by `shape`; the error names the column whose value
+/// did not fit, when a value did not.
+pub(super) fn from_row<T: DeserializeOwned>(row: AnyRow, shape: Shape) -> Result<T, RowMismatch> {
+    let AnyRow {
+        columns, values, ..
+    } = row;
+    let values = values.into_iter().map(|value| value.kind);
     T::deserialize(Values {
         values: values.collect::<Vec<_>>().into_iter(),
+        columns: &columns,
         shape,
+        first: 0,
         taken: 0,
     })
+    .map_err(RowMismatch)
 }
 
 /// A run of a row's values, read as a sequence.
-struct Values {
+struct Values<'c> {
     values: std::vec::IntoIter<AnyValueKind<'static>>,
+    /// The row's columns, to name one in an error.
+    columns: &'c [AnyColumn],
     shape: Shape,
+    /// The place in the row of the run's first value.
+    first: usize,
     /// Values handed out so far, at this level.
     taken: usize,
 }
 
-impl<'de> de::Deserializer<'de> for Values {
+impl Values<'_> {
+    /// `error`, naming the column of the value at `place` in the run.
+    fn at(&self, place: usize, error: Error) -> Error {
+        let index = self.first + place;
+        match self.columns.get(index) {
+            Some(column) => de::Error::custom(format_args!(
+                "column {index} (`{}`): {error}",
+                column.name()
+            )),
+            None => de::Error::custom(format_args!("column {index}: {error}")),
+        }
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Values<'_> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
@@ -59,7 +89,7 @@ impl<'de> de::Deserializer<'de> for Values {
     }
 }
 
-impl<'de> SeqAccess<'de> for Values {
+impl<'de> SeqAccess<'de> for Values<'_> {
     type Error = Error;
 
     fn next_element_seed<S: DeserializeSeed<'de>>(
@@ -68,21 +98,24 @@ impl<'de> SeqAccess<'de> for Values {
     ) -> Result<Option<S::Value>, Error> {
         if self.shape == Shape::Leading(self.taken) {
             // The rest of the row is the one nested element.
+            let rest = Values {
+                values: std::mem::take(&mut self.values),
+                columns: self.columns,
+                shape: Shape::Flat,
+                first: self.first + self.taken,
+                taken: 0,
+            };
             self.taken += 1;
-            let rest = std::mem::take(&mut self.values);
-            return seed
-                .deserialize(Values {
-                    values: rest,
-                    shape: Shape::Flat,
-                    taken: 0,
-                })
-                .map(Some);
+            return seed.deserialize(rest).map(Some);
         }
         let Some(value) = self.values.next() else {
             return Ok(None);
         };
+        let place = self.taken;
         self.taken += 1;
-        seed.deserialize(Value(value)).map(Some)
+        seed.deserialize(Value(value))
+            .map(Some)
+            .map_err(|error| self.at(place, error))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -147,16 +180,23 @@ impl<'de> de::Deserializer<'de> for Value {
     }
 }
 
-/// The values of a row as the driver returned them: for tests.
+/// A row of `values` as the driver would return it, its columns named `c0`, `c1`, …: for tests.
 #[cfg(test)]
 pub(super) fn row_of(values: Vec<AnyValueKind<'static>>) -> AnyRow {
+    use sqlx_core::any::{AnyTypeInfo, AnyTypeInfoKind, AnyValue};
+    let columns = (0..values.len())
+        .map(|ordinal| AnyColumn {
+            ordinal,
+            name: sqlx_core::ext::ustr::UStr::new(&format!("c{ordinal}")),
+            type_info: AnyTypeInfo {
+                kind: AnyTypeInfoKind::Null,
+            },
+        })
+        .collect();
     AnyRow {
         column_names: Default::default(),
-        columns: Vec::new(),
-        values: values
-            .into_iter()
-            .map(|kind| sqlx_core::any::AnyValue { kind })
-            .collect(),
+        columns,
+        values: values.into_iter().map(|kind| AnyValue { kind }).collect(),
     }
 }
 

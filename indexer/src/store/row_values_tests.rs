@@ -73,6 +73,15 @@ fn a_row_that_does_not_fit_its_struct_is_refused() {
     let error = from_row::<Feedback>(long, Shape::Flat).unwrap_err();
     assert!(error.to_string().contains("1 more value"), "{error}");
 
+    let nested_short = row_of(vec![
+        AnyValueKind::BigInt(12),
+        AnyValueKind::BigInt(4),
+        text("9"),
+    ]);
+    assert!(from_row::<(i64, i64, Feedback)>(nested_short, Shape::Leading(2)).is_err());
+    let positions_only = row_of(vec![AnyValueKind::BigInt(12), AnyValueKind::BigInt(4)]);
+    assert!(from_row::<(i64, i64, Feedback)>(positions_only, Shape::Leading(2)).is_err());
+
     let negative = row_of(vec![
         text("7"),
         AnyValueKind::BigInt(1),
@@ -80,7 +89,8 @@ fn a_row_that_does_not_fit_its_struct_is_refused() {
         AnyValueKind::Double(1.0),
         AnyValueKind::Bool(true),
     ]);
-    assert!(from_row::<Feedback>(negative, Shape::Flat).is_err());
+    let error = from_row::<Feedback>(negative, Shape::Flat).unwrap_err();
+    assert!(error.to_string().contains("column 2 (`c2`)"), "{error}");
 
     let wrong_type = row_of(vec![
         AnyValueKind::BigInt(7),
@@ -89,5 +99,20 @@ fn a_row_that_does_not_fit_its_struct_is_refused() {
         AnyValueKind::Double(1.0),
         AnyValueKind::Bool(true),
     ]);
-    assert!(from_row::<Feedback>(wrong_type, Shape::Flat).is_err());
+    let error = from_row::<Feedback>(wrong_type, Shape::Flat).unwrap_err();
+    assert!(error.to_string().contains("column 0 (`c0`)"), "{error}");
+
+    // A NULL where the struct has no `Option`, in the nested struct: named by its place in
+    // the whole row.
+    let null = row_of(vec![
+        AnyValueKind::BigInt(12),
+        AnyValueKind::BigInt(4),
+        text("9"),
+        AnyValueKind::BigInt(2),
+        AnyValueKind::Null(AnyTypeInfoKind::BigInt),
+        AnyValueKind::Double(0.5),
+        AnyValueKind::Bool(false),
+    ]);
+    let error = from_row::<(i64, i64, Feedback)>(null, Shape::Leading(2)).unwrap_err();
+    assert!(error.to_string().contains("column 4 (`c4`)"), "{error}");
 }

@@ -23,6 +23,7 @@ use super::in_list::push_in;
 use super::packed_row::PackedRow;
 use super::row_values::{Shape, from_row};
 use super::{Dialect, QueryContext, StoreError, StoreResult};
+use futures::TryStreamExt;
 use serde::de::DeserializeOwned;
 use sqlx::{Any, AnyConnection, QueryBuilder};
 
@@ -93,8 +94,8 @@ pub(super) fn packed_rows<T: PackedRow>(dialect: Dialect) -> String {
     }
 }
 
-/// Runs `query`, whose one result is [`packed`] as `T`, and returns its rows. `context` names
-/// the query in errors.
+/// Runs `query`, which selects [`packed`] `T`s, and returns its rows. `context` names the query
+/// in errors.
 pub(super) async fn fetch_packed<T: PackedRow>(
     conn: &mut AnyConnection,
     query: QueryBuilder<'_, Any>,
@@ -103,8 +104,8 @@ pub(super) async fn fetch_packed<T: PackedRow>(
     fetch_rows(conn, query, Shape::Flat, context).await
 }
 
-/// Runs `query`, whose one result is [`packed_rows`] as `T`, and returns its rows in chain
-/// order: each its block, log index and `T`.
+/// Runs `query`, which selects [`packed_rows`] of `T`, and returns its rows in chain order: each
+/// its block, log index and `T`.
 pub(super) async fn fetch_packed_in_chain_order<T: PackedRow>(
     conn: &mut AnyConnection,
     query: QueryBuilder<'_, Any>,
@@ -140,10 +141,13 @@ async fn fetch_rows<T: DeserializeOwned>(
             serde_json::from_str(&packed).map_err(|error| corrupt(error.to_string()))
         }
         Dialect::Postgres => {
-            let rows = query.build().fetch_all(conn).await.context(context)?;
-            rows.into_iter()
-                .map(|row| from_row(row, shape).map_err(|error| corrupt(error.to_string())))
-                .collect()
+            // Each row decoded as it comes: the driver's rows are larger than the structs.
+            let mut rows = query.build().fetch(conn);
+            let mut decoded = Vec::new();
+            while let Some(row) = rows.try_next().await.context(context)? {
+                decoded.push(from_row(row, shape).map_err(|error| corrupt(error.to_string()))?);
+            }
+            Ok(decoded)
         }
     }
 }

@@ -95,7 +95,7 @@ pub(super) async fn subjects(
 }
 
 packed_row! {
-    /// An `agents` row as [`subjects`] reads it (packed into JSON, or as a row).
+    /// An `agents` row as [`subjects`] reads it (packed, or by name).
     #[derive(sqlx::FromRow)]
     struct SubjectRow {
         agent_key: String = agents::agent_key,
