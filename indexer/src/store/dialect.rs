@@ -112,17 +112,6 @@ impl Dialect {
         }
     }
 
-    /// The aggregate that packs the rows of a query into one JSON array (as text), each row the
-    /// array of `columns`.
-    pub fn json_rows(self, columns: &str) -> String {
-        match self {
-            Self::Sqlite => format!("json_group_array(json_array({columns}))"),
-            Self::Postgres => {
-                format!("coalesce(json_agg(json_build_array({columns}))::text, '[]')")
-            }
-        }
-    }
-
     /// A table of the members of the JSON array under `key` in the JSON text `document`, named
     /// `alias`, its one column `value`; no rows when there is no such array. For `CROSS JOIN`.
     pub fn json_items(self, document: &str, key: &str, alias: &str) -> String {

@@ -5,10 +5,10 @@
 //! [`packed_row!`]: super::packed_row::packed_row
 
 use serde::de::value::Error;
-use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, SeqAccess, Visitor};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, SeqAccess, Visitor};
 use sqlx::Column as _;
 use sqlx::any::AnyRow;
-use sqlx_core::any::{AnyColumn, AnyValueKind};
+use sqlx_core::any::{AnyColumn, AnyValue, AnyValueKind};
 use std::borrow::Cow;
 
 /// How a row's values are grouped into what is decoded.
@@ -32,9 +32,8 @@ pub(super) fn from_row<T: DeserializeOwned>(row: AnyRow, shape: Shape) -> Result
     let AnyRow {
         columns, values, ..
     } = row;
-    let values = values.into_iter().map(|value| value.kind);
     T::deserialize(Values {
-        values: values.collect::<Vec<_>>().into_iter(),
+        values: values.into_iter(),
         columns: &columns,
         shape,
         first: 0,
@@ -45,7 +44,7 @@ pub(super) fn from_row<T: DeserializeOwned>(row: AnyRow, shape: Shape) -> Result
 
 /// A run of a row's values, read as a sequence.
 struct Values<'c> {
-    values: std::vec::IntoIter<AnyValueKind<'static>>,
+    values: std::vec::IntoIter<AnyValue>,
     /// The row's columns, to name one in an error.
     columns: &'c [AnyColumn],
     shape: Shape,
@@ -113,7 +112,7 @@ impl<'de> SeqAccess<'de> for Values<'_> {
         };
         let place = self.taken;
         self.taken += 1;
-        seed.deserialize(Value(value))
+        seed.deserialize(Value(value.kind))
             .map(Some)
             .map_err(|error| self.at(place, error))
     }
@@ -159,31 +158,17 @@ impl<'de> de::Deserializer<'de> for Value {
         }
     }
 
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Error> {
-        match self.0 {
-            AnyValueKind::Text(text) => {
-                IntoDeserializer::<Error>::into_deserializer(text.into_owned())
-                    .deserialize_enum(name, variants, visitor)
-            }
-            _ => self.deserialize_any(visitor),
-        }
-    }
-
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct newtype_struct seq tuple tuple_struct map struct identifier ignored_any
+        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
     }
 }
 
 /// A row of `values` as the driver would return it, its columns named `c0`, `c1`, …: for tests.
 #[cfg(test)]
 pub(super) fn row_of(values: Vec<AnyValueKind<'static>>) -> AnyRow {
-    use sqlx_core::any::{AnyTypeInfo, AnyTypeInfoKind, AnyValue};
+    use sqlx_core::any::{AnyTypeInfo, AnyTypeInfoKind};
     let columns = (0..values.len())
         .map(|ordinal| AnyColumn {
             ordinal,

@@ -77,7 +77,7 @@ pub(super) async fn delete_agent_rows<T: AsRef<str>>(
 /// values (text, integers, NULL); SQLite refuses to put a BLOB in JSON.
 pub(super) fn packed<T: PackedRow>(dialect: Dialect) -> String {
     match dialect {
-        Dialect::Sqlite => dialect.json_rows(&T::select_list(dialect)),
+        Dialect::Sqlite => dialect.json_aggregate(&dialect.json_array(&T::select_list(dialect))),
         Dialect::Postgres => T::select_list(dialect),
     }
 }
@@ -86,10 +86,10 @@ pub(super) fn packed<T: PackedRow>(dialect: Dialect) -> String {
 /// (on PostgreSQL `block_number, log_index, fields…`), for [`fetch_packed_in_chain_order`].
 pub(super) fn packed_rows<T: PackedRow>(dialect: Dialect) -> String {
     match dialect {
-        Dialect::Sqlite => dialect.json_rows(&format!(
+        Dialect::Sqlite => dialect.json_aggregate(&dialect.json_array(&format!(
             "block_number, log_index, {}",
             dialect.json_array(&T::select_list(dialect))
-        )),
+        ))),
         Dialect::Postgres => format!("block_number, log_index, {}", T::select_list(dialect)),
     }
 }
