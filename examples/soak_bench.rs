@@ -112,6 +112,9 @@ async fn main() -> anyhow::Result<()> {
             requests_before = requests;
             eprintln!("soak: {sample:?}");
             samples.push(sample);
+            // Written as the samples come: a day's run cut short still leaves its curves.
+            let wall = started.elapsed().as_secs_f64();
+            write_report(&settings, &samples, chain.counts, wall, false)?;
         }
         // Paced: block n is due n block-walls after the start; a slow block is not made up for.
         let due = started + settings.block_wall * n as u32;
@@ -119,15 +122,31 @@ async fn main() -> anyhow::Result<()> {
     }
     let wall = started.elapsed().as_secs_f64();
     side.abort();
-    let report = soak_report::markdown(&settings, &samples, chain.counts, wall);
+    write_report(&settings, &samples, chain.counts, wall, true)?;
+    drop(process);
+    Ok(())
+}
+
+/// Writes the plot to `SOAK_PLOT` (else `bench/soak.svg`) and the report to `BENCH_OUT`; without
+/// `BENCH_OUT` (or with `-`) the report is printed, once, when the run is `finished`.
+fn write_report(
+    settings: &Settings,
+    samples: &[Sample],
+    counts: soak_chain::ChainCounts,
+    wall: f64,
+    finished: bool,
+) -> anyhow::Result<()> {
+    let report = soak_report::markdown(settings, samples, counts, wall);
     let plot = std::env::var("SOAK_PLOT").unwrap_or_else(|_| "bench/soak.svg".into());
-    std::fs::write(&plot, soak_report::svg(&samples))?;
+    std::fs::write(&plot, soak_report::svg(samples))?;
     match std::env::var("BENCH_OUT") {
         Ok(path) if path != "-" => std::fs::write(path, &report)?,
-        _ => println!("{report}"),
+        _ if finished => println!("{report}"),
+        _ => {}
     }
-    eprintln!("soak: plot written to {plot}");
-    drop(process);
+    if finished {
+        eprintln!("soak: plot written to {plot}");
+    }
     Ok(())
 }
 

@@ -110,14 +110,15 @@ pub(super) async fn open(url: &str, open: &OpenOptions) -> StoreResult<Opened> {
     // Readers map the file: a page read is then a memory access, not a system call and a copy
     // into each connection's own cache.
     let mmap = format!("PRAGMA mmap_size = {READ_MMAP_BYTES}");
-    let read = any_pool(&file_url, "ro", Reads::limited(read_limit), 8, &[&mmap])
+    let reader = [mmap.as_str(), READ_CACHE_PRAGMA];
+    let read = any_pool(&file_url, "ro", Reads::limited(read_limit), 8, &reader)
         .await
         .map_err(open_error)?;
     let read_low = match open.low_priority_readers {
         0 => None,
         connections => {
             let low = Reads::LowPriority(read_limit);
-            let pool = any_pool(&file_url, "ro", low, connections, &[&mmap]).await;
+            let pool = any_pool(&file_url, "ro", low, connections, &reader).await;
             Some(pool.map_err(open_error)?)
         }
     };
@@ -226,6 +227,13 @@ const CONNECTION_PRAGMAS: &[&str] = &[
     "PRAGMA cache_size = -16384",
 ];
 
+/// Each reader's own page cache, after the settings every connection gets. A reader takes
+/// pages of the file from its mapping, which costs no cache; the cache holds only the pages it
+/// reads from the WAL (written since the last checkpoint) and so needs little. At the writer's
+/// 16 MiB, up to eight readers filled theirs as a long-running indexer's WAL churned, and held
+/// it: resident memory that grew in steps over hours (BENCHMARKS.md, the soak).
+const READ_CACHE_PRAGMA: &str = "PRAGMA cache_size = -2048";
+
 /// How much of the database file each reader maps into memory (address space, shared with
 /// the operating system's page cache; not memory of its own): all of it, up to 1 TiB (SQLite
 /// is built to allow that, `.cargo/config.toml`; its own default cap is 2 GiB).
@@ -273,7 +281,8 @@ const WAL_SIZE_LIMIT_BYTES: u64 = 64 << 20;
 #[cfg(test)]
 mod tests {
     /// Every reader maps as much of the file as asked: SQLite's build allows it (its own cap
-    /// would silently hold each reader to 2 GiB).
+    /// would silently hold each reader to 2 GiB); and keeps the small page cache it is given,
+    /// not the writer's.
     #[tokio::test]
     async fn readers_map_as_much_of_the_file_as_asked() {
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -284,6 +293,14 @@ mod tests {
             .await
             .expect("the reader's mmap_size");
         assert_eq!(mapped.to_string(), super::READ_MMAP_BYTES);
+        let cache: i64 = sqlx::query_scalar("PRAGMA cache_size")
+            .fetch_one(store.reader())
+            .await
+            .expect("the reader's cache_size");
+        assert_eq!(
+            format!("PRAGMA cache_size = {cache}"),
+            super::READ_CACHE_PRAGMA
+        );
         store.close().await;
     }
 
