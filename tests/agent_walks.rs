@@ -145,9 +145,9 @@ async fn filtered_lists_walked_or_collected_page_in_the_order_of_their_key() {
     for (filter, keep) in cases {
         let mut expected: Vec<Written> = (0..AGENTS).map(written).filter(keep).collect();
         assert!(!expected.is_empty(), "{filter} matches agents");
-        expected.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
+        expected.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| b.key.cmp(&a.key)));
         let by_reputation: Vec<String> = expected.iter().map(|w| w.key.clone()).collect();
-        expected.sort_by(|a, b| b.block.cmp(&a.block).then_with(|| a.key.cmp(&b.key)));
+        expected.sort_by(|a, b| b.block.cmp(&a.block).then_with(|| b.key.cmp(&a.key)));
         let newest: Vec<String> = expected.iter().map(|w| w.key.clone()).collect();
         for first in [7, 100] {
             assert_eq!(

@@ -50,6 +50,7 @@ mod payment_reputation;
 mod postgres_backend;
 mod postgres_band_plans;
 mod postgres_bulk_load;
+mod postgres_deep_pages;
 mod postgres_plans;
 mod postgres_score_turns;
 mod postgres_subgraph_plans;

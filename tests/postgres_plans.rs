@@ -249,13 +249,13 @@ async fn scored(url: &str) {
     run_planned_for_no_values(url, &statements).await;
 }
 
-/// The tag's agents best first, ties to the lower key, as worked out here.
+/// The tag's agents best first, ties to the higher key, as worked out here.
 fn best_with_tag() -> Vec<String> {
     let mut picked: Vec<(f64, i64)> = (25..=SCORED)
         .step_by(25)
         .map(|n| (score(n) + if n % 7 == 0 { 1000.0 } else { 0.0 }, n))
         .collect();
-    picked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    picked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
     picked.iter().map(|(_, n)| key(*n)).collect()
 }
 

@@ -11,26 +11,24 @@ use agentindex_indexer::store::Dialect;
 use agentindex_indexer::store::in_list::push_in;
 use sqlx::{Any, QueryBuilder};
 
-/// Appends ` AND ({column} {before} value OR ({column} = value AND {key_column} > key))`: the
-/// rows after (`column`, `key`) in an order by `column` (descending when `before` is `<`) and
-/// then by key.
+/// Appends ` AND ({column}, {key_column}) < (value, key)`: the rows after (`value`, `key`) in
+/// an order by `column` and then by key, both descending. One row-value comparison in the
+/// order of an index on (`column` DESC, key DESC) is a range both databases seek to, so a page
+/// deep in the list reads no more than one near its top.
 pub(super) fn push_after<'a, T>(
     query: &mut QueryBuilder<'a, Any>,
     column: &str,
-    before: &str,
     value: T,
     key_column: &str,
     key: &str,
 ) where
     T: 'a + Copy + Send + sqlx::Encode<'a, Any> + sqlx::Type<Any>,
 {
-    query.push(format!(" AND ({column} {before} "));
+    query.push(format!(" AND ({column}, {key_column}) < ("));
     query.push_bind(value);
-    query.push(format!(" OR ({column} = "));
-    query.push_bind(value);
-    query.push(format!(" AND {key_column} > "));
+    query.push(", ");
     query.push_bind(key.to_string());
-    query.push("))");
+    query.push(")");
 }
 
 pub(super) fn push_search_join(

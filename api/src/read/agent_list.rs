@@ -116,17 +116,14 @@ pub(super) fn list_query<'a>(
     }
     match (order, after) {
         (Order::Newest, Some(Cursor::Newest { b, k })) => {
-            push_after(&mut query, "a.registered_block", "<", *b, "a.agent_key", k);
+            push_after(&mut query, "a.registered_block", *b, "a.agent_key", k);
+        }
+        // Where the reputation index drives, the cursor is a range of it.
+        (Order::Reputation, Some(Cursor::Reputation { s, k })) if reputation_drives => {
+            push_after(&mut query, "r.score", *s, "r.agent_key", k);
         }
         (Order::Reputation, Some(Cursor::Reputation { s, k })) => {
-            push_after(
-                &mut query,
-                "coalesce(r.score, 0)",
-                "<",
-                *s,
-                "a.agent_key",
-                k,
-            );
+            push_after(&mut query, "coalesce(r.score, 0)", *s, "a.agent_key", k);
         }
         (Order::Relevance, Some(Cursor::Relevance { r, k })) => {
             push_after_relevance(&mut query, "s.rank", "s.doc", *r, k);
@@ -139,9 +136,9 @@ pub(super) fn list_query<'a>(
     };
     query.push(match (order, reputation_drives, walked_order) {
         (_, _, Some(walked_order)) => walked_order,
-        (Order::Newest, ..) => " ORDER BY a.registered_block DESC, a.agent_key",
-        (Order::Reputation, false, _) => " ORDER BY coalesce(r.score, 0) DESC, a.agent_key",
-        (Order::Reputation, true, _) => " ORDER BY r.score DESC, r.agent_key",
+        (Order::Newest, ..) => " ORDER BY a.registered_block DESC, a.agent_key DESC",
+        (Order::Reputation, false, _) => " ORDER BY coalesce(r.score, 0) DESC, a.agent_key DESC",
+        (Order::Reputation, true, _) => " ORDER BY r.score DESC, r.agent_key DESC",
         (Order::Relevance, ..) => " ORDER BY s.rank, s.doc",
     });
     query.push(" LIMIT ");

@@ -196,13 +196,13 @@ fn push_index_range<'a>(
                 query.push_bind(min);
             }
             if let Some(Cursor::Reputation { s, k }) = after {
-                push_after(query, key, "<", *s, "agent_key", k);
+                push_after(query, key, *s, "agent_key", k);
             }
         }
-        (_, Some(Cursor::Newest { b, k })) => push_after(query, key, "<", *b, "agent_key", k),
+        (_, Some(Cursor::Newest { b, k })) => push_after(query, key, *b, "agent_key", k),
         _ => {}
     }
-    query.push(format!(" ORDER BY {key} DESC, agent_key"));
+    query.push(format!(" ORDER BY {key} DESC, agent_key DESC"));
 }
 
 /// Appends ` AND …` over `w`, a term's rows of `agent_terms`: the agents with `term` that
@@ -234,15 +234,12 @@ fn push_term_range<'a>(
         query.push_bind(floor);
     }
     if let Some(Cursor::Reputation { s, k }) = after {
-        // The bare `<=` is the index range the walk starts from; the rest breaks ties by key.
-        query.push(" AND w.score <= ");
-        query.push_bind(*s);
-        push_after(query, "w.score", "<", *s, "w.agent_key", k);
+        push_after(query, "w.score", *s, "w.agent_key", k);
     }
 }
 
 /// The order of a term's list, as its index keeps it.
-const TERM_ORDER: &str = " ORDER BY w.score DESC, w.agent_key";
+const TERM_ORDER: &str = " ORDER BY w.score DESC, w.agent_key DESC";
 
 /// Appends the table a walk reads in its order: `agent_reputation r` or `agents a` over
 /// every agent, or a term's `agent_terms w` joined to its agents' `agent_reputation r`. SQLite

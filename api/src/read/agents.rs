@@ -373,3 +373,7 @@ mod plans_test;
 #[cfg(test)]
 #[path = "agents_search_test.rs"]
 mod search_test;
+
+#[cfg(test)]
+#[path = "agents_deep_pages_test.rs"]
+mod deep_pages_test;
