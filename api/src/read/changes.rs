@@ -212,10 +212,11 @@ impl Pages {
         Ok(None)
     }
 
-    /// The SQL of a page of `kind`: `$1` chain, `$2` after, `$3` up to and, when `keyed` (a
-    /// page after another), `$4` the last row's block, `$5` its key and, for payments, `$6` its
-    /// log index. Each is one range scan of an index in the order it pages in
-    /// (migrations/sqlite/0016_replay_order.sql), never a sort of what is left.
+    /// The SQL of a page of `kind`: `$1` chain, `$2` the block it starts after (the run's
+    /// start, or when `keyed`, a page after another, the last row's block), `$3` up to and, when
+    /// `keyed`, `$4` the last row's key and, for payments, `$5` its log index. Each is one range
+    /// scan of an index in the order it pages in (migrations/sqlite/0016_replay_order.sql),
+    /// never a sort of what is left.
     fn sql(kind: Kind, keyed: bool, rows: i64) -> String {
         let (table, block) = kind.stored_in();
         let (columns, order) = match kind {
@@ -230,17 +231,17 @@ impl Pages {
                 "block_number, log_index, agent_key",
             ),
         };
-        let after_last = match (keyed, kind) {
-            (false, _) => String::new(),
-            (true, Kind::Payments) => format!(
-                " AND ({block} > $4 OR ({block} = $4 AND (log_index > $6
-                     OR (log_index = $6 AND agent_key > $5))))"
-            ),
-            (true, _) => format!(" AND ({block} > $4 OR ({block} = $4 AND agent_key > $5))"),
+        // Row values in the index's order: one range to seek to, even inside a block of a
+        // million rows (an epoch's rescore brings every agent to one block). No other bound on
+        // the block beside it, or SQLite seeks with that one and walks the block.
+        let lower = match (keyed, kind) {
+            (false, _) => format!("{block} > $2"),
+            (true, Kind::Payments) => format!("({block}, log_index, agent_key) > ($2, $5, $4)"),
+            (true, _) => format!("({block}, agent_key) > ($2, $4)"),
         };
         format!(
             "SELECT {columns} FROM {table}
-             WHERE chain_id = $1 AND {block} > $2{after_last} AND {block} <= $3
+             WHERE chain_id = $1 AND {lower} AND {block} <= $3
              ORDER BY {order} LIMIT {rows}"
         )
     }
@@ -314,15 +315,17 @@ impl Pages {
             .collect())
     }
 
-    /// Binds `$1` chain, `$2` after, `$3` up to, and `$4`/`$5` the last row's block and key.
+    /// Binds `$1` chain, `$2` the block the page starts after (the last row's, else the run's
+    /// start), `$3` up to, and `$4` the last row's key.
     fn bind<'q, O>(
         &self,
         query: sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments<'q>>,
     ) -> sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments<'q>> {
-        let query = query.bind(self.chain_id).bind(self.after).bind(self.up_to);
+        let start = self.last.as_ref().map_or(self.after, |last| last.block);
+        let query = query.bind(self.chain_id).bind(start).bind(self.up_to);
         match &self.last {
             None => query,
-            Some(last) => query.bind(last.block).bind(last.agent_key.clone()),
+            Some(last) => query.bind(last.agent_key.clone()),
         }
     }
 }
@@ -450,7 +453,8 @@ mod tests {
     }
 
     /// A replay from far back reads hundreds of pages: each must be one range scan of an index
-    /// in its order, so a page costs the same at the end of a replay as at its start.
+    /// in its order starting at the last page's end, so a page costs the same at the end of a
+    /// replay, or deep inside one block's rows, as at its start.
     #[tokio::test]
     async fn every_page_is_a_range_scan_of_an_index_in_its_order() {
         let (_dir, pool) = store_with_changes().await;
@@ -462,7 +466,7 @@ mod tests {
                     .bind(5_i64)
                     .bind(60_i64);
                 if keyed {
-                    query = query.bind(20_i64).bind("1:00100");
+                    query = query.bind("1:00100");
                     if kind == Kind::Payments {
                         query = query.bind(1_i64);
                     }
@@ -476,6 +480,11 @@ mod tests {
                 assert!(
                     !details.iter().any(|d| d.contains("TEMP B-TREE")),
                     "{kind:?} (keyed: {keyed}) must not sort: {details:?}"
+                );
+                // After a page, the seek starts at its last row, not at its block's first.
+                assert!(
+                    !keyed || details.iter().any(|d| d.contains(",agent_key)>(?,?")),
+                    "{kind:?} after a page must seek to its last row: {details:?}"
                 );
             }
         }
