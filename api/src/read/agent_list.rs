@@ -118,6 +118,11 @@ pub(super) fn list_query<'a>(
         (Order::Newest, Some(Cursor::Newest { b, k })) => {
             push_after(&mut query, "a.registered_block", *b, "a.agent_key", k);
         }
+        // A term's walk starts at the cursor in its own list (`push_term_range`); the same
+        // range on `r` is redundant there, and SQLite could seek with it as a bare score bound
+        // instead, reading a whole tie.
+        (Order::Reputation, Some(Cursor::Reputation { .. }))
+            if matches!(plan, Plan::Walk(Walked::Term(_), _)) => {}
         // Where the reputation index drives, the cursor is a range of it.
         (Order::Reputation, Some(Cursor::Reputation { s, k })) if reputation_drives => {
             push_after(&mut query, "r.score", *s, "r.agent_key", k);
