@@ -31,30 +31,12 @@ fn key(n: i64) -> String {
 
 /// The first `PAGES` pages of `orderBy` through the API at `base`, following cursors.
 async fn pages(base: &str, order: &str) -> Vec<String> {
-    let mut ids = Vec::new();
-    let mut after = serde_json::Value::Null;
-    for _ in 0..PAGES {
-        let query = format!(
-            "query($after: String) {{ agents(orderBy: {order}, first: {FIRST}, after: $after) \
-             {{ edges {{ node {{ id }} }} pageInfo {{ endCursor }} }} }}"
-        );
-        let body = support::api::post_json(
-            &format!("{base}/graphql"),
-            &json!({ "query": query, "variables": { "after": after } }),
-        )
-        .await;
-        assert!(body["errors"].is_null(), "{body}");
-        let agents = &body["data"]["agents"];
-        ids.extend(
-            agents["edges"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|edge| edge["node"]["id"].as_str().unwrap().to_string()),
-        );
-        after = agents["pageInfo"]["endCursor"].clone();
-    }
-    ids
+    let query = format!(
+        "query($after: String) {{ agents(orderBy: {order}, first: {FIRST}, after: $after) \
+         {{ edges {{ node {{ id }} }} pageInfo {{ hasNextPage endCursor }} }} }}"
+    );
+    let endpoint = format!("{base}/graphql");
+    support::api::agent_ids_paged(&endpoint, &query, json!({}), PAGES, order).await
 }
 
 /// Rows read from `index` of `table` since the statistics were reset.
