@@ -151,6 +151,18 @@ impl Chain {
             .raw_request("anvil_reorg".into(), (REORG_DEPTH, vec![call]))
             .await?;
         self.counts.reorgs += 1;
+        // What the replaced blocks held is gone: their registrations' token ids will be minted
+        // again, and feedback on an agent counted but never minted reverts (block 17,745 of a
+        // day's run).
+        for removed in n + 1 - REORG_DEPTH..=n {
+            if removed.is_multiple_of(REGISTRATIONS_EVERY) {
+                self.agents -= self.registrars.len() as u64;
+                self.counts.registered -= self.registrars.len() as u64;
+            }
+            if removed % FEEDBACK_EVERY == FEEDBACK_EVERY / 2 {
+                self.counts.feedback -= 2;
+            }
+        }
         Ok(())
     }
 }
