@@ -12,9 +12,9 @@
 //! and an SVG plot (`support/soak_report.rs`).
 //!
 //! `scripts/bench-soak` runs two Base hours (3,600 blocks, 20 times faster than Base: six
-//! minutes); `scripts/bench-soak --day` the whole day (43,200 blocks, 72 minutes at 20x, about 90 as anvil slows). Settings in
-//! `support/soak_settings.rs`; the report goes to `BENCH_OUT` (else stdout), the plot to
-//! `SOAK_PLOT` (else `bench/soak.svg`).
+//! minutes); `scripts/bench-soak --day` the whole day (43,200 blocks, 72 minutes at 20x, about
+//! 90 as anvil slows). Settings in `support/soak_settings.rs`; the report goes to `BENCH_OUT`
+//! (else stdout), the plot to `SOAK_PLOT` (else `bench/soak.svg`).
 
 #[path = "support/serve_process.rs"]
 mod serve_process;
