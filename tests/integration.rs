@@ -52,6 +52,7 @@ mod postgres_band_plans;
 mod postgres_bulk_load;
 mod postgres_deep_pages;
 mod postgres_plans;
+mod postgres_read_connections;
 mod postgres_score_turns;
 mod postgres_subgraph_plans;
 mod query_budgets;

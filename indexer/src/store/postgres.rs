@@ -38,6 +38,13 @@ const READ_CONNECTIONS: u32 = 16;
 /// How long a connection may take to open.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// A read connection idle at least this long is checked (one round trip to the server) before
+/// it is handed out; one in steady use is not. sqlx checks every connection at every hand-out
+/// by default, a round trip per statement: at thousands of lookups a second a third of the
+/// server's messages. A server restarted drops every connection and is down for longer than
+/// this, so the connections it dropped are checked and replaced before use.
+const READ_IDLE_CHECK: Duration = Duration::from_secs(1);
+
 /// The pools of an open PostgreSQL store.
 pub(super) struct Opened {
     pub(super) write: AnyPool,
@@ -91,6 +98,15 @@ pub(super) async fn open(url: &str, read_timeout: Option<Duration>) -> StoreResu
                     Some(limit) => limit_statements(conn, limit).await,
                     None => Ok(()),
                 }
+            })
+        })
+        .test_before_acquire(false)
+        .before_acquire(|conn, held| {
+            Box::pin(async move {
+                if held.idle_for >= READ_IDLE_CHECK {
+                    conn.ping().await?;
+                }
+                Ok(true)
             })
         })
         .max_connections(READ_CONNECTIONS)
