@@ -93,7 +93,8 @@ async fn main() -> anyhow::Result<()> {
             let head = devnet.block_number().await?;
             let (rss, anon, open_files, threads, db_mib, wal_mib, lag) =
                 watched.sample(&client, head).await;
-            let (p99, answers, errors) = latencies.lock().unwrap_or_else(|p| p.into_inner()).take();
+            let (p99, answers, errors, error_kinds) =
+                latencies.lock().unwrap_or_else(|p| p.into_inner()).take();
             let sample = Sample {
                 blocks: n,
                 chain_hours: (n * BLOCK_SECONDS) as f64 / 3_600.0,
@@ -108,6 +109,7 @@ async fn main() -> anyhow::Result<()> {
                 api_p99_ms: p99,
                 api_answers: answers,
                 api_errors: errors,
+                api_error_kinds: error_kinds,
             };
             requests_before = requests;
             eprintln!("soak: {sample:?}");
@@ -183,7 +185,7 @@ async fn wait_until_caught_up(
             .await?
             .json()
             .await?;
-        if lag == 0 && status[0]["indexed_block"].as_u64().is_some_and(|b| b > 0) {
+        if lag == Ok(0) && status[0]["indexed_block"].as_u64().is_some_and(|b| b > 0) {
             return Ok(());
         }
         anyhow::ensure!(

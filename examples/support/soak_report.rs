@@ -47,11 +47,17 @@ pub(crate) fn markdown(
             s.threads,
             s.db_mib,
             s.wal_mib,
-            s.lag,
+            match &s.lag {
+                Ok(lag) => lag.to_string(),
+                Err(unread) => unread.clone(),
+            },
             s.requests_per_block,
             s.api_p99_ms,
             s.api_answers,
-            s.api_errors,
+            match s.api_errors {
+                0 => "0".to_string(),
+                n => format!("{n} ({})", s.api_error_kinds),
+            },
         );
     }
     if let (Some(first), Some(last)) = (after_first_hour(samples), samples.last()) {
@@ -67,7 +73,11 @@ pub(crate) fn markdown(
             last.anon_mib / first.anon_mib.max(0.1),
             growth,
             growth * 24.0 / hours.max(0.01),
-            samples.iter().map(|s| s.lag).max().unwrap_or(0),
+            samples
+                .iter()
+                .filter_map(|s| s.lag.as_ref().ok())
+                .max()
+                .unwrap_or(&0),
             samples.iter().map(|s| s.requests_per_block).sum::<f64>() / samples.len().max(1) as f64,
         );
         // One sample catches whatever the writer has in hand at that moment; the median of an
@@ -124,7 +134,12 @@ pub(crate) fn svg(samples: &[Sample]) -> String {
                 ("heap", "#2ca02c", |s| s.anon_mib),
             ],
         ),
-        ("lag (blocks)", vec![("lag", "#d62728", |s| s.lag as f64)]),
+        (
+            "lag (blocks)",
+            vec![("lag", "#d62728", |s| {
+                s.lag.as_ref().map_or(0.0, |l| *l as f64)
+            })],
+        ),
         (
             "provider requests per block",
             vec![("requests", "#9467bd", |s| s.requests_per_block)],

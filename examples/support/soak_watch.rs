@@ -20,14 +20,17 @@ pub(crate) struct Sample {
     pub(crate) threads: u64,
     pub(crate) db_mib: f64,
     pub(crate) wal_mib: f64,
-    /// The chain's head minus the block `/status` says is indexed.
-    pub(crate) lag: u64,
+    /// The chain's head minus the block `/status` says is indexed, or what `/status` answered
+    /// instead of a chain's indexed block.
+    pub(crate) lag: Result<u64, String>,
     /// Provider requests per block since the last sample.
     pub(crate) requests_per_block: f64,
     /// The side load's p99 since the last sample, and how many answers it is over.
     pub(crate) api_p99_ms: f64,
     pub(crate) api_answers: usize,
     pub(crate) api_errors: usize,
+    /// Those errors by HTTP status ("no answer" when none came), as `429×3, 503`.
+    pub(crate) api_error_kinds: String,
 }
 
 /// The process and files a sample reads.
@@ -58,7 +61,7 @@ impl Watched {
         &self,
         client: &reqwest::Client,
         head: u64,
-    ) -> (f64, f64, u64, u64, f64, f64, u64) {
+    ) -> (f64, f64, u64, u64, f64, f64, Result<u64, String>) {
         let rss = status_field(self.pid, "VmRSS:") as f64 / 1024.0;
         let anon = status_field(self.pid, "RssAnon:") as f64 / 1024.0;
         let threads = status_field(self.pid, "Threads:");
@@ -67,10 +70,14 @@ impl Watched {
         let wal = self.db.with_extension("db-wal");
         let lag = match client.get(format!("{}/status", self.api)).send().await {
             Ok(answer) => {
+                let code = answer.status();
                 let status: serde_json::Value = answer.json().await.unwrap_or_default();
-                head.saturating_sub(status[0]["indexed_block"].as_u64().unwrap_or(0))
+                match status[0]["indexed_block"].as_u64() {
+                    Some(indexed) => Ok(head.saturating_sub(indexed)),
+                    None => Err(format!("/status {}", code.as_u16())),
+                }
             }
-            Err(_) => u64::MAX,
+            Err(_) => Err("/status no answer".to_string()),
         };
         (
             rss,
@@ -88,12 +95,13 @@ impl Watched {
 #[derive(Default)]
 pub(crate) struct Latencies {
     answers: Vec<Duration>,
-    errors: usize,
+    errors: std::collections::BTreeMap<String, usize>,
 }
 
 impl Latencies {
-    /// The p99 in milliseconds, the answers and the errors since the last call; then forgets.
-    pub(crate) fn take(&mut self) -> (f64, usize, usize) {
+    /// The p99 in milliseconds, the answers, the errors and their kinds since the last call;
+    /// then forgets.
+    pub(crate) fn take(&mut self) -> (f64, usize, usize, String) {
         let mut answers = std::mem::take(&mut self.answers);
         let errors = std::mem::take(&mut self.errors);
         answers.sort();
@@ -101,7 +109,15 @@ impl Latencies {
             0 => 0.0,
             n => answers[((n * 99).div_ceil(100)).saturating_sub(1)].as_secs_f64() * 1_000.0,
         };
-        (p99, answers.len(), errors)
+        let kinds = errors
+            .iter()
+            .map(|(kind, n)| match n {
+                1 => kind.clone(),
+                n => format!("{kind}×{n}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        (p99, answers.len(), errors.values().sum(), kinds)
     }
 }
 
@@ -151,12 +167,17 @@ pub(crate) fn side_load(
                 .post(&url)
                 .json(&serde_json::json!({"query": query}))
                 .send()
-                .await
-                .and_then(|a| a.error_for_status());
+                .await;
             let mut kept = latencies.lock().unwrap_or_else(|p| p.into_inner());
             match answered {
-                Ok(_) => kept.answers.push(started.elapsed()),
-                Err(_) => kept.errors += 1,
+                Ok(answer) if answer.status().is_success() => kept.answers.push(started.elapsed()),
+                Ok(answer) => {
+                    *kept
+                        .errors
+                        .entry(answer.status().as_u16().to_string())
+                        .or_default() += 1
+                }
+                Err(_) => *kept.errors.entry("no answer".to_string()).or_default() += 1,
             }
         }
     })

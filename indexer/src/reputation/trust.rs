@@ -98,21 +98,59 @@ pub fn edges<'a>(
     as_of: u64,
     half_life_secs: f64,
 ) -> Vec<PaidEdge> {
-    let mut decayed: BTreeMap<(&str, Address), f64> = BTreeMap::new();
+    let mut sums = EdgeSums::new(as_of, half_life_secs);
     for (agent, payer, timestamp) in payments {
-        if timestamp <= as_of {
-            *decayed.entry((agent, payer)).or_default() +=
-                super::features::decay(as_of - timestamp, half_life_secs);
+        sums.add(agent, payer, timestamp);
+    }
+    sums.into_edges()
+}
+
+/// The payment graph's edges summed one payment at a time, so payments read from a stream are
+/// never all held at once: memory goes with the distinct payers of each agent, not with the
+/// payments. Fed the payments in the same order, it gives [`edges`]' floats exactly.
+#[derive(Debug)]
+pub struct EdgeSums {
+    decayed: BTreeMap<String, BTreeMap<Address, f64>>,
+    as_of: u64,
+    half_life_secs: f64,
+}
+
+impl EdgeSums {
+    /// Sums for the graph as of `as_of`, decayed by `half_life_secs`.
+    pub fn new(as_of: u64, half_life_secs: f64) -> Self {
+        Self {
+            decayed: BTreeMap::new(),
+            as_of,
+            half_life_secs,
         }
     }
-    decayed
-        .into_iter()
-        .map(|((agent, payer), n)| PaidEdge {
-            payer,
-            agent: agent.to_string(),
-            weight: n.ln_1p(),
-        })
-        .collect()
+
+    /// Counts one payment from `payer` to `agent` at `timestamp` (left out if after `as_of`).
+    pub fn add(&mut self, agent: &str, payer: Address, timestamp: u64) {
+        if timestamp > self.as_of {
+            return;
+        }
+        let decay = super::features::decay(self.as_of - timestamp, self.half_life_secs);
+        let payers = match self.decayed.get_mut(agent) {
+            Some(payers) => payers,
+            None => self.decayed.entry(agent.to_string()).or_default(),
+        };
+        *payers.entry(payer).or_default() += decay;
+    }
+
+    /// The edges, by agent and then payer.
+    pub fn into_edges(self) -> Vec<PaidEdge> {
+        self.decayed
+            .into_iter()
+            .flat_map(|(agent, payers)| {
+                payers.into_iter().map(move |(payer, n)| PaidEdge {
+                    payer,
+                    agent: agent.clone(),
+                    weight: n.ln_1p(),
+                })
+            })
+            .collect()
+    }
 }
 
 /// A payer's share of an agent's trust.

@@ -266,3 +266,42 @@ fn customers_of_one_exchange_keep_their_standing() {
     );
     assert!(with.standing[&edge(1000, "").payer] > 0.5);
 }
+
+#[test]
+fn edges_summed_payment_by_payment_weigh_each_payers_decayed_count() {
+    let payer = |n: u16| edge(n, "").payer;
+    let (as_of, half_life) = (10_000, 3_600.0);
+    let mut sums = EdgeSums::new(as_of, half_life);
+    // Two agents, the first paid three times by one payer (once after `as_of`) and once by
+    // another, fed as a stream would bring them: by agent, then block.
+    for (agent, from, at) in [
+        ("a", 2, 1_000),
+        ("a", 1, 4_000),
+        ("a", 2, 9_000),
+        ("a", 2, 12_000),
+        ("b", 1, 10_000),
+    ] {
+        sums.add(agent, payer(from), at);
+    }
+    let decay = |at: u64| crate::reputation::features::decay(as_of - at, half_life);
+    let expected = vec![
+        (payer(1), "a", decay(4_000).ln_1p()),
+        (payer(2), "a", (decay(1_000) + decay(9_000)).ln_1p()),
+        (payer(1), "b", decay(10_000).ln_1p()),
+    ];
+    let got: Vec<(Address, &str, f64)> = sums
+        .into_edges()
+        .iter()
+        .map(|e| (e.payer, if e.agent == "a" { "a" } else { "b" }, e.weight))
+        .collect();
+    assert_eq!(got, expected, "one edge per agent and payer, weights exact");
+    assert_eq!(
+        edges(
+            [("a", payer(2), 1_000), ("a", payer(2), 9_000)],
+            as_of,
+            half_life
+        )[0]
+        .weight,
+        (decay(1_000) + decay(9_000)).ln_1p()
+    );
+}

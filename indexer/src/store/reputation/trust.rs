@@ -12,7 +12,7 @@
 use super::clusters;
 use crate::primitives::sql_bound;
 use crate::reputation::{
-    AgentTrust, Payment, ReputationRules, TrustRank, trust::edges, trust_rank,
+    AgentTrust, Payment, ReputationRules, TrustRank, trust::EdgeSums, trust_rank,
 };
 use crate::schema::{
     counted_payments, events, payment_bindings, trust_agents, trust_clusters, trust_epochs,
@@ -25,6 +25,7 @@ use crate::store::in_list::push_in;
 use crate::store::sql::write_rows;
 use crate::store::{QueryContext, StoreResult};
 use alloy::primitives::Address;
+use futures::TryStreamExt;
 use sqlx::{Any, AnyConnection, QueryBuilder};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -139,37 +140,31 @@ pub(super) async fn compute(
     .await
     .context("reading the time of a trust epoch")?;
     let timestamp = decode::uint(events::NAME, "block_timestamp", timestamp.unwrap_or(0))?;
-    let rows: Vec<(String, String, i64, i64)> = sqlx::query_as(&format!(
-        "SELECT agent_key, payer, timestamp, block_number FROM {counted_payments_table}
-         WHERE chain_id = $1 AND block_number <= $2 ORDER BY agent_key, block_number, log_index",
-        counted_payments_table = counted_payments::NAME,
-    ))
-    .bind(chain)
-    .bind(sql_bound(epoch))
-    .fetch_all(&mut *conn)
-    .await
-    .context("reading the payment graph")?;
-    let table = counted_payments::NAME;
-    let payments = rows
-        .iter()
-        .map(|(agent, payer, at, block)| {
-            Ok((
-                agent.as_str(),
-                decode::parse::<Address>(table, "payer", payer)?,
-                decode::uint(table, "timestamp", *at)?,
-                decode::uint(table, "block_number", *block)?,
-            ))
-        })
-        .collect::<StoreResult<Vec<_>>>()?;
-    let paid: Vec<(Address, u64)> = payments.iter().map(|p| (p.1, p.3)).collect();
+    // The payments are read as a stream and summed as they come: held all at once, a chain's
+    // whole history of payments made every epoch's memory grow with the chain's age.
+    let mut sums = EdgeSums::new(timestamp, rules.params.half_life_secs);
+    let mut paid: BTreeSet<(Address, u64)> = BTreeSet::new();
+    {
+        let table = counted_payments::NAME;
+        let sql = format!(
+            "SELECT agent_key, payer, timestamp, block_number FROM {table}
+             WHERE chain_id = $1 AND block_number <= $2 ORDER BY agent_key, block_number, log_index"
+        );
+        let mut rows = sqlx::query_as::<_, (String, String, i64, i64)>(&sql)
+            .bind(chain)
+            .bind(sql_bound(epoch))
+            .fetch(&mut *conn);
+        while let Some((agent, payer, at, block)) =
+            rows.try_next().await.context("reading the payment graph")?
+        {
+            let payer = decode::parse::<Address>(table, "payer", &payer)?;
+            sums.add(&agent, payer, decode::uint(table, "timestamp", at)?);
+            paid.insert((payer, decode::uint(table, "block_number", block)?));
+        }
+    }
+    let paid: Vec<(Address, u64)> = paid.into_iter().collect();
     let clusters = clusters::as_of(conn, chain_id, epoch, &paid, rules).await?;
-    let graph = edges(
-        payments
-            .into_iter()
-            .map(|(agent, payer, at, _)| (agent, payer, at)),
-        timestamp,
-        rules.params.half_life_secs,
-    );
+    let graph = sums.into_edges();
     let addresses = payment_addresses(conn, chain_id, epoch).await?;
     Ok((
         trust_rank(&graph, &addresses, &rules.trust, &clusters),
