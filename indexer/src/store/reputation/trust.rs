@@ -140,8 +140,10 @@ pub(super) async fn compute(
     .await
     .context("reading the time of a trust epoch")?;
     let timestamp = decode::uint(events::NAME, "block_timestamp", timestamp.unwrap_or(0))?;
-    // The payments are read as a stream and summed as they come: held all at once, a chain's
-    // whole history of payments made every epoch's memory grow with the chain's age.
+    // The payments are read as a stream and summed as they come, so an epoch no longer holds
+    // every payment's row and decoded copy at once. What it keeps still grows with the chain's
+    // age, by one (payer, block) a payment: the funding clusters need only those of payers
+    // some transfer funded, which would bound it by the funded payers instead.
     let mut sums = EdgeSums::new(timestamp, rules.params.half_life_secs);
     let mut paid: BTreeSet<(Address, u64)> = BTreeSet::new();
     {
