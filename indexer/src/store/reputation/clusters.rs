@@ -24,16 +24,12 @@ const ROWS_PER_INSERT: usize = 2_000;
 /// Addresses per IN list.
 const ADDRESSES_PER_QUERY: usize = 5_000;
 
-/// The funding clusters of the payers in `paid` (each payer with a block it paid in) as of
-/// `epoch`: the funding transfers kept for payments at or before it, each with the block its
-/// recipient next moved money on (a payment, or a kept transfer it sent).
-pub(super) async fn as_of(
+/// The funding transfers kept for payments at or before `epoch`.
+pub(super) async fn transfers_as_of(
     conn: &mut AnyConnection,
     chain_id: u64,
     epoch: u64,
-    paid: &[(Address, u64)],
-    rules: &ReputationRules,
-) -> StoreResult<PayerClusters> {
+) -> StoreResult<Vec<FundingEdge>> {
     let rows: Vec<(i64, i64, String, String, String, String)> = sqlx::query_as(&format!(
         "SELECT block_number, log_index, token, funder, funded, amount FROM {funding_edges_table}
          WHERE chain_id = $1 AND paid_block <= $2",
@@ -44,12 +40,8 @@ pub(super) async fn as_of(
     .fetch_all(&mut *conn)
     .await
     .context("reading funding transfers")?;
-    if rows.is_empty() {
-        return Ok(PayerClusters::default());
-    }
     let table = funding_edges::NAME;
-    let transfers = rows
-        .iter()
+    rows.iter()
         .map(|(block, log_index, token, funder, funded, amount)| {
             Ok(FundingEdge {
                 funder: decode::parse(table, "funder", funder)?,
@@ -61,21 +53,30 @@ pub(super) async fn as_of(
                 amount: decode::parse(table, "amount", amount)?,
             })
         })
-        .collect::<StoreResult<Vec<_>>>()?;
+        .collect()
+}
+
+/// The funding clusters of `payers` from an epoch's funding `transfers`, each given the block
+/// its recipient next moved money on (a payment, or a kept transfer it sent). `paid` holds the
+/// blocks payers paid in; only those of accounts some transfer funded are read, so it may hold
+/// no others.
+pub(super) fn from_transfers(
+    transfers: Vec<FundingEdge>,
+    paid: &[(Address, u64)],
+    payers: &BTreeSet<Address>,
+    rules: &ReputationRules,
+) -> PayerClusters {
+    if transfers.is_empty() {
+        return PayerClusters::default();
+    }
     let edges = with_next_moves(transfers, paid);
-    let payers: BTreeSet<Address> = paid.iter().map(|(payer, _)| *payer).collect();
     let is_dust = |token: &Address, amount| {
         rules
             .tokens
             .get(token)
             .is_none_or(|rule| amount < rule.dust)
     };
-    Ok(payer_clusters(
-        &edges,
-        &payers,
-        is_dust,
-        &rules.trust.funding,
-    ))
+    payer_clusters(&edges, payers, is_dust, &rules.trust.funding)
 }
 
 /// Writes the chain's funding clusters as of `epoch` (`chain` and `epoch` bound values); none

@@ -140,11 +140,13 @@ pub(super) async fn compute(
     .await
     .context("reading the time of a trust epoch")?;
     let timestamp = decode::uint(events::NAME, "block_timestamp", timestamp.unwrap_or(0))?;
-    // The payments are read as a stream and summed as they come, so an epoch no longer holds
-    // every payment's row and decoded copy at once. What it keeps still grows with the chain's
-    // age, by one (payer, block) a payment: the funding clusters need only those of payers
-    // some transfer funded, which would bound it by the funded payers instead.
+    // The payments are read as a stream and summed as they come, so an epoch holds one entry
+    // per agent and payer, one per payer, and the blocks that payers some funding transfer
+    // funded paid in (all the funding clusters read), not every payment of the chain's history.
+    let transfers = clusters::transfers_as_of(conn, chain_id, epoch).await?;
+    let funded: BTreeSet<Address> = transfers.iter().map(|t| t.funded).collect();
     let mut sums = EdgeSums::new(timestamp, rules.params.half_life_secs);
+    let mut payers: BTreeSet<Address> = BTreeSet::new();
     let mut paid: BTreeSet<(Address, u64)> = BTreeSet::new();
     {
         let table = counted_payments::NAME;
@@ -161,11 +163,15 @@ pub(super) async fn compute(
         {
             let payer = decode::parse::<Address>(table, "payer", &payer)?;
             sums.add(&agent, payer, decode::uint(table, "timestamp", at)?);
-            paid.insert((payer, decode::uint(table, "block_number", block)?));
+            let block = decode::uint(table, "block_number", block)?;
+            payers.insert(payer);
+            if funded.contains(&payer) {
+                paid.insert((payer, block));
+            }
         }
     }
     let paid: Vec<(Address, u64)> = paid.into_iter().collect();
-    let clusters = clusters::as_of(conn, chain_id, epoch, &paid, rules).await?;
+    let clusters = clusters::from_transfers(transfers, &paid, &payers, rules);
     let graph = sums.into_edges();
     let addresses = payment_addresses(conn, chain_id, epoch).await?;
     Ok((
