@@ -21,7 +21,7 @@ async fn other_backends(admin: &mut AnyConnection) -> i64 {
 }
 
 /// A constant, asked of the store's read pool.
-async fn lookups_answer(store: &Store) -> i64 {
+async fn ask_read_pool(store: &Store) -> i64 {
     sqlx::query_scalar("SELECT 7::bigint")
         .fetch_one(store.reader())
         .await
@@ -37,7 +37,7 @@ async fn read_connections_dropped_by_the_server_are_replaced_before_use() {
         "connections in steady use are handed out without a round trip"
     );
     // Several connections of the pool opened and left idle.
-    let concurrent: Vec<_> = (0..4).map(|_| lookups_answer(&store)).collect();
+    let concurrent: Vec<_> = (0..4).map(|_| ask_read_pool(&store)).collect();
     for answer in futures::future::join_all(concurrent).await {
         assert_eq!(answer, 7);
     }
@@ -69,7 +69,7 @@ async fn read_connections_dropped_by_the_server_are_replaced_before_use() {
 
     for _ in 0..8 {
         assert_eq!(
-            lookups_answer(&store).await,
+            ask_read_pool(&store).await,
             7,
             "a read after the server dropped the pool's connections is answered"
         );

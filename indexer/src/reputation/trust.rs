@@ -107,7 +107,7 @@ pub fn edges<'a>(
 
 /// The payment graph's edges summed one payment at a time, so payments read from a stream are
 /// never all held at once: memory goes with the distinct payers of each agent, not with the
-/// payments. Fed the payments in the same order, it gives [`edges`]' floats exactly.
+/// payments. Each edge's floats depend on the order its payments are added in.
 #[derive(Debug)]
 pub struct EdgeSums {
     decayed: BTreeMap<String, BTreeMap<Address, f64>>,

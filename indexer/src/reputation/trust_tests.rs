@@ -285,14 +285,18 @@ fn edges_summed_payment_by_payment_weigh_each_payers_decayed_count() {
     }
     let decay = |at: u64| crate::reputation::features::decay(as_of - at, half_life);
     let expected = vec![
-        (payer(1), "a", decay(4_000).ln_1p()),
-        (payer(2), "a", (decay(1_000) + decay(9_000)).ln_1p()),
-        (payer(1), "b", decay(10_000).ln_1p()),
+        (payer(1), "a".to_string(), decay(4_000).ln_1p()),
+        (
+            payer(2),
+            "a".to_string(),
+            (decay(1_000) + decay(9_000)).ln_1p(),
+        ),
+        (payer(1), "b".to_string(), decay(10_000).ln_1p()),
     ];
-    let got: Vec<(Address, &str, f64)> = sums
+    let got: Vec<(Address, String, f64)> = sums
         .into_edges()
-        .iter()
-        .map(|e| (e.payer, if e.agent == "a" { "a" } else { "b" }, e.weight))
+        .into_iter()
+        .map(|e| (e.payer, e.agent, e.weight))
         .collect();
     assert_eq!(got, expected, "one edge per agent and payer, weights exact");
     assert_eq!(
