@@ -47,6 +47,7 @@ mod networks;
 mod no_orphans;
 mod operations;
 mod payment_reputation;
+mod postgres_agent_lookups;
 mod postgres_backend;
 mod postgres_band_plans;
 mod postgres_bulk_load;

@@ -3,7 +3,8 @@
 //! [`server`] binds the address and routes requests; [`budget`] decides how big a GraphQL
 //! document may be before anything expands it, on every endpoint; [`explorer`] serves the explorer at `/`
 //! and GraphiQL's files, embedded; [`graphql`] is the GraphQL schema and its
-//! resolvers, over the read queries in `read`; [`http`] has the GraphQL, health, readiness and
+//! resolvers, over the read queries in `read` (single agents by id through `agent_lookups`,
+//! which coalesces them on PostgreSQL); [`http`] has the GraphQL, health, readiness and
 //! status endpoints; [`limits`] the per-client rate limit and CORS, [`time_share`] each client's
 //! share of the server's time, [`low_priority_lane`] where a client that used much of it runs; [`client`] who a request
 //! comes from (behind trusted proxies too); [`connections`] the accept loop and its timeouts
@@ -19,6 +20,7 @@
 //! is what clients see of a failure inside the server; `row_budget` counts the rows one
 //! request reads; [`state`] holds what every handler reads from.
 
+mod agent_lookups;
 pub mod budget;
 pub mod cache;
 mod cache_key;

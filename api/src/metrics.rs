@@ -108,6 +108,7 @@ pub struct ApiMetrics {
     feed_cache_bytes: Gauge,
     facet_cache_entries: Gauge,
     feed_computations: Counter,
+    agent_lookup_reads: Counter,
     /// How long a rendering is reused.
     reuse_for: Duration,
     /// The last rendering and when it was made.
@@ -199,9 +200,16 @@ impl ApiMetrics {
             "Reputation feeds computed (not served from the feed cache)",
             feed_computations.clone(),
         );
+        let agent_lookup_reads = Counter::default();
+        registry.register(
+            "api_agent_lookup_reads",
+            "Statements that read agents looked up by id (on PostgreSQL, lookups waiting together share one)",
+            agent_lookup_reads.clone(),
+        );
         agentindex_indexer::metrics::metrics().register(&mut registry);
         Self {
             feed_computations,
+            agent_lookup_reads,
             response_cache_bytes,
             feed_cache_bytes,
             facet_cache_entries,
@@ -259,6 +267,12 @@ impl ApiMetrics {
     /// The counter of feed computations, for the feed cache to count with.
     pub(crate) fn feed_computations(&self) -> Counter {
         self.feed_computations.clone()
+    }
+
+    /// The counter of statements reading agents looked up by id, for
+    /// [`crate::agent_lookups`].
+    pub(crate) fn agent_lookup_reads(&self) -> Counter {
+        self.agent_lookup_reads.clone()
     }
 
     /// Counts a request refused by the rate limit.

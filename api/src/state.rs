@@ -1,6 +1,7 @@
 //! What every request handler reads from: the store, per configured chain the rules its
 //! reputation is computed under, and whether the index is ready to be asked.
 
+use crate::agent_lookups::AgentLookups;
 use crate::cache::ResponseCache;
 use crate::changes::ChangeFeed;
 use crate::common_words::CommonWords;
@@ -38,6 +39,8 @@ pub struct ApiState {
     pub(crate) metrics: Arc<ApiMetrics>,
     /// Query responses while the database is unchanged.
     pub(crate) cache: Arc<ResponseCache>,
+    /// Lookups of single agents by key (coalesced on PostgreSQL).
+    pub(crate) lookups: AgentLookups,
     /// Skill and tag facets between requests.
     pub(crate) facets: Arc<FacetCache>,
     /// How many agents hold each skill or tag, for sizing list walks.
@@ -101,6 +104,7 @@ impl ApiState {
             config.api.unlimited_clients.clone(),
         ));
         Self {
+            lookups: AgentLookups::start(store.reader(), metrics.agent_lookup_reads()),
             facets,
             term_counts: Arc::default(),
             common_words: Arc::default(),

@@ -117,6 +117,7 @@ pub(super) const API: &[(&str, &[&str])] = &[
     ("term_counts", &[]),
     ("common_words", &[]),
     ("read", &["term_counts"]),
+    ("agent_lookups", &["read"]),
     ("row_budget", &[]),
     ("explorer", &[]),
     ("chain_status", &[]),
@@ -137,6 +138,7 @@ pub(super) const API: &[(&str, &[&str])] = &[
     (
         "state",
         &[
+            "agent_lookups",
             "cache",
             "changes",
             "metrics",

@@ -24,8 +24,9 @@ pub struct AgentQuery;
 impl AgentQuery {
     /// One agent by id.
     async fn agent(&self, ctx: &Context<'_>, id: ID) -> Result<Option<Agent>> {
-        let pool = ctx.data_unchecked::<ApiState>().store.reader();
-        Ok(agents::by_key(pool, &id).await?.map(Agent))
+        let state = ctx.data_unchecked::<ApiState>();
+        let found = state.lookups.by_key(state.store.reader(), &id).await?;
+        Ok(found.map(Agent))
     }
 
     /// Agents matching `filter` and `search`, in `orderBy` order (relevance when searching,

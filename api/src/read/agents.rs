@@ -142,6 +142,22 @@ pub(crate) async fn by_key(pool: &AnyPool, key: &str) -> sqlx::Result<Option<Age
         .await
 }
 
+/// The agents of `keys` that exist, in no particular order, read in one statement (the list
+/// padded: [`super::in_list`]). `keys` must not be empty.
+pub(crate) async fn by_keys(pool: &AnyPool, keys: &[String]) -> sqlx::Result<Vec<AgentRow>> {
+    let mut query = QueryBuilder::<Any>::new(format!(
+        "SELECT {COLUMNS} FROM {} a{} WHERE a.agent_key",
+        agents::NAME,
+        joins()
+    ));
+    super::in_list(&mut query, keys, "");
+    Dialect::of_pool(pool)
+        .portable(query)
+        .build_query_as()
+        .fetch_all(pool)
+        .await
+}
+
 /// Agent `key` if `selection` matches it.
 pub(crate) async fn matching(
     pool: &AnyPool,
