@@ -41,12 +41,7 @@ async fn metrics_after(base: &str, operation: &str, requests: usize) -> String {
     let counted = format!("agentindex_api_requests_total{{operation=\"{operation}\"}}");
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
-        let text = reqwest::get(format!("{base}/metrics"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let text = support::api::metrics_text(base).await;
         if support::api::metric(&text, &counted).is_some_and(|n| n >= requests as f64) {
             return text;
         }

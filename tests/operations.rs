@@ -143,12 +143,7 @@ async fn metrics_parse_as_prometheus_text_and_tell_what_happened() {
         .unwrap();
     let head = devnet.block_number().await.unwrap() as f64;
 
-    let text = reqwest::get(format!("{base}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = support::api::metrics_text(&base).await;
     let scrape = Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).unwrap();
     let chain_id = devnet.chain_id().to_string();
     let of_chain = [("chain_id", chain_id.as_str())];

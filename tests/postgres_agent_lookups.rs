@@ -76,12 +76,7 @@ async fn served(store: Store, url: &str) -> support::api::Served {
 
 /// The value of the counter `name` in `/metrics` at `base`.
 async fn counter(base: &str, name: &str) -> f64 {
-    let text = reqwest::get(format!("{base}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = support::api::metrics_text(base).await;
     support::api::metric(&text, name).unwrap_or_else(|| panic!("no {name} in /metrics:\n{text}"))
 }
 

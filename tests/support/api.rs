@@ -89,6 +89,18 @@ fn start_indexing(config: &Config, skip_documents: bool) -> Indexing {
     Indexing { stop, task }
 }
 
+/// The text of `{base}/metrics`.
+pub(crate) async fn metrics_text(base: &str) -> String {
+    let url = format!("{base}/metrics");
+    let answer = reqwest::get(&url)
+        .await
+        .unwrap_or_else(|e| panic!("GET {url}: {e}"));
+    answer
+        .text()
+        .await
+        .unwrap_or_else(|e| panic!("GET {url}: the body: {e}"))
+}
+
 /// The value of the unlabelled metric `name` in an OpenMetrics text (`/metrics`).
 pub(crate) fn metric(text: &str, name: &str) -> Option<f64> {
     text.lines()
