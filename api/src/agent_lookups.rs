@@ -73,8 +73,8 @@ impl AgentLookups {
         }
     }
 
-    /// The agent `key` names. `pool` is the caller's read pool ([`agentindex_indexer::store::Store::reader`]),
-    /// read directly on SQLite and at low priority.
+    /// The agent `key` names. `pool` is the caller's read pool (`Store::reader`), read
+    /// directly on SQLite and at low priority.
     pub(crate) async fn by_key(&self, pool: &AnyPool, key: &str) -> Looked {
         let queue = match &self.queue {
             Some(queue) if !low_priority::in_scope() => queue,
@@ -129,29 +129,29 @@ async fn answer(batch: Vec<Lookup>, pool: &AnyPool, reads: &Counter) {
     keys.sort_unstable();
     keys.dedup();
     reads.inc();
-    let rows = match agents::by_keys(pool, &keys).await {
-        Ok(rows) => rows,
+    let mut found: HashMap<String, Looked> = HashMap::with_capacity(keys.len());
+    match agents::by_keys(pool, &keys).await {
+        // A key without a row is an agent nobody has: answered `None` below.
+        Ok(rows) => {
+            found.extend(
+                rows.into_iter()
+                    .map(|row| (row.agent_key.clone(), Ok(Some(row)))),
+            );
+        }
         Err(failed) if keys.len() == 1 => {
             let failed = Arc::new(failed);
-            for lookup in batch {
-                let _ = lookup.answer.send(Err(Arc::clone(&failed)));
-            }
-            return;
+            found.extend(keys.into_iter().map(|key| (key, Err(Arc::clone(&failed)))));
         }
         Err(_) => {
-            for lookup in batch {
+            for key in keys {
                 reads.inc();
-                let alone = agents::by_key(pool, &lookup.key).await.map_err(Arc::new);
-                let _ = lookup.answer.send(alone);
+                let alone = agents::by_key(pool, &key).await.map_err(Arc::new);
+                found.insert(key, alone);
             }
-            return;
         }
-    };
-    let by_key: HashMap<String, AgentRow> = rows
-        .into_iter()
-        .map(|row| (row.agent_key.clone(), row))
-        .collect();
+    }
     for lookup in batch {
-        let _ = lookup.answer.send(Ok(by_key.get(&lookup.key).cloned()));
+        let looked = found.get(&lookup.key).cloned();
+        let _ = lookup.answer.send(looked.unwrap_or(Ok(None)));
     }
 }
