@@ -83,6 +83,9 @@ pub(super) async fn open(url: &str, open: &OpenOptions) -> StoreResult<Opened> {
     // the migrations, and then serves checkpoints and backups.
     let native = SqlitePoolOptions::new()
         .max_connections(1)
+        // Kept for the life of the store, as the other pools' are (`any_pool`).
+        .idle_timeout(None)
+        .max_lifetime(None)
         .connect_with(options.create_if_missing(true))
         .await
         .map_err(open_error)?;
@@ -184,6 +187,14 @@ async fn any_pool(
         // A file has no connection to lose: sqlx's ping before handing out a connection is one
         // more round trip to its worker thread per statement, and the ping on release stays.
         .test_before_acquire(false)
+        // Connections are kept for the life of the store. sqlx's defaults close a connection
+        // idle for 10 minutes and any connection after 30, and each SQLite connection lives on
+        // a thread of its own: a new thread every few minutes, each leaving behind the
+        // allocator's pages that hold what it allocated and others still use. In one pair of
+        // five-hour soaks the heap grew 21 MiB with the defaults and 9.5 MiB without them
+        // (BENCHMARKS.md, the soak; single runs vary by several MiB).
+        .idle_timeout(None)
+        .max_lifetime(None)
         .after_connect(move |conn, _| {
             let settings = settings.clone();
             Box::pin(async move {
@@ -302,6 +313,38 @@ mod tests {
             super::READ_CACHE_PRAGMA
         );
         store.close().await;
+    }
+
+    /// No pool of a SQLite store lets sqlx close its connections after a while: each ended
+    /// connection ends a thread, and the allocator's pages it leaves behind made a long-running
+    /// indexer's memory grow (see `any_pool`).
+    #[tokio::test]
+    async fn every_pool_keeps_its_connections() {
+        super::super::install_drivers();
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let url = format!("sqlite://{}", dir.path().join("k.db").display());
+        let options = super::OpenOptions {
+            low_priority_readers: 1,
+            ..super::OpenOptions::default()
+        };
+        let opened = super::open(&url, &options).await.expect("a store");
+        let low = opened.read_low.as_ref().expect("a low-priority pool");
+        let any_pools = [
+            ("writer", &opened.write),
+            ("readers", &opened.read),
+            ("low", low),
+        ];
+        for (name, pool) in any_pools {
+            assert_eq!(
+                pool.options().get_idle_timeout(),
+                None,
+                "{name} idle timeout"
+            );
+            assert_eq!(pool.options().get_max_lifetime(), None, "{name} lifetime");
+        }
+        let native = opened.parts.native.options();
+        assert_eq!(native.get_idle_timeout(), None, "native idle timeout");
+        assert_eq!(native.get_max_lifetime(), None, "native lifetime");
     }
 
     /// After a transaction larger than the limit, the WAL file is cut back to the limit once a
