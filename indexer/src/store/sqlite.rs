@@ -190,9 +190,8 @@ async fn any_pool(
         // Connections are kept for the life of the store. sqlx's defaults close a connection
         // idle for 10 minutes and any connection after 30, and each SQLite connection lives on
         // a thread of its own: a new thread every few minutes, each leaving behind the
-        // allocator's pages that hold what it allocated and others still use. In one pair of
-        // five-hour soaks the heap grew 21 MiB with the defaults and 9.5 MiB without them
-        // (BENCHMARKS.md, the soak; single runs vary by several MiB).
+        // allocator's pages that hold what it allocated and others still use (BENCHMARKS.md,
+        // the soak: the churn is gone; whether the day's growth goes with it is not settled).
         .idle_timeout(None)
         .max_lifetime(None)
         .after_connect(move |conn, _| {
@@ -316,8 +315,8 @@ mod tests {
     }
 
     /// No pool of a SQLite store lets sqlx close its connections after a while: each ended
-    /// connection ends a thread, and the allocator's pages it leaves behind made a long-running
-    /// indexer's memory grow (see `any_pool`).
+    /// connection ends a thread, and a new thread every few minutes left the allocator's pages
+    /// of the old ones behind (see `any_pool`).
     #[tokio::test]
     async fn every_pool_keeps_its_connections() {
         super::super::install_drivers();
