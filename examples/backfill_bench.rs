@@ -18,7 +18,7 @@ mod memory;
 
 use agentindex_contracts::Devnet;
 use agentindex_contracts::workload::{self, Workload};
-use backfill::{bare_fetch, feed_digests, index_pass};
+use backfill::{IndexRun, bare_fetch, feed_digests, index_pass};
 use std::time::{Duration, Instant};
 /// Passes of the bare fetch and of the index, taking turns; the fastest of each counts.
 const PASSES: usize = 3;
@@ -60,14 +60,7 @@ async fn main() -> anyhow::Result<()> {
             "pass {pass} stored {} events, an earlier one {events}",
             run.events
         );
-        eprintln!(
-            "pass {pass}: {:.2} s, peak resident {:.1} MiB; most own memory seen {:.1} MiB at {:.2} s, most mapped file pages {:.1} MiB",
-            run.elapsed.as_secs_f64(),
-            run.peak_kib as f64 / 1024.0,
-            run.peak_own_kib as f64 / 1024.0,
-            run.own_peak_at,
-            run.peak_file_kib as f64 / 1024.0
-        );
+        report_pass(&format!("pass {pass}"), &run);
         index_passes.push(run.elapsed);
         events = run.events;
         peak_kib = peak_kib.max(run.peak_kib);
@@ -79,6 +72,7 @@ async fn main() -> anyhow::Result<()> {
                 "the baseline stored {} events, this build {events}",
                 run.events
             );
+            report_pass(&format!("baseline pass {pass}"), &run);
             baseline_passes.push(run.elapsed);
         }
     }
@@ -128,6 +122,18 @@ async fn main() -> anyhow::Result<()> {
         println!("baseline digest   {before} ({verdict})");
     }
     Ok(())
+}
+
+/// One pass's time and memory, on stderr as it ends.
+fn report_pass(label: &str, run: &IndexRun) {
+    eprintln!(
+        "{label}: {:.2} s, peak resident {:.1} MiB; most own memory seen {:.1} MiB at {:.2} s, most mapped file pages {:.1} MiB",
+        run.elapsed.as_secs_f64(),
+        run.peak_kib as f64 / 1024.0,
+        run.peak_own_kib as f64 / 1024.0,
+        run.own_peak_at,
+        run.peak_file_kib as f64 / 1024.0
+    );
 }
 
 fn seconds(passes: &[Duration]) -> String {

@@ -89,6 +89,9 @@ impl DocumentsWorker {
     /// One round: sync links, fetch what is due, save it.
     pub async fn step(&mut self) -> Result<DocumentsOutcome, StoreError> {
         self.writer.sync_documents().await?;
+        // The per-host limiter keeps a cell for every host it ever met; a registry of many
+        // hosts would grow it without end.
+        self.checker.fetcher.forget_idle_hosts();
         let now = unix_now();
         let due = self.store.due_documents(now, PER_STEP).await?;
         if due.is_empty() {

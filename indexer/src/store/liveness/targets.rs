@@ -54,6 +54,9 @@ pub(crate) async fn sync(
     })
 }
 
+/// What the statement adding new endpoints (the one that binds `now`) is doing, for its error.
+const ADDING_ENDPOINTS: &str = "adding endpoints to probe";
+
 /// Recomputes `probe_targets` from the documents, adds the new endpoints (due at `now`) and
 /// drops what no agent declares. It reads every document an agent links, so the writer runs it
 /// only when one of them or a link changed.
@@ -170,14 +173,14 @@ async fn retarget(conn: &mut AnyConnection, now: i64) -> StoreResult<()> {
         (
             format!(
                 "INSERT INTO {endpoints} (kind, url, status, failures, next_probe_at, shuffle)
-                 SELECT kind, url, 'pending', 0, {now}, {shuffle}
+                 SELECT kind, url, 'pending', 0, $1, {shuffle}
                  FROM (SELECT DISTINCT t.kind, t.url FROM {targets} t
                  WHERE NOT EXISTS (SELECT 1 FROM {endpoints} e WHERE e.kind = t.kind AND e.url = t.url)) new",
                 targets = probe_targets::NAME,
                 endpoints = probe_endpoints::NAME,
                 shuffle = dialect.random_below(1 << 30),
             ),
-            "adding endpoints to probe",
+            ADDING_ENDPOINTS,
         ),
         (
             format!(
@@ -220,10 +223,14 @@ async fn retarget(conn: &mut AnyConnection, now: i64) -> StoreResult<()> {
         ),
     ];
     for (statement, context) in statements {
-        sqlx::query(&statement)
-            .execute(&mut *conn)
-            .await
-            .context(context)?;
+        // Only the statement adding endpoints has a parameter (when they are due): bound, not
+        // written into the text, so its compiled form is kept once, not once per sync.
+        let query = sqlx::query(&statement);
+        let query = match context == ADDING_ENDPOINTS {
+            true => query.bind(now),
+            false => query,
+        };
+        query.execute(&mut *conn).await.context(context)?;
     }
     Ok(())
 }
