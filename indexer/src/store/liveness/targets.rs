@@ -54,9 +54,6 @@ pub(crate) async fn sync(
     })
 }
 
-/// What the statement adding new endpoints (the one that binds `now`) is doing, for its error.
-const ADDING_ENDPOINTS: &str = "adding endpoints to probe";
-
 /// Recomputes `probe_targets` from the documents, adds the new endpoints (due at `now`) and
 /// drops what no agent declares. It reads every document an agent links, so the writer runs it
 /// only when one of them or a link changed.
@@ -159,6 +156,7 @@ async fn retarget(conn: &mut AnyConnection, now: i64) -> StoreResult<()> {
                 targets = probe_targets::NAME
             ),
             "dropping endpoints no longer declared",
+            None,
         ),
         (
             format!(
@@ -169,6 +167,7 @@ async fn retarget(conn: &mut AnyConnection, now: i64) -> StoreResult<()> {
                 targets = probe_targets::NAME
             ),
             "adding declared endpoints",
+            None,
         ),
         (
             format!(
@@ -180,7 +179,10 @@ async fn retarget(conn: &mut AnyConnection, now: i64) -> StoreResult<()> {
                 endpoints = probe_endpoints::NAME,
                 shuffle = dialect.random_below(1 << 30),
             ),
-            ADDING_ENDPOINTS,
+            "adding endpoints to probe",
+            // Bound, not written into the text, so its compiled form is kept once, not once
+            // per sync.
+            Some(now),
         ),
         (
             format!(
@@ -188,6 +190,7 @@ async fn retarget(conn: &mut AnyConnection, now: i64) -> StoreResult<()> {
                 results = probe_results::NAME,
             ),
             "dropping the outcomes of endpoints no agent declares",
+            None,
         ),
         (
             format!(
@@ -195,6 +198,7 @@ async fn retarget(conn: &mut AnyConnection, now: i64) -> StoreResult<()> {
                 daily = probe_daily::NAME,
             ),
             "dropping the daily outcomes of endpoints no agent declares",
+            None,
         ),
         (
             format!(
@@ -204,6 +208,7 @@ async fn retarget(conn: &mut AnyConnection, now: i64) -> StoreResult<()> {
                 endpoints = probe_endpoints::NAME,
             ),
             "dropping endpoints no agent declares",
+            None,
         ),
         (
             format!(
@@ -212,6 +217,7 @@ async fn retarget(conn: &mut AnyConnection, now: i64) -> StoreResult<()> {
                 targets = probe_targets::NAME,
             ),
             "dropping the liveness of agents without endpoints",
+            None,
         ),
         (
             format!(
@@ -220,15 +226,14 @@ async fn retarget(conn: &mut AnyConnection, now: i64) -> StoreResult<()> {
                 targets = probe_targets::NAME,
             ),
             "dropping the capabilities of agents without endpoints",
+            None,
         ),
     ];
-    for (statement, context) in statements {
-        // Only the statement adding endpoints has a parameter (when they are due): bound, not
-        // written into the text, so its compiled form is kept once, not once per sync.
+    for (statement, context, due_at) in statements {
         let query = sqlx::query(&statement);
-        let query = match context == ADDING_ENDPOINTS {
-            true => query.bind(now),
-            false => query,
+        let query = match due_at {
+            Some(at) => query.bind(at),
+            None => query,
         };
         query.execute(&mut *conn).await.context(context)?;
     }
