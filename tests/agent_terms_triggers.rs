@@ -74,7 +74,8 @@ async fn a_tag_term_stays_while_a_skill_or_the_agents_own_tags_hold_it() {
 
 /// Each term row carries its agent's reputation score (the per-term reputation order reads
 /// it): copied when the term comes after the score, when the score comes after the term, when
-/// the score changes, and cleared when the score row goes (a reorg's undo), on both databases.
+/// the score changes (one agent or many in one statement), and cleared when the score row goes
+/// (a reorg's undo), on both databases.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_term_row_carries_its_agents_score_whichever_is_written_first() {
     let dir = tempfile::tempdir().unwrap();
@@ -97,15 +98,24 @@ async fn a_term_row_carries_its_agents_score_whichever_is_written_first() {
                  VALUES ('{agent}', 'Lookup', 'Lookup', NULL, '[\"cards\"]')"
             )
         };
-        let score = |agent: &str, score: f64| {
+        // One statement scoring `agents`, as the rescore writes many agents at once (on
+        // PostgreSQL its rows inserted and its rows updated fire a trigger each).
+        let scored = |agents: &[(&str, f64)]| {
+            let rows: Vec<String> = agents
+                .iter()
+                .map(|(agent, score)| {
+                    format!("('{agent}', 1, 1, 12, {score}, 0, 0, 0, 0, 0, '{{}}')")
+                })
+                .collect();
             format!(
                 "INSERT INTO agent_reputation (agent_key, chain_id, as_of_block, \
                    as_of_timestamp, score, payment_score, payment_count, unique_payers, \
                    excluded_payments, feedback_count, evaluation) \
-                 VALUES ('{agent}', 1, 1, 12, {score}, 0, 0, 0, 0, 0, '{{}}') \
-                 ON CONFLICT (agent_key) DO UPDATE SET score = excluded.score"
+                 VALUES {} ON CONFLICT (agent_key) DO UPDATE SET score = excluded.score",
+                rows.join(", ")
             )
         };
+        let score = |agent: &str, score: f64| scored(&[(agent, score)]);
         let scores = || async {
             let rows: Vec<(String, String, Option<f64>)> = sqlx::query_as(
                 "SELECT agent_key, term, score FROM agent_terms ORDER BY agent_key, kind, term",
@@ -158,6 +168,24 @@ async fn a_term_row_carries_its_agents_score_whichever_is_written_first() {
             "{url}"
         );
         assert_eq!(left[0].2, Some(3.0), "{url}");
+        // One statement rescoring `a` and scoring `b` anew, then one removing both.
+        run(scored(&[("a", 9.0), ("b", 7.5), ("c", 1.0)])).await;
+        assert_eq!(
+            scores().await,
+            [
+                row("a", "lookup", Some(9.0)),
+                row("a", "cards", Some(9.0)),
+                row("b", "lookup", Some(7.5)),
+                row("b", "cards", Some(7.5)),
+                row("b", "text", Some(7.5)),
+            ],
+            "{url}"
+        );
+        run("DELETE FROM agent_reputation WHERE agent_key IN ('a', 'b')".into()).await;
+        assert!(
+            scores().await.iter().all(|(_, _, score)| score.is_none()),
+            "{url}"
+        );
         pool.close().await;
     }
 }
