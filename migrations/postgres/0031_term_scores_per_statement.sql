@@ -19,7 +19,8 @@ BEGIN
             'WHERE t.agent_key = w.agent_key AND t.score IS DISTINCT FROM w.score';
     RETURN NULL;
 END $$;
--- An `INSERT ... ON CONFLICT DO UPDATE` fires both: the rows it inserted, then those it updated.
+-- An `INSERT ... ON CONFLICT DO UPDATE` fires both, each with its own rows (those updated, then
+-- those inserted).
 CREATE TRIGGER agent_reputation_terms_insert AFTER INSERT ON agent_reputation
     REFERENCING NEW TABLE AS written
     FOR EACH STATEMENT EXECUTE FUNCTION agent_reputation_terms_rescored();
