@@ -128,6 +128,16 @@ async fn a_term_row_carries_its_agents_score_whichever_is_written_first() {
         let row = |agent: &str, term: &str, score: Option<f64>| {
             (agent.to_string(), term.to_string(), score)
         };
+        // Every term row once `a` holds two terms and `b` three, each with its agent's score.
+        let both_scored = |a: f64, b: f64| {
+            [
+                row("a", "lookup", Some(a)),
+                row("a", "cards", Some(a)),
+                row("b", "lookup", Some(b)),
+                row("b", "cards", Some(b)),
+                row("b", "text", Some(b)),
+            ]
+        };
         // `a` is scored before its terms exist, `b` after.
         run(score("a", 12.5)).await;
         run(skill("a")).await;
@@ -145,17 +155,7 @@ async fn a_term_row_carries_its_agents_score_whichever_is_written_first() {
         run(score("b", 40.25)).await;
         run(score("a", 3.0)).await;
         run("INSERT INTO agent_tags (agent_key, tag) VALUES ('b', 'text')".into()).await;
-        assert_eq!(
-            scores().await,
-            [
-                row("a", "lookup", Some(3.0)),
-                row("a", "cards", Some(3.0)),
-                row("b", "lookup", Some(40.25)),
-                row("b", "cards", Some(40.25)),
-                row("b", "text", Some(40.25)),
-            ],
-            "{url}"
-        );
+        assert_eq!(scores().await, both_scored(3.0, 40.25), "{url}");
         run("DELETE FROM agent_reputation WHERE agent_key = 'b'".into()).await;
         let left = scores().await;
         assert_eq!(
@@ -170,17 +170,7 @@ async fn a_term_row_carries_its_agents_score_whichever_is_written_first() {
         assert_eq!(left[0].2, Some(3.0), "{url}");
         // One statement rescoring `a` and scoring `b` anew, then one removing both.
         run(scored(&[("a", 9.0), ("b", 7.5), ("c", 1.0)])).await;
-        assert_eq!(
-            scores().await,
-            [
-                row("a", "lookup", Some(9.0)),
-                row("a", "cards", Some(9.0)),
-                row("b", "lookup", Some(7.5)),
-                row("b", "cards", Some(7.5)),
-                row("b", "text", Some(7.5)),
-            ],
-            "{url}"
-        );
+        assert_eq!(scores().await, both_scored(9.0, 7.5), "{url}");
         run("DELETE FROM agent_reputation WHERE agent_key IN ('a', 'b')".into()).await;
         assert!(
             scores().await.iter().all(|(_, _, score)| score.is_none()),
