@@ -4,7 +4,8 @@
 //! events/s, blocks/s, peak RSS, database size), and Ponder (npm `ponder`, its embedded PGlite,
 //! no RPC cache, equivalent schema and handlers in `bench/ponder`) until every row is in (wall
 //! time, events/s, peak RSS). Writes the table, with the ratios agentindex / limit and
-//! agentindex / Ponder, to `BENCHMARKS.md` (or the path in `BENCH_OUT`).
+//! agentindex / Ponder, to standard output (and to the file `BENCH_OUT` names, if any;
+//! `scripts/benchmarks` puts it in `bench/run-results.md`).
 //!
 //! With `BENCH_POSTGRES=1`, each size is indexed a second time into PostgreSQL (a server
 //! started for the run, as the tests start theirs), and Ponder runs on the same server instead
@@ -162,7 +163,8 @@ async fn main() -> anyhow::Result<()> {
         report.push_str(&postgres_report(&all));
     }
     print!("{report}");
-    let out = std::env::var("BENCH_OUT").unwrap_or_else(|_| "BENCHMARKS.md".into());
+    // BENCHMARKS.md is the curated record (each session's runs and notes): never written here.
+    let out = std::env::var("BENCH_OUT").unwrap_or_else(|_| "-".into());
     if out != "-" {
         std::fs::write(&out, report)?;
         eprintln!("wrote {out}");
