@@ -5,7 +5,7 @@
 //! no RPC cache, equivalent schema and handlers in `bench/ponder`) until every row is in (wall
 //! time, events/s, peak RSS). Writes the table, with the ratios agentindex / limit and
 //! agentindex / Ponder, to standard output (and to the file `BENCH_OUT` names, if any;
-//! `scripts/benchmarks` puts it in `bench/run-results.md`).
+//! `scripts/benchmarks` puts it in its report under `bench/runs/`).
 //!
 //! With `BENCH_POSTGRES=1`, each size is indexed a second time into PostgreSQL (a server
 //! started for the run, as the tests start theirs), and Ponder runs on the same server instead
