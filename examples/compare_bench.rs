@@ -8,8 +8,8 @@
 //! `scripts/benchmarks` puts it in its report under `bench/runs/`).
 //!
 //! With `BENCH_POSTGRES=1`, each size is indexed a second time into PostgreSQL (a server
-//! started for the run, as the tests start theirs), and Ponder runs on the same server instead
-//! of PGlite; a second table sets agentindex on PostgreSQL beside agentindex on SQLite and
+//! started for the run, as the tests start theirs, both reaching it through its Unix socket),
+//! and Ponder runs on the same server instead of PGlite; a second table sets agentindex on PostgreSQL beside agentindex on SQLite and
 //! beside Ponder.
 //!
 //! Run with `scripts/benchmarks [S,M,L]` (installs Ponder into `bench/ponder/node_modules`).
@@ -100,7 +100,10 @@ async fn main() -> anyhow::Result<()> {
         );
         let on_postgres = match server {
             Some(server) => {
-                let url = server.fresh_database();
+                // agentindex and Ponder both reach the server through its Unix socket, as
+                // processes on the database's own machine do (over loopback TCP each statement's
+                // round trip costs more: BENCHMARKS.md, "Backfill on PostgreSQL").
+                let url = server.fresh_database_on_socket();
                 let pg_dir = dir.path().join("postgres");
                 let index =
                     backfill::index_pass_into(&binary, &devnet, &pg_dir, Some(&url)).await?;
@@ -113,7 +116,7 @@ async fn main() -> anyhow::Result<()> {
                 let ponder = match skip_ponder {
                     true => None,
                     false => {
-                        let url = server.fresh_database();
+                        let url = server.fresh_database_on_socket();
                         let run = ponder::run_on_postgres(&devnet, &agents, &url).await?;
                         eprintln!(
                             "{}: ponder on PostgreSQL {} events in {:.2} s",

@@ -1,5 +1,6 @@
-//! PostgreSQL as the store, next to SQLite: the same chain indexed into both gives the same
-//! canonical dump and the same reputation feed, byte for byte, and `agentindex copy` moves it
+//! PostgreSQL as the store, next to SQLite: the same chain indexed into both (PostgreSQL through
+//! its Unix socket, as on the database's own machine) gives the same canonical dump and the same
+//! reputation feed, byte for byte, and `agentindex copy` moves it
 //! either way; a chain takes one writer; and one indexer with two `serve` replicas on one
 //! database answer alike, a replica's subscriber hearing of payments and reorgs. These run on
 //! the test PostgreSQL server whichever backend the rest of the suite uses.
@@ -23,7 +24,7 @@ async fn the_same_chain_indexes_alike_into_sqlite_and_postgres() {
     let mut on_sqlite = support::config(&devnet, &dir.path().join("index.db"), 0);
     on_sqlite.database.url = format!("sqlite://{}", dir.path().join("index.db").display());
     let mut on_postgres = on_sqlite.clone();
-    on_postgres.database.url = postgres::server().fresh_database();
+    on_postgres.database.url = postgres::server().fresh_database_on_socket();
     support::index_until_synced(&on_sqlite).await;
     support::index_until_synced(&on_postgres).await;
 
@@ -31,6 +32,16 @@ async fn the_same_chain_indexes_alike_into_sqlite_and_postgres() {
     let pg = Store::open(&on_postgres.database.url).await.unwrap();
     assert_eq!(sqlite.dialect(), Dialect::Sqlite);
     assert_eq!(pg.dialect(), Dialect::Postgres);
+    // Every connection of the store came through the socket: the server knows no client
+    // address for them.
+    let over_tcp: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity
+          WHERE datname = current_database() AND client_addr IS NOT NULL",
+    )
+    .fetch_one(pg.reader())
+    .await
+    .unwrap();
+    assert_eq!(over_tcp, 0, "the store connects through the Unix socket");
     let expected = sqlite.canonical_dump().await.unwrap();
     assert!(
         expected.lines().count() > 40,

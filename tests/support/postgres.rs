@@ -1,7 +1,7 @@
 //! A real PostgreSQL server for the tests: started once per test process from the binaries
 //! `scripts/install-tools` installs (Debian's `postgresql` package), in a temporary directory,
-//! listening on a free loopback port, and stopped when the process ends; each test gets a
-//! database of its own.
+//! listening on a free loopback port and on a Unix socket in that directory, and stopped when the
+//! process ends; each test gets a database of its own.
 //!
 //! The server runs under a small shell that holds a pipe from this process: when the process
 //! exits (however it exits) the pipe closes, and the shell stops the server and removes its
@@ -24,6 +24,8 @@ pub(crate) fn selected() -> bool {
 /// The running server.
 pub(crate) struct Server {
     port: u16,
+    /// The directory of its Unix socket (and of its data).
+    socket_dir: PathBuf,
     /// The shell holding the server; its stdin is the pipe that keeps the server up.
     _keeper: Mutex<Child>,
 }
@@ -45,9 +47,31 @@ impl Server {
         format!("postgres://{USER}@127.0.0.1:{}/{name}", self.port)
     }
 
+    /// The URL of database `name` through the server's Unix socket, as a process on the
+    /// database's own machine connects.
+    pub(crate) fn socket_url(&self, name: &str) -> String {
+        format!(
+            "postgres://{USER}@localhost:{}/{name}?host={}",
+            self.port,
+            self.socket_dir.display()
+        )
+    }
+
     /// Creates an empty database and returns its URL, one at a time (each is a copy of the
     /// server's template); a failure says what psql said.
     pub(crate) fn fresh_database(&self) -> String {
+        let name = self.create_database();
+        self.url(&name)
+    }
+
+    /// [`Server::fresh_database`], its URL through the server's Unix socket.
+    pub(crate) fn fresh_database_on_socket(&self) -> String {
+        let name = self.create_database();
+        self.socket_url(&name)
+    }
+
+    /// Creates an empty database and returns its name.
+    fn create_database(&self) -> String {
         static CREATING: Mutex<()> = Mutex::new(());
         let _one_at_a_time = CREATING
             .lock()
@@ -74,7 +98,7 @@ impl Server {
             "creating database {name}: {}",
             String::from_utf8_lossy(&output.stderr)
         );
-        self.url(&name)
+        name
     }
 
     fn start() -> Result<Self, String> {
@@ -135,6 +159,7 @@ impl Server {
             .map_err(|e| format!("starting postgres: {e}"))?;
         let server = Self {
             port,
+            socket_dir: dir.clone(),
             _keeper: Mutex::new(keeper),
         };
         server.wait_ready(&dir)?;
