@@ -9,8 +9,8 @@
 //!
 //! With `BENCH_POSTGRES=1`, each size is indexed a second time into PostgreSQL (a server
 //! started for the run, as the tests start theirs, both reaching it through its Unix socket),
-//! and Ponder runs on the same server instead of PGlite; a second table sets agentindex on PostgreSQL beside agentindex on SQLite and
-//! beside Ponder.
+//! and Ponder runs on the same server instead of PGlite; a second table sets agentindex on
+//! PostgreSQL beside agentindex on SQLite and beside Ponder.
 //!
 //! Run with `scripts/benchmarks [S,M,L]` (installs Ponder into `bench/ponder/node_modules`).
 
