@@ -1,9 +1,9 @@
 //! PostgreSQL as the store, next to SQLite: the same chain indexed into both (PostgreSQL through
 //! its Unix socket, as on the database's own machine) gives the same canonical dump and the same
-//! reputation feed, byte for byte, and `agentindex copy` moves it
-//! either way; a chain takes one writer; and one indexer with two `serve` replicas on one
-//! database answer alike, a replica's subscriber hearing of payments and reorgs. These run on
-//! the test PostgreSQL server whichever backend the rest of the suite uses.
+//! reputation feed, byte for byte, and `agentindex copy` moves it either way; a chain takes one
+//! writer; and one indexer with two `serve` replicas on one database answer alike, a replica's
+//! subscriber hearing of payments and reorgs. These run on the test PostgreSQL server whichever
+//! backend the rest of the suite uses.
 
 use crate::support;
 use crate::support::api::feed;

@@ -49,7 +49,7 @@ impl Server {
 
     /// The URL of database `name` through the server's Unix socket, as a process on the
     /// database's own machine connects.
-    pub(crate) fn socket_url(&self, name: &str) -> String {
+    fn socket_url(&self, name: &str) -> String {
         format!(
             "postgres://{USER}@localhost:{}/{name}?host={}",
             self.port,
@@ -57,8 +57,7 @@ impl Server {
         )
     }
 
-    /// Creates an empty database and returns its URL, one at a time (each is a copy of the
-    /// server's template); a failure says what psql said.
+    /// Creates an empty database (see [`Server::create_database`]) and returns its URL.
     pub(crate) fn fresh_database(&self) -> String {
         let name = self.create_database();
         self.url(&name)
@@ -70,7 +69,8 @@ impl Server {
         self.socket_url(&name)
     }
 
-    /// Creates an empty database and returns its name.
+    /// Creates an empty database and returns its name, one at a time (each is a copy of the
+    /// server's template); a failure says what psql said.
     fn create_database(&self) -> String {
         static CREATING: Mutex<()> = Mutex::new(());
         let _one_at_a_time = CREATING
